@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// GPU, interconnect and model catalogs (resources/catalog/*.json), parsed from text.
+
+#include "shardscope/core/scenario.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope::core {
+
+struct Catalog {
+    std::vector<GpuSpec> gpus;
+    std::vector<LinkSpec> links;
+    std::vector<ModelSpec> models;
+    [[nodiscard]] const GpuSpec* gpu(std::string_view id) const;
+    [[nodiscard]] const LinkSpec* link(std::string_view id) const;
+    [[nodiscard]] const ModelSpec* model(std::string_view id) const;
+};
+
+/// Parse errors name a JSON pointer-ish path ("gpus[3].memory_bytes") and the rule.
+struct CatalogErrors {
+    std::vector<std::string> errors;
+    [[nodiscard]] bool ok() const { return errors.empty(); }
+};
+
+CatalogErrors parseGpuCatalog(std::string_view json, Catalog& into);
+CatalogErrors parseLinkCatalog(std::string_view json, Catalog& into);
+CatalogErrors parseModelCatalog(std::string_view json, Catalog& into);
+
+/// Reads gpus.json, links.json and models.json from a directory (used by the CLI and tests).
+CatalogErrors loadCatalogDirectory(const std::string& directory, Catalog& into);
+
+/// The directory the CLI reads catalogs from: $SHARDSCOPE_CATALOG_DIR, the source tree, or the installed share dir.
+std::string defaultCatalogDirectory();
+
+} // namespace shardscope::core

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// The pure core: Scenario in, Result out. No I/O, no Qt, no exceptions on bad input.
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+#include <vector>
+
+namespace shardscope::core {
+
+/// Every rule the scenario breaks, each naming its field (dotted scenario path). Empty = valid.
+[[nodiscard]] std::vector<Issue> validate(const Scenario& scenario);
+
+/// Memory, communication and step time of one optimizer step. If validate() finds issues the result
+/// has valid == false, the issues, and no figures. Deterministic and allocation-light (called per slider move).
+[[nodiscard]] Result evaluate(const Scenario& scenario);
+
+/// As evaluate() but skips validation and min_gpus (for searches that generate only valid layouts).
+void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus);
+
+} // namespace shardscope::core

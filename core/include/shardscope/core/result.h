@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// The output of evaluate(): every figure the views show (shared/DESIGN.md, "Result JSON").
+/// Memory in bytes, time in seconds, volumes in bytes; figures are for the most loaded GPU unless named otherwise.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope::core {
+
+/// A problem with the input: the field (dotted path, as in the scenario file) and the rule it breaks.
+struct Issue {
+    std::string field;
+    std::string message;
+    friend bool operator==(const Issue&, const Issue&) = default;
+};
+
+/// Per-GPU memory by kind. Every byte the model counts is in exactly one item; total is their sum.
+struct MemoryBreakdown {
+    double parameters = 0;           ///< resident (sharded or not) compute-precision weights + FP8 caches
+    double gradients = 0;            ///< persistent gradient buffers
+    double optimizerStates = 0;      ///< master weights + optimizer moments
+    double activations = 0;          ///< stored activations of in-flight micro-batches, incl. embeddings and logits peak
+    double gatheredParameters = 0;   ///< transient unsharded ZeRO-3/FSDP units (+ prefetch), unsharded grads being reduced
+    double communicationBuffers = 0; ///< DDP/DeepSpeed buckets + NCCL channel buffers
+    double frameworkOverhead = 0;    ///< CUDA context, allocator slack, user reserve
+    [[nodiscard]] double total() const
+    {
+        return parameters + gradients + optimizerStates + activations + gatheredParameters + communicationBuffers
+            + frameworkOverhead;
+    }
+};
+
+struct StageInfo {
+    int stage = 0;
+    int layers = 0;          ///< transformer layers on this stage (all virtual chunks)
+    bool embedding = false;  ///< holds the input embedding
+    bool head = false;       ///< holds the output layer (and loss)
+    int inFlight = 0;        ///< micro-batches whose activations are stored at the peak
+    MemoryBreakdown memory;
+    double forwardTime = 0;  ///< one micro-batch through this stage, incl. exposed TP/CP/EP comm
+    double backwardTime = 0; ///< one micro-batch, input + weight gradients, incl. recompute
+    double weightGradTime = 0; ///< the weight-gradient part of backwardTime (zero-bubble schedules split it)
+};
+
+enum class Group { Dp, Tp, Pp, Cp, Ep };
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, AllToAll, SendRecv };
+enum class Algo { Ring, Tree, Nvls, PointToPoint };
+enum class Proto { Simple, LL, LL128 };
+
+/// One kind of collective a GPU takes part in during one optimizer step.
+struct Collective {
+    Group group = Group::Dp;
+    CollectiveOp op = CollectiveOp::AllReduce;
+    int groupSize = 1;
+    int64_t count = 0;       ///< calls per optimizer step
+    double messageBytes = 0; ///< S of one call (nccl-tests convention, formulas.md §4.1)
+    double bytes = 0;        ///< bytes this GPU sends over the step, all calls
+    double time = 0;         ///< seconds over the step, all calls
+    double exposedTime = 0;  ///< part of time not hidden behind compute
+    Algo algo = Algo::Ring;
+    Proto proto = Proto::Simple;
+    bool crossesNodes = false;
+    const char* purpose = ""; ///< static text: what the collective does ("gradient all-reduce", ...)
+};
+
+struct StepTime {
+    double compute = 0;               ///< model FLOPs time incl. memory-bound element-wise work
+    double recompute = 0;             ///< activation recomputation
+    double exposedCommunication = 0;  ///< communication not hidden behind compute
+    double pipelineBubble = 0;
+    double offload = 0;               ///< exposed host/NVMe transfers and CPU optimizer
+    double optimizer = 0;             ///< GPU optimizer step (memory-bound)
+    [[nodiscard]] double total() const
+    {
+        return compute + recompute + exposedCommunication + pipelineBubble + offload + optimizer;
+    }
+};
+
+struct Throughput {
+    double tokensPerSecond = 0;
+    double tokensPerSecondPerGpu = 0;
+    double modelTflopsPerGpu = 0;     ///< model FLOPs (no recompute) per GPU per second / 1e12
+    double hardwareTflopsPerGpu = 0;  ///< incl. recompute
+    double mfu = 0;
+    double costPerStepUsd = 0;        ///< 0 when the GPU has no price
+};
+
+struct Result {
+    bool valid = false;
+    std::vector<Issue> issues;
+    std::vector<Issue> warnings;
+
+    // model
+    double parameters = 0;
+    double activeParameters = 0;
+    double flopsPerToken = 0;        ///< model training FLOPs per token (3× forward, causal attention halved)
+
+    // layout
+    int gpus = 0, dp = 0, tp = 1, pp = 1, cp = 1, ep = 1;
+    int64_t microBatches = 0;        ///< per pipeline per step (= gradient accumulation steps)
+    int64_t gradAccumulation = 0;
+
+    MemoryBreakdown memory;          ///< most loaded GPU
+    double capacity = 0;
+    bool fits = false;
+    int peakStage = 0;
+    std::vector<StageInfo> stages;
+    double hostMemoryPerNode = 0;
+    double nvmePerNode = 0;
+
+    std::vector<Collective> collectives;
+    std::array<double, 5> bytesByGroup{}; ///< indexed by Group
+    double totalCommBytes = 0;
+
+    StepTime step;
+    Throughput throughput;
+    int minGpus = 0;                 ///< fewest GPUs on which this strategy and settings fit (0 = none up to the limit)
+};
+
+const char* toString(Group g);
+const char* toString(CollectiveOp op);
+const char* toString(Algo a);
+const char* toString(Proto p);
+
+} // namespace shardscope::core

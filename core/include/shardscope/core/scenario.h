@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// The input of every evaluation: one plain, copyable value (shared/DESIGN.md, "Scenario file").
+/// All sizes are counts, bandwidths bytes/s per direction, times seconds, compute FLOP/s.
+/// Catalog references are resolved when the scenario is parsed, so evaluate() needs no catalog.
+
+#include <cstdint>
+#include <string>
+
+namespace shardscope::core {
+
+enum class Mlp { Gelu, Relu, SwiGlu };
+enum class Norm { LayerNorm, RmsNorm };
+enum class PositionEmbedding { Learned, Rope, Alibi };
+
+/// Mixture-of-experts block (Mixtral, DeepSeek-V3 configs). experts == 0 means a dense model.
+struct MoeSpec {
+    int experts = 0;             ///< routed experts per MoE layer
+    int topK = 0;                ///< routed experts each token visits
+    int64_t expertFfnHidden = 0; ///< intermediate size of one expert
+    int sharedExperts = 0;       ///< always-active experts (DeepSeek), each expertFfnHidden wide
+    int denseLayers = 0;         ///< leading layers with a dense MLP of ffnHidden
+    double capacityFactor = 1.0; ///< tokens an expert is sized for, relative to a uniform share (GShard/Switch)
+    friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
+};
+
+/// Multi-head latent attention (DeepSeek-V3 config_671B.json). qLoraRank == 0 and kvLoraRank == 0: not used.
+struct MlaSpec {
+    int64_t qLoraRank = 0, kvLoraRank = 0, qkNopeHeadDim = 0, qkRopeHeadDim = 0, vHeadDim = 0;
+    friend bool operator==(const MlaSpec&, const MlaSpec&) = default;
+};
+
+struct ModelSpec {
+    std::string id;              ///< catalog id it came from ("" for a custom model)
+    std::string name;
+    int layers = 0;
+    int64_t hidden = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int64_t headDim = 0;         ///< 0 means hidden / heads
+    int64_t ffnHidden = 0;
+    int64_t vocab = 0;
+    int64_t maxSeq = 0;          ///< positions of a learned position embedding
+    Mlp mlp = Mlp::SwiGlu;
+    Norm norm = Norm::RmsNorm;
+    PositionEmbedding position = PositionEmbedding::Rope;
+    bool tiedEmbeddings = false;
+    bool qkvBias = false;
+    bool linearBias = false;     ///< GPT-2/3 style biases on every linear layer
+    bool embeddingNorm = false;  ///< a norm right after the embedding (BLOOM)
+    MoeSpec moe;
+    MlaSpec mla;
+    double paramsOverride = 0;   ///< > 0: use this Ψ instead of the derived count (ZeRO paper examples)
+    double paramsPublished = 0;  ///< catalog's published total, for display
+    std::string source;
+    [[nodiscard]] int64_t effectiveHeadDim() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
+    [[nodiscard]] bool isMoe() const { return moe.experts > 0; }
+    [[nodiscard]] bool isMla() const { return mla.kvLoraRank > 0; }
+    friend bool operator==(const ModelSpec&, const ModelSpec&) = default;
+};
+
+struct GpuSpec {
+    std::string id, name, vendor;
+    std::string arch;                  ///< ampere, hopper, blackwell, ada, cdna3, cdna4, gaudi3: picks NCCL tables
+    double bf16DenseFlops = 0;         ///< FLOP/s, dense (datasheet)
+    double fp8DenseFlops = 0;          ///< FLOP/s, dense; 0 = no FP8 tensor cores
+    double memoryBytes = 0;
+    double memoryBandwidth = 0;        ///< HBM bytes/s
+    double scaleUpBandwidth = 0;       ///< NVLink/XGMI bytes/s per GPU per direction
+    int scaleUpDomain = 8;             ///< GPUs sharing the scale-up fabric (8 HGX, 72 NVL72)
+    bool nvls = false;                 ///< NVSwitch with NVLink SHARP (NCCL NVLS algorithm)
+    double hostLinkBandwidth = 0;      ///< PCIe/C2C bytes/s per direction
+    double achievableMatmulFraction = 0.75; ///< measured max achievable matmul FLOPS / peak (MAMF)
+    double tdpWatts = 0;
+    double hourlyPriceUsd = 0;         ///< 0 = unknown
+    std::string source;
+    friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
+};
+
+enum class LinkKind { ScaleUp, ScaleOut, Host, Storage };
+
+struct LinkSpec {
+    std::string id, name;
+    LinkKind kind = LinkKind::ScaleUp;
+    double bandwidth = 0;   ///< bytes/s per direction: per GPU (scale-up) or per port (scale-out)
+    double latency = 0;     ///< seconds per hop
+    double efficiency = 1;  ///< fraction of bandwidth a large NCCL collective reaches
+    std::string source;
+    friend bool operator==(const LinkSpec&, const LinkSpec&) = default;
+};
+
+struct Cluster {
+    GpuSpec gpu;
+    int nodes = 1;
+    int gpusPerNode = 8;
+    LinkSpec intraNode;
+    LinkSpec interNode;
+    int nicsPerNode = 0;                 ///< 0 = one per GPU
+    double nvmeBandwidthPerNode = 25e9;  ///< bytes/s (ZeRO-Infinity §4: ~25 GB/s per DGX-2 node)
+    double cpuAdamParamsPerSecond = 4e9; ///< per node; ZeRO-Offload Table 4: 1B params in 0.22 s, 10B in 2.57 s
+    double miscBytes = 0;                ///< user's extra per-GPU reserve (fragmentation beyond the model's)
+    [[nodiscard]] int gpus() const { return nodes * gpusPerNode; }
+    [[nodiscard]] int nics() const { return nicsPerNode > 0 ? nicsPerNode : gpusPerNode; }
+    friend bool operator==(const Cluster&, const Cluster&) = default;
+};
+
+enum class Precision { Fp32, Bf16Mixed, Fp16Mixed, Bf16, Fp8Mixed };
+enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Adafactor };
+enum class Recompute { None, Selective, Full };
+enum class Accounting { ZeroPaper, Megatron, DeepSpeed };
+
+struct Training {
+    int64_t seqLen = 8192;
+    int64_t globalBatch = 512;  ///< sequences per optimizer step
+    int64_t microBatch = 1;     ///< sequences per micro-batch per data-parallel rank
+    Precision precision = Precision::Bf16Mixed;
+    Optimizer optimizer = Optimizer::AdamW;
+    Recompute recompute = Recompute::Selective;
+    bool flashAttention = true;
+    bool dropout = false;
+    Accounting accounting = Accounting::ZeroPaper;
+    friend bool operator==(const Training&, const Training&) = default;
+};
+
+enum class Sharding { Ddp, Zero1, Zero2, Zero3, FsdpFull, FsdpGradOp, FsdpHybrid };
+enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubble };
+
+struct Parallelism {
+    Sharding sharding = Sharding::Zero3;
+    int tp = 1, pp = 1, cp = 1, ep = 1;
+    bool sequenceParallel = false;
+    PpSchedule schedule = PpSchedule::OneFOneB;
+    int virtualStages = 1;
+    int shardGroup = 0;  ///< fsdp-hybrid: GPUs per shard group, 0 = one node
+    friend bool operator==(const Parallelism&, const Parallelism&) = default;
+};
+
+enum class OffloadTarget { None, Cpu, Nvme };
+
+struct Offload {
+    OffloadTarget optimizer = OffloadTarget::None;
+    OffloadTarget parameters = OffloadTarget::None;
+    friend bool operator==(const Offload&, const Offload&) = default;
+};
+
+enum class NcclAlgo { Auto, Ring, Tree };
+enum class NcclProto { Auto, Simple, LL, LL128 };
+
+struct Nccl {
+    NcclAlgo algo = NcclAlgo::Auto;
+    NcclProto proto = NcclProto::Auto;
+    int minChannels = 0;  ///< 0 = NCCL's default
+    bool gdr = true;      ///< GPU Direct RDMA
+    friend bool operator==(const Nccl&, const Nccl&) = default;
+};
+
+struct Scenario {
+    std::string name;
+    ModelSpec model;
+    Cluster cluster;
+    Training training;
+    Parallelism parallelism;
+    Offload offload;
+    Nccl nccl;
+    friend bool operator==(const Scenario&, const Scenario&) = default;
+};
+
+/// Data-parallel degree gpus / (tp·pp·cp) (shared/DESIGN.md); 0 when it is not whole.
+[[nodiscard]] int dataParallel(const Scenario& s);
+
+} // namespace shardscope::core

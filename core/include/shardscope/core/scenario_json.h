@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1), per shared/DESIGN.md.
+
+#include "shardscope/core/catalog.h"
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope::core {
+
+struct ScenarioParse {
+    Scenario scenario;
+    std::vector<Issue> errors;    ///< malformed, wrong type, unknown id: the scenario is unusable
+    std::vector<Issue> warnings;  ///< unknown fields (kept as warnings)
+    [[nodiscard]] bool ok() const { return errors.empty(); }
+};
+
+/// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (DESIGN.md example). Needs the catalog.
+Scenario defaultScenario(const Catalog& catalog);
+
+/// Parses scenario JSON text; fields absent take the default scenario's values.
+ScenarioParse parseScenario(std::string_view json, const Catalog& catalog);
+
+/// Writes a scenario file; catalog entries that are unchanged are written as ids, changed ones as objects.
+std::string scenarioToJson(const Scenario& scenario, const Catalog& catalog, int indent = 2);
+
+/// Result JSON as `shardscope-cli evaluate` prints it.
+std::string resultToJson(const Result& result, int indent = 2);
+
+const char* toString(Sharding v);
+const char* toString(Precision v);
+const char* toString(Optimizer v);
+const char* toString(Recompute v);
+const char* toString(Accounting v);
+const char* toString(PpSchedule v);
+const char* toString(OffloadTarget v);
+const char* toString(NcclAlgo v);
+const char* toString(NcclProto v);
+const char* toString(Mlp v);
+const char* toString(Norm v);
+const char* toString(PositionEmbedding v);
+
+} // namespace shardscope::core

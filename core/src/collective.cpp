@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc @ 5067397c, v2.30), as transcribed in formulas.md §5.
+#include "collective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace shardscope::core::detail {
+namespace {
+
+enum ProtoIdx { kLL = 0, kLL128 = 1, kSimple = 2 };
+
+// Base latency per algorithm and protocol, µs (tuning.cc baseLat; formulas.md §5.2).
+constexpr double kBaseLatTree[3] = { 6.8, 14.0, 8.4 };
+constexpr double kBaseLatRing[3] = { 6.6, 14.0, 8.4 };
+// Per-hop hardware latency, µs (tuning.cc hwLat[NVLINK|PCI|NET][Tree|Ring][LL|LL128|Simple]; formulas.md §5.2).
+constexpr double kHwLatNvlinkTree[3] = { 0.6, 1.25, 4.0 };
+constexpr double kHwLatNvlinkRing[3] = { 0.6, 1.9, 3.4 };
+constexpr double kHwLatPciTree[3] = { 1.0, 1.9, 4.0 };
+constexpr double kHwLatPciRing[3] = { 1.0, 2.5, 5.7 };
+constexpr double kHwLatNetTree[3] = { 5.0, 8.5, 14.0 };
+constexpr double kHwLatNetRing[3] = { 2.7, 4.0, 14.0 };
+constexpr double kHwLatNvls = 25.0;      // tuning.cc hwLat[NVLINK][NVLS][Simple]
+constexpr double kNetOverheadUs = 1.0;   // NCCL_NET_OVERHEAD default on Intel x86 (formulas.md §5.2)
+
+// Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes] (formulas.md §5.2).
+constexpr double kLlMaxBw[3][3] = { { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 } };
+constexpr double kPerChRingLL128[3] = { 20.0, 36.7, 40.0 };
+constexpr double kPerChTree[3][3] = { { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
+constexpr double kPerChTreeLL128[3][3] = { { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
+
+// NVLS (NVLink SHARP) all-reduce runs about 30% above ring busbw inside a node
+// (catalogs.md §2: stas00, 8x H200 NVLS 482.3 vs ring 367.6 GB/s).
+constexpr double kNvlsSpeedup = 482.3 / 367.6;
+// Without GPU Direct RDMA, network data is staged through host memory and crosses the GPU's PCIe link
+// twice; NCCL's model rates PCIe at 75% of raw (formulas.md §8.1). [DERIVED]
+constexpr double kPcieEfficiency = 0.75;
+
+int archIndex(const std::string& arch)
+{
+    // RCCL and Gaudi have their own tuners; we use the NVIDIA generation of the same era (approximation).
+    if (arch == "blackwell" || arch == "cdna4")
+        return 2;
+    if (arch == "hopper" || arch == "cdna3" || arch == "gaudi3")
+        return 1;
+    return 0;
+}
+
+int nodeIndex(int nodes) { return nodes <= 1 ? 0 : (nodes == 2 ? 1 : 2); }
+
+double intraBusBw(const Cluster& c)
+{
+    const double link = c.intraNode.bandwidth;
+    const double bw = c.gpu.scaleUpBandwidth > 0 ? std::min(c.gpu.scaleUpBandwidth, link) : link;
+    return bw * c.intraNode.efficiency;
+}
+
+double netPerGpu(const Cluster& c, const Nccl& n)
+{
+    double bw = c.interNode.bandwidth * c.nics() / c.gpusPerNode * c.interNode.efficiency;
+    if (!n.gdr && c.gpu.hostLinkBandwidth > 0)
+        bw = std::min(bw, c.gpu.hostLinkBandwidth * kPcieEfficiency / 2);
+    return bw;
+}
+
+bool intraIsNvlink(const Cluster& c) { return c.gpu.scaleUpBandwidth > 0 && c.intraNode.kind == LinkKind::ScaleUp; }
+
+// Link latencies from the catalog are NCCL's Simple-protocol hop latencies; other protocols scale by NCCL's ratios.
+double hopLatency(double simpleLatencySeconds, const double* table, int proto)
+{
+    const double us = simpleLatencySeconds > 0 ? simpleLatencySeconds * 1e6 : table[kSimple];
+    return us * table[proto] / table[kSimple];
+}
+
+} // namespace
+
+GroupPlacement placeGroup(int size, int stride, int gpusPerNode)
+{
+    if (size <= 1)
+        return { 1, 1, 1 };
+    const double span = static_cast<double>(stride) * size;
+    if (span <= gpusPerNode)
+        return { size, size, 1 };
+    if (stride >= gpusPerNode)
+        return { size, 1, size };
+    const int perNode = std::max(1, gpusPerNode / stride);
+    return { size, perNode, (size + perNode - 1) / perNode };
+}
+
+int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl)
+{
+    int ch;
+    if (g.nodes <= 1) {
+        // NCCL's search on NVSwitch systems settles at 16 channels on Hopper/Blackwell and 12 on Ampere
+        // (one per NVLink on A100; search.cc speed arrays), fewer on PCIe.
+        const int a = archIndex(cluster.gpu.arch);
+        ch = intraIsNvlink(cluster) ? (a >= 1 ? 16 : 12) : 4;
+    } else {
+        // Two channels per NIC the group's GPUs drive (search.cc inter-node rings, doubled by ncclTopoDupChannels).
+        ch = std::max(2, 2 * g.perNode * cluster.nics() / std::max(1, cluster.gpusPerNode));
+    }
+    return std::clamp(std::max(ch, nccl.minChannels), 1, 64); // MAXCHANNELS = 64
+}
+
+CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster,
+                              const Nccl& nccl)
+{
+    CollectiveCost best;
+    const int n = g.size;
+    if (n <= 1 || S <= 0)
+        return best;
+    const int M = g.nodes;
+    const double intraBw = intraBusBw(cluster);
+    const double netBw = netPerGpu(cluster, nccl);
+    const int a = archIndex(cluster.gpu.arch);
+    const int ni = nodeIndex(M);
+    const int nCh = ncclChannels(g, cluster, nccl);
+    const bool nvlink = intraIsNvlink(cluster);
+    const double* intraRing = nvlink ? kHwLatNvlinkRing : kHwLatPciRing;
+    const double* intraTree = nvlink ? kHwLatNvlinkTree : kHwLatPciTree;
+
+    if (op == CollectiveOp::SendRecv) {
+        // One message to one peer: base latency + one hop + S over the path's bandwidth.
+        const bool net = M > 1;
+        const double bw = net ? netBw : intraBw;
+        const double hop = net ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
+                               : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
+        best.time = (kBaseLatRing[kSimple] + hop) * 1e-6 + S / bw;
+        best.algo = Algo::PointToPoint;
+        return best;
+    }
+    if (op == CollectiveOp::AllToAll) {
+        // Pairwise exchange (formulas.md §4.1): (n−1)/n·S leaves each rank; the off-node share rides the NIC.
+        const double out = S * (n - 1) / n;
+        const double offNode = S * (n - g.perNode) / n;
+        const double onNode = out - offNode;
+        const double hop = M > 1 ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
+                                 : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
+        best.time = (kBaseLatRing[kSimple] + (n - 1) * hop * 0.5) * 1e-6
+            + std::max(offNode / netBw, onNode / intraBw);
+        best.algo = Algo::PointToPoint;
+        return best;
+    }
+
+    // Ring bus bandwidth: inside a node the scale-up fabric; across nodes the slower of it and the NICs
+    // the group's GPUs on one node share (each ring crosses each node boundary once per channel).
+    const double ringBus = M > 1 ? std::min(intraBw, g.perNode * netBw) : intraBw;
+    const bool allReduce = op == CollectiveOp::AllReduce;
+    const double nsteps = allReduce ? 2.0 * (n - 1) : (n - 1);
+    const double nInter = M <= 1 ? 0.0 : (allReduce ? 2.0 * (M - 1) : (M - 1));
+    const double perRankFactor = allReduce ? 2.0 * (n - 1) / n : double(n - 1) / n; // formulas.md §4.1
+
+    auto consider = [&](Algo algo, int proto, double busBw, double latUs) {
+        if (busBw <= 0)
+            return;
+        const double t = latUs * 1e-6 + (algo == Algo::Tree ? 2.0 * S / busBw : perRankFactor * S / busBw);
+        if (best.time == 0 || t < best.time) {
+            best.time = t;
+            best.algo = algo;
+            best.proto = proto == kLL ? Proto::LL : (proto == kLL128 ? Proto::LL128 : Proto::Simple);
+        }
+    };
+    const bool ringOk = nccl.algo != NcclAlgo::Tree || !allReduce; // NCCL: only all-reduce has a tree
+    const bool treeOk = allReduce && M > 1 && nccl.algo != NcclAlgo::Ring;
+    auto protoOk = [&](int p) {
+        switch (nccl.proto) {
+        case NcclProto::Auto: return true;
+        case NcclProto::Simple: return p == kSimple;
+        case NcclProto::LL: return p == kLL;
+        case NcclProto::LL128: return p == kLL128;
+        }
+        return true;
+    };
+    const double llMax = kLlMaxBw[a][ni];
+    if (ringOk) {
+        for (int p = 0; p < 3; ++p) {
+            if (!protoOk(p))
+                continue;
+            double intraLat = hopLatency(cluster.intraNode.latency, intraRing, p);
+            if (M > 1)
+                intraLat = std::max(intraLat, kNetOverheadUs * (p == kSimple ? 3 : 1));
+            const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetRing, p);
+            double lat = kBaseLatRing[p] + (nsteps - nInter) * intraLat + nInter * interLat;
+            // "plateau" correction for multi-node Ring Simple all-reduce (tuning.cc, SM >= 80).
+            if (p == kSimple && allReduce && M > 1 && S / (nCh * n) >= 64)
+                lat *= 1.4;
+            double bus = ringBus;
+            if (p == kLL)
+                bus = std::min(llMax, 0.5 * bus); // LL: 8 B data per 16 B line
+            else if (p == kLL128)
+                bus = std::min(0.92 * bus, nCh * kPerChRingLL128[a]); // LL128: 120 of 128 B, tuned to 0.92
+            consider(Algo::Ring, p, bus * 1e-9 > 0 ? bus : 0, lat);
+        }
+    }
+    if (treeOk) {
+        for (int p = 0; p < 3; ++p) {
+            if (!protoOk(p))
+                continue;
+            const double intraLat = hopLatency(cluster.intraNode.latency, intraTree, p);
+            const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetTree, p);
+            const double lat = kBaseLatTree[p] + 2 * ((double(n) / M - 1) * intraLat + std::log2(double(M)) * interLat);
+            double bus = std::min(0.92 * ringBus, nCh * kPerChTree[a][ni] * 1e9);
+            if (p == kLL)
+                bus = std::min(bus / 3.8, llMax * 1e9);
+            else if (p == kLL128)
+                bus = std::min(bus * 120.0 / 128.0, nCh * kPerChTreeLL128[a][ni] * 1e9);
+            consider(Algo::Tree, p, bus, lat);
+        }
+    }
+    // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple protocol only (formulas.md §5.1).
+    if (allReduce && M == 1 && n > 2 && cluster.gpu.nvls && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
+        const double t = kHwLatNvls * 1e-6 + perRankFactor * S / (ringBus * kNvlsSpeedup);
+        if (t < best.time) {
+            best.time = t;
+            best.algo = Algo::Nvls;
+            best.proto = Proto::Simple;
+        }
+    }
+    return best;
+}
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Collective time: an alpha-beta model following NCCL's own tuning model (formulas.md §5).
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+namespace shardscope::core::detail {
+
+/// Where a communication group sits: its size, GPUs of the group per node and nodes spanned.
+struct GroupPlacement {
+    int size = 1;
+    int perNode = 1;
+    int nodes = 1;
+};
+
+/// Members of a group are `stride` ranks apart in Megatron's rank order (tp fastest, then cp, ep/dp, pp).
+GroupPlacement placeGroup(int size, int stride, int gpusPerNode);
+
+struct CollectiveCost {
+    double time = 0;    ///< seconds for one call
+    Algo algo = Algo::Ring;
+    Proto proto = Proto::Simple;
+};
+
+/// Time of one collective of `messageBytes` (S as in nccl-tests) over a placed group, choosing the
+/// algorithm and protocol as NCCL's tuner would (minimum predicted time) unless the scenario forces them.
+CollectiveCost collectiveTime(CollectiveOp op, double messageBytes, const GroupPlacement& g, const Cluster& cluster,
+                              const Nccl& nccl);
+
+/// NCCL channels a communicator on this group uses (for buffer memory).
+int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl);
+
+} // namespace shardscope::core::detail

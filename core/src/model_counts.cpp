@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model_counts.h"
+
+#include <algorithm>
+
+namespace shardscope::core::detail {
+
+ModelCounts countParameters(const ModelSpec& m)
+{
+    ModelCounts c;
+    const double h = static_cast<double>(m.hidden);
+    const double d = static_cast<double>(m.effectiveHeadDim());
+    const double a = m.heads, g = m.kvHeads;
+    c.qSize = a * d;
+    c.kvSize = g * d;
+    // Norm weights: RMSNorm has a scale (h), LayerNorm a scale and a bias (2h) (Megatron norm_size, formulas.md §1.6).
+    const double normSize = m.norm == Norm::RmsNorm ? 1.0 : 2.0;
+
+    if (m.isMla()) {
+        // DeepSeek-V3 multi-head latent attention (catalogs.md §3, config_671B.json):
+        // h·q_lora + q_lora·a·(nope+rope) + h·(kv_lora+rope) + kv_lora·a·(nope+v) + a·v·h, plus q/kv latent RMSNorms.
+        const auto& l = m.mla;
+        const double qk = static_cast<double>(l.qkNopeHeadDim + l.qkRopeHeadDim);
+        c.attention = h * l.qLoraRank + l.qLoraRank * a * qk + h * (l.kvLoraRank + l.qkRopeHeadDim)
+            + l.kvLoraRank * a * static_cast<double>(l.qkNopeHeadDim + l.vHeadDim) + a * l.vHeadDim * h;
+        c.attentionNorms = static_cast<double>(l.qLoraRank + l.kvLoraRank);
+        c.qSize = a * static_cast<double>(l.vHeadDim);
+        c.kvSize = static_cast<double>(l.kvLoraRank + l.qkRopeHeadDim);
+    } else {
+        // h·(q + 2kv) for QKV plus q·h for the output projection (catalogs.md "Parameter-count check").
+        c.attention = h * (c.qSize + 2 * c.kvSize) + c.qSize * h;
+        if (m.qkvBias || m.linearBias)
+            c.attention += c.qSize + 2 * c.kvSize; // QKV biases (Qwen2.5, GPT-3)
+        if (m.linearBias)
+            c.attention += h; // output-projection bias (GPT-3: 12h² + 13h per layer)
+    }
+    // Gated MLPs (SwiGLU) have three matrices, plain GELU/ReLU MLPs two (Megatron `gated`, formulas.md §1.6).
+    const double mats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0;
+    const double f = static_cast<double>(m.ffnHidden);
+    c.denseMlp = mats * h * f + (m.linearBias ? f + h : 0.0);
+    c.layerNorms = 2 * normSize * h;
+
+    if (m.isMoe()) {
+        const double fe = static_cast<double>(m.moe.expertFfnHidden);
+        const double perExpert = mats * h * fe + (m.linearBias ? fe + h : 0.0);
+        c.routedExperts = m.moe.experts * perExpert;
+        c.routedActive = m.moe.topK * perExpert;
+        c.sharedExperts = m.moe.sharedExperts * perExpert;
+        // Router h·E (Megatron router_params); DeepSeek-V3 also keeps an E-sized score-correction bias.
+        c.router = h * m.moe.experts + (m.isMla() ? m.moe.experts : 0);
+        c.denseLayers = std::clamp(m.moe.denseLayers, 0, m.layers);
+        c.moeLayers = m.layers - c.denseLayers;
+    } else {
+        c.denseLayers = m.layers;
+        c.moeLayers = 0;
+    }
+    const double V = static_cast<double>(m.vocab);
+    c.embedding = V * h;
+    c.head = m.tiedEmbeddings ? 0.0 : V * h;
+    c.positions = m.position == PositionEmbedding::Learned ? static_cast<double>(m.maxSeq) * h : 0.0;
+    c.finalNorm = normSize * h * (m.embeddingNorm ? 2.0 : 1.0); // BLOOM adds a LayerNorm after the embedding
+
+    const double perLayerCommon = c.attention + c.attentionNorms + c.layerNorms;
+    const double moeLayer = c.routedExperts + c.sharedExperts + c.router;
+    c.total = m.layers * perLayerCommon + c.denseLayers * c.denseMlp + c.moeLayers * moeLayer + c.embedding + c.head
+        + c.positions + c.finalNorm;
+    c.active = c.total - c.moeLayers * (c.routedExperts - c.routedActive);
+    c.largestModule = std::max({ c.embedding, h * f, c.qSize * h, h * static_cast<double>(m.moe.expertFfnHidden) });
+
+    if (m.paramsOverride > 0 && c.total > 0) {
+        // The user gives Ψ (ZeRO paper examples): keep the architecture's proportions, scale to Ψ.
+        const double k = m.paramsOverride / c.total;
+        for (double* v : { &c.attention, &c.attentionNorms, &c.denseMlp, &c.routedExperts, &c.routedActive,
+                 &c.sharedExperts, &c.router, &c.layerNorms, &c.embedding, &c.head, &c.positions, &c.finalNorm,
+                 &c.active })
+            *v *= k;
+        c.total = m.paramsOverride;
+    }
+    return c;
+}
+
+} // namespace shardscope::core::detail

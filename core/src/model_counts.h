@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Parameter and FLOP counts of a transformer architecture (internal to the core).
+
+#include "shardscope/core/scenario.h"
+
+namespace shardscope::core::detail {
+
+struct ModelCounts {
+    double attention = 0;      ///< per layer: Q/K/V/O projections (+ biases, MLA projections)
+    double attentionNorms = 0; ///< per layer: MLA's internal q/kv norms (replicated under TP)
+    double denseMlp = 0;       ///< per dense layer: MLP weights (+ biases)
+    double routedExperts = 0;  ///< per MoE layer: all routed experts
+    double routedActive = 0;   ///< per MoE layer: the top-k routed experts a token visits
+    double sharedExperts = 0;  ///< per MoE layer: shared experts
+    double router = 0;         ///< per MoE layer: gating weights (replicated)
+    double layerNorms = 0;     ///< per layer: the two pre-norms
+    double embedding = 0;      ///< V·h input embedding
+    double head = 0;           ///< V·h output layer (0 when tied)
+    double positions = 0;      ///< learned positions maxSeq·h
+    double finalNorm = 0;      ///< final norm (+ BLOOM-style embedding norm)
+    int denseLayers = 0;       ///< layers with a dense MLP
+    int moeLayers = 0;
+    double total = 0;          ///< Ψ
+    double active = 0;         ///< parameters a token uses (top-k experts)
+    double largestModule = 0;  ///< largest single weight matrix (DeepSpeed's largest_layer_params)
+    double qSize = 0;          ///< heads·head_dim (attention inner size)
+    double kvSize = 0;         ///< kv_heads·head_dim
+};
+
+/// Counts for a model, formulas in catalogs.md "Parameter-count check" and Megatron
+/// theoretical_memory_usage.py (formulas.md §1.6). Honours paramsOverride by scaling every part.
+ModelCounts countParameters(const ModelSpec& m);
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "util/units.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace shardscope::ui {
+
+namespace {
+ByteUnit g_unit = ByteUnit::GiB;
+
+QString number(double v, int precision)
+{
+    return QLocale().toString(v, 'f', precision);
+}
+} // namespace
+
+ByteUnit Units::byteUnit() { return g_unit; }
+void Units::setByteUnit(ByteUnit unit) { g_unit = unit; }
+double Units::bytesPerUnit() { return g_unit == ByteUnit::GiB ? 1073741824.0 : 1e9; }
+QString Units::unitName() { return g_unit == ByteUnit::GiB ? QStringLiteral("GiB") : QStringLiteral("GB"); }
+
+QString Units::bytes(double bytes, int precision)
+{
+    const bool binary = g_unit == ByteUnit::GiB;
+    const double k = binary ? 1024.0 : 1000.0;
+    static const char* binaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char* decimalNames[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    // GiB is the working unit; step down only for values below 0.1 GiB, up above 10 000 GiB.
+    int exp = 3;
+    double v = bytes / std::pow(k, 3);
+    while (exp > 0 && std::abs(v) < 0.1 && bytes != 0) {
+        v *= k;
+        --exp;
+    }
+    while (exp < 5 && std::abs(v) >= 10000) {
+        v /= k;
+        ++exp;
+    }
+    const int prec = exp == 0 ? 0 : precision;
+    return QStringLiteral("%1 %2").arg(number(v, prec), QLatin1String(binary ? binaryNames[exp] : decimalNames[exp]));
+}
+
+std::pair<double, QString> Units::timeScale(double maxSeconds)
+{
+    if (maxSeconds >= 1.0)
+        return {1.0, QStringLiteral("s")};
+    if (maxSeconds >= 1e-3)
+        return {1e-3, QStringLiteral("ms")};
+    return {1e-6, QStringLiteral("µs")};
+}
+
+QString Units::seconds(double seconds)
+{
+    const double a = std::abs(seconds);
+    if (a == 0)
+        return QStringLiteral("0 s");
+    if (a >= 100)
+        return QStringLiteral("%1 s").arg(number(seconds, 0));
+    if (a >= 1)
+        return QStringLiteral("%1 s").arg(number(seconds, 2));
+    if (a >= 1e-3)
+        return QStringLiteral("%1 ms").arg(number(seconds * 1e3, a >= 0.1 ? 0 : 1));
+    return QStringLiteral("%1 µs").arg(number(seconds * 1e6, 1));
+}
+
+QString Units::count(double value, int precision)
+{
+    const double a = std::abs(value);
+    if (a >= 1e12)
+        return QStringLiteral("%1 T").arg(number(value / 1e12, precision));
+    if (a >= 1e9)
+        return QStringLiteral("%1 B").arg(number(value / 1e9, precision));
+    if (a >= 1e6)
+        return QStringLiteral("%1 M").arg(number(value / 1e6, precision));
+    if (a >= 1e4)
+        return QStringLiteral("%1 k").arg(number(value / 1e3, precision));
+    return number(value, a == std::floor(a) ? 0 : precision);
+}
+
+QString Units::percent(double fraction, int precision)
+{
+    return QStringLiteral("%1 %").arg(number(fraction * 100.0, precision));
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// Display formatting of bytes, seconds, counts and rates. The byte unit (GB = 1e9 or GiB = 2^30) is a
+/// process-wide display preference, set by MainWindow from AppSettings.
+
+#include <QString>
+
+namespace shardscope::ui {
+
+enum class ByteUnit { GB, GiB };
+
+class Units
+{
+public:
+    static ByteUnit byteUnit();
+    static void setByteUnit(ByteUnit unit);
+    /// Bytes per display unit (1e9 or 2^30).
+    static double bytesPerUnit();
+    /// "GB" or "GiB".
+    static QString unitName();
+    /// Bytes in the display unit, as a number (for chart axes).
+    static double toUnit(double bytes) { return bytes / bytesPerUnit(); }
+    /// "61.2 GiB", "512 MiB" (small values step down one prefix).
+    static QString bytes(double bytes, int precision = 1);
+    /// "842 ms", "12.4 s", "3.1 µs".
+    static QString seconds(double seconds);
+    /// Scale and unit for an axis that shows times up to maxSeconds: {divisor, "ms"}.
+    static std::pair<double, QString> timeScale(double maxSeconds);
+    /// "70.55 B", "405 M", "8.03 k".
+    static QString count(double value, int precision = 2);
+    /// "41.3 %".
+    static QString percent(double fraction, int precision = 1);
+};
+
+} // namespace shardscope::ui
