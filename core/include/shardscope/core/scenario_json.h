@@ -28,6 +28,9 @@ ScenarioParse parseScenario(std::string_view json, const Catalog& catalog);
 /// Writes a scenario file; catalog entries that are unchanged are written as ids, changed ones as objects.
 std::string scenarioToJson(const Scenario& scenario, const Catalog& catalog, int indent = 2);
 
+/// One catalog as JSON: which = "gpus", "interconnects" or "models".
+std::string catalogToJson(const Catalog& catalog, const std::string& which, int indent = 2);
+
 /// Result JSON as `shardscope-cli evaluate` prints it.
 std::string resultToJson(const Result& result, int indent = 2);
 

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "format.h"
+
+#include "shardscope/core/scenario_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+namespace shardscope::cli {
+
+namespace {
+std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+std::string pad(const std::string& s, size_t w, bool right = false)
+{
+    if (s.size() >= w)
+        return s;
+    return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+} // namespace
+
+std::string bytes(double b)
+{
+    const double a = std::fabs(b);
+    if (a >= 1024.0 * 1024 * 1024 * 1024)
+        return fmt("%.2f TiB", b / (1024.0 * 1024 * 1024 * 1024));
+    if (a >= 1024.0 * 1024 * 1024)
+        return fmt("%.2f GiB", b / (1024.0 * 1024 * 1024));
+    if (a >= 1024.0 * 1024)
+        return fmt("%.1f MiB", b / (1024.0 * 1024));
+    if (a >= 1024.0)
+        return fmt("%.1f KiB", b / 1024.0);
+    return fmt("%.0f B", b);
+}
+
+std::string seconds(double s)
+{
+    if (s >= 1)
+        return fmt("%.3f s", s);
+    if (s >= 1e-3)
+        return fmt("%.2f ms", s * 1e3);
+    return fmt("%.1f us", s * 1e6);
+}
+
+std::string count(double n)
+{
+    if (n >= 1e12)
+        return fmt("%.2f T", n / 1e12);
+    if (n >= 1e9)
+        return fmt("%.2f B", n / 1e9);
+    if (n >= 1e6)
+        return fmt("%.2f M", n / 1e6);
+    return fmt("%.0f", n);
+}
+
+void printResultTable(std::ostream& os, const core::Scenario& s, const core::Result& r)
+{
+    using namespace core;
+    os << "Scenario: " << s.name << "\n";
+    os << "Model: " << (s.model.name.empty() ? s.model.id : s.model.name) << ", " << count(r.parameters)
+       << " parameters (" << count(r.activeParameters) << " active)\n";
+    os << "Cluster: " << s.cluster.nodes << " x " << s.cluster.gpusPerNode << " " << s.cluster.gpu.name << "\n";
+    os << "Layout: " << r.gpus << " GPUs = dp " << r.dp << " x tp " << r.tp << " x pp " << r.pp << " x cp " << r.cp
+       << ", ep " << r.ep << ", " << toString(s.parallelism.sharding) << ", " << r.microBatches
+       << " micro-batches per step\n\n";
+    os << "Memory per GPU (most loaded: stage " << r.peakStage << ")\n";
+    const std::pair<const char*, double> mem[] = { { "parameters", r.memory.parameters },
+        { "gradients", r.memory.gradients }, { "optimizer states", r.memory.optimizerStates },
+        { "activations", r.memory.activations }, { "gathered parameters", r.memory.gatheredParameters },
+        { "communication buffers", r.memory.communicationBuffers }, { "framework overhead", r.memory.frameworkOverhead } };
+    for (const auto& [name, v] : mem)
+        os << "  " << pad(name, 24) << pad(bytes(v), 12, true) << "\n";
+    os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.capacity)
+       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
+    if (r.hostMemoryPerNode > 0)
+        os << "  " << pad("host memory per node", 24) << pad(bytes(r.hostMemoryPerNode), 12, true) << "\n";
+    if (r.nvmePerNode > 0)
+        os << "  " << pad("NVMe per node", 24) << pad(bytes(r.nvmePerNode), 12, true) << "\n";
+    os << "\nCommunication per GPU per step: " << bytes(r.totalCommBytes) << "\n";
+    os << "  " << pad("group", 6) << pad("op", 16) << pad("size", 6, true) << pad("calls", 9, true)
+       << pad("bytes", 12, true) << pad("time", 11, true) << pad("exposed", 11, true) << "  algo/proto\n";
+    for (const auto& c : r.collectives)
+        os << "  " << pad(toString(c.group), 6) << pad(toString(c.op), 16) << pad(std::to_string(c.groupSize), 6, true)
+           << pad(std::to_string(c.count), 9, true) << pad(bytes(c.bytes), 12, true) << pad(seconds(c.time), 11, true)
+           << pad(seconds(c.exposedTime), 11, true) << "  " << toString(c.algo) << "/" << toString(c.proto)
+           << (c.crossesNodes ? " (inter-node)" : "") << "\n";
+    os << "\nStep time\n";
+    const std::pair<const char*, double> parts[] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
+        { "exposed communication", r.step.exposedCommunication }, { "pipeline bubble", r.step.pipelineBubble },
+        { "optimizer step", r.step.optimizer }, { "offload", r.step.offload } };
+    for (const auto& [name, v] : parts)
+        os << "  " << pad(name, 24) << pad(seconds(v), 12, true) << "\n";
+    os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "\n\n";
+    os << "Throughput: " << fmt("%.0f", r.throughput.tokensPerSecond) << " tokens/s ("
+       << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
+       << " model TFLOP/s per GPU, MFU " << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
+    if (r.throughput.costPerStepUsd > 0)
+        os << "Cost per step: $" << fmt("%.4f", r.throughput.costPerStepUsd) << "\n";
+    os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";
+    for (const auto& w : r.warnings)
+        os << "warning: " << w.field << ": " << w.message << "\n";
+}
+
+void printCatalogTable(std::ostream& os, const core::Catalog& c, const std::string& which)
+{
+    if (which == "gpus") {
+        os << pad("id", 18) << pad("BF16 TFLOP/s", 14, true) << pad("memory", 12, true) << pad("HBM TB/s", 10, true)
+           << pad("scale-up GB/s", 15, true) << "  name\n";
+        for (const auto& g : c.gpus)
+            os << pad(g.id, 18) << pad(fmt("%.0f", g.bf16DenseFlops / 1e12), 14, true) << pad(bytes(g.memoryBytes), 12, true)
+               << pad(fmt("%.2f", g.memoryBandwidth / 1e12), 10, true) << pad(fmt("%.0f", g.scaleUpBandwidth / 1e9), 15, true)
+               << "  " << g.name << "\n";
+    } else if (which == "interconnects") {
+        os << pad("id", 14) << pad("kind", 11) << pad("GB/s/dir", 10, true) << pad("latency", 10, true)
+           << pad("eff.", 6, true) << "  name\n";
+        static const char* kinds[] = { "scale-up", "scale-out", "host", "storage" };
+        for (const auto& l : c.links)
+            os << pad(l.id, 14) << pad(kinds[static_cast<int>(l.kind)], 11) << pad(fmt("%.1f", l.bandwidth / 1e9), 10, true)
+               << pad(seconds(l.latency), 10, true) << pad(fmt("%.2f", l.efficiency), 6, true) << "  " << l.name << "\n";
+    } else {
+        os << pad("id", 18) << pad("params", 10, true) << pad("layers", 7, true) << pad("hidden", 7, true)
+           << pad("heads", 6, true) << pad("kv", 4, true) << pad("vocab", 8, true) << "  name\n";
+        for (const auto& m : c.models)
+            os << pad(m.id, 18) << pad(count(m.paramsPublished), 10, true) << pad(std::to_string(m.layers), 7, true)
+               << pad(std::to_string(m.hidden), 7, true) << pad(std::to_string(m.heads), 6, true)
+               << pad(std::to_string(m.kvHeads), 4, true) << pad(std::to_string(m.vocab), 8, true) << "  " << m.name << "\n";
+    }
+}
+
+} // namespace shardscope::cli

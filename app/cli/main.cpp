@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// shardscope-cli: evaluate scenarios and list catalogs (shared/DESIGN.md "CLI").
+// Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
+#include "format.h"
+
+#include "shardscope/core/catalog.h"
+#include "shardscope/core/evaluate.h"
+#include "shardscope/core/scenario_json.h"
+
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kOk = 0, kInternal = 1, kInvalid = 2;
+
+const char* kUsage = R"(usage:
+  shardscope-cli evaluate FILE.json [--format json|table]
+  shardscope-cli catalog gpus|interconnects|models [--format json|table]
+  FILE may be - to read the scenario from standard input.
+options:
+  --catalog-dir DIR   read gpus.json, links.json, models.json from DIR
+exit codes: 0 done, 2 invalid input, 1 internal error
+)";
+
+struct Args {
+    std::string command, target, format = "json", catalogDir;
+    bool help = false;
+};
+
+bool parseArgs(int argc, char** argv, Args& a, std::string& err)
+{
+    std::vector<std::string> pos;
+    for (int i = 1; i < argc; ++i) {
+        const std::string s = argv[i];
+        if (s == "-h" || s == "--help") {
+            a.help = true;
+        } else if (s == "--format" || s == "--catalog-dir") {
+            if (i + 1 >= argc) {
+                err = s + " needs a value";
+                return false;
+            }
+            (s == "--format" ? a.format : a.catalogDir) = argv[++i];
+        } else if (s.rfind("--format=", 0) == 0) {
+            a.format = s.substr(9);
+        } else if (s.size() > 1 && s[0] == '-' && s != "-") {
+            err = "unknown option " + s;
+            return false;
+        } else {
+            pos.push_back(s);
+        }
+    }
+    if (a.help)
+        return true;
+    if (pos.size() != 2) {
+        err = "expected a command and one argument";
+        return false;
+    }
+    a.command = pos[0];
+    a.target = pos[1];
+    if (a.format != "json" && a.format != "table") {
+        err = "--format must be json or table, not '" + a.format + "'";
+        return false;
+    }
+    return true;
+}
+
+bool readInput(const std::string& path, std::string& text, std::string& err)
+{
+    if (path == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        return true;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        err = path + ": cannot be opened";
+        return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+    return true;
+}
+
+int run(int argc, char** argv)
+{
+    Args a;
+    std::string err;
+    if (!parseArgs(argc, argv, a, err)) {
+        std::cerr << "shardscope-cli: " << err << "\n" << kUsage;
+        return kInvalid;
+    }
+    if (a.help) {
+        std::cout << kUsage;
+        return kOk;
+    }
+    shardscope::core::Catalog catalog;
+    const std::string dir = a.catalogDir.empty() ? shardscope::core::defaultCatalogDirectory() : a.catalogDir;
+    if (auto errors = shardscope::core::loadCatalogDirectory(dir, catalog); !errors.ok()) {
+        for (const auto& e : errors.errors)
+            std::cerr << "shardscope-cli: catalog: " << e << "\n";
+        return a.catalogDir.empty() ? kInternal : kInvalid;
+    }
+
+    if (a.command == "catalog") {
+        if (a.target != "gpus" && a.target != "interconnects" && a.target != "models") {
+            std::cerr << "shardscope-cli: catalog: expected gpus, interconnects or models, not '" << a.target << "'\n";
+            return kInvalid;
+        }
+        if (a.format == "json")
+            std::cout << shardscope::core::catalogToJson(catalog, a.target);
+        else
+            shardscope::cli::printCatalogTable(std::cout, catalog, a.target);
+        return kOk;
+    }
+    if (a.command == "evaluate") {
+        std::string text;
+        if (!readInput(a.target, text, err)) {
+            std::cerr << "shardscope-cli: " << err << "\n";
+            return kInvalid;
+        }
+        const auto parsed = shardscope::core::parseScenario(text, catalog);
+        for (const auto& w : parsed.warnings)
+            std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
+        if (!parsed.ok()) {
+            for (const auto& e : parsed.errors)
+                std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
+            return kInvalid;
+        }
+        auto result = shardscope::core::evaluate(parsed.scenario);
+        if (!result.valid) {
+            for (const auto& e : result.issues)
+                std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+            return kInvalid;
+        }
+        for (const auto& w : parsed.warnings)
+            result.warnings.push_back(w);
+        if (a.format == "json")
+            std::cout << shardscope::core::resultToJson(result);
+        else
+            shardscope::cli::printResultTable(std::cout, parsed.scenario, result);
+        return kOk;
+    }
+    std::cerr << "shardscope-cli: unknown command '" << a.command << "'\n" << kUsage;
+    return kInvalid;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "shardscope-cli: internal error: " << e.what() << "\n";
+        return kInternal;
+    } catch (...) {
+        std::cerr << "shardscope-cli: internal error\n";
+        return kInternal;
+    }
+}

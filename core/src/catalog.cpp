@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "shardscope/core/catalog.h"
+
+#include "json_fields.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#ifndef SHARDSCOPE_SOURCE_CATALOG_DIR
+#define SHARDSCOPE_SOURCE_CATALOG_DIR ""
+#endif
+#ifndef SHARDSCOPE_INSTALLED_CATALOG_DIR
+#define SHARDSCOPE_INSTALLED_CATALOG_DIR ""
+#endif
+
+namespace shardscope::core {
+namespace {
+
+template <class T, class Read>
+CatalogErrors parseList(std::string_view text, const char* listKey, std::vector<T>& into, Read read)
+{
+    CatalogErrors out;
+    detail::json j;
+    std::string err;
+    if (!detail::parseJsonText(text, j, err)) {
+        out.errors.push_back(err);
+        return out;
+    }
+    if (!j.is_object() || !j.contains(listKey) || !j[listKey].is_array()) {
+        out.errors.push_back(std::string("the catalog must be an object with a '") + listKey + "' array");
+        return out;
+    }
+    std::vector<Issue> issues;
+    detail::FieldReader r(issues, nullptr);
+    const auto& list = j[listKey];
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string path = std::string(listKey) + "[" + std::to_string(i) + "]";
+        if (!list[i].is_object()) {
+            issues.push_back({ path, "must be an object" });
+            continue;
+        }
+        T item;
+        read(r, list[i], path, item);
+        if (!list[i].contains("id"))
+            issues.push_back({ path + ".id", "is required" });
+        if (!list[i].contains("source"))
+            issues.push_back({ path + ".source", "is required: every catalog entry names where its figures come from" });
+        into.push_back(std::move(item));
+    }
+    for (const auto& i : issues)
+        out.errors.push_back(i.field + ": " + i.message);
+    return out;
+}
+
+std::string readFile(const std::string& path, bool& ok)
+{
+    std::ifstream in(path, std::ios::binary);
+    ok = static_cast<bool>(in);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool exists(const std::string& path)
+{
+    std::ifstream in(path);
+    return static_cast<bool>(in);
+}
+
+} // namespace
+
+const GpuSpec* Catalog::gpu(std::string_view id) const
+{
+    for (const auto& g : gpus)
+        if (g.id == id)
+            return &g;
+    return nullptr;
+}
+const LinkSpec* Catalog::link(std::string_view id) const
+{
+    for (const auto& l : links)
+        if (l.id == id)
+            return &l;
+    return nullptr;
+}
+const ModelSpec* Catalog::model(std::string_view id) const
+{
+    for (const auto& m : models)
+        if (m.id == id)
+            return &m;
+    return nullptr;
+}
+
+CatalogErrors parseGpuCatalog(std::string_view json, Catalog& into)
+{
+    return parseList(json, "gpus", into.gpus,
+        [](detail::FieldReader& r, const detail::json& o, const std::string& p, GpuSpec& g) { detail::readGpu(r, o, p, g, true); });
+}
+CatalogErrors parseLinkCatalog(std::string_view json, Catalog& into)
+{
+    return parseList(json, "links", into.links,
+        [](detail::FieldReader& r, const detail::json& o, const std::string& p, LinkSpec& l) { detail::readLink(r, o, p, l, true); });
+}
+CatalogErrors parseModelCatalog(std::string_view json, Catalog& into)
+{
+    return parseList(json, "models", into.models, [](detail::FieldReader& r, const detail::json& o, const std::string& p, ModelSpec& m) {
+        detail::readModel(r, o, p, m, true);
+        r.number(o, "params_published", p, m.paramsPublished);
+    });
+}
+
+CatalogErrors loadCatalogDirectory(const std::string& dir, Catalog& into)
+{
+    CatalogErrors all;
+    const std::pair<const char*, CatalogErrors (*)(std::string_view, Catalog&)> files[] = {
+        { "gpus.json", parseGpuCatalog }, { "links.json", parseLinkCatalog }, { "models.json", parseModelCatalog }
+    };
+    for (const auto& [name, parse] : files) {
+        bool ok = false;
+        const std::string path = dir + "/" + name;
+        const std::string text = readFile(path, ok);
+        if (!ok) {
+            all.errors.push_back(path + ": cannot be read");
+            continue;
+        }
+        for (auto& e : parse(text, into).errors)
+            all.errors.push_back(path + ": " + e);
+    }
+    return all;
+}
+
+std::string defaultCatalogDirectory()
+{
+    if (const char* env = std::getenv("SHARDSCOPE_CATALOG_DIR"); env && *env)
+        return env;
+    for (const char* dir : { SHARDSCOPE_SOURCE_CATALOG_DIR, SHARDSCOPE_INSTALLED_CATALOG_DIR })
+        if (*dir && exists(std::string(dir) + "/gpus.json"))
+            return dir;
+    return SHARDSCOPE_INSTALLED_CATALOG_DIR;
+}
+
+} // namespace shardscope::core

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Internal building blocks of evaluate(): the shape of a layout and its memory model.
+
+#include "model_counts.h"
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+namespace shardscope::core::detail {
+
+/// Bytes per parameter of each model-state component (formulas.md §1.2).
+struct StateBytes {
+    double w = 2;        ///< compute-precision weights
+    double gr = 2;       ///< persistent gradient buffer (sharded at ZeRO-2/3)
+    double grOpt = 0;    ///< fp32 gradient partition sharded like the optimizer (DeepSpeed accounting)
+    double mw = 4;       ///< master weights
+    double os = 8;       ///< optimizer moments
+    double fp8Cache = 0; ///< FP8 weight copy + transpose beside the high-precision weights
+    double act = 2;      ///< bytes per activation element (β)
+    double reduce = 2;   ///< bytes per gradient element in the data-parallel reduction
+};
+StateBytes stateBytes(const Training& t);
+
+/// What one pipeline stage holds, per GPU (after TP/EP split, before data-parallel sharding).
+struct StageShape {
+    int layers = 0, denseLayers = 0, moeLayers = 0;
+    bool embedding = false, head = false;
+    double dense = 0;  ///< parameters sharded over the dense data-parallel group
+    double expert = 0; ///< routed-expert parameters sharded over the expert data-parallel group
+};
+
+/// Everything about a layout that does not depend on the data-parallel degree.
+struct Shape {
+    ModelCounts counts;
+    StateBytes bytes;
+    int tp = 1, pp = 1, cp = 1, ep = 1, v = 1;
+    double tokensPerMicroBatch = 0;   ///< s·b/cp tokens a GPU processes per micro-batch (before SP)
+    double layerActivation = 0;       ///< stored bytes of one layer for one micro-batch (recompute applied)
+    double layerActivationFull = 0;   ///< the same without recompute (element-wise traffic and the working set)
+    double layerInput = 0;            ///< bytes of one layer's input (full recompute keeps only this)
+    double moeLayerExtra = 0;         ///< extra stored bytes of an MoE layer over a dense one
+    double moeLayerExtraFull = 0;
+    double embeddingActivation = 0;   ///< first stage, per micro-batch: token ids + embedding dropout mask
+    double headActivation = 0;        ///< last stage, one micro-batch: final norm, head input, logits + loss peak
+    double unitParams = 0;            ///< largest ZeRO-3/FSDP unit on a GPU (a layer, or the root's embeddings)
+    double layerUnitParams = 0;       ///< one transformer layer's parameters on a GPU
+};
+
+Shape makeShape(const Scenario& s);
+
+/// Layers on pipeline stage `i` of `pp` (uneven splits give the extra layers to the last stages).
+int layersOnStage(int layers, int pp, int i);
+
+/// Parameters pipeline stage `i` holds per GPU.
+StageShape stageShape(const Scenario& s, const Shape& shape, int i);
+
+/// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
+double inFlight(const Scenario& s, int stage, int64_t microBatches);
+
+/// Per-GPU memory of one stage, for a data-parallel degree dp (min_gpus search varies it).
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, int dp,
+                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
+
+/// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (formulas.md §1.7).
+double ncclCommunicatorBytes(int channels, int peers);
+
+/// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True (formulas.md §1.4).
+double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// evaluate(): communication (formulas.md §4), compute (§3), overlap (§7), pipeline (§6), offload (§8), totals (§9).
+#include "shardscope/core/evaluate.h"
+
+#include "collective.h"
+#include "engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace shardscope::core {
+
+int dataParallel(const Scenario& s)
+{
+    const long long denom = static_cast<long long>(s.parallelism.tp) * s.parallelism.pp * s.parallelism.cp;
+    if (denom <= 0)
+        return 0;
+    const long long g = static_cast<long long>(s.cluster.nodes) * s.cluster.gpusPerNode;
+    return (g % denom == 0) ? static_cast<int>(g / denom) : 0;
+}
+
+namespace detail {
+namespace {
+
+// ---- The two fitted time-model constants. Fit on shared/reference/calibration.md rows A and B only (grid search,
+// tests/core/tst_calibration.cpp holds the rows); every other figure comes from a datasheet or NCCL's model. ----
+// HBM traffic of the element-wise kernels (norms, GELU/SwiGLU, dropout, softmax, residual adds, casts) per byte of
+// activation the layer stores, in each of forward and backward: unfused element-wise kernels read and write each
+// stored tensor about three times. Korthikanti Table 4 (22B layer, 7.7 ms forward) pins it together with:
+constexpr double kElementwiseTraffic = 3.0;
+// Fraction of the best-shape measured matmul rate (MAMF, calibration.md) that a training step's GEMMs sustain:
+// real shapes, kernel launch gaps and host overhead. 0.80 × A100's 0.869 MAMF fraction = 70% of peak.
+constexpr double kGemmRealized = 0.80;
+
+// The GPU optimizer step is memory-bound: it reads the gradient, master weight and moments and writes the
+// master, moments and the half-precision copy (formulas.md §8.4, "≈ 32 B × Ψ/N_opt / HBM_BW").
+// CPU↔GPU copies run at NCCL's 75% of raw PCIe (formulas.md §8.1).
+constexpr double kPcieEfficiency = 0.75;
+
+struct Peak {
+    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
+    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed)
+    double mfuPeak = 0;   // datasheet dense peak used for MFU (shared/DESIGN.md)
+};
+
+Peak peakFor(const Scenario& s)
+{
+    const GpuSpec& g = s.cluster.gpu;
+    const double eff = g.achievableMatmulFraction * kGemmRealized; // measured MAMF / peak (calibration.md)
+    Peak p;
+    switch (s.training.precision) {
+    case Precision::Fp32:
+        // fp32 GEMMs run on TF32 tensor cores at half the BF16 rate (A100/H100 datasheets)
+        p.linear = p.attention = g.bf16DenseFlops * 0.5 * eff;
+        p.mfuPeak = g.bf16DenseFlops * 0.5;
+        break;
+    case Precision::Fp8Mixed:
+        p.linear = g.fp8DenseFlops * eff;
+        p.attention = g.bf16DenseFlops * eff;
+        p.mfuPeak = g.fp8DenseFlops;
+        break;
+    default:
+        p.linear = p.attention = g.bf16DenseFlops * eff;
+        p.mfuPeak = g.bf16DenseFlops;
+        break;
+    }
+    return p;
+}
+
+struct LayerTimes {
+    double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
+    double recompute = 0;                // extra work in backward from activation recomputation
+    double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
+};
+
+void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, double count, double message,
+                   const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose)
+{
+    if (count <= 0 || message <= 0 || groupSize <= 1)
+        return;
+    Collective c;
+    c.group = group;
+    c.op = op;
+    c.groupSize = groupSize;
+    c.count = static_cast<int64_t>(std::llround(count));
+    c.messageBytes = message;
+    const double n = groupSize;
+    double perCall = message;
+    switch (op) {
+    case CollectiveOp::AllReduce: perCall = 2 * (n - 1) / n * message; break;  // formulas.md §4.1
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllGather:
+    case CollectiveOp::AllToAll: perCall = (n - 1) / n * message; break;
+    case CollectiveOp::SendRecv: break;
+    }
+    c.bytes = perCall * count;
+    c.time = cost.time * count;
+    c.exposedTime = std::min(exposed, c.time);
+    c.algo = cost.algo;
+    c.proto = cost.proto;
+    c.crossesNodes = crossesNodes;
+    c.purpose = purpose;
+    r.collectives.push_back(c);
+    r.bytesByGroup[static_cast<int>(group)] += c.bytes;
+    r.totalCommBytes += c.bytes;
+}
+
+} // namespace
+} // namespace detail
+
+void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
+{
+    using namespace detail;
+    r.valid = true;
+    r.collectives.clear();
+    r.stages.clear();
+    r.bytesByGroup = {};
+    r.totalCommBytes = 0;
+
+    const Shape sh = makeShape(s);
+    const ModelCounts& c = sh.counts;
+    const StateBytes& B = sh.bytes;
+    const Parallelism& par = s.parallelism;
+    const Cluster& cl = s.cluster;
+    const int tp = par.tp, pp = par.pp, cp = par.cp, ep = sh.ep;
+    const int dp = dataParallel(s);
+    const int gpus = cl.gpus();
+    const int64_t m = s.training.globalBatch / (s.training.microBatch * dp);
+    const int v = sh.v;
+
+    r.parameters = c.total;
+    r.activeParameters = c.active;
+    r.gpus = gpus;
+    r.dp = dp;
+    r.tp = tp;
+    r.pp = pp;
+    r.cp = cp;
+    r.ep = ep;
+    r.microBatches = m;
+    r.gradAccumulation = m;
+
+    // ---- Model FLOPs per token (formulas.md §3.2, Megatron num_floating_point_operations): 6 per matmul
+    // parameter (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
+    const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
+    const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+    const double matmulParams = c.active - c.embedding - c.head - c.positions - norms + V * h;
+    const double seq = static_cast<double>(s.training.seqLen);
+    r.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
+
+    // ---- Communication groups, Megatron rank order tp → cp → ep/dp → pp (formulas.md §4).
+    const GroupPlacement tpG = placeGroup(tp, 1, cl.gpusPerNode);
+    const GroupPlacement cpG = placeGroup(cp, tp, cl.gpusPerNode);
+    const GroupPlacement dpG = placeGroup(dp * cp, tp, cl.gpusPerNode);          // dense gradients: dp × cp
+    const GroupPlacement epG = placeGroup(ep, tp, cl.gpusPerNode);
+    const int expertDp = std::max(1, dp * cp / ep);
+    const GroupPlacement edpG = placeGroup(expertDp, tp * ep, cl.gpusPerNode);
+    const GroupPlacement ppPair = placeGroup(pp > 1 ? 2 : 1, tp * cp * dp, cl.gpusPerNode);
+
+    const Peak peak = peakFor(s);
+    const double hbm = cl.gpu.memoryBandwidth;
+    const double T = sh.tokensPerMicroBatch;
+    const double beta = B.act;
+    const bool sp = par.sequenceParallel && tp > 1;
+    const bool full = s.training.recompute == Recompute::Full;
+    const bool selective = s.training.recompute == Recompute::Selective;
+
+    // ---- One transformer layer, one micro-batch, per GPU.
+    // Linear GEMMs: 2 FLOPs per weight per token forward, twice that backward (dgrad + wgrad) (formulas.md §3.3).
+    const double attnLinear = 2.0 * T * c.attention / tp;
+    const double denseLinear = 2.0 * T * c.denseMlp / tp;
+    const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
+    // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router (formulas.md §3.2)
+    const double moeLinear = s.model.isMoe() ? 2.0 * T * (cf * c.routedActive + c.sharedExperts + c.router) / tp : 0.0;
+    // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
+    // eager attention computes the full square (formulas.md §3.2, §3.3).
+    const double attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    const double coreTime = attnCore / peak.attention;
+    const double elemLayer = kElementwiseTraffic * sh.layerActivationFull / hbm;
+    const double elemMoeExtra = kElementwiseTraffic * sh.moeLayerExtraFull / hbm;
+
+    // TP collectives per layer per micro-batch (formulas.md §4.3): without SP 2 all-reduces forward and 2 backward;
+    // with SP 2 all-gathers + 2 reduce-scatters forward, the same backward + 2 re-gathers for wgrad.
+    const double tpMsg = beta * T * h;
+    CollectiveCost tpAR, tpAG, tpRS;
+    double tpFwd = 0, tpBwd = 0;
+    if (tp > 1) {
+        if (sp) {
+            tpAG = collectiveTime(CollectiveOp::AllGather, tpMsg, tpG, cl, s.nccl);
+            tpRS = collectiveTime(CollectiveOp::ReduceScatter, tpMsg, tpG, cl, s.nccl);
+            tpFwd = 2 * tpAG.time + 2 * tpRS.time;
+            tpBwd = 4 * tpAG.time + 2 * tpRS.time;
+        } else {
+            tpAR = collectiveTime(CollectiveOp::AllReduce, tpMsg, tpG, cl, s.nccl);
+            tpFwd = 2 * tpAR.time;
+            tpBwd = 2 * tpAR.time;
+        }
+    }
+    // CP (formulas.md §4.5): KV chunks ring-passed (c−1) times forward, 2(c−1) backward, hidden behind the
+    // blockwise attention compute when it is long enough.
+    double cpFwdExposed = 0, cpBwdExposed = 0;
+    CollectiveCost cpCost;
+    double cpChunk = 0;
+    if (cp > 1) {
+        const double g = std::max(1, s.model.kvHeads);
+        const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
+        cpChunk = 2.0 * beta * T * kvLocal;
+        GroupPlacement pair = placeGroup(2, tp, cl.gpusPerNode);
+        if (cpG.nodes > 1)
+            pair.nodes = 2;
+        cpCost = collectiveTime(CollectiveOp::SendRecv, cpChunk, pair, cl, s.nccl);
+        cpFwdExposed = std::max(0.0, (cp - 1) * cpCost.time - coreTime);
+        cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * cpCost.time - 2.0 * coreTime);
+    }
+    // EP all-to-all (formulas.md §4.6): dispatch + combine forward and again backward, exposed.
+    double epMsg = 0;
+    CollectiveCost epCost;
+    if (ep > 1) {
+        epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
+        epCost = collectiveTime(CollectiveOp::AllToAll, epMsg, epG, cl, s.nccl);
+    }
+
+    auto layerTimes = [&](bool moe) {
+        LayerTimes L;
+        const double linear = attnLinear + (moe ? moeLinear : denseLinear);
+        const double elem = elemLayer + (moe ? elemMoeExtra : 0.0);
+        L.fwd = linear / peak.linear + coreTime + elem;
+        // backward: 2× forward GEMMs; FlashAttention re-computes the scores (one more core forward, §3.3 / MosaicML)
+        const double flashRecompute = s.training.flashAttention ? coreTime : 0.0;
+        L.bwd = 2.0 * linear / peak.linear + 2.0 * coreTime + flashRecompute + elem;
+        L.wgrad = linear / peak.linear;
+        L.commFwd = tpFwd + cpFwdExposed + (moe && ep > 1 ? 2 * epCost.time : 0.0);
+        L.commBwd = tpBwd + cpBwdExposed + (moe && ep > 1 ? 2 * epCost.time : 0.0);
+        if (full)
+            L.recompute = L.fwd + L.commFwd; // the whole forward again, its collectives included
+        else if (selective && !s.training.flashAttention)
+            // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
+            L.recompute = coreTime + kElementwiseTraffic * (sh.layerActivationFull - sh.layerActivation) / hbm;
+        return L;
+    };
+    const LayerTimes denseL = layerTimes(false);
+    const LayerTimes moeL = layerTimes(true);
+
+    // Output layer (last stage): logits GEMM 2·T·V·h/tp forward, twice backward; softmax/CE element-wise.
+    const double headLinear = 2.0 * T * V * h / tp;
+    const double headElem = kElementwiseTraffic * 6.0 * T * V / tp / hbm;
+
+    // ---- Data-parallel collectives (formulas.md §4.2) and their overlap (§7), per stage.
+    const Sharding shard = par.sharding;
+    const bool perMicroAG = shard == Sharding::Zero3 || shard == Sharding::FsdpFull || shard == Sharding::FsdpHybrid
+        || shard == Sharding::FsdpGradOp;
+    const bool hybrid = shard == Sharding::FsdpHybrid;
+    GroupPlacement shardG = dpG;
+    GroupPlacement replicaG;
+    if (hybrid) {
+        const int group = std::min(dp * cp, par.shardGroup > 0 ? par.shardGroup : cl.gpusPerNode);
+        shardG = placeGroup(group, tp, cl.gpusPerNode);
+        replicaG = placeGroup(std::max(1, dp * cp / group), tp * group, cl.gpusPerNode);
+    }
+    const double U = sh.layerUnitParams;
+    const CollectiveCost unitAG = collectiveTime(CollectiveOp::AllGather, B.w * U, shardG, cl, s.nccl);
+    const CollectiveCost unitRS = collectiveTime(CollectiveOp::ReduceScatter, B.reduce * U, shardG, cl, s.nccl);
+
+    // ---- Per-stage timeline and memory.
+    r.stages.resize(pp);
+    double worstMem = -1;
+    double sumStage = 0, maxStage = 0;
+    int slow = 0;
+    double hostPerGpuMax = 0, nvmePerGpuMax = 0;
+    std::vector<double> stageDpFwd(pp), stageDpBwd(pp);
+    for (int i = 0; i < pp; ++i) {
+        const StageShape st = stageShape(s, sh, i);
+        StageInfo& si = r.stages[i];
+        si.stage = i;
+        si.layers = st.layers;
+        si.embedding = st.embedding;
+        si.head = st.head;
+        si.inFlight = static_cast<int>(std::ceil(inFlight(s, i, m)));
+        double host = 0, nvme = 0;
+        si.memory = stageMemory(s, sh, st, i, dp, m, &host, &nvme);
+        hostPerGpuMax = std::max(hostPerGpuMax, host);
+        nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
+
+        double fwd = st.denseLayers * (denseL.fwd + denseL.commFwd) + st.moeLayers * (moeL.fwd + moeL.commFwd);
+        double bwd = st.denseLayers * (denseL.bwd + denseL.commBwd + denseL.recompute)
+            + st.moeLayers * (moeL.bwd + moeL.commBwd + moeL.recompute);
+        double wgrad = st.denseLayers * denseL.wgrad + st.moeLayers * moeL.wgrad;
+        if (st.head) {
+            fwd += headLinear / peak.linear + headElem;
+            bwd += 2 * headLinear / peak.linear + headElem;
+            wgrad += headLinear / peak.linear;
+        }
+        // ZeRO-3/FSDP: per micro-batch, gather each unit before its forward (prefetched one ahead) and again before
+        // its backward, reduce-scatter its gradients after (§7 two-stream rule, equal units).
+        double dpFwd = 0, dpBwd = 0;
+        if (perMicroAG && st.layers > 0) {
+            const double tf = fwd / st.layers, tb = bwd / st.layers;
+            dpFwd = unitAG.time + st.layers * std::max(0.0, unitAG.time - tf);
+            const bool gatherInBwd = shard != Sharding::FsdpGradOp;
+            const double bwdComm = (gatherInBwd ? unitAG.time : 0.0) + unitRS.time;
+            dpBwd = st.layers * std::max(0.0, bwdComm - tb) + unitRS.time;
+        } else if (shard == Sharding::Zero2 && st.layers > 0) {
+            // ZeRO-2 reduce-scatters gradient buckets during every backward (overlap_comm), the last one exposed.
+            const double psi = st.dense + st.expert;
+            const double bucket = std::min(psi, 5e8) * B.reduce; // reduce_bucket_size, formulas.md §1.4
+            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, bucket, dpG, cl, s.nccl);
+            const double all = rs.time * std::ceil(psi / 5e8);
+            dpBwd = std::max(rs.time, all - bwd);
+        }
+        stageDpFwd[i] = dpFwd;
+        stageDpBwd[i] = dpBwd;
+        si.forwardTime = fwd + dpFwd;
+        si.backwardTime = bwd + dpBwd;
+        si.weightGradTime = wgrad;
+        const double tStage = si.forwardTime + si.backwardTime;
+        sumStage += tStage;
+        if (tStage > maxStage) {
+            maxStage = tStage;
+            slow = i;
+        }
+        if (si.memory.total() > worstMem) {
+            worstMem = si.memory.total();
+            r.peakStage = i;
+        }
+    }
+    r.memory = r.stages[r.peakStage].memory;
+
+    // NCCL communicator buffers (per GPU, every group it belongs to).
+    double nccl = 0;
+    auto addComm = [&](const GroupPlacement& g, int peers) {
+        if (g.size > 1)
+            nccl += ncclCommunicatorBytes(ncclChannels(g, cl, s.nccl), peers);
+    };
+    addComm(tpG, 2);
+    addComm(cpG, 2);
+    addComm(hybrid ? shardG : dpG, 2);
+    if (hybrid)
+        addComm(replicaG, 2);
+    addComm(ppPair, 2);
+    if (ep > 1) {
+        addComm(epG, 2 * (ep - 1));
+        addComm(edpG, 2);
+    }
+    for (auto& st : r.stages) {
+        st.memory.communicationBuffers += nccl;
+    }
+    r.memory.communicationBuffers += nccl;
+
+    r.capacity = cl.gpu.memoryBytes;
+    r.fits = r.memory.total() <= r.capacity;
+    r.hostMemoryPerNode = hostPerGpuMax * cl.gpusPerNode;
+    r.nvmePerNode = nvmePerGpuMax * cl.gpusPerNode;
+    if (s.training.accounting == Accounting::DeepSpeed && shard == Sharding::Zero3) {
+        r.hostMemoryPerNode = deepspeedZero3HostPerNode(c.total / (tp * pp), sh.unitParams, cl.gpusPerNode, cl.nodes,
+            s.offload.optimizer != OffloadTarget::None, s.offload.parameters != OffloadTarget::None);
+    }
+
+    // ---- Pipeline (formulas.md §6): one micro-batch crosses every stage, the rest queue behind the slowest.
+    const StageInfo& S = r.stages[slow];
+    const double tSlow = S.forwardTime + S.backwardTime;
+    double bubble = sumStage - tSlow;
+    switch (par.schedule) {
+    case PpSchedule::Interleaved: bubble /= v; break; // Narayanan §2.2: (p−1)/v
+    case PpSchedule::ZeroBubble:
+        // ZB-H1: (p−1)(t_f + t_b − 2·t_w) (zero-bubble README; formulas.md §6)
+        bubble *= std::max(0.0, tSlow - 2.0 * S.weightGradTime) / tSlow;
+        break;
+    default: break;
+    }
+    if (pp == 1)
+        bubble = 0;
+
+    // ---- Step-time parts on the slowest stage.
+    const StageShape slowShape = stageShape(s, sh, slow);
+    const double mm = static_cast<double>(m);
+    const double recomputePerMb = slowShape.denseLayers * denseL.recompute + slowShape.moeLayers * moeL.recompute;
+    const double commPerMb = slowShape.denseLayers * (denseL.commFwd + denseL.commBwd)
+        + slowShape.moeLayers * (moeL.commFwd + moeL.commBwd) + stageDpFwd[slow] + stageDpBwd[slow];
+    StepTime& step = r.step;
+    step = {};
+    step.recompute = mm * recomputePerMb;
+    step.exposedCommunication = mm * commPerMb;
+    step.compute = mm * tSlow - step.recompute - step.exposedCommunication;
+    step.pipelineBubble = bubble;
+
+    // Record the per-layer collectives for the slowest stage (counts over the step).
+    const double layersSlow = slowShape.layers;
+    const double moeSlow = slowShape.moeLayers;
+    const bool tpCross = tpG.nodes > 1;
+    if (tp > 1) {
+        const double recomputeCalls = full ? 1.0 : 0.0;
+        if (sp) {
+            const double ag = mm * layersSlow * (2 + 4 + 2 * recomputeCalls);
+            const double rs = mm * layersSlow * (2 + 2 + 2 * recomputeCalls);
+            addCollective(r, Group::Tp, CollectiveOp::AllGather, tp, ag, tpMsg, tpAG, tpAG.time * ag, tpCross,
+                "sequence-parallel all-gather of layer inputs");
+            addCollective(r, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, tpMsg, tpRS, tpRS.time * rs, tpCross,
+                "sequence-parallel reduce-scatter of layer outputs");
+        } else {
+            const double ar = mm * layersSlow * (4 + 2 * recomputeCalls);
+            addCollective(r, Group::Tp, CollectiveOp::AllReduce, tp, ar, tpMsg, tpAR, tpAR.time * ar, tpCross,
+                "tensor-parallel all-reduce of attention and MLP outputs");
+        }
+    }
+    if (cp > 1) {
+        const double calls = mm * layersSlow * 3.0 * (cp - 1);
+        addCollective(r, Group::Cp, CollectiveOp::SendRecv, cp, calls, cpChunk, cpCost,
+            mm * layersSlow * (cpFwdExposed + cpBwdExposed), cpG.nodes > 1, "context-parallel ring exchange of K/V chunks");
+    }
+    if (ep > 1 && moeSlow > 0) {
+        const double calls = mm * moeSlow * 4.0;
+        addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, epMsg, epCost, epCost.time * calls,
+            epG.nodes > 1, "expert-parallel all-to-all dispatch and combine");
+    }
+    if (pp > 1) {
+        // Stage boundary p2p: activations forward, gradients backward, β·s·b·h/t (scatter/gather), × v interleaved.
+        const double msg = beta * T * h / tp;
+        const CollectiveCost p2p = collectiveTime(CollectiveOp::SendRecv, msg, ppPair, cl, s.nccl);
+        const double calls = 2.0 * mm * v;
+        // Only the fill and drain hops are on the critical path (formulas.md §7).
+        const double exposed = 2.0 * (pp * v - 1) * p2p.time;
+        addCollective(r, Group::Pp, CollectiveOp::SendRecv, 2, calls, msg, p2p, exposed, ppPair.nodes > 1,
+            "pipeline send/recv of activations and gradients");
+        step.exposedCommunication += std::min(exposed, p2p.time * calls);
+    }
+
+    // Data-parallel collectives of the slowest stage.
+    const StageShape& ds = slowShape;
+    const double psiDense = ds.dense, psiExpert = ds.expert;
+    const double lastBwd = S.backwardTime;
+    double dpTail = 0;
+    auto dpGroupCollectives = [&](double psi, const GroupPlacement& g, bool expert) {
+        if (psi <= 0 || g.size <= 1)
+            return;
+        const bool cross = g.nodes > 1;
+        switch (shard) {
+        case Sharding::Ddp: {
+            // DDP all-reduces 25 MiB buckets during the last micro-batch's backward (no_sync before it).
+            const double bucket = std::min(psi * B.reduce, 25.0 * 1024 * 1024);
+            const double calls = std::ceil(psi * B.reduce / bucket);
+            const CollectiveCost ar = collectiveTime(CollectiveOp::AllReduce, bucket, g, cl, s.nccl);
+            const double exposed = std::max(ar.time, ar.time * calls - lastBwd);
+            dpTail += exposed;
+            addCollective(r, Group::Dp, CollectiveOp::AllReduce, g.size, calls, bucket, ar, exposed, cross,
+                expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)");
+            break;
+        }
+        case Sharding::Zero1:
+        case Sharding::Zero2: {
+            const double bucketElems = std::min(psi, 5e8);
+            const double calls = std::ceil(psi / bucketElems);
+            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, bucketElems * B.reduce, g, cl, s.nccl);
+            const double rsCalls = shard == Sharding::Zero2 ? calls * mm : calls;
+            double rsExposed;
+            if (shard == Sharding::Zero1) {
+                rsExposed = std::max(rs.time, rs.time * calls - lastBwd); // overlapped with the last backward
+                dpTail += rsExposed;
+            } else {
+                rsExposed = stageDpBwd[slow] * mm; // already in the per-micro-batch times
+            }
+            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rsCalls, bucketElems * B.reduce, rs,
+                rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter");
+            // Updated parameters all-gathered after the optimizer step: exposed (formulas.md §7).
+            const CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, bucketElems * B.w, g, cl, s.nccl);
+            dpTail += ag.time * calls;
+            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, calls, bucketElems * B.w, ag, ag.time * calls,
+                cross, expert ? "expert parameter all-gather after the optimizer step"
+                              : "parameter all-gather after the optimizer step");
+            break;
+        }
+        default: {
+            // ZeRO-3 / FSDP: per unit, per micro-batch (the exposure is already in the stage times).
+            const GroupPlacement& sg = hybrid ? shardG : g;
+            const double units = ds.layers;
+            const double unit = psi / std::max(1.0, units);
+            const CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, B.w * unit, sg, cl, s.nccl);
+            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, B.reduce * unit, sg, cl, s.nccl);
+            const double agCalls = mm * units * (shard == Sharding::FsdpGradOp ? 1.0 : 2.0);
+            const double rsCalls = mm * units;
+            const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
+            addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, B.w * unit, ag,
+                exposedShare * mm * stageDpFwd[slow] + exposedShare * mm * stageDpBwd[slow] * 0.5, sg.nodes > 1,
+                expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)");
+            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, B.reduce * unit, rs,
+                exposedShare * mm * stageDpBwd[slow] * 0.5, sg.nodes > 1,
+                expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)");
+            if (hybrid && replicaG.size > 1) {
+                // HSDP: the gradient shard is all-reduced across replicas once per step (formulas.md §4.2).
+                const double msg = B.reduce * psi / sg.size;
+                const CollectiveCost ar = collectiveTime(CollectiveOp::AllReduce, msg, replicaG, cl, s.nccl);
+                const double exposed = std::max(0.0, ar.time - lastBwd);
+                dpTail += exposed;
+                addCollective(r, Group::Dp, CollectiveOp::AllReduce, replicaG.size, 1, msg, ar, exposed,
+                    replicaG.nodes > 1, "gradient-shard all-reduce across replicas (HSDP)");
+            }
+            break;
+        }
+        }
+    };
+    dpGroupCollectives(psiDense, dpG, false);
+    if (s.model.isMoe())
+        dpGroupCollectives(psiExpert, edpG, true);
+    step.exposedCommunication += dpTail;
+
+    // ---- Optimizer step and offload (formulas.md §8.4).
+    const bool offOpt = s.offload.optimizer != OffloadTarget::None;
+    const bool offParam = s.offload.parameters != OffloadTarget::None;
+    const bool shardOpt = shard != Sharding::Ddp;
+    double nOpt = shardOpt ? double(dp) * cp : 1.0;
+    if (hybrid)
+        nOpt = shardG.size;
+    const double psiOpt = psiDense / nOpt + psiExpert / (shardOpt ? std::max(1.0, nOpt / ep) : 1.0);
+    const double pcie = cl.gpu.hostLinkBandwidth * kPcieEfficiency;
+    if (!offOpt) {
+        // read grads, master and moments; write master, moments and the half-precision weights
+        const double bytes = psiOpt * (B.gr + B.grOpt + 2.0 * (B.mw + B.os) + B.w);
+        step.optimizer = bytes / hbm;
+    } else {
+        const double d2h = psiOpt * B.gr / pcie;
+        const double cpuAdam = psiOpt * cl.gpusPerNode / cl.cpuAdamParamsPerSecond;
+        const double h2d = psiOpt * B.w / pcie;
+        double t = std::max(0.0, d2h - lastBwd) + cpuAdam + h2d;
+        if (s.offload.optimizer == OffloadTarget::Nvme)
+            t += 2.0 * (B.mw + B.os) * psiOpt * cl.gpusPerNode / cl.nvmeBandwidthPerNode; // read + write states
+        step.offload += t;
+    }
+    if (offParam) {
+        // Each micro-batch fetches the parameter shard from the host for forward and again for backward,
+        // overlapped with that micro-batch's compute.
+        double bw = pcie;
+        if (s.offload.parameters == OffloadTarget::Nvme)
+            bw = std::min(pcie, cl.nvmeBandwidthPerNode / cl.gpusPerNode);
+        const double fetch = 2.0 * B.w * (psiDense / nOpt + psiExpert / std::max(1.0, nOpt / ep)) / bw;
+        step.offload += mm * std::max(0.0, fetch - tSlow);
+    }
+
+    // ---- Totals.
+    const double total = step.total();
+    const double tokens = static_cast<double>(s.training.globalBatch) * seq;
+    Throughput& tp_ = r.throughput;
+    tp_ = {};
+    if (total > 0) {
+        tp_.tokensPerSecond = tokens / total;
+        tp_.tokensPerSecondPerGpu = tp_.tokensPerSecond / gpus;
+        tp_.modelTflopsPerGpu = r.flopsPerToken * tp_.tokensPerSecondPerGpu / 1e12;
+        const double hwFactor = (step.compute + step.recompute) > 0 ? (step.compute + step.recompute) / step.compute : 1.0;
+        tp_.hardwareTflopsPerGpu = tp_.modelTflopsPerGpu * hwFactor;
+        tp_.mfu = r.flopsPerToken * tp_.tokensPerSecond / (gpus * peak.mfuPeak);
+        if (cl.gpu.hourlyPriceUsd > 0)
+            tp_.costPerStepUsd = cl.gpu.hourlyPriceUsd * gpus * total / 3600.0;
+    }
+
+    // ---- min_gpus: the fewest GPUs (same tp, pp, cp, ep, micro-batch and global batch) at which it fits.
+    r.minGpus = 0;
+    if (computeMinGpus) {
+        const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch, 1 << 20);
+        const int step_ = ep > 1 ? ep / std::gcd(ep, cp) : 1;
+        auto fitsAt = [&](int64_t d) {
+            const int candidates[4] = { 0, 1, pp - (s.model.layers % pp == 0 ? 1 : s.model.layers % pp), pp - 1 };
+            const int64_t mb = s.training.globalBatch / (s.training.microBatch * d);
+            for (int i : candidates) {
+                if (i < 0 || i >= pp)
+                    continue;
+                const StageShape st = stageShape(s, sh, i);
+                const MemoryBreakdown mem = stageMemory(s, sh, st, i, static_cast<int>(d), std::max<int64_t>(mb, 1), nullptr, nullptr);
+                if (mem.total() + nccl > r.capacity)
+                    return false;
+            }
+            return true;
+        };
+        int64_t lo = 1, hi = dpMax / step_;
+        if (hi >= 1 && fitsAt(hi * step_)) {
+            while (lo < hi) {
+                const int64_t mid = (lo + hi) / 2;
+                if (fitsAt(mid * step_))
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            r.minGpus = static_cast<int>(lo * step_ * tp * pp * cp);
+        }
+    }
+}
+
+Result evaluate(const Scenario& s)
+{
+    Result r;
+    r.issues = validate(s);
+    if (!r.issues.empty()) {
+        r.valid = false;
+        return r;
+    }
+    evaluateInto(s, r, true);
+    return r;
+}
+
+} // namespace shardscope::core

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1), per shared/DESIGN.md.
+#include "shardscope/core/scenario_json.h"
+
+#include "json_fields.h"
+
+namespace shardscope::core {
+
+using detail::FieldReader;
+using detail::json;
+
+namespace {
+constexpr const char* kScenarioSchema = "shardscope.scenario/1";
+
+// Catalog reference: a string id, or an object that overrides an entry (with "id") or defines one (without).
+template <class T, class Lookup, class Read>
+void readRef(FieldReader& r, const json& parent, const char* key, const std::string& path, T& out, Lookup lookup,
+             Read read, const char* what)
+{
+    auto it = parent.find(key);
+    if (it == parent.end())
+        return;
+    const std::string field = FieldReader::join(path, key);
+    if (it->is_string()) {
+        const std::string id = it->get<std::string>();
+        if (const T* found = lookup(id))
+            out = *found;
+        else
+            r.error(field, "unknown " + std::string(what) + " id '" + id + "'");
+        return;
+    }
+    if (!it->is_object()) {
+        r.error(field, std::string("must be a catalog id or an object, not ") + it->type_name());
+        return;
+    }
+    std::string id;
+    if (it->contains("id") && r.string(*it, "id", field, id)) {
+        const T* found = lookup(id);
+        if (!found) {
+            r.error(field + ".id", "unknown " + std::string(what) + " id '" + id + "'");
+            return;
+        }
+        out = *found;
+        read(r, *it, field, out, false);
+    } else {
+        T fresh;
+        read(r, *it, field, fresh, true);
+        out = fresh;
+    }
+}
+
+const json* objectAt(FieldReader& r, const json& root, const char* key)
+{
+    auto it = root.find(key);
+    if (it == root.end())
+        return nullptr;
+    if (!it->is_object()) {
+        r.error(key, std::string("must be an object, not ") + it->type_name());
+        return nullptr;
+    }
+    return &*it;
+}
+
+} // namespace
+
+#define SS_NAMES(Type, ...)                                                                                            \
+    const char* toString(Type v)                                                                                       \
+    {                                                                                                                  \
+        static const char* names[] = { __VA_ARGS__ };                                                                  \
+        return names[static_cast<int>(v)];                                                                             \
+    }
+SS_NAMES(Sharding, "ddp", "zero1", "zero2", "zero3", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid")
+SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed")
+SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
+SS_NAMES(Recompute, "none", "selective", "full")
+SS_NAMES(Accounting, "zero-paper", "megatron", "deepspeed")
+SS_NAMES(PpSchedule, "gpipe", "1f1b", "interleaved", "zero-bubble")
+SS_NAMES(OffloadTarget, "none", "cpu", "nvme")
+SS_NAMES(NcclAlgo, "auto", "ring", "tree")
+SS_NAMES(NcclProto, "auto", "simple", "ll", "ll128")
+SS_NAMES(Mlp, "gelu", "relu", "swiglu")
+SS_NAMES(Norm, "layernorm", "rmsnorm")
+SS_NAMES(PositionEmbedding, "learned", "rope", "alibi")
+SS_NAMES(Group, "dp", "tp", "pp", "cp", "ep")
+SS_NAMES(CollectiveOp, "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv")
+SS_NAMES(Algo, "ring", "tree", "nvls", "p2p")
+SS_NAMES(Proto, "simple", "ll", "ll128")
+#undef SS_NAMES
+
+Scenario defaultScenario(const Catalog& catalog)
+{
+    Scenario s;
+    s.name = "Llama 3 70B, 4 x 8 H100, ZeRO-3";
+    if (const auto* m = catalog.model("llama3-70b"))
+        s.model = *m;
+    if (const auto* g = catalog.gpu("h100-sxm5-80gb"))
+        s.cluster.gpu = *g;
+    if (const auto* l = catalog.link("nvlink4"))
+        s.cluster.intraNode = *l;
+    if (const auto* l = catalog.link("ib-ndr400"))
+        s.cluster.interNode = *l;
+    s.cluster.nodes = 4;
+    s.cluster.gpusPerNode = 8;
+    return s;
+}
+
+ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
+{
+    ScenarioParse out;
+    out.scenario = defaultScenario(catalog);
+    Scenario& s = out.scenario;
+    json root;
+    std::string err;
+    if (!detail::parseJsonText(text, root, err)) {
+        out.errors.push_back({ "", err });
+        return out;
+    }
+    FieldReader r(out.errors, &out.warnings);
+    if (!root.is_object()) {
+        r.error("", std::string("a scenario must be a JSON object, not ") + root.type_name());
+        return out;
+    }
+    r.unknownKeys(root, "", { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins" });
+    std::string schema;
+    if (!root.contains("schema"))
+        r.error("schema", std::string("is required and must be \"") + kScenarioSchema + "\"");
+    else if (r.string(root, "schema", "", schema) && schema != kScenarioSchema)
+        r.error("schema", "'" + schema + "' is not supported; expected \"" + kScenarioSchema + "\"");
+    r.string(root, "name", "", s.name);
+
+    if (const json* m = objectAt(r, root, "model")) {
+        std::string preset;
+        if (m->contains("preset") && r.string(*m, "preset", "model", preset)) {
+            if (const auto* found = catalog.model(preset)) {
+                s.model = *found;
+                detail::readModel(r, *m, "model", s.model, false);
+            } else {
+                r.error("model.preset", "unknown model id '" + preset + "'");
+            }
+        } else {
+            ModelSpec fresh;
+            detail::readModel(r, *m, "model", fresh, true);
+            s.model = fresh;
+        }
+    }
+    if (const json* c = objectAt(r, root, "cluster")) {
+        auto& cl = s.cluster;
+        r.unknownKeys(*c, "cluster", { "gpu", "nodes", "gpus_per_node", "intra_node", "inter_node", "nics_per_node",
+                                         "nvme_bandwidth_per_node", "cpu_adam_params_per_second", "misc_bytes" });
+        readRef(r, *c, "gpu", "cluster", cl.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::readGpu, "GPU");
+        readRef(r, *c, "intra_node", "cluster", cl.intraNode, [&](const std::string& id) { return catalog.link(id); },
+            detail::readLink, "interconnect");
+        readRef(r, *c, "inter_node", "cluster", cl.interNode, [&](const std::string& id) { return catalog.link(id); },
+            detail::readLink, "interconnect");
+        r.integer(*c, "nodes", "cluster", cl.nodes);
+        r.integer(*c, "gpus_per_node", "cluster", cl.gpusPerNode);
+        r.integer(*c, "nics_per_node", "cluster", cl.nicsPerNode);
+        r.number(*c, "nvme_bandwidth_per_node", "cluster", cl.nvmeBandwidthPerNode);
+        r.number(*c, "cpu_adam_params_per_second", "cluster", cl.cpuAdamParamsPerSecond);
+        r.number(*c, "misc_bytes", "cluster", cl.miscBytes);
+    }
+    if (const json* t = objectAt(r, root, "training")) {
+        auto& tr = s.training;
+        r.unknownKeys(*t, "training", { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute",
+                                          "flash_attention", "dropout", "accounting" });
+        r.integer64(*t, "seq_len", "training", tr.seqLen);
+        r.integer64(*t, "global_batch", "training", tr.globalBatch);
+        r.integer64(*t, "micro_batch", "training", tr.microBatch);
+        r.enumeration(*t, "precision", "training", tr.precision,
+            { { "fp32", Precision::Fp32 }, { "bf16-mixed", Precision::Bf16Mixed }, { "fp16-mixed", Precision::Fp16Mixed },
+                { "bf16", Precision::Bf16 }, { "fp8-mixed", Precision::Fp8Mixed } });
+        r.enumeration(*t, "optimizer", "training", tr.optimizer,
+            { { "adamw", Optimizer::AdamW }, { "adamw-8bit", Optimizer::AdamW8bit },
+                { "sgd-momentum", Optimizer::SgdMomentum }, { "adafactor", Optimizer::Adafactor } });
+        r.enumeration(*t, "recompute", "training", tr.recompute,
+            { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } });
+        r.boolean(*t, "flash_attention", "training", tr.flashAttention);
+        r.boolean(*t, "dropout", "training", tr.dropout);
+        r.enumeration(*t, "accounting", "training", tr.accounting,
+            { { "zero-paper", Accounting::ZeroPaper }, { "megatron", Accounting::Megatron },
+                { "deepspeed", Accounting::DeepSpeed } });
+    }
+    if (const json* p = objectAt(r, root, "parallelism")) {
+        auto& pa = s.parallelism;
+        r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
+                                             "virtual_stages", "shard_group" });
+        r.enumeration(*p, "sharding", "parallelism", pa.sharding,
+            { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
+                { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
+                { "fsdp-grad-op", Sharding::FsdpGradOp }, { "fsdp-hybrid", Sharding::FsdpHybrid } });
+        r.integer(*p, "tp", "parallelism", pa.tp);
+        r.integer(*p, "pp", "parallelism", pa.pp);
+        r.integer(*p, "cp", "parallelism", pa.cp);
+        r.integer(*p, "ep", "parallelism", pa.ep);
+        r.boolean(*p, "sequence_parallel", "parallelism", pa.sequenceParallel);
+        r.enumeration(*p, "pp_schedule", "parallelism", pa.schedule,
+            { { "gpipe", PpSchedule::GPipe }, { "1f1b", PpSchedule::OneFOneB },
+                { "interleaved", PpSchedule::Interleaved }, { "zero-bubble", PpSchedule::ZeroBubble } });
+        r.integer(*p, "virtual_stages", "parallelism", pa.virtualStages);
+        r.integer(*p, "shard_group", "parallelism", pa.shardGroup);
+    }
+    if (const json* o = objectAt(r, root, "offload")) {
+        r.unknownKeys(*o, "offload", { "optimizer", "parameters" });
+        std::initializer_list<std::pair<std::string_view, OffloadTarget>> names
+            = { { "none", OffloadTarget::None }, { "cpu", OffloadTarget::Cpu }, { "nvme", OffloadTarget::Nvme } };
+        r.enumeration(*o, "optimizer", "offload", s.offload.optimizer, names);
+        r.enumeration(*o, "parameters", "offload", s.offload.parameters, names);
+    }
+    if (const json* n = objectAt(r, root, "nccl")) {
+        r.unknownKeys(*n, "nccl", { "algo", "proto", "min_channels", "gdr" });
+        r.enumeration(*n, "algo", "nccl", s.nccl.algo,
+            { { "auto", NcclAlgo::Auto }, { "ring", NcclAlgo::Ring }, { "tree", NcclAlgo::Tree } });
+        r.enumeration(*n, "proto", "nccl", s.nccl.proto,
+            { { "auto", NcclProto::Auto }, { "simple", NcclProto::Simple }, { "ll", NcclProto::LL },
+                { "ll128", NcclProto::LL128 } });
+        r.integer(*n, "min_channels", "nccl", s.nccl.minChannels);
+        r.boolean(*n, "gdr", "nccl", s.nccl.gdr);
+    }
+    return out;
+}
+
+namespace {
+// The fields of `now` that differ from `base` (both JSON objects); "id"/"source" never repeat.
+json diffObject(const json& base, const json& now)
+{
+    json d = json::object();
+    for (auto it = now.begin(); it != now.end(); ++it) {
+        if (it.key() == "id" || it.key() == "source")
+            continue;
+        auto b = base.find(it.key());
+        if (b == base.end() || *b != it.value())
+            d[it.key()] = it.value();
+    }
+    return d;
+}
+
+template <class T, class Lookup, class ToJson>
+json refToJson(const T& value, Lookup lookup, ToJson toJson)
+{
+    const T* entry = value.id.empty() ? nullptr : lookup(value.id);
+    if (entry && *entry == value)
+        return value.id;
+    if (entry) {
+        json d = diffObject(toJson(*entry), toJson(value));
+        d["id"] = value.id;
+        return d;
+    }
+    return toJson(value);
+}
+} // namespace
+
+std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent)
+{
+    json j;
+    j["schema"] = kScenarioSchema;
+    j["name"] = s.name;
+    const ModelSpec* preset = s.model.id.empty() ? nullptr : catalog.model(s.model.id);
+    if (preset) {
+        json m = diffObject(detail::modelToJson(*preset), detail::modelToJson(s.model));
+        m["preset"] = s.model.id;
+        j["model"] = m;
+    } else {
+        j["model"] = detail::modelToJson(s.model);
+    }
+    const auto& c = s.cluster;
+    j["cluster"] = {
+        { "gpu", refToJson(c.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::gpuToJson) },
+        { "nodes", c.nodes }, { "gpus_per_node", c.gpusPerNode },
+        { "intra_node", refToJson(c.intraNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
+        { "inter_node", refToJson(c.interNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
+        { "nics_per_node", c.nicsPerNode }, { "nvme_bandwidth_per_node", c.nvmeBandwidthPerNode },
+        { "cpu_adam_params_per_second", c.cpuAdamParamsPerSecond }, { "misc_bytes", c.miscBytes } };
+    const auto& t = s.training;
+    j["training"] = { { "seq_len", t.seqLen }, { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
+        { "precision", toString(t.precision) }, { "optimizer", toString(t.optimizer) },
+        { "recompute", toString(t.recompute) }, { "flash_attention", t.flashAttention }, { "dropout", t.dropout },
+        { "accounting", toString(t.accounting) } };
+    const auto& p = s.parallelism;
+    j["parallelism"] = { { "sharding", toString(p.sharding) }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp },
+        { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },
+        { "virtual_stages", p.virtualStages }, { "shard_group", p.shardGroup } };
+    j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
+    j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
+        { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };
+    return j.dump(indent) + "\n";
+}
+
+std::string catalogToJson(const Catalog& catalog, const std::string& which, int indent)
+{
+    json j;
+    if (which == "gpus") {
+        j = { { "schema", "shardscope.catalog.gpus/1" }, { "gpus", json::array() } };
+        for (const auto& g : catalog.gpus)
+            j["gpus"].push_back(detail::gpuToJson(g));
+    } else if (which == "interconnects") {
+        j = { { "schema", "shardscope.catalog.links/1" }, { "links", json::array() } };
+        for (const auto& l : catalog.links)
+            j["links"].push_back(detail::linkToJson(l));
+    } else {
+        j = { { "schema", "shardscope.catalog.models/1" }, { "models", json::array() } };
+        for (const auto& m : catalog.models) {
+            json e = detail::modelToJson(m);
+            e["id"] = m.id;
+            e["params_published"] = m.paramsPublished;
+            e["source"] = m.source;
+            j["models"].push_back(e);
+        }
+    }
+    return j.dump(indent) + "\n";
+}
+
+namespace {
+json issuesToJson(const std::vector<Issue>& v)
+{
+    json a = json::array();
+    for (const auto& i : v)
+        a.push_back({ { "field", i.field }, { "message", i.message } });
+    return a;
+}
+json memoryToJson(const MemoryBreakdown& m)
+{
+    return { { "parameters", m.parameters }, { "gradients", m.gradients }, { "optimizer_states", m.optimizerStates },
+        { "activations", m.activations }, { "gathered_parameters", m.gatheredParameters },
+        { "communication_buffers", m.communicationBuffers }, { "framework_overhead", m.frameworkOverhead },
+        { "total", m.total() } };
+}
+} // namespace
+
+std::string resultToJson(const Result& r, int indent)
+{
+    json j;
+    j["schema"] = "shardscope.result/1";
+    j["valid"] = r.valid;
+    j["issues"] = issuesToJson(r.issues);
+    j["warnings"] = issuesToJson(r.warnings);
+    if (!r.valid)
+        return j.dump(indent) + "\n";
+    j["model"] = { { "parameters", r.parameters }, { "active_parameters", r.activeParameters },
+        { "flops_per_token", r.flopsPerToken } };
+    j["layout"] = { { "gpus", r.gpus }, { "dp", r.dp }, { "tp", r.tp }, { "pp", r.pp }, { "cp", r.cp }, { "ep", r.ep },
+        { "micro_batches", r.microBatches }, { "grad_accumulation", r.gradAccumulation } };
+    json mem = memoryToJson(r.memory);
+    mem["capacity"] = r.capacity;
+    mem["fits"] = r.fits;
+    mem["peak_stage"] = r.peakStage;
+    j["memory_per_gpu"] = mem;
+    json stages = json::array();
+    for (const auto& s : r.stages) {
+        json st = { { "stage", s.stage }, { "memory_total", s.memory.total() }, { "layers", s.layers },
+            { "embedding", s.embedding }, { "head", s.head }, { "in_flight_micro_batches", s.inFlight },
+            { "forward_time", s.forwardTime }, { "backward_time", s.backwardTime }, { "memory", memoryToJson(s.memory) } };
+        stages.push_back(st);
+    }
+    j["pipeline_stages"] = stages;
+    j["host_memory_per_node"] = r.hostMemoryPerNode;
+    j["nvme_per_node"] = r.nvmePerNode;
+    json coll = json::array();
+    for (const auto& c : r.collectives)
+        coll.push_back({ { "group", toString(c.group) }, { "op", toString(c.op) }, { "group_size", c.groupSize },
+            { "count", c.count }, { "message_bytes", c.messageBytes }, { "bytes", c.bytes }, { "time", c.time },
+            { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
+            { "crosses_nodes", c.crossesNodes }, { "purpose", c.purpose } });
+    j["communication_per_gpu"] = { { "total_bytes", r.totalCommBytes },
+        { "by_group", { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },
+                          { "cp", r.bytesByGroup[3] }, { "ep", r.bytesByGroup[4] } } },
+        { "collectives", coll } };
+    j["step_time"] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
+        { "exposed_communication", r.step.exposedCommunication }, { "pipeline_bubble", r.step.pipelineBubble },
+        { "offload", r.step.offload }, { "optimizer", r.step.optimizer }, { "total", r.step.total() } };
+    j["throughput"] = { { "tokens_per_second", r.throughput.tokensPerSecond },
+        { "tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu },
+        { "model_tflops_per_gpu", r.throughput.modelTflopsPerGpu },
+        { "hardware_tflops_per_gpu", r.throughput.hardwareTflopsPerGpu }, { "mfu", r.throughput.mfu },
+        { "cost_per_step_usd", r.throughput.costPerStepUsd } };
+    j["min_gpus"] = r.minGpus;
+    return j.dump(indent) + "\n";
+}
+
+} // namespace shardscope::core

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// validate(): every rule a scenario breaks, each naming its field. Limits keep every product finite in doubles.
+#include "shardscope/core/evaluate.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace shardscope::core {
+namespace {
+
+// Documented limits (README "Limits"): beyond them results stop being meaningful, and they keep all arithmetic
+// far from overflow (the largest intermediate, bytes of 1e7 GPUs' states, stays below 1e30).
+constexpr double kMaxLayers = 10000;
+constexpr double kMaxHidden = 1 << 20;
+constexpr double kMaxHeads = 1 << 16;
+constexpr double kMaxVocab = 1e8;
+constexpr double kMaxSeq = 1e8;
+constexpr double kMaxParams = 1e15;
+constexpr double kMaxGpus = 1e7;
+constexpr double kMaxGpusPerNode = 1024;
+constexpr double kMaxBatch = 1e9;
+constexpr int kMaxDegree = 1 << 20;
+
+struct Checker {
+    std::vector<Issue>& out;
+    template <class... Args>
+    void fail(const char* field, Args&&... parts)
+    {
+        std::ostringstream os;
+        (os << ... << parts);
+        out.push_back({ field, os.str() });
+    }
+    bool range(const char* field, double v, double lo, double hi)
+    {
+        if (!std::isfinite(v)) {
+            fail(field, field, " must be a finite number");
+            return false;
+        }
+        if (v < lo || v > hi) {
+            fail(field, field, " (", v, ") must be between ", lo, " and ", hi);
+            return false;
+        }
+        return true;
+    }
+    bool positive(const char* field, double v, double hi = 1e30)
+    {
+        if (!std::isfinite(v) || v <= 0) {
+            fail(field, field, " (", v, ") must be a positive number");
+            return false;
+        }
+        if (v > hi) {
+            fail(field, field, " (", v, ") is larger than the limit ", hi);
+            return false;
+        }
+        return true;
+    }
+};
+
+} // namespace
+
+std::vector<Issue> validate(const Scenario& s)
+{
+    std::vector<Issue> issues;
+    Checker ck{ issues };
+    const ModelSpec& m = s.model;
+    bool modelOk = true;
+    modelOk &= ck.range("model.layers", m.layers, 1, kMaxLayers);
+    modelOk &= ck.range("model.hidden", double(m.hidden), 1, kMaxHidden);
+    modelOk &= ck.range("model.heads", m.heads, 1, kMaxHeads);
+    modelOk &= ck.range("model.kv_heads", m.kvHeads, 1, kMaxHeads);
+    modelOk &= ck.range("model.head_dim", double(m.headDim), 0, kMaxHidden);
+    modelOk &= ck.range("model.ffn_hidden", double(m.ffnHidden), 1, 16 * kMaxHidden);
+    modelOk &= ck.range("model.vocab", double(m.vocab), 1, kMaxVocab);
+    modelOk &= ck.range("model.max_seq", double(m.maxSeq), 0, kMaxSeq);
+    if (modelOk) {
+        if (m.kvHeads > m.heads || m.heads % m.kvHeads != 0)
+            ck.fail("model.kv_heads", "kv_heads (", m.kvHeads, ") must divide heads (", m.heads, ")");
+        if (m.effectiveHeadDim() < 1)
+            ck.fail("model.head_dim", "head_dim must be at least 1 (hidden / heads is ", m.hidden / m.heads, ")");
+    }
+    if (m.isMoe() || m.moe.topK != 0 || m.moe.expertFfnHidden != 0) {
+        bool moeOk = ck.range("model.moe.experts", m.moe.experts, 1, 1 << 16);
+        moeOk &= ck.range("model.moe.top_k", m.moe.topK, 1, 1 << 16);
+        moeOk &= ck.range("model.moe.expert_ffn_hidden", double(m.moe.expertFfnHidden), 1, 16 * kMaxHidden);
+        moeOk &= ck.range("model.moe.shared_experts", m.moe.sharedExperts, 0, 1 << 16);
+        moeOk &= ck.range("model.moe.dense_layers", m.moe.denseLayers, 0, kMaxLayers);
+        moeOk &= ck.range("model.moe.capacity_factor", m.moe.capacityFactor, 1, 64);
+        if (moeOk && m.moe.topK > m.moe.experts)
+            ck.fail("model.moe.top_k", "top_k (", m.moe.topK, ") must not exceed experts (", m.moe.experts, ")");
+        if (moeOk && modelOk && m.moe.denseLayers > m.layers)
+            ck.fail("model.moe.dense_layers", "dense_layers (", m.moe.denseLayers, ") must not exceed layers (", m.layers, ")");
+    }
+    if (m.paramsOverride != 0)
+        ck.range("model.params", m.paramsOverride, 1, kMaxParams);
+
+    const Cluster& c = s.cluster;
+    bool clusterOk = ck.range("cluster.nodes", c.nodes, 1, kMaxGpus);
+    clusterOk &= ck.range("cluster.gpus_per_node", c.gpusPerNode, 1, kMaxGpusPerNode);
+    if (clusterOk && double(c.nodes) * c.gpusPerNode > kMaxGpus) {
+        ck.fail("cluster.nodes", "nodes × gpus_per_node (", double(c.nodes) * c.gpusPerNode, ") exceeds the limit of ",
+            kMaxGpus, " GPUs");
+        clusterOk = false;
+    }
+    ck.range("cluster.nics_per_node", c.nicsPerNode, 0, kMaxGpusPerNode);
+    ck.positive("cluster.gpu.bf16_dense_flops", c.gpu.bf16DenseFlops, 1e18);
+    ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, 0, 1e18);
+    ck.positive("cluster.gpu.memory_bytes", c.gpu.memoryBytes, 1e15);
+    ck.positive("cluster.gpu.memory_bandwidth", c.gpu.memoryBandwidth, 1e15);
+    ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, 0, 1e15);
+    ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, 0, 1e15);
+    ck.range("cluster.gpu.achievable_matmul_fraction", c.gpu.achievableMatmulFraction, 0.01, 1);
+    ck.range("cluster.gpu.hourly_price_usd", c.gpu.hourlyPriceUsd, 0, 1e6);
+    ck.positive("cluster.intra_node.bandwidth", c.intraNode.bandwidth, 1e15);
+    ck.range("cluster.intra_node.latency", c.intraNode.latency, 0, 1);
+    ck.range("cluster.intra_node.efficiency", c.intraNode.efficiency, 0.01, 1.5);
+    ck.positive("cluster.inter_node.bandwidth", c.interNode.bandwidth, 1e15);
+    ck.range("cluster.inter_node.latency", c.interNode.latency, 0, 1);
+    ck.range("cluster.inter_node.efficiency", c.interNode.efficiency, 0.01, 1.5);
+    ck.positive("cluster.nvme_bandwidth_per_node", c.nvmeBandwidthPerNode, 1e15);
+    ck.positive("cluster.cpu_adam_params_per_second", c.cpuAdamParamsPerSecond, 1e15);
+    ck.range("cluster.misc_bytes", c.miscBytes, 0, 1e15);
+    if (s.cluster.gpu.hostLinkBandwidth <= 0 && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None))
+        ck.fail("cluster.gpu.host_link_bandwidth", "offload needs a host link bandwidth above 0");
+
+    const Training& t = s.training;
+    bool trainOk = ck.range("training.seq_len", double(t.seqLen), 1, kMaxSeq);
+    trainOk &= ck.range("training.global_batch", double(t.globalBatch), 1, kMaxBatch);
+    trainOk &= ck.range("training.micro_batch", double(t.microBatch), 1, kMaxBatch);
+    if (t.precision == Precision::Fp8Mixed && c.gpu.fp8DenseFlops <= 0)
+        ck.fail("training.precision", "fp8-mixed needs FP8 tensor cores; ", c.gpu.name.empty() ? c.gpu.id : c.gpu.name,
+            " has none (fp8_dense_flops is 0)");
+    if (m.position == PositionEmbedding::Learned && trainOk && modelOk && m.maxSeq > 0 && t.seqLen > m.maxSeq)
+        ck.fail("training.seq_len", "seq_len (", t.seqLen, ") exceeds the learned position embedding's max_seq (", m.maxSeq, ")");
+
+    const Parallelism& p = s.parallelism;
+    bool parOk = ck.range("parallelism.tp", p.tp, 1, kMaxDegree);
+    parOk &= ck.range("parallelism.pp", p.pp, 1, kMaxDegree);
+    parOk &= ck.range("parallelism.cp", p.cp, 1, kMaxDegree);
+    parOk &= ck.range("parallelism.ep", p.ep, 1, kMaxDegree);
+    parOk &= ck.range("parallelism.virtual_stages", p.virtualStages, 1, 1024);
+    parOk &= ck.range("parallelism.shard_group", p.shardGroup, 0, kMaxGpus);
+    if (!(parOk && modelOk && clusterOk && trainOk))
+        return issues;
+
+    if (m.heads % p.tp != 0)
+        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide heads (", m.heads, ")");
+    else if (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)
+        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide kv_heads (", m.kvHeads, ") or be a multiple of it (KV heads are then replicated)");
+    if (m.ffnHidden % p.tp != 0)
+        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide ffn_hidden (", m.ffnHidden, ")");
+    if (m.vocab < p.tp)
+        ck.fail("parallelism.tp", "tp (", p.tp, ") must not exceed vocab (", m.vocab, ")");
+    const double gpus = double(c.nodes) * c.gpusPerNode;
+    const double denom = double(p.tp) * p.pp * p.cp;
+    const int dp = dataParallel(s);
+    if (denom > gpus || dp == 0) {
+        ck.fail("parallelism.tp", "tp × pp × cp (", denom, ") must divide the GPU count nodes × gpus_per_node (", gpus,
+            ") so that dp is whole");
+        return issues;
+    }
+    if (p.pp > m.layers)
+        ck.fail("parallelism.pp", "pp (", p.pp, ") must not exceed layers (", m.layers, ")");
+    if (p.schedule == PpSchedule::Interleaved && double(p.pp) * p.virtualStages > m.layers)
+        ck.fail("parallelism.virtual_stages", "pp × virtual_stages (", p.pp * p.virtualStages, ") must not exceed layers (",
+            m.layers, ")");
+    if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && p.virtualStages < 2)
+        ck.fail("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of 2 or more");
+    if (t.seqLen % p.cp != 0)
+        ck.fail("parallelism.cp", "cp (", p.cp, ") must divide seq_len (", t.seqLen, ")");
+    if (p.cp > 1 && (t.seqLen / p.cp) % 2 != 0)
+        ck.fail("parallelism.cp", "seq_len / cp (", t.seqLen / p.cp, ") must be even: causal load balancing splits each chunk in two");
+    const double mbdp = double(t.microBatch) * dp;
+    if (std::fmod(double(t.globalBatch), mbdp) != 0)
+        ck.fail("training.global_batch", "global_batch (", t.globalBatch, ") must be a multiple of micro_batch × dp (",
+            t.microBatch, " × ", dp, " = ", mbdp, ")");
+    if (p.ep > 1) {
+        if (!m.isMoe())
+            ck.fail("parallelism.ep", "ep (", p.ep, ") needs a mixture-of-experts model");
+        else if (m.moe.experts % p.ep != 0)
+            ck.fail("parallelism.ep", "ep (", p.ep, ") must divide experts (", m.moe.experts, ")");
+        if ((double(dp) * p.cp) / p.ep != std::floor((double(dp) * p.cp) / p.ep))
+            ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dp * p.cp, ")");
+    }
+    if (p.sharding == Sharding::FsdpHybrid) {
+        const int group = p.shardGroup > 0 ? p.shardGroup : c.gpusPerNode;
+        if ((dp * p.cp) % group != 0 && group < dp * p.cp)
+            ck.fail("parallelism.shard_group", "shard_group (", group, ") must divide dp × cp (", dp * p.cp, ")");
+    }
+    if (s.offload.parameters != OffloadTarget::None && p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)
+        ck.fail("offload.parameters", "parameter offload needs fully sharded parameters (zero3 or fsdp-full), not ",
+            p.sharding == Sharding::Ddp ? "ddp" : "this sharding");
+    if (s.offload.optimizer != OffloadTarget::None && p.sharding == Sharding::Ddp)
+        ck.fail("offload.optimizer", "optimizer offload needs a ZeRO or FSDP sharding strategy, not ddp");
+    if (s.nccl.minChannels < 0 || s.nccl.minChannels > 64)
+        ck.fail("nccl.min_channels", "min_channels (", s.nccl.minChannels, ") must be between 0 and 64 (NCCL MAXCHANNELS)");
+    return issues;
+}
+
+} // namespace shardscope::core

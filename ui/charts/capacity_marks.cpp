@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "charts/capacity_marks.h"
+
+#include "charts/qcp.h"
+#include "util/units.h"
+
+namespace shardscope::ui {
+
+CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
+    : m_plot(plot)
+    , m_rect(rect)
+    , m_line(new QCPItemStraightLine(plot))
+    , m_label(new QCPItemText(plot))
+{
+    m_line->setClipAxisRect(rect);
+    m_line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    m_line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    m_label->setClipAxisRect(rect);
+    m_label->position->setAxisRect(rect);
+    m_label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    m_label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_label->setPadding(QMargins(3, 1, 3, 1));
+}
+
+void CapacityMarks::setTheme(const ChartTheme& theme)
+{
+    m_line->setPen(QPen(theme.foreground, 2, Qt::DashLine));
+    m_label->setColor(theme.foreground);
+    QColor bg = theme.background;
+    bg.setAlpha(210);
+    m_label->setBrush(bg);
+    QFont f = m_plot->font();
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    m_label->setFont(f);
+    for (QCPItemText* t : std::as_const(m_texts)) {
+        t->setFont(f);
+        t->setBrush(bg);
+    }
+}
+
+void CapacityMarks::grow(int n)
+{
+    while (m_boxes.size() < n) {
+        auto* box = new QCPItemRect(m_plot);
+        box->setClipAxisRect(m_rect);
+        for (QCPItemPosition* p : {box->topLeft, box->bottomRight})
+            p->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+        box->setPen(QPen(okabe_ito::vermillion, 2));
+        box->setBrush(QBrush(okabe_ito::vermillion, Qt::BDiagPattern));
+        auto* text = new QCPItemText(m_plot);
+        text->setClipAxisRect(m_rect);
+        text->position->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+        text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        text->setColor(okabe_ito::vermillion);
+        text->setPadding(QMargins(2, 0, 2, 1));
+        QFont f = m_label->font();
+        f.setBold(true);
+        text->setFont(f);
+        text->setBrush(m_label->brush());
+        m_boxes << box;
+        m_texts << text;
+        m_boxKey << -1;
+    }
+}
+
+void CapacityMarks::set(double capacity, const QString& label, const QVector<double>& keys, const QVector<double>& totals,
+                        double barWidth, double yMax)
+{
+    m_line->point1->setCoords(0, capacity);
+    m_line->point2->setCoords(1, capacity);
+    m_line->setVisible(capacity > 0);
+    m_label->position->setCoords(0.995, capacity);
+    m_label->setText(label);
+    m_label->setVisible(capacity > 0);
+    int used = 0;
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const double total = totals[i];
+        const bool over = capacity > 0 && total > capacity * (1 + 1e-9);
+        const bool clipped = total > yMax;
+        if (!over && !clipped)
+            continue;
+        grow(used + 1);
+        QCPItemRect* box = m_boxes[used];
+        QCPItemText* text = m_texts[used];
+        const double top = std::min(total, yMax);
+        box->setVisible(over);
+        box->topLeft->setCoords(keys[i] - barWidth / 2, top);
+        box->bottomRight->setCoords(keys[i] + barWidth / 2, capacity);
+        text->setVisible(true);
+        text->setPositionAlignment(Qt::AlignHCenter | (clipped ? Qt::AlignTop : Qt::AlignBottom));
+        text->position->setCoords(keys[i], top);
+        const double bytes = (over ? total - capacity : total) * Units::bytesPerUnit();
+        text->setText(clipped ? QStringLiteral("↑ %1").arg(Units::bytes(total * Units::bytesPerUnit(), 0))
+                              : QStringLiteral("+%1").arg(Units::bytes(bytes, 1)));
+        m_boxKey[used] = int(i);
+        ++used;
+    }
+    m_visibleExcess = 0;
+    for (int i = 0; i < m_boxes.size(); ++i) {
+        if (i >= used) {
+            m_boxes[i]->setVisible(false);
+            m_texts[i]->setVisible(false);
+            m_boxKey[i] = -1;
+        } else if (m_boxes[i]->visible()) {
+            ++m_visibleExcess;
+        }
+    }
+}
+
+bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return item == m_line || item == m_label; }
+
+int CapacityMarks::excessIndexOf(const QCPAbstractItem* item) const
+{
+    for (int i = 0; i < m_boxes.size(); ++i)
+        if ((item == m_boxes[i] || item == m_texts[i]) && m_boxes[i]->visible())
+            return m_boxKey[i];
+    for (int i = 0; i < m_texts.size(); ++i)
+        if (item == m_texts[i] && m_texts[i]->visible())
+            return m_boxKey[i];
+    return -1;
+}
+
+} // namespace shardscope::ui

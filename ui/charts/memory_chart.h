@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "charts/chart_base.h"
+
+#include <shardscope/core/result.h>
+#include <shardscope/core/scenario.h>
+
+#include <memory>
+
+class QCPAxisTickerText;
+
+namespace shardscope::ui {
+
+class CapacityMarks;
+class MemoryStack;
+
+/// Memory per GPU: the seven items stacked, one bar per pipeline stage when PP > 1, against a line at the
+/// GPU's memory, with the excess hatched and labelled.
+class MemoryChart : public ChartBase
+{
+    Q_OBJECT
+public:
+    explicit MemoryChart(QWidget* parent = nullptr);
+    ~MemoryChart() override;
+    void setResult(const core::Scenario& scenario, const core::Result& result);
+
+    /// Bars shown (stages, or 1), for tests.
+    [[nodiscard]] int barCount() const { return int(m_keys.size()); }
+    /// Stacked total of bar i in bytes.
+    [[nodiscard]] double barTotal(int i) const;
+    [[nodiscard]] const CapacityMarks& capacityMarks() const { return *m_marks; }
+
+protected:
+    QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
+    QString itemToolTip(QCPAbstractItem* item) const override;
+    void themeChanged() override;
+
+private:
+    [[nodiscard]] const core::MemoryBreakdown* breakdown(int bar) const;
+    std::unique_ptr<MemoryStack> m_stack;
+    std::unique_ptr<CapacityMarks> m_marks;
+    QSharedPointer<QCPAxisTickerText> m_ticker;
+    QVector<double> m_keys;
+    bool m_perStage = false;
+    core::Scenario m_scenario;
+    core::Result m_result;
+};
+
+} // namespace shardscope::ui

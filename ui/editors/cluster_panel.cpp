@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/cluster_panel.h"
+
+#include "document/scenario_document.h"
+#include "editors/value_slider.h"
+#include "util/units.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+
+namespace shardscope::ui {
+
+using core::Scenario;
+
+namespace {
+QList<int> nodeSteps()
+{
+    // 1..16 one by one, then 24, 32, 48, 64, ... 8192 (about log scale).
+    QList<int> v;
+    for (int i = 1; i <= 16; ++i)
+        v << i;
+    for (int base = 16; base < 8192; base *= 2)
+        v << base * 3 / 2 << base * 2;
+    return v;
+}
+} // namespace
+
+ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
+    : EditorPanel(doc, parent)
+    , m_gpu(new QComboBox(this))
+    , m_total(new QLabel(this))
+{
+    m_gpu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gpu->setMinimumContentsLength(18);
+    for (const core::GpuSpec& g : m_doc->catalog().gpus) {
+        m_gpu->addItem(QStringLiteral("%1  (%2)").arg(QString::fromStdString(g.name), Units::bytes(g.memoryBytes, 0)),
+                       QString::fromStdString(g.id));
+        m_gpu->setItemData(m_gpu->count() - 1,
+                           tr("%1 TFLOP/s BF16 dense, %2 TB/s HBM. Source: %3")
+                               .arg(g.bf16DenseFlops / 1e12, 0, 'f', 0)
+                               .arg(g.memoryBandwidth / 1e12, 0, 'f', 2)
+                               .arg(QString::fromStdString(g.source)),
+                           Qt::ToolTipRole);
+    }
+    addRow(QStringLiteral("cluster.gpu"), m_gpu, tr("Accelerator type (resources/catalog/gpus.json)"));
+    connect(m_gpu, &QComboBox::activated, this, [this](int index) {
+        const core::GpuSpec* gpu = m_doc->catalog().gpu(m_gpu->itemData(index).toString().toStdString());
+        if (!gpu)
+            return;
+        const core::GpuSpec spec = *gpu;
+        commit(QStringLiteral("cluster.gpu"), QString::fromStdString(spec.name), [spec](Scenario& s) { s.cluster.gpu = spec; });
+    });
+
+    auto* nodes = addSlider(QStringLiteral("cluster.nodes"), [](const Scenario& s) { return s.cluster.nodes; },
+                            [](Scenario& s, int64_t v) { s.cluster.nodes = int(v); }, tr("Number of nodes (servers)"));
+    nodes->setValues(nodeSteps());
+    nodes->setFreeEntry(1, 100000);
+    addSpin(QStringLiteral("cluster.gpus_per_node"), 1, 1024, [](const Scenario& s) { return s.cluster.gpusPerNode; },
+            [](Scenario& s, int64_t v) { s.cluster.gpusPerNode = int(v); },
+            tr("GPUs in one node (8 in an HGX/DGX server, 72 in an NVL72 rack)"));
+    m_form->addRow(tr("Total GPUs:"), m_total);
+    m_intra = addLinkCombo(QStringLiteral("cluster.intra_node"), false);
+    m_inter = addLinkCombo(QStringLiteral("cluster.inter_node"), true);
+    addSpin(QStringLiteral("cluster.nics_per_node"), 0, 1024, [](const Scenario& s) { return s.cluster.nicsPerNode; },
+            [](Scenario& s, int64_t v) { s.cluster.nicsPerNode = int(v); },
+            tr("Scale-out ports per node (0 = one per GPU, the rail-optimised default)"))
+        ->setSpecialValueText(tr("one per GPU"));
+}
+
+QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
+{
+    auto* combo = new QComboBox(this);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(14);
+    int& entries = scaleOut ? m_interEntries : m_intraEntries;
+    for (const core::LinkSpec& l : m_doc->catalog().links) {
+        const bool out = l.kind == core::LinkKind::ScaleOut;
+        const bool in = l.kind == core::LinkKind::ScaleUp || l.kind == core::LinkKind::Host;
+        if (scaleOut ? !out : !in)
+            continue;
+        combo->addItem(QStringLiteral("%1  (%2 GB/s)").arg(QString::fromStdString(l.name)).arg(l.bandwidth / 1e9, 0, 'f', 0),
+                       QString::fromStdString(l.id));
+        combo->setItemData(combo->count() - 1, QString::fromStdString(l.source), Qt::ToolTipRole);
+        ++entries;
+    }
+    addRow(field, combo,
+           scaleOut ? tr("Network between nodes; bandwidth per port per direction (resources/catalog/links.json)")
+                    : tr("Link between the GPUs of one node; bandwidth per GPU per direction"));
+    connect(combo, &QComboBox::activated, this, [this, combo, field, scaleOut](int index) {
+        const core::LinkSpec* link = m_doc->catalog().link(combo->itemData(index).toString().toStdString());
+        if (!link)
+            return;
+        const core::LinkSpec spec = *link;
+        commit(field, QString::fromStdString(spec.name), [spec, scaleOut](Scenario& s) {
+            (scaleOut ? s.cluster.interNode : s.cluster.intraNode) = spec;
+        });
+    });
+    return combo;
+}
+
+void ClusterPanel::refreshExtras(const Scenario& s)
+{
+    const auto& cat = m_doc->catalog();
+    const core::GpuSpec* gpu = cat.gpu(s.cluster.gpu.id);
+    selectCatalogEntry(m_gpu, int(cat.gpus.size()), QString::fromStdString(s.cluster.gpu.id), !gpu || !(*gpu == s.cluster.gpu),
+                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.gpu.name)));
+    const core::LinkSpec* intra = cat.link(s.cluster.intraNode.id);
+    selectCatalogEntry(m_intra, m_intraEntries, QString::fromStdString(s.cluster.intraNode.id),
+                       !intra || !(*intra == s.cluster.intraNode),
+                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.intraNode.name)));
+    const core::LinkSpec* inter = cat.link(s.cluster.interNode.id);
+    selectCatalogEntry(m_inter, m_interEntries, QString::fromStdString(s.cluster.interNode.id),
+                       !inter || !(*inter == s.cluster.interNode),
+                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.interNode.name)));
+    m_total->setText(tr("%1 × %2 = %3").arg(s.cluster.nodes).arg(s.cluster.gpusPerNode).arg(s.cluster.gpus()));
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "editors/enum_choices.h"
+
+#include <shardscope/core/scenario.h>
+
+#include <QHash>
+#include <QWidget>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+namespace shardscope::ui {
+
+class ScenarioDocument;
+class ValueSlider;
+
+/// Base of the editor groups: a form whose controls show the document's scenario (refresh(), under signal
+/// blockers) and write back only through ScenarioDocument::edit(). Each control is registered under its
+/// scenario field ("parallelism.tp") so issues can name and focus it.
+class EditorPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    EditorPanel(ScenarioDocument* doc, QWidget* parent);
+
+    /// Shows the document's current scenario in every control.
+    void refresh();
+    [[nodiscard]] QWidget* widgetForField(const QString& field) const { return m_widgets.value(field); }
+    /// Registered fields in form order.
+    [[nodiscard]] const QStringList& fields() const { return m_fieldOrder; }
+    /// Marks the labels of fields with problems (field -> message; error or warning colour).
+    void markProblems(const QHash<QString, QString>& errors, const QHash<QString, QString>& warnings);
+
+protected:
+    template <class T>
+    using Get = std::function<T(const core::Scenario&)>;
+    template <class T>
+    using Set = std::function<void(core::Scenario&, T)>;
+
+    /// Panel-specific refresh (value lists, enabled states, derived labels).
+    virtual void refreshExtras(const core::Scenario&) { }
+
+    QLabel* addRow(const QString& field, QWidget* widget, const QString& toolTip = {});
+    QSpinBox* addSpin(const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set,
+                      const QString& toolTip = {});
+    QComboBox* addEnum(const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set,
+                       const QString& toolTip = {});
+    QCheckBox* addCheck(const QString& field, Get<bool> get, Set<bool> set, const QString& toolTip = {});
+    ValueSlider* addSlider(const QString& field, Get<int64_t> get, Set<int64_t> set, const QString& toolTip = {});
+    /// Pushes change as one undo step "Set <field label> to <valueText>".
+    void commit(const QString& field, const QString& valueText, const std::function<void(core::Scenario&)>& change);
+    void addRefresher(std::function<void(const core::Scenario&)> refresher) { m_refreshers.push_back(std::move(refresher)); }
+    void setRowVisible(QWidget* widget, bool visible);
+    /// Selects id in a combo whose first `entries` items are catalog entries (item data = id). A custom or
+    /// modified entry gets one trailing item with customLabel; it is removed when no longer needed.
+    static void selectCatalogEntry(QComboBox* combo, int entries, const QString& id, bool custom,
+                                   const QString& customLabel);
+
+    ScenarioDocument* m_doc;
+    QFormLayout* m_form;
+
+private:
+    std::vector<std::function<void(const core::Scenario&)>> m_refreshers;
+    QHash<QString, QWidget*> m_widgets;
+    QStringList m_fieldOrder;
+    QHash<QString, QLabel*> m_labels;
+    QHash<QString, QString> m_marked; // field -> "e:msg" / "w:msg" currently shown
+};
+
+} // namespace shardscope::ui

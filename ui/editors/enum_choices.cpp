@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/enum_choices.h"
+
+#include <shardscope/core/scenario.h>
+
+#include <QtGlobal>
+
+namespace shardscope::ui {
+
+#define T(x) QT_TRANSLATE_NOOP("Choices", x)
+namespace {
+using namespace shardscope::core;
+const Choice kSharding[] = {
+    {int(Sharding::Ddp), T("DDP (replicated)"), T("Every data-parallel rank holds all parameters, gradients and optimizer states.")},
+    {int(Sharding::Zero1), T("ZeRO-1 (optimizer)"), T("Optimizer states sharded across the data-parallel group (P_os).")},
+    {int(Sharding::Zero2), T("ZeRO-2 (+ gradients)"), T("Optimizer states and gradients sharded (P_os+g).")},
+    {int(Sharding::Zero3), T("ZeRO-3 (+ parameters)"), T("Optimizer states, gradients and parameters sharded (P_os+g+p).")},
+    {int(Sharding::FsdpFull), T("FSDP full shard"), T("PyTorch FSDP FULL_SHARD (= ZeRO-3).")},
+    {int(Sharding::FsdpGradOp), T("FSDP shard grad-op"), T("PyTorch FSDP SHARD_GRAD_OP (= ZeRO-2).")},
+    {int(Sharding::FsdpHybrid), T("FSDP hybrid shard"), T("Full shard inside a shard group, replicated across groups (HSDP).")},
+};
+const Choice kPrecision[] = {
+    {int(Precision::Fp32), T("FP32")},
+    {int(Precision::Bf16Mixed), T("BF16 mixed")},
+    {int(Precision::Fp16Mixed), T("FP16 mixed")},
+    {int(Precision::Bf16), T("BF16 (pure)")},
+    {int(Precision::Fp8Mixed), T("FP8 mixed")},
+};
+const Choice kOptimizer[] = {
+    {int(Optimizer::AdamW), T("AdamW")},
+    {int(Optimizer::AdamW8bit), T("AdamW 8-bit")},
+    {int(Optimizer::SgdMomentum), T("SGD + momentum")},
+    {int(Optimizer::Adafactor), T("Adafactor")},
+};
+const Choice kRecompute[] = {
+    {int(Recompute::None), T("None"), T("Store every activation.")},
+    {int(Recompute::Selective), T("Selective"), T("Recompute core attention only (Korthikanti et al. 2022).")},
+    {int(Recompute::Full), T("Full"), T("Store only each layer's input; recompute the layer in backward.")},
+};
+const Choice kAccounting[] = {
+    {int(Accounting::ZeroPaper), T("ZeRO paper (16 B/param)"), T("2 + 2 + 12 bytes per parameter for mixed-precision Adam.")},
+    {int(Accounting::Megatron), T("Megatron (18 B/param)"), T("FP32 main gradients: 2 + 4 + 12 bytes per parameter.")},
+    {int(Accounting::DeepSpeed), T("DeepSpeed estimator"), T("DeepSpeed's estimate_zero*_model_states_mem_needs.")},
+};
+const Choice kSchedule[] = {
+    {int(PpSchedule::GPipe), T("GPipe")},
+    {int(PpSchedule::OneFOneB), T("1F1B")},
+    {int(PpSchedule::Interleaved), T("Interleaved 1F1B")},
+    {int(PpSchedule::ZeroBubble), T("Zero bubble")},
+};
+const Choice kOffload[] = {
+    {int(OffloadTarget::None), T("None")},
+    {int(OffloadTarget::Cpu), T("CPU")},
+    {int(OffloadTarget::Nvme), T("NVMe")},
+};
+const Choice kNcclAlgo[] = {{int(NcclAlgo::Auto), T("Auto")}, {int(NcclAlgo::Ring), T("Ring")}, {int(NcclAlgo::Tree), T("Tree")}};
+const Choice kNcclProto[] = {{int(NcclProto::Auto), T("Auto")},
+                             {int(NcclProto::Simple), T("Simple")},
+                             {int(NcclProto::LL), T("LL")},
+                             {int(NcclProto::LL128), T("LL128")}};
+const Choice kMlp[] = {{int(Mlp::Gelu), T("GELU")}, {int(Mlp::Relu), T("ReLU")}, {int(Mlp::SwiGlu), T("SwiGLU")}};
+const Choice kNorm[] = {{int(Norm::LayerNorm), T("LayerNorm")}, {int(Norm::RmsNorm), T("RMSNorm")}};
+const Choice kPosition[] = {{int(PositionEmbedding::Learned), T("Learned")},
+                            {int(PositionEmbedding::Rope), T("RoPE")},
+                            {int(PositionEmbedding::Alibi), T("ALiBi")}};
+} // namespace
+#undef T
+
+std::span<const Choice> shardingChoices() { return kSharding; }
+std::span<const Choice> precisionChoices() { return kPrecision; }
+std::span<const Choice> optimizerChoices() { return kOptimizer; }
+std::span<const Choice> recomputeChoices() { return kRecompute; }
+std::span<const Choice> accountingChoices() { return kAccounting; }
+std::span<const Choice> scheduleChoices() { return kSchedule; }
+std::span<const Choice> offloadChoices() { return kOffload; }
+std::span<const Choice> ncclAlgoChoices() { return kNcclAlgo; }
+std::span<const Choice> ncclProtoChoices() { return kNcclProto; }
+std::span<const Choice> mlpChoices() { return kMlp; }
+std::span<const Choice> normChoices() { return kNorm; }
+std::span<const Choice> positionChoices() { return kPosition; }
+
+} // namespace shardscope::ui

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/model_panel.h"
+
+#include "document/parameter_count.h"
+#include "document/scenario_document.h"
+#include "util/units.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+namespace shardscope::ui {
+
+using core::Scenario;
+
+ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
+    : EditorPanel(doc, parent)
+    , m_preset(new QComboBox(this))
+    , m_params(new QLabel(this))
+{
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_preset->setMinimumContentsLength(18);
+    addRow(QStringLiteral("model.preset"), m_preset,
+           tr("Model presets from the catalog (resources/catalog/models.json) with their parameter counts. "
+              "Editing an architecture field below keeps the preset as the base and overrides that field."));
+    fillPresets();
+    connect(m_preset, &QComboBox::activated, this, [this](int index) {
+        const QString id = m_preset->itemData(index).toString();
+        const core::ModelSpec* spec = m_doc->catalog().model(id.toStdString());
+        if (!spec)
+            return;
+        const core::ModelSpec model = *spec;
+        m_doc->edit(tr("Choose model %1").arg(QString::fromStdString(model.name)), QStringLiteral("model.preset"),
+                    [model](Scenario& s) { s.model = model; });
+    });
+    m_params->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_params->setToolTip(tr("Parameter count Ψ of this architecture as the core counts it (embeddings, attention, "
+                            "MLP or experts, norms); active = parameters one token passes through."));
+    m_form->addRow(tr("Parameters:"), m_params);
+
+    const int kMax = 1 << 30;
+    addSpin(QStringLiteral("model.layers"), 1, 100000, [](const Scenario& s) { return s.model.layers; },
+            [](Scenario& s, int64_t v) { s.model.layers = int(v); }, tr("Transformer layers L"));
+    addSpin(QStringLiteral("model.hidden"), 1, kMax, [](const Scenario& s) { return s.model.hidden; },
+            [](Scenario& s, int64_t v) { s.model.hidden = v; }, tr("Hidden size h (d_model)"))
+        ->setSingleStep(128);
+    addSpin(QStringLiteral("model.heads"), 1, 100000, [](const Scenario& s) { return s.model.heads; },
+            [](Scenario& s, int64_t v) { s.model.heads = int(v); }, tr("Attention (query) heads a"));
+    addSpin(QStringLiteral("model.kv_heads"), 1, 100000, [](const Scenario& s) { return s.model.kvHeads; },
+            [](Scenario& s, int64_t v) { s.model.kvHeads = int(v); },
+            tr("Key/value heads g (g = a: multi-head, 1: multi-query, otherwise grouped-query attention)"));
+    addSpin(QStringLiteral("model.ffn_hidden"), 1, kMax, [](const Scenario& s) { return s.model.ffnHidden; },
+            [](Scenario& s, int64_t v) { s.model.ffnHidden = v; }, tr("MLP intermediate size f"))
+        ->setSingleStep(256);
+    addSpin(QStringLiteral("model.vocab"), 1, kMax, [](const Scenario& s) { return s.model.vocab; },
+            [](Scenario& s, int64_t v) { s.model.vocab = v; }, tr("Vocabulary size V"))
+        ->setSingleStep(1024);
+    addEnum(QStringLiteral("model.mlp"), mlpChoices(), [](const Scenario& s) { return int(s.model.mlp); },
+            [](Scenario& s, int v) { s.model.mlp = core::Mlp(v); }, tr("MLP type (SwiGLU has three weight matrices)"));
+    addEnum(QStringLiteral("model.norm"), normChoices(), [](const Scenario& s) { return int(s.model.norm); },
+            [](Scenario& s, int v) { s.model.norm = core::Norm(v); });
+    addEnum(QStringLiteral("model.position_embedding"), positionChoices(),
+            [](const Scenario& s) { return int(s.model.position); },
+            [](Scenario& s, int v) { s.model.position = core::PositionEmbedding(v); });
+    addCheck(QStringLiteral("model.tied_embeddings"), [](const Scenario& s) { return s.model.tiedEmbeddings; },
+             [](Scenario& s, bool v) { s.model.tiedEmbeddings = v; },
+             tr("Input embedding and output layer share one weight matrix"));
+    addSpin(QStringLiteral("model.moe.experts"), 0, 4096, [](const Scenario& s) { return s.model.moe.experts; },
+            [](Scenario& s, int64_t v) { s.model.moe.experts = int(v); },
+            tr("Routed experts per MoE layer (0 = dense model)"))
+        ->setSpecialValueText(tr("dense"));
+    m_moeRows << addSpin(QStringLiteral("model.moe.top_k"), 0, 64, [](const Scenario& s) { return s.model.moe.topK; },
+                         [](Scenario& s, int64_t v) { s.model.moe.topK = int(v); }, tr("Experts each token visits"));
+    m_moeRows << addSpin(QStringLiteral("model.moe.expert_ffn_hidden"), 0, kMax,
+                         [](const Scenario& s) { return s.model.moe.expertFfnHidden; },
+                         [](Scenario& s, int64_t v) { s.model.moe.expertFfnHidden = v; },
+                         tr("Intermediate size of one expert"));
+    m_moeRows << addSpin(QStringLiteral("model.moe.shared_experts"), 0, 64,
+                         [](const Scenario& s) { return s.model.moe.sharedExperts; },
+                         [](Scenario& s, int64_t v) { s.model.moe.sharedExperts = int(v); },
+                         tr("Always-active experts (DeepSeek)"));
+    m_moeRows << addSpin(QStringLiteral("model.moe.dense_layers"), 0, 100000,
+                         [](const Scenario& s) { return s.model.moe.denseLayers; },
+                         [](Scenario& s, int64_t v) { s.model.moe.denseLayers = int(v); },
+                         tr("Leading layers with a dense MLP"));
+}
+
+void ModelPanel::fillPresets()
+{
+    // Published count when the catalog has one, else the core's count (presets are static: done once).
+    const Scenario base = m_doc->scenario();
+    for (const core::ModelSpec& m : m_doc->catalog().models) {
+        double params = m.paramsPublished;
+        if (params <= 0)
+            params = countParameters(base, m).total;
+        const QString text = params > 0 ? QStringLiteral("%1  (%2)").arg(QString::fromStdString(m.name), Units::count(params))
+                                        : QString::fromStdString(m.name);
+        m_preset->addItem(text, QString::fromStdString(m.id));
+        m_preset->setItemData(m_preset->count() - 1, QString::fromStdString(m.source), Qt::ToolTipRole);
+    }
+}
+
+void ModelPanel::refreshExtras(const Scenario& s)
+{
+    const core::ModelSpec* preset = m_doc->catalog().model(s.model.id);
+    const bool custom = !preset || !(*preset == s.model);
+    selectCatalogEntry(m_preset, int(m_doc->catalog().models.size()), QString::fromStdString(s.model.id), custom,
+                       preset ? tr("%1 (modified)").arg(QString::fromStdString(preset->name))
+                              : tr("Custom: %1").arg(QString::fromStdString(s.model.name)));
+    const core::Result& r = m_doc->result();
+    ParameterCount count;
+    if (r.valid && r.parameters > 0)
+        count = {r.parameters, r.activeParameters, true};
+    else
+        count = countParameters(s, s.model);
+    if (!count.valid)
+        m_params->setText(tr("— (check the architecture)"));
+    else if (s.model.isMoe())
+        m_params->setText(tr("%1 total, %2 active").arg(Units::count(count.total), Units::count(count.active)));
+    else
+        m_params->setText(Units::count(count.total));
+    for (QWidget* w : std::as_const(m_moeRows))
+        setRowVisible(w, s.model.isMoe());
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/parallelism_panel.h"
+
+#include "editors/value_slider.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+
+namespace shardscope::ui {
+
+using core::Scenario;
+
+namespace {
+/// Divisors of n up to limit (at least {1}).
+QList<int> divisors(int64_t n, int64_t limit)
+{
+    QList<int> d;
+    for (int64_t i = 1; i <= std::min(n, limit); ++i)
+        if (n % i == 0)
+            d << int(i);
+    if (d.isEmpty())
+        d << 1;
+    return d;
+}
+} // namespace
+
+ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
+    : EditorPanel(doc, parent)
+    , m_dp(new QLabel(this))
+{
+    addEnum(QStringLiteral("parallelism.sharding"), shardingChoices(),
+            [](const Scenario& s) { return int(s.parallelism.sharding); },
+            [](Scenario& s, int v) { s.parallelism.sharding = core::Sharding(v); },
+            tr("How model states are split across the data-parallel group"));
+    m_tp = addSlider(QStringLiteral("parallelism.tp"), [](const Scenario& s) { return s.parallelism.tp; },
+                     [](Scenario& s, int64_t v) { s.parallelism.tp = int(v); },
+                     tr("Tensor-parallel degree t: offered values divide the attention heads and the KV heads"));
+    m_pp = addSlider(QStringLiteral("parallelism.pp"), [](const Scenario& s) { return s.parallelism.pp; },
+                     [](Scenario& s, int64_t v) { s.parallelism.pp = int(v); },
+                     tr("Pipeline stages p: offered values divide the layers"));
+    m_cp = addSlider(QStringLiteral("parallelism.cp"), [](const Scenario& s) { return s.parallelism.cp; },
+                     [](Scenario& s, int64_t v) { s.parallelism.cp = int(v); },
+                     tr("Context-parallel degree c: the sequence is split c ways (powers of two dividing s)"));
+    m_ep = addSlider(QStringLiteral("parallelism.ep"), [](const Scenario& s) { return s.parallelism.ep; },
+                     [](Scenario& s, int64_t v) { s.parallelism.ep = int(v); },
+                     tr("Expert-parallel degree e: offered values divide the routed experts"));
+    m_form->addRow(tr("Data parallel (DP):"), m_dp);
+    m_dp->setToolTip(tr("Derived: DP = GPUs / (TP × PP × CP) (shared/DESIGN.md)"));
+    m_sp = addCheck(QStringLiteral("parallelism.sequence_parallel"),
+                    [](const Scenario& s) { return s.parallelism.sequenceParallel; },
+                    [](Scenario& s, bool v) { s.parallelism.sequenceParallel = v; },
+                    tr("Megatron sequence parallelism: shards norms and dropout along the sequence (needs TP > 1)"));
+    m_schedule = addEnum(QStringLiteral("parallelism.pp_schedule"), scheduleChoices(),
+                         [](const Scenario& s) { return int(s.parallelism.schedule); },
+                         [](Scenario& s, int v) { s.parallelism.schedule = core::PpSchedule(v); });
+    m_virtual = addSpin(QStringLiteral("parallelism.virtual_stages"), 1, 64,
+                        [](const Scenario& s) { return s.parallelism.virtualStages; },
+                        [](Scenario& s, int64_t v) { s.parallelism.virtualStages = int(v); },
+                        tr("Model chunks per pipeline rank v (interleaved schedule)"));
+    m_shardGroup = addSpin(QStringLiteral("parallelism.shard_group"), 0, 1 << 20,
+                           [](const Scenario& s) { return s.parallelism.shardGroup; },
+                           [](Scenario& s, int64_t v) { s.parallelism.shardGroup = int(v); },
+                           tr("FSDP hybrid: GPUs that fully shard among themselves (0 = one node)"));
+    m_shardGroup->setSpecialValueText(tr("one node"));
+}
+
+void ParallelismPanel::refreshExtras(const Scenario& s)
+{
+    const int gpus = std::max(1, s.cluster.gpus());
+    // TP must divide the heads and the KV heads (each rank owns whole heads).
+    QList<int> tp;
+    for (int d : divisors(s.model.heads, gpus))
+        if (s.model.kvHeads <= 0 || s.model.kvHeads % d == 0 || d % s.model.kvHeads == 0)
+            tp << d;
+    m_tp->setValues(tp);
+    m_pp->setValues(divisors(s.model.layers, gpus));
+    QList<int> cp;
+    for (int c = 1; c <= gpus && s.training.seqLen % c == 0 && c <= 64; c *= 2)
+        cp << c;
+    m_cp->setValues(cp);
+    m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<int>{1});
+    setRowVisible(m_ep, s.model.isMoe() || s.parallelism.ep != 1);
+    const int dp = core::dataParallel(s);
+    m_dp->setText(dp > 0 ? QStringLiteral("%1 / (%2 × %3 × %4) = %5")
+                               .arg(s.cluster.gpus())
+                               .arg(s.parallelism.tp)
+                               .arg(s.parallelism.pp)
+                               .arg(s.parallelism.cp)
+                               .arg(dp)
+                         : tr("not whole: GPUs must be a multiple of TP × PP × CP"));
+    m_sp->setEnabled(s.parallelism.tp > 1 || s.parallelism.sequenceParallel);
+    m_schedule->setEnabled(s.parallelism.pp > 1);
+    m_virtual->setEnabled(s.parallelism.schedule == core::PpSchedule::Interleaved || s.parallelism.virtualStages != 1);
+    m_shardGroup->setEnabled(s.parallelism.sharding == core::Sharding::FsdpHybrid || s.parallelism.shardGroup != 0);
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/scenario_editor.h"
+
+#include "document/scenario_document.h"
+#include "editors/cluster_panel.h"
+#include "editors/model_panel.h"
+#include "editors/nccl_panel.h"
+#include "editors/offload_panel.h"
+#include "editors/parallelism_panel.h"
+#include "editors/training_panel.h"
+#include "explain/field_names.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+namespace shardscope::ui {
+
+ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
+    : QScrollArea(parent)
+    , m_doc(doc)
+    , m_content(new QWidget(this))
+    , m_name(new QLineEdit(m_content))
+{
+    setWidgetResizable(true);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(m_content);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(6);
+
+    auto* nameForm = new QFormLayout;
+    nameForm->addRow(tr("Scenario:"), m_name);
+    m_name->setToolTip(tr("Name of the scenario (saved in the file)"));
+    m_name->setProperty("scenarioField", QStringLiteral("name"));
+    layout->addLayout(nameForm);
+    connect(m_name, &QLineEdit::editingFinished, this, [this] {
+        const std::string name = m_name->text().toStdString();
+        m_doc->edit(tr("Rename scenario"), QStringLiteral("name"), [name](core::Scenario& s) { s.name = name; });
+    });
+
+    addGroup(tr("Model"), new ModelPanel(doc, m_content));
+    addGroup(tr("Cluster"), new ClusterPanel(doc, m_content));
+    addGroup(tr("Training"), new TrainingPanel(doc, m_content));
+    addGroup(tr("Parallelism"), new ParallelismPanel(doc, m_content));
+    addGroup(tr("Offload"), new OffloadPanel(doc, m_content));
+    addGroup(tr("NCCL"), new NcclPanel(doc, m_content));
+    layout->addStretch(1);
+    setWidget(m_content);
+
+    connect(doc, &ScenarioDocument::changed, this, &ScenarioEditor::refresh);
+    refresh();
+}
+
+void ScenarioEditor::addGroup(const QString& title, EditorPanel* panel)
+{
+    auto* box = new QGroupBox(title, m_content);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(panel);
+    m_content->layout()->addWidget(box);
+    m_panels << panel;
+}
+
+void ScenarioEditor::refresh()
+{
+    const core::Scenario& s = m_doc->scenario();
+    if (!m_name->hasFocus()) {
+        const QSignalBlocker block(m_name);
+        m_name->setText(QString::fromStdString(s.name));
+    }
+    for (EditorPanel* p : std::as_const(m_panels))
+        p->refresh();
+    // Mark the controls that the core's issues and warnings name.
+    QHash<QString, QString> errors;
+    QHash<QString, QString> warnings;
+    const core::Result& r = m_doc->result();
+    for (const core::Issue& i : r.issues)
+        errors.insert(knownField(QString::fromStdString(i.field)), QString::fromStdString(i.message));
+    for (const core::Issue& w : r.warnings)
+        warnings.insert(knownField(QString::fromStdString(w.field)), QString::fromStdString(w.message));
+    for (EditorPanel* p : std::as_const(m_panels))
+        p->markProblems(errors, warnings);
+}
+
+QWidget* ScenarioEditor::widgetForField(const QString& field) const
+{
+    if (field == QLatin1String("name"))
+        return m_name;
+    QString f = knownField(field);
+    while (!f.isEmpty()) {
+        for (EditorPanel* p : m_panels)
+            if (QWidget* w = p->widgetForField(f))
+                return w;
+        const int dot = f.lastIndexOf(QLatin1Char('.'));
+        if (dot < 0)
+            break;
+        f.truncate(dot);
+    }
+    // A group-level field ("model"): the group's first control.
+    const QString group = field.section(QLatin1Char('.'), 0, 0);
+    for (EditorPanel* p : m_panels)
+        for (const QString& known : p->fields())
+            if (known.startsWith(group + QLatin1Char('.')))
+                return p->widgetForField(known);
+    return nullptr;
+}
+
+void ScenarioEditor::focusField(const QString& field)
+{
+    QWidget* w = widgetForField(field);
+    if (!w)
+        return;
+    ensureWidgetVisible(w, 20, 40);
+    w->setFocus(Qt::OtherFocusReason);
+}
+
+} // namespace shardscope::ui

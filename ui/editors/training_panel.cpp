@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editors/training_panel.h"
+
+#include "editors/value_slider.h"
+
+#include <QSpinBox>
+
+namespace shardscope::ui {
+
+using core::Scenario;
+
+TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
+    : EditorPanel(doc, parent)
+{
+    auto* seq = addSlider(QStringLiteral("training.seq_len"), [](const Scenario& s) { return s.training.seqLen; },
+                          [](Scenario& s, int64_t v) { s.training.seqLen = v; },
+                          tr("Tokens per sequence s (the slider moves in powers of two; type any value)"));
+    QList<int> powers;
+    for (int v = 128; v <= (1 << 20); v *= 2)
+        powers << v;
+    seq->setValues(powers);
+    seq->setFreeEntry(1, 1 << 24);
+    addSpin(QStringLiteral("training.global_batch"), 1, 1 << 24, [](const Scenario& s) { return s.training.globalBatch; },
+            [](Scenario& s, int64_t v) { s.training.globalBatch = v; }, tr("Sequences per optimizer step B"));
+    m_microBatch = addSlider(QStringLiteral("training.micro_batch"), [](const Scenario& s) { return s.training.microBatch; },
+                             [](Scenario& s, int64_t v) { s.training.microBatch = v; },
+                             tr("Sequences per micro-batch per data-parallel replica b (values that divide B / DP)"));
+    addEnum(QStringLiteral("training.precision"), precisionChoices(),
+            [](const Scenario& s) { return int(s.training.precision); },
+            [](Scenario& s, int v) { s.training.precision = core::Precision(v); });
+    addEnum(QStringLiteral("training.optimizer"), optimizerChoices(),
+            [](const Scenario& s) { return int(s.training.optimizer); },
+            [](Scenario& s, int v) { s.training.optimizer = core::Optimizer(v); });
+    addEnum(QStringLiteral("training.recompute"), recomputeChoices(),
+            [](const Scenario& s) { return int(s.training.recompute); },
+            [](Scenario& s, int v) { s.training.recompute = core::Recompute(v); },
+            tr("Activation recomputation (checkpointing)"));
+    addCheck(QStringLiteral("training.flash_attention"), [](const Scenario& s) { return s.training.flashAttention; },
+             [](Scenario& s, bool v) { s.training.flashAttention = v; },
+             tr("Fused attention that never stores the s × s score matrix"));
+    addCheck(QStringLiteral("training.dropout"), [](const Scenario& s) { return s.training.dropout; },
+             [](Scenario& s, bool v) { s.training.dropout = v; },
+             tr("Store dropout masks (Korthikanti et al.'s formulas assume they are stored)"));
+    addEnum(QStringLiteral("training.accounting"), accountingChoices(),
+            [](const Scenario& s) { return int(s.training.accounting); },
+            [](Scenario& s, int v) { s.training.accounting = core::Accounting(v); },
+            tr("How model-state bytes per parameter are counted"));
+}
+
+void TrainingPanel::refreshExtras(const Scenario& s)
+{
+    // Micro-batch sizes that divide the per-replica batch B / DP; powers of two when that is not whole.
+    const int dp = core::dataParallel(s);
+    QList<int> values;
+    if (dp > 0 && s.training.globalBatch % dp == 0) {
+        const int64_t perReplica = s.training.globalBatch / dp;
+        for (int64_t b = 1; b <= std::min<int64_t>(perReplica, 1024); ++b)
+            if (perReplica % b == 0)
+                values << int(b);
+    } else {
+        for (int b = 1; b <= 64; b *= 2)
+            values << b;
+    }
+    m_microBatch->setValues(values);
+}
+
+} // namespace shardscope::ui

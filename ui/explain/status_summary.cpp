@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "explain/status_summary.h"
+
+#include "explain/field_names.h"
+#include "explain/formulas.h"
+#include "explain/tooltips.h"
+#include "util/units.h"
+
+#include <shardscope/core/evaluate.h>
+
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace shardscope::ui {
+
+namespace {
+QString tr(const char* text) { return QCoreApplication::translate("StatusSummary", text); }
+
+struct Candidate {
+    QString label;
+    std::function<bool(core::Scenario&)> change; // false: not applicable
+};
+
+struct Tried {
+    QString label;
+    core::Result result;
+};
+
+/// The memory items, largest first.
+std::vector<std::pair<QString, double>> memoryItems(const core::MemoryBreakdown& m)
+{
+    std::vector<std::pair<QString, double>> items = {
+        {QStringLiteral("memory.parameters"), m.parameters},
+        {QStringLiteral("memory.gradients"), m.gradients},
+        {QStringLiteral("memory.optimizer_states"), m.optimizerStates},
+        {QStringLiteral("memory.activations"), m.activations},
+        {QStringLiteral("memory.gathered_parameters"), m.gatheredParameters},
+        {QStringLiteral("memory.communication_buffers"), m.communicationBuffers},
+        {QStringLiteral("memory.framework_overhead"), m.frameworkOverhead},
+    };
+    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return items;
+}
+
+bool divides(int64_t d, int64_t n) { return d > 0 && n % d == 0; }
+
+std::vector<Candidate> candidates(const core::Scenario& s)
+{
+    using core::Scenario;
+    std::vector<Candidate> c;
+    const auto& p = s.parallelism;
+    if (s.training.recompute == core::Recompute::None)
+        c.push_back({tr("selective recompute"), [](Scenario& x) { x.training.recompute = core::Recompute::Selective; return true; }});
+    if (s.training.recompute != core::Recompute::Full)
+        c.push_back({tr("full recompute"), [](Scenario& x) { x.training.recompute = core::Recompute::Full; return true; }});
+    if (s.training.microBatch > 1)
+        c.push_back({tr("micro-batch %1").arg(s.training.microBatch / 2),
+                     [](Scenario& x) { x.training.microBatch /= 2; return true; }});
+    if (p.tp > 1 && !p.sequenceParallel)
+        c.push_back({tr("sequence parallel"), [](Scenario& x) { x.parallelism.sequenceParallel = true; return true; }});
+    for (int tp = p.tp * 2; tp <= s.cluster.gpusPerNode; tp *= 2) {
+        if (!divides(tp, s.model.heads))
+            continue;
+        c.push_back({tr("TP=%1").arg(tp), [tp](Scenario& x) { x.parallelism.tp = tp; return true; }});
+        break;
+    }
+    if (divides(p.pp * 2, s.model.layers))
+        c.push_back({tr("PP=%1").arg(p.pp * 2), [](Scenario& x) { x.parallelism.pp *= 2; return true; }});
+    if (p.sharding != core::Sharding::Zero3 && p.sharding != core::Sharding::FsdpFull)
+        c.push_back({tr("ZeRO-3"), [](Scenario& x) { x.parallelism.sharding = core::Sharding::Zero3; return true; }});
+    if (s.offload.optimizer == core::OffloadTarget::None)
+        c.push_back({tr("optimizer offload to CPU"), [](Scenario& x) { x.offload.optimizer = core::OffloadTarget::Cpu; return true; }});
+    c.push_back({tr("%1 nodes").arg(s.cluster.nodes * 2), [](Scenario& x) { x.cluster.nodes *= 2; return true; }});
+    return c;
+}
+
+std::vector<Tried> tryCandidates(const core::Scenario& s)
+{
+    std::vector<Tried> out;
+    for (const Candidate& cand : candidates(s)) {
+        core::Scenario x = s;
+        if (!cand.change(x) || !core::validate(x).empty())
+            continue;
+        Tried t{cand.label, {}};
+        core::evaluateInto(x, t.result, false);
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+QString suggestion(const core::Scenario& s)
+{
+    std::vector<Tried> tried = tryCandidates(s);
+    std::vector<const Tried*> fitting;
+    for (const Tried& t : tried)
+        if (t.result.fits)
+            fitting.push_back(&t);
+    if (!fitting.empty()) {
+        std::sort(fitting.begin(), fitting.end(),
+                  [](const Tried* a, const Tried* b) { return a->result.step.total() < b->result.step.total(); });
+        QStringList parts;
+        for (size_t i = 0; i < std::min<size_t>(2, fitting.size()); ++i)
+            parts << tr("%1 (%2, %3/step)")
+                         .arg(fitting[i]->label, Units::bytes(fitting[i]->result.memory.total()),
+                              Units::seconds(fitting[i]->result.step.total()));
+        return tr("try %1").arg(parts.join(tr(" or ")));
+    }
+    const auto best = std::min_element(tried.begin(), tried.end(), [](const Tried& a, const Tried& b) {
+        return a.result.memory.total() < b.result.memory.total();
+    });
+    if (best == tried.end())
+        return {};
+    return tr("no single change fits; closest: %1 (%2)").arg(best->label, Units::bytes(best->result.memory.total()));
+}
+
+QString timeLimit(const core::Result& r)
+{
+    const double total = r.step.total();
+    if (total <= 0)
+        return {};
+    const std::pair<const char*, double> parts[] = {
+        {"time.compute", r.step.compute},
+        {"time.recompute", r.step.recompute},
+        {"time.exposed_communication", r.step.exposedCommunication},
+        {"time.pipeline_bubble", r.step.pipelineBubble},
+        {"time.offload", r.step.offload},
+        {"time.optimizer", r.step.optimizer},
+    };
+    QString text = tr("step %1, %2 tokens/s, MFU %3")
+                       .arg(Units::seconds(total), Units::count(r.throughput.tokensPerSecond),
+                            Units::percent(r.throughput.mfu));
+    // Name the biggest overhead beyond compute when it is material.
+    const auto* worst = &parts[1];
+    for (const auto& p : parts)
+        if (p.second > worst->second && p.first != parts[0].first)
+            worst = &p;
+    const double share = worst->second / total;
+    if (share < 0.05)
+        return text + tr("; compute-bound");
+    QString what = explanationTitle(QString::fromLatin1(worst->first)).toLower();
+    if (worst->first == parts[2].first) {
+        const auto top = std::max_element(r.collectives.begin(), r.collectives.end(),
+                                          [](const auto& a, const auto& b) { return a.exposedTime < b.exposedTime; });
+        if (top != r.collectives.end() && top->exposedTime > 0)
+            what += tr(" (mostly %1)").arg(collectiveLabel(*top));
+    }
+    return text + tr("; limited by %1 at %2 of the step").arg(what, Units::percent(share, 0));
+}
+} // namespace
+
+StatusSummary summarize(const core::Scenario& scenario, const core::Result& result)
+{
+    StatusSummary out;
+    if (!result.valid) {
+        out.level = StatusSummary::Level::Invalid;
+        if (result.issues.empty()) {
+            out.text = tr("The scenario cannot be evaluated.");
+            return out;
+        }
+        const core::Issue& first = result.issues.front();
+        out.text = tr("Invalid: %1: %2").arg(fieldLabel(QString::fromStdString(first.field)),
+                                             QString::fromStdString(first.message));
+        if (result.issues.size() > 1)
+            out.text += tr(" (and %n more, see Issues)", nullptr, int(result.issues.size() - 1));
+        return out;
+    }
+    const double total = result.memory.total();
+    const auto items = memoryItems(result.memory);
+    const QString largest = explanationTitle(items.front().first).toLower();
+    if (!result.fits) {
+        out.level = StatusSummary::Level::Bad;
+        out.text = tr("Does not fit: %1 of %2 per GPU (%3 over); largest item %4 %5")
+                       .arg(Units::bytes(total), Units::bytes(result.capacity), Units::bytes(total - result.capacity),
+                            largest, Units::bytes(items.front().second));
+        if (result.pp > 1)
+            out.text += tr(" on stage %1").arg(result.peakStage);
+        const QString hint = suggestion(scenario);
+        if (!hint.isEmpty())
+            out.text += QStringLiteral("; ") + hint;
+        if (result.minGpus > 0)
+            out.text += tr(". Fits from %1 GPUs with these settings.").arg(result.minGpus);
+        else
+            out.text += QLatin1Char('.');
+        return out;
+    }
+    const double headroom = result.capacity > 0 ? 1.0 - total / result.capacity : 0;
+    out.level = headroom < 0.05 ? StatusSummary::Level::Warning : StatusSummary::Level::Good;
+    out.text = tr("Fits: %1 of %2 per GPU (%3 free; largest item %4 %5); %6.")
+                   .arg(Units::bytes(total), Units::bytes(result.capacity), Units::percent(headroom, 0), largest,
+                        Units::bytes(items.front().second), timeLimit(result));
+    if (!result.warnings.empty()) {
+        out.level = StatusSummary::Level::Warning;
+        out.text += tr(" %n warning(s), see Issues.", nullptr, int(result.warnings.size()));
+    }
+    return out;
+}
+
+} // namespace shardscope::ui
