@@ -337,6 +337,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
 /// NCCL buffer bytes of one communicator (see kNcclBuffSize).
 double ncclCommunicatorBytes(int channels, int peers) { return channels * peers * kNcclProtocols * kNcclBuffSize; }
 
+double ncclPointToPointBytes(int peers) { return 2.0 * peers * kNcclBuffSize; }
+
 /// DeepSpeed ZeRO-3 estimator host memory per node (formulas.md §1.4, zero_init = True).
 double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam)
 {

@@ -64,6 +64,9 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageSh
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (formulas.md §1.7).
 double ncclCommunicatorBytes(int channels, int peers);
 
+/// NCCL send/recv buffers towards `peers` peers: one Simple-protocol buffer per peer and direction.
+double ncclPointToPointBytes(int peers);
+
 /// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True (formulas.md §1.4).
 double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
 

@@ -114,6 +114,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     using namespace detail;
     r.valid = true;
     r.collectives.clear();
+    r.collectives.reserve(12);
     r.stages.clear();
     r.bytesByGroup = {};
     r.totalCommBytes = 0;
@@ -216,7 +217,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     double epMsg = 0;
     CollectiveCost epCost;
     if (ep > 1) {
+        // FP8 training dispatches tokens in FP8 (DeepSeek-V3 §3.3, formulas.md §4.6): half the bytes of those calls.
         epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
+        if (s.training.precision == Precision::Fp8Mixed)
+            epMsg *= 0.75; // dispatch at 1 byte, combine at 2: the average of the four calls
         epCost = collectiveTime(CollectiveOp::AllToAll, epMsg, epG, cl, s.nccl);
     }
 
@@ -267,7 +271,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     double sumStage = 0, maxStage = 0;
     int slow = 0;
     double hostPerGpuMax = 0, nvmePerGpuMax = 0;
-    std::vector<double> stageDpFwd(pp), stageDpBwd(pp);
+    // per-stage exposed data-parallel time per micro-batch: [2i] forward, [2i+1] backward
+    std::vector<double> stageDp(2 * static_cast<size_t>(pp));
     for (int i = 0; i < pp; ++i) {
         const StageShape st = stageShape(s, sh, i);
         StageInfo& si = r.stages[i];
@@ -307,8 +312,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             const double all = rs.time * std::ceil(psi / 5e8);
             dpBwd = std::max(rs.time, all - bwd);
         }
-        stageDpFwd[i] = dpFwd;
-        stageDpBwd[i] = dpBwd;
+        stageDp[2 * i] = dpFwd;
+        stageDp[2 * i + 1] = dpBwd;
         si.forwardTime = fwd + dpFwd;
         si.backwardTime = bwd + dpBwd;
         si.weightGradTime = wgrad;
@@ -338,7 +343,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         addComm(replicaG, 2);
     addComm(ppPair, 2);
     if (ep > 1) {
-        addComm(epG, 2 * (ep - 1));
+        // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
+        nccl += ncclPointToPointBytes(ep - 1);
         addComm(edpG, 2);
     }
     for (auto& st : r.stages) {
@@ -375,7 +381,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     const double mm = static_cast<double>(m);
     const double recomputePerMb = slowShape.denseLayers * denseL.recompute + slowShape.moeLayers * moeL.recompute;
     const double commPerMb = slowShape.denseLayers * (denseL.commFwd + denseL.commBwd)
-        + slowShape.moeLayers * (moeL.commFwd + moeL.commBwd) + stageDpFwd[slow] + stageDpBwd[slow];
+        + slowShape.moeLayers * (moeL.commFwd + moeL.commBwd) + stageDp[2 * slow] + stageDp[2 * slow + 1];
     StepTime& step = r.step;
     step = {};
     step.recompute = mm * recomputePerMb;
@@ -456,7 +462,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
                 rsExposed = std::max(rs.time, rs.time * calls - lastBwd); // overlapped with the last backward
                 dpTail += rsExposed;
             } else {
-                rsExposed = stageDpBwd[slow] * mm; // already in the per-micro-batch times
+                rsExposed = stageDp[2 * slow + 1] * mm; // already in the per-micro-batch times
             }
             addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rsCalls, bucketElems * B.reduce, rs,
                 rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter");
@@ -479,10 +485,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             const double rsCalls = mm * units;
             const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
             addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, B.w * unit, ag,
-                exposedShare * mm * stageDpFwd[slow] + exposedShare * mm * stageDpBwd[slow] * 0.5, sg.nodes > 1,
+                exposedShare * mm * stageDp[2 * slow] + exposedShare * mm * stageDp[2 * slow + 1] * 0.5, sg.nodes > 1,
                 expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)");
             addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, B.reduce * unit, rs,
-                exposedShare * mm * stageDpBwd[slow] * 0.5, sg.nodes > 1,
+                exposedShare * mm * stageDp[2 * slow + 1] * 0.5, sg.nodes > 1,
                 expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)");
             if (hybrid && replicaG.size > 1) {
                 // HSDP: the gradient shard is all-reduced across replicas once per step (formulas.md §4.2).
@@ -582,6 +588,33 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     }
 }
 
+ModelSize modelSize(const ModelSpec& model)
+{
+    const auto c = detail::countParameters(model);
+    return { c.total, c.active };
+}
+
+namespace {
+// Advice that is not an error: the layout is valid but probably not what the user wants.
+void addWarnings(const Scenario& s, Result& r)
+{
+    const auto& p = s.parallelism;
+    if (p.sequenceParallel && p.tp == 1)
+        r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
+    if (p.tp > s.model.kvHeads)
+        r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
+    if (p.tp > s.cluster.gpusPerNode)
+        r.warnings.push_back({ "parallelism.tp",
+            "the TP group spans nodes: its all-reduces cross the inter-node network on every layer" });
+    if (s.model.isMoe() && p.ep > 1 && static_cast<long long>(p.ep) * p.tp > s.cluster.gpusPerNode)
+        r.warnings.push_back({ "parallelism.ep", "the EP group spans nodes: all-to-all traffic crosses the network" });
+    if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
+        r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
+    if (s.model.layers % p.pp != 0)
+        r.warnings.push_back({ "parallelism.pp", "layers do not divide evenly over pipeline stages; the last stages get one more" });
+}
+} // namespace
+
 Result evaluate(const Scenario& s)
 {
     Result r;
@@ -591,6 +624,7 @@ Result evaluate(const Scenario& s)
         return r;
     }
     evaluateInto(s, r, true);
+    addWarnings(s, r);
     return r;
 }
 

@@ -16,6 +16,13 @@ namespace shardscope::core {
 /// has valid == false, the issues, and no figures. Deterministic and allocation-light (called per slider move).
 [[nodiscard]] Result evaluate(const Scenario& scenario);
 
+/// Parameter count of an architecture (catalogs.md "Parameter-count check"; honours params override).
+struct ModelSize {
+    double total = 0;   ///< Ψ
+    double active = 0;  ///< parameters one token uses (top-k experts for MoE)
+};
+[[nodiscard]] ModelSize modelSize(const ModelSpec& model);
+
 /// As evaluate() but skips validation and min_gpus (for searches that generate only valid layouts).
 void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus);
 

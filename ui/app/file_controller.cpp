@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/file_controller.h"
+
+#include "document/catalog_resources.h"
+#include "document/scenario_document.h"
+#include "document/scenario_file.h"
+#include "settings/app_settings.h"
+
+#include <shardscope/core/scenario_json.h>
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+namespace shardscope::ui {
+
+namespace {
+QString fileFilter()
+{
+    return FileController::tr("ShardScope scenarios (*.shardscope.json *.json);;All files (*)");
+}
+} // namespace
+
+FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWidget* window)
+    : QObject(window)
+    , m_doc(doc)
+    , m_settings(settings)
+    , m_window(window)
+{
+    connect(m_settings, &AppSettings::recentFilesChanged, this, &FileController::rebuildRecentMenu);
+}
+
+void FileController::populateMenu(QMenu* menu)
+{
+    menu->addAction(tr("&New"), QKeySequence::New, this, &FileController::newScenario)->setToolTip(tr("Start from the default scenario"));
+    menu->addAction(tr("&Open…"), QKeySequence::Open, this, &FileController::openDialog);
+    m_recentMenu = menu->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    QMenu* examples = menu->addMenu(tr("&Examples"));
+    for (const QString& path : exampleScenarioPaths()) {
+        QString name = QFileInfo(path).fileName();
+        name.remove(QStringLiteral(".shardscope.json")).remove(QStringLiteral(".json"));
+        examples->addAction(name, this, [this, path] { openExample(path); });
+    }
+    examples->setEnabled(!examples->isEmpty());
+    menu->addSeparator();
+    menu->addAction(tr("&Save"), QKeySequence::Save, this, &FileController::save);
+    menu->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &FileController::saveAs);
+}
+
+void FileController::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList files = m_settings->recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this, [this, path] {
+            if (maybeSave())
+                open(path);
+        })->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+bool FileController::maybeSave()
+{
+    if (!m_doc->isModified())
+        return true;
+    const auto answer = m_prompt
+        ? m_prompt()
+        : QMessageBox::warning(m_window, tr("Unsaved changes"),
+                               tr("“%1” has unsaved changes. Save them?").arg(m_doc->displayName()),
+                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void FileController::newScenario()
+{
+    if (!maybeSave())
+        return;
+    m_doc->reset(core::defaultScenario(m_doc->catalog()), QString());
+    emit statusMessage(tr("New scenario"));
+}
+
+QString FileController::askPath(bool save)
+{
+    if (m_fileDialog)
+        return m_fileDialog(save);
+    const QString dir = m_doc->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+        : QFileInfo(m_doc->filePath()).absolutePath();
+    if (!save)
+        return QFileDialog::getOpenFileName(m_window, tr("Open scenario"), dir, fileFilter());
+    QString suggested = m_doc->filePath();
+    if (suggested.isEmpty()) {
+        QString name = QString::fromStdString(m_doc->scenario().name).simplified();
+        name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+        suggested = QDir(dir).filePath((name.isEmpty() ? QStringLiteral("scenario") : name) + QStringLiteral(".shardscope.json"));
+    }
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Save scenario"), suggested, fileFilter());
+    if (!path.isEmpty() && !path.endsWith(QLatin1String(".json")))
+        path += QStringLiteral(".shardscope.json");
+    return path;
+}
+
+void FileController::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = askPath(false);
+    if (!path.isEmpty())
+        open(path);
+}
+
+bool FileController::openFile(const QString& path, QString* error)
+{
+    const ScenarioLoad load = readScenarioFile(path, m_doc->catalog());
+    if (!load.ok()) {
+        if (error)
+            *error = load.errors.join(QLatin1Char('\n'));
+        return false;
+    }
+    m_doc->reset(load.scenario, QFileInfo(path).absoluteFilePath());
+    m_settings->addRecentFile(path);
+    m_settings->setLastScenario(QFileInfo(path).absoluteFilePath());
+    emit statusMessage(load.warnings.isEmpty() ? tr("Opened %1").arg(path)
+                                               : tr("Opened %1 (%2)").arg(path, load.warnings.join(QStringLiteral("; "))));
+    return true;
+}
+
+bool FileController::open(const QString& path)
+{
+    QString error;
+    if (openFile(path, &error))
+        return true;
+    QMessageBox::warning(m_window, tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
+    if (!QFileInfo::exists(path))
+        m_settings->removeRecentFile(path);
+    return false;
+}
+
+void FileController::openExample(const QString& resourcePath)
+{
+    if (!maybeSave())
+        return;
+    const ScenarioLoad load = readScenarioFile(resourcePath, m_doc->catalog());
+    if (!load.ok()) {
+        QMessageBox::warning(m_window, tr("Cannot open example"), load.errors.join(QLatin1Char('\n')));
+        return;
+    }
+    m_doc->reset(load.scenario, QString()); // examples are read-only: saving asks for a file
+    emit statusMessage(tr("Example: %1").arg(QString::fromStdString(load.scenario.name)));
+}
+
+bool FileController::saveTo(const QString& path, QString* error)
+{
+    const QString reason = writeScenarioFile(path, m_doc->scenario(), m_doc->catalog());
+    if (!reason.isEmpty()) {
+        if (error)
+            *error = reason;
+        return false;
+    }
+    m_doc->markSaved(QFileInfo(path).absoluteFilePath());
+    m_settings->addRecentFile(path);
+    m_settings->setLastScenario(QFileInfo(path).absoluteFilePath());
+    emit statusMessage(tr("Saved %1").arg(path));
+    return true;
+}
+
+bool FileController::save()
+{
+    if (m_doc->filePath().isEmpty())
+        return saveAs();
+    QString error;
+    if (saveTo(m_doc->filePath(), &error))
+        return true;
+    QMessageBox::warning(m_window, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(m_doc->filePath(), error));
+    return false;
+}
+
+bool FileController::saveAs()
+{
+    const QString path = askPath(true);
+    if (path.isEmpty())
+        return false;
+    QString error;
+    if (saveTo(path, &error))
+        return true;
+    QMessageBox::warning(m_window, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
+    return false;
+}
+
+} // namespace shardscope::ui
