@@ -56,6 +56,7 @@ case "$cmd" in
     build
     runtime_dir
     "$BUILD_DIR/tests/bench/bench_evaluate"
+    "$BUILD_DIR/tests/bench/bench_search"
     if [ -x "$BUILD_DIR/tests/ui/gui_bench" ]; then
       QT_QPA_PLATFORM=offscreen "$BUILD_DIR/tests/ui/gui_bench"
     fi

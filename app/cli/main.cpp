@@ -2,6 +2,7 @@
 // shardscope-cli: evaluate scenarios and list catalogs (shared/DESIGN.md "CLI").
 // Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
 #include "format.h"
+#include "search_command.h"
 
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/evaluate.h"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ constexpr int kOk = 0, kInternal = 1, kInvalid = 2;
 
 const char* kUsage = R"(usage:
   shardscope-cli evaluate FILE.json [--format json|table]
+  shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
+                 [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
+                 [--objective tokens|cost|headroom] [--threads N] [--no-offload]
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   FILE may be - to read the scenario from standard input.
 options:
@@ -30,8 +35,21 @@ exit codes: 0 done, 2 invalid input, 1 internal error
 
 struct Args {
     std::string command, target, format = "json", catalogDir;
+    std::map<std::string, std::string> options; ///< every --name value (and --flag) as given
     bool help = false;
 };
+
+// Options that take a value; any other --name is a flag.
+bool takesValue(const std::string& s)
+{
+    for (const char* k : { "--format", "--catalog-dir", "--top", "--gpus", "--min-gpus", "--max-gpus", "--max-tp",
+             "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--objective", "--threads", "--target",
+             "--chart", "--out", "--width", "--height", "--dpi" })
+        if (s == k)
+            return true;
+    return false;
+}
+bool isFlag(const std::string& s) { return s == "--no-offload"; }
 
 bool parseArgs(int argc, char** argv, Args& a, std::string& err)
 {
@@ -40,14 +58,14 @@ bool parseArgs(int argc, char** argv, Args& a, std::string& err)
         const std::string s = argv[i];
         if (s == "-h" || s == "--help") {
             a.help = true;
-        } else if (s == "--format" || s == "--catalog-dir") {
+        } else if (takesValue(s)) {
             if (i + 1 >= argc) {
                 err = s + " needs a value";
                 return false;
             }
-            (s == "--format" ? a.format : a.catalogDir) = argv[++i];
-        } else if (s.rfind("--format=", 0) == 0) {
-            a.format = s.substr(9);
+            a.options[s] = argv[++i];
+        } else if (isFlag(s)) {
+            a.options[s] = "1";
         } else if (s.size() > 1 && s[0] == '-' && s != "-") {
             err = "unknown option " + s;
             return false;
@@ -63,7 +81,11 @@ bool parseArgs(int argc, char** argv, Args& a, std::string& err)
     }
     a.command = pos[0];
     a.target = pos[1];
-    if (a.format != "json" && a.format != "table") {
+    if (a.options.count("--format"))
+        a.format = a.options["--format"];
+    if (a.options.count("--catalog-dir"))
+        a.catalogDir = a.options["--catalog-dir"];
+    if (a.command != "search" && a.format != "json" && a.format != "table") {
         err = "--format must be json or table, not '" + a.format + "'";
         return false;
     }
@@ -118,7 +140,7 @@ int run(int argc, char** argv)
             shardscope::cli::printCatalogTable(std::cout, catalog, a.target);
         return kOk;
     }
-    if (a.command == "evaluate") {
+    if (a.command == "evaluate" || a.command == "search") {
         std::string text;
         if (!readInput(a.target, text, err)) {
             std::cerr << "shardscope-cli: " << err << "\n";
@@ -131,6 +153,14 @@ int run(int argc, char** argv)
             for (const auto& e : parsed.errors)
                 std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
             return kInvalid;
+        }
+        if (a.command == "search") {
+            if (const auto issues = shardscope::core::validate(parsed.scenario); !issues.empty()) {
+                for (const auto& e : issues)
+                    std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+                return kInvalid;
+            }
+            return shardscope::cli::runSearch(parsed.scenario, catalog, a.options, std::cout, std::cerr);
         }
         auto result = shardscope::core::evaluate(parsed.scenario);
         if (!result.valid) {

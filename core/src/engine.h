@@ -67,6 +67,9 @@ double ncclCommunicatorBytes(int channels, int peers);
 /// NCCL send/recv buffers towards `peers` peers: one Simple-protocol buffer per peer and direction.
 double ncclPointToPointBytes(int peers);
 
+/// NCCL buffers of every communicator a GPU of this layout belongs to (defined in evaluate.cpp).
+double ncclBufferBytes(const Scenario& s, int dp);
+
 /// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True (formulas.md §1.4).
 double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
 

@@ -107,6 +107,36 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
 }
 
 } // namespace
+
+double ncclBufferBytes(const Scenario& s, int dp)
+{
+    const Cluster& cl = s.cluster;
+    const Parallelism& par = s.parallelism;
+    const int tp = par.tp, cp = par.cp, pp = par.pp;
+    const int ep = s.model.isMoe() ? par.ep : 1;
+    double bytes = 0;
+    auto add = [&](const GroupPlacement& g) {
+        if (g.size > 1)
+            bytes += ncclCommunicatorBytes(ncclChannels(g, cl, s.nccl), 2); // ring: one send and one receive peer
+    };
+    add(placeGroup(tp, 1, cl.gpusPerNode));
+    add(placeGroup(cp, tp, cl.gpusPerNode));
+    if (par.sharding == Sharding::FsdpHybrid) {
+        const int group = std::min(dp * cp, par.shardGroup > 0 ? par.shardGroup : cl.gpusPerNode);
+        add(placeGroup(group, tp, cl.gpusPerNode));
+        add(placeGroup(std::max(1, dp * cp / group), tp * group, cl.gpusPerNode));
+    } else {
+        add(placeGroup(dp * cp, tp, cl.gpusPerNode));
+    }
+    add(placeGroup(pp > 1 ? 2 : 1, tp * cp * dp, cl.gpusPerNode));
+    if (ep > 1) {
+        // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
+        bytes += ncclPointToPointBytes(ep - 1);
+        add(placeGroup(std::max(1, dp * cp / ep), tp * ep, cl.gpusPerNode));
+    }
+    return bytes;
+}
+
 } // namespace detail
 
 void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
@@ -330,23 +360,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     }
     r.memory = r.stages[r.peakStage].memory;
 
-    // NCCL communicator buffers (per GPU, every group it belongs to).
-    double nccl = 0;
-    auto addComm = [&](const GroupPlacement& g, int peers) {
-        if (g.size > 1)
-            nccl += ncclCommunicatorBytes(ncclChannels(g, cl, s.nccl), peers);
-    };
-    addComm(tpG, 2);
-    addComm(cpG, 2);
-    addComm(hybrid ? shardG : dpG, 2);
-    if (hybrid)
-        addComm(replicaG, 2);
-    addComm(ppPair, 2);
-    if (ep > 1) {
-        // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
-        nccl += ncclPointToPointBytes(ep - 1);
-        addComm(edpG, 2);
-    }
+    const double nccl = ncclBufferBytes(s, dp);
     for (auto& st : r.stages) {
         st.memory.communicationBuffers += nccl;
     }
@@ -569,7 +583,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
                     continue;
                 const StageShape st = stageShape(s, sh, i);
                 const MemoryBreakdown mem = stageMemory(s, sh, st, i, static_cast<int>(d), std::max<int64_t>(mb, 1), nullptr, nullptr);
-                if (mem.total() + nccl > r.capacity)
+                if (mem.total() + ncclBufferBytes(s, static_cast<int>(d)) > r.capacity)
                     return false;
             }
             return true;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// Layout search (auto-configuration): every valid combination of sharding, TP, PP, CP, EP, virtual stages,
+/// micro-batch, recompute and offload for the scenario's model, GPU type and GPU budget; ranked; Pareto front.
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace shardscope::core {
+
+enum class SearchObjective { TokensPerSecond, CostPerToken, MemoryHeadroom };
+
+struct SearchOptions {
+    int minGpus = 0;        ///< 0 = the scenario's GPU count; otherwise every whole node count in [minGpus, maxGpus]
+    int maxGpus = 0;
+    int maxTp = 0;          ///< 0 = GPUs per node
+    int maxPp = 64;
+    int maxCp = 8;
+    int maxEp = 0;          ///< 0 = no limit (divisors of experts)
+    int maxMicroBatch = 8;
+    double headroom = 0.0;  ///< fraction of GPU memory that must stay free (0.1 = fit in 90%)
+    SearchObjective objective = SearchObjective::TokensPerSecond;
+    int topK = 20;
+    int threads = 1;
+    bool allowOffload = true;
+};
+
+/// One layout, compact (what the search varies).
+struct Layout {
+    int gpus = 0;
+    Sharding sharding = Sharding::Zero3;
+    int tp = 1, pp = 1, cp = 1, ep = 1, virtualStages = 1;
+    PpSchedule schedule = PpSchedule::OneFOneB;
+    int microBatch = 1;
+    Recompute recompute = Recompute::None;
+    OffloadTarget offloadOptimizer = OffloadTarget::None;
+    OffloadTarget offloadParameters = OffloadTarget::None;
+};
+
+/// The scenario with a layout applied (nodes from gpus / gpus_per_node, sequence parallel whenever tp > 1).
+Scenario applyLayout(const Scenario& base, const Layout& layout);
+
+/// A feasible layout as a point of the search space.
+struct SearchPoint {
+    Layout layout;
+    double stepTime = 0;
+    double memory = 0;          ///< bytes on the most loaded GPU
+    double tokensPerSecond = 0;
+    double costPerToken = 0;    ///< USD per token; 0 when the GPU has no price
+    double score = 0;           ///< larger is better, per the objective
+    int64_t index = 0;          ///< enumeration order (ties break on it, so results do not depend on threads)
+};
+
+struct SearchProgress {
+    std::atomic<int64_t> evaluated{ 0 };
+    std::atomic<bool> cancel{ false };
+};
+
+struct SearchResult {
+    int64_t evaluated = 0;           ///< layouts scored (each valid combination, fitting or not)
+    int64_t feasible = 0;            ///< layouts that fit (with the headroom)
+    double seconds = 0;              ///< wall time of the search
+    bool cancelled = false;
+    std::vector<SearchPoint> points; ///< every feasible layout, best first
+    std::vector<size_t> pareto;      ///< indices into points: the step-time vs memory Pareto front, by step time
+};
+
+/// Runs the search. Deterministic: the same points in the same order for any thread count.
+SearchResult search(const Scenario& base, const SearchOptions& options, SearchProgress* progress = nullptr);
+
+/// Indices of the points not dominated in (step time, memory), both minimised; sorted by step time.
+std::vector<size_t> paretoFront(const std::vector<SearchPoint>& points);
+
+} // namespace shardscope::core

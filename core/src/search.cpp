@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Layout search: enumerate, pre-screen on memory (cheap, no allocation), score the ones that fit, rank, Pareto.
+#include "shardscope/core/search.h"
+
+#include "engine.h"
+#include "shardscope/core/evaluate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace shardscope::core {
+
+Scenario applyLayout(const Scenario& base, const Layout& l)
+{
+    Scenario s = base;
+    s.cluster.nodes = std::max(1, l.gpus / std::max(1, base.cluster.gpusPerNode));
+    auto& p = s.parallelism;
+    p.sharding = l.sharding;
+    p.tp = l.tp;
+    p.pp = l.pp;
+    p.cp = l.cp;
+    p.ep = l.ep;
+    p.schedule = l.schedule;
+    p.virtualStages = l.virtualStages;
+    p.sequenceParallel = l.tp > 1; // always worth it with TP (Korthikanti §4.2.2)
+    p.shardGroup = 0; // fsdp-hybrid: one node per shard group, as the search assumes
+    s.training.microBatch = l.microBatch;
+    s.training.recompute = l.recompute;
+    s.offload.optimizer = l.offloadOptimizer;
+    s.offload.parameters = l.offloadParameters;
+    return s;
+}
+
+std::vector<size_t> paretoFront(const std::vector<SearchPoint>& points)
+{
+    std::vector<size_t> order(points.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (points[a].stepTime != points[b].stepTime)
+            return points[a].stepTime < points[b].stepTime;
+        if (points[a].memory != points[b].memory)
+            return points[a].memory < points[b].memory;
+        return points[a].index < points[b].index;
+    });
+    std::vector<size_t> front;
+    double bestMem = INFINITY;
+    for (size_t i : order) {
+        if (points[i].memory < bestMem) {
+            front.push_back(i);
+            bestMem = points[i].memory;
+        }
+    }
+    return front;
+}
+
+namespace {
+
+std::vector<int> divisorsUpTo(int64_t n, int64_t limit)
+{
+    std::vector<int> d;
+    for (int64_t k = 1; k <= std::min(n, limit); ++k)
+        if (n % k == 0)
+            d.push_back(static_cast<int>(k));
+    return d;
+}
+
+/// The outer part of a layout: GPU count, tp, pp, cp, ep (the inner loops share its shape work).
+struct OuterTask {
+    int gpus, tp, pp, cp, ep;
+};
+
+struct Worker {
+    const Scenario& base;
+    const SearchOptions& opt;
+    SearchProgress* progress;
+    std::vector<SearchPoint> points;
+    int64_t evaluated = 0;
+    int64_t index = 0;
+
+    double score(const Result& r, double capacity) const
+    {
+        switch (opt.objective) {
+        case SearchObjective::TokensPerSecond: return r.throughput.tokensPerSecond;
+        case SearchObjective::CostPerToken: {
+            const double cost = r.throughput.costPerStepUsd > 0 ? r.throughput.costPerStepUsd
+                                                                 : r.gpus * r.step.total(); // GPU-seconds when unpriced
+            return -cost / (r.throughput.tokensPerSecond * r.step.total());
+        }
+        case SearchObjective::MemoryHeadroom: return capacity - r.memory.total();
+        }
+        return 0;
+    }
+
+    void run(const OuterTask& t, int64_t firstIndex)
+    {
+        index = firstIndex;
+        const int gpn = base.cluster.gpusPerNode;
+        const int dp = t.gpus / (t.tp * t.pp * t.cp);
+        const int64_t perDp = base.training.globalBatch / dp;
+        Scenario s = base;
+        s.cluster.nodes = t.gpus / gpn;
+        s.parallelism.tp = t.tp;
+        s.parallelism.pp = t.pp;
+        s.parallelism.cp = t.cp;
+        s.parallelism.ep = t.ep;
+        s.parallelism.sequenceParallel = t.tp > 1;
+        s.parallelism.shardGroup = 0;
+        const double capacity = base.cluster.gpu.memoryBytes * (1.0 - opt.headroom);
+        Result r;
+        const int layers = base.model.layers;
+        struct Sched {
+            PpSchedule schedule;
+            int v;
+        };
+        Sched scheds[6];
+        int nSched = 0;
+        if (t.pp == 1) {
+            scheds[nSched++] = { PpSchedule::OneFOneB, 1 };
+        } else {
+            scheds[nSched++] = { PpSchedule::OneFOneB, 1 };
+            scheds[nSched++] = { PpSchedule::ZeroBubble, 1 };
+            for (int v : { 2, 4 })
+                if (t.pp * v <= layers)
+                    scheds[nSched++] = { PpSchedule::Interleaved, v };
+        }
+        const Sharding shardings[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3,
+            Sharding::FsdpFull, Sharding::FsdpGradOp, Sharding::FsdpHybrid };
+        const Recompute recomputes[] = { Recompute::None, Recompute::Selective, Recompute::Full };
+        for (int mb = 1; mb <= opt.maxMicroBatch; mb *= 2) {
+            if (perDp % mb != 0)
+                continue;
+            s.training.microBatch = mb;
+            const int64_t m = perDp / mb;
+            for (int k = 0; k < nSched; ++k) {
+                s.parallelism.schedule = scheds[k].schedule;
+                s.parallelism.virtualStages = scheds[k].v;
+                for (Recompute rc : recomputes) {
+                    s.training.recompute = rc;
+                    for (Sharding sh : shardings) {
+                        if (sh == Sharding::FsdpHybrid && (dp * t.cp <= gpn || (dp * t.cp) % gpn != 0))
+                            continue; // hybrid needs several shard groups of one node
+                        s.parallelism.sharding = sh;
+                        const bool fullShard = sh == Sharding::Zero3 || sh == Sharding::FsdpFull;
+                        const int nOff = !opt.allowOffload || sh == Sharding::Ddp ? 1 : (fullShard ? 3 : 2);
+                        const detail::Shape shape = detail::makeShape(s); // shared by the offload variants
+                        const double nccl = detail::ncclBufferBytes(s, dp);
+                        for (int off = 0; off < nOff; ++off) {
+                            s.offload.optimizer = off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None;
+                            s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
+                            ++evaluated;
+                            const int64_t myIndex = index++;
+                            if (!fitsQuick(s, shape, dp, m, capacity - nccl))
+                                continue;
+                            evaluateInto(s, r, false);
+                            if (r.memory.total() > capacity)
+                                continue;
+                            SearchPoint p;
+                            p.layout = { t.gpus, sh, t.tp, t.pp, t.cp, t.ep, scheds[k].v, scheds[k].schedule, mb, rc,
+                                s.offload.optimizer, s.offload.parameters };
+                            p.stepTime = r.step.total();
+                            p.memory = r.memory.total();
+                            p.tokensPerSecond = r.throughput.tokensPerSecond;
+                            p.costPerToken = r.throughput.costPerStepUsd > 0
+                                ? r.throughput.costPerStepUsd / (r.throughput.tokensPerSecond * p.stepTime)
+                                : 0.0;
+                            p.score = score(r, base.cluster.gpu.memoryBytes);
+                            p.index = myIndex;
+                            points.push_back(p);
+                        }
+                    }
+                }
+            }
+        }
+        if (progress)
+            progress->evaluated.fetch_add(evaluated - reported, std::memory_order_relaxed);
+        reported = evaluated;
+    }
+    int64_t reported = 0;
+
+    // Memory of the stages that can hold the peak (first, second, first with an extra layer, last).
+    static bool fitsQuick(const Scenario& s, const detail::Shape& shape, int dp, int64_t m, double capacity)
+    {
+        const int pp = s.parallelism.pp;
+        const int extra = s.model.layers % pp;
+        const int candidates[4] = { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 };
+        for (int i : candidates) {
+            if (i < 0 || i >= pp)
+                continue;
+            const auto st = detail::stageShape(s, shape, i);
+            if (detail::stageMemory(s, shape, st, i, dp, m, nullptr, nullptr).total() > capacity)
+                return false;
+        }
+        return true;
+    }
+};
+
+bool tpAllowed(const ModelSpec& m, int tp)
+{
+    if (m.heads % tp != 0 || m.ffnHidden % tp != 0)
+        return false;
+    return m.kvHeads % tp == 0 || tp % m.kvHeads == 0;
+}
+
+} // namespace
+
+SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgress* progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    SearchResult out;
+    const int gpn = std::max(1, base.cluster.gpusPerNode);
+    int lo = opt.minGpus > 0 ? opt.minGpus : base.cluster.gpus();
+    int hi = opt.maxGpus > 0 ? opt.maxGpus : (opt.minGpus > 0 ? opt.minGpus : base.cluster.gpus());
+    if (hi < lo)
+        std::swap(lo, hi);
+    std::vector<int> gpuCounts;
+    for (int n = std::max(1, (lo + gpn - 1) / gpn); n * gpn <= hi; ++n)
+        gpuCounts.push_back(n * gpn);
+    if (gpuCounts.size() > 64) { // a wide range: whole nodes on a geometric grid
+        std::vector<int> thinned;
+        for (double g = gpuCounts.front(); g <= gpuCounts.back(); g *= 1.25) {
+            const int c = static_cast<int>(std::round(g / gpn)) * gpn;
+            if (thinned.empty() || thinned.back() != c)
+                thinned.push_back(c);
+        }
+        gpuCounts = thinned;
+    }
+
+    const ModelSpec& m = base.model;
+    const int maxTp = opt.maxTp > 0 ? opt.maxTp : gpn;
+    std::vector<OuterTask> tasks;
+    for (int g : gpuCounts)
+        for (int tp : divisorsUpTo(g, maxTp)) {
+            if (!tpAllowed(m, tp))
+                continue;
+            for (int pp : divisorsUpTo(g / tp, std::min(opt.maxPp, m.layers))) {
+                for (int cp : divisorsUpTo(g / (tp * pp), opt.maxCp)) {
+                    if (base.training.seqLen % cp != 0 || (cp > 1 && (base.training.seqLen / cp) % 2 != 0))
+                        continue;
+                    const int dp = g / (tp * pp * cp);
+                    if (base.training.globalBatch % dp != 0)
+                        continue;
+                    std::vector<int> eps{ 1 };
+                    if (m.isMoe()) {
+                        eps.clear();
+                        for (int ep : divisorsUpTo(m.moe.experts, opt.maxEp > 0 ? opt.maxEp : m.moe.experts))
+                            if ((dp * cp) % ep == 0)
+                                eps.push_back(ep);
+                    }
+                    for (int ep : eps)
+                        tasks.push_back({ g, tp, pp, cp, ep });
+                }
+            }
+        }
+
+    // Index space: each task gets a fixed block, so indices do not depend on the thread that ran it.
+    constexpr int64_t kBlock = 1 << 16;
+    const int threads = std::max(1, std::min<int>(opt.threads, static_cast<int>(tasks.size())));
+    std::vector<Worker> workers;
+    workers.reserve(threads);
+    for (int i = 0; i < threads; ++i)
+        workers.push_back(Worker{ base, opt, progress, {}, 0, 0 });
+    auto body = [&](int w) {
+        for (size_t i = w; i < tasks.size(); i += threads) {
+            if (progress && progress->cancel.load(std::memory_order_relaxed))
+                return;
+            workers[w].run(tasks[i], static_cast<int64_t>(i) * kBlock);
+        }
+    };
+    if (threads == 1) {
+        body(0);
+    } else {
+        std::vector<std::thread> pool;
+        for (int w = 0; w < threads; ++w)
+            pool.emplace_back(body, w);
+        for (auto& t : pool)
+            t.join();
+    }
+    for (auto& w : workers) {
+        out.evaluated += w.evaluated;
+        out.points.insert(out.points.end(), w.points.begin(), w.points.end());
+    }
+    out.feasible = static_cast<int64_t>(out.points.size());
+    out.cancelled = progress && progress->cancel.load();
+    std::sort(out.points.begin(), out.points.end(), [](const SearchPoint& a, const SearchPoint& b) {
+        if (a.score != b.score)
+            return a.score > b.score;
+        return a.index < b.index;
+    });
+    out.pareto = paretoFront(out.points);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+} // namespace shardscope::core
