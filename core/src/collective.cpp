@@ -40,11 +40,16 @@ constexpr double kPcieEfficiency = 0.75;
 int archIndex(const std::string& arch)
 {
     // RCCL and Gaudi have their own tuners; we use the NVIDIA generation of the same era (approximation).
-    if (arch == "blackwell" || arch == "cdna4")
-        return 2;
-    if (arch == "hopper" || arch == "cdna3" || arch == "gaudi3")
-        return 1;
-    return 0;
+    // Switch on the first letters (hot path: called for every collective and communicator).
+    if (arch.empty())
+        return 0;
+    switch (arch[0]) {
+    case 'b': return 2;                                     // blackwell
+    case 'h': return 1;                                     // hopper
+    case 'g': return 1;                                     // gaudi3
+    case 'c': return arch.size() > 4 && arch[4] == '4' ? 2 : 1; // cdna4 : cdna3
+    default: return 0;                                      // ampere, ada, volta
+    }
 }
 
 int nodeIndex(int nodes) { return nodes <= 1 ? 0 : (nodes == 2 ? 1 : 2); }

@@ -334,6 +334,29 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     return mem;
 }
 
+PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
+{
+    PeakCandidates c;
+    const int pp = s.parallelism.pp;
+    const int extra = s.model.layers % pp;
+    for (int i : { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 }) {
+        if (i < 0 || i >= pp || std::find(c.index, c.index + c.count, i) != c.index + c.count)
+            continue;
+        c.index[c.count] = i;
+        c.shape[c.count] = stageShape(s, shape, i);
+        ++c.count;
+    }
+    return c;
+}
+
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, int dp, int64_t m)
+{
+    double peak = 0;
+    for (int k = 0; k < c.count; ++k)
+        peak = std::max(peak, stageMemory(s, shape, c.shape[k], c.index[k], dp, m, nullptr, nullptr).total());
+    return peak;
+}
+
 /// NCCL buffer bytes of one communicator (see kNcclBuffSize).
 double ncclCommunicatorBytes(int channels, int peers) { return channels * peers * kNcclProtocols * kNcclBuffSize; }
 

@@ -61,6 +61,18 @@ double inFlight(const Scenario& s, int stage, int64_t microBatches);
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, int dp,
                             int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
 
+/// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
+/// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer).
+struct PeakCandidates {
+    int count = 0;
+    int index[4] = {};
+    StageShape shape[4];
+};
+PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
+
+/// Largest per-GPU memory (without NCCL buffers) over the candidate stages at data-parallel degree dp.
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, int dp, int64_t microBatches);
+
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (formulas.md §1.7).
 double ncclCommunicatorBytes(int channels, int peers);
 

@@ -575,21 +575,20 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     if (computeMinGpus) {
         const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch, 1 << 20);
         const int step_ = ep > 1 ? ep / std::gcd(ep, cp) : 1;
+        const PeakCandidates cand = peakCandidates(s, sh);
         auto fitsAt = [&](int64_t d) {
-            const int candidates[4] = { 0, 1, pp - (s.model.layers % pp == 0 ? 1 : s.model.layers % pp), pp - 1 };
-            const int64_t mb = s.training.globalBatch / (s.training.microBatch * d);
-            for (int i : candidates) {
-                if (i < 0 || i >= pp)
-                    continue;
-                const StageShape st = stageShape(s, sh, i);
-                const MemoryBreakdown mem = stageMemory(s, sh, st, i, static_cast<int>(d), std::max<int64_t>(mb, 1), nullptr, nullptr);
-                if (mem.total() + ncclBufferBytes(s, static_cast<int>(d)) > r.capacity)
-                    return false;
-            }
-            return true;
+            const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
+            return candidatesPeakMemory(s, sh, cand, static_cast<int>(d), mb) + ncclBufferBytes(s, static_cast<int>(d))
+                <= r.capacity;
         };
+        // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
         int64_t lo = 1, hi = dpMax / step_;
-        if (hi >= 1 && fitsAt(hi * step_)) {
+        const int64_t here = dp / step_;
+        if (r.fits && here >= 1 && dp % step_ == 0)
+            hi = here;
+        else if (here >= 1 && here < hi)
+            lo = here + 1;
+        if (hi >= lo && fitsAt(hi * step_)) {
             while (lo < hi) {
                 const int64_t mid = (lo + hi) / 2;
                 if (fitsAt(mid * step_))

@@ -146,13 +146,14 @@ struct Worker {
                         const bool fullShard = sh == Sharding::Zero3 || sh == Sharding::FsdpFull;
                         const int nOff = !opt.allowOffload || sh == Sharding::Ddp ? 1 : (fullShard ? 3 : 2);
                         const detail::Shape shape = detail::makeShape(s); // shared by the offload variants
+                        const detail::PeakCandidates cand = detail::peakCandidates(s, shape);
                         const double nccl = detail::ncclBufferBytes(s, dp);
                         for (int off = 0; off < nOff; ++off) {
                             s.offload.optimizer = off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None;
                             s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
                             ++evaluated;
                             const int64_t myIndex = index++;
-                            if (!fitsQuick(s, shape, dp, m, capacity - nccl))
+                            if (detail::candidatesPeakMemory(s, shape, cand, dp, m) > capacity - nccl)
                                 continue;
                             evaluateInto(s, r, false);
                             if (r.memory.total() > capacity)
@@ -180,21 +181,6 @@ struct Worker {
     }
     int64_t reported = 0;
 
-    // Memory of the stages that can hold the peak (first, second, first with an extra layer, last).
-    static bool fitsQuick(const Scenario& s, const detail::Shape& shape, int dp, int64_t m, double capacity)
-    {
-        const int pp = s.parallelism.pp;
-        const int extra = s.model.layers % pp;
-        const int candidates[4] = { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 };
-        for (int i : candidates) {
-            if (i < 0 || i >= pp)
-                continue;
-            const auto st = detail::stageShape(s, shape, i);
-            if (detail::stageMemory(s, shape, st, i, dp, m, nullptr, nullptr).total() > capacity)
-                return false;
-        }
-        return true;
-    }
 };
 
 bool tpAllowed(const ModelSpec& m, int tp)

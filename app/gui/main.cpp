@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// shardscope: the desktop explorer. Usage: shardscope [FILE.shardscope.json]
+#include "app/app_theme.h"
+#include "app/file_controller.h"
+#include "document/catalog_resources.h"
+#include "document/scenario_document.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace shardscope;
+
+int main(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("ShardScope"));
+    QApplication::setApplicationName(QStringLiteral("ShardScope"));
+    QApplication::setApplicationDisplayName(QStringLiteral("ShardScope"));
+    QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("shardscope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::tr("Explore the memory, communication and time of sharded LLM training."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"), QApplication::tr("Scenario file to open (.shardscope.json)."),
+                                 QStringLiteral("[file]"));
+    // Hidden helpers for documentation and visual checks.
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and quit."),
+                                  QStringLiteral("png"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
+    QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."), QStringLiteral("mode"));
+    QCommandLineOption fresh(QStringLiteral("default"), QStringLiteral("Open the default scenario, not the last one."));
+    for (QCommandLineOption* o : {&screenshot, &size, &theme})
+        o->setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({screenshot, size, theme, fresh});
+    parser.process(app);
+
+    ui::AppTheme::captureSystemPalette();
+    ui::AppSettings settings;
+    ui::ThemeMode mode = settings.theme();
+    if (parser.isSet(theme)) {
+        const QString t = parser.value(theme);
+        mode = t == QLatin1String("dark") ? ui::ThemeMode::Dark : t == QLatin1String("light") ? ui::ThemeMode::Light : ui::ThemeMode::System;
+    }
+    ui::AppTheme::apply(mode);
+
+    core::Catalog catalog;
+    const QStringList problems = ui::loadCatalogFromResources(catalog);
+    if (catalog.gpus.empty() || catalog.links.empty() || catalog.models.empty()) {
+        const QString text = QApplication::tr("The built-in catalogs could not be read:\n%1").arg(problems.join(QLatin1Char('\n')));
+        std::fprintf(stderr, "%s\n", qPrintable(text));
+        if (!parser.isSet(screenshot))
+            QMessageBox::critical(nullptr, QApplication::tr("ShardScope"), text);
+        return 1;
+    }
+    for (const QString& p : problems)
+        std::fprintf(stderr, "catalog: %s\n", qPrintable(p));
+
+    ui::MainWindow window(catalog, &settings);
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.show();
+
+    const QStringList args = parser.positionalArguments();
+    if (!args.isEmpty()) {
+        window.files()->open(args.front());
+    } else if (!parser.isSet(fresh) && !parser.isSet(screenshot)) {
+        // Reopen the last saved or opened scenario; first run (or a missing file): the default scenario.
+        const QString last = settings.lastScenario();
+        if (!last.isEmpty() && QFileInfo::exists(last) && !window.files()->openFile(last))
+            settings.setLastScenario(QString());
+    }
+
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        QTimer::singleShot(400, &window, [&window, path] {
+            window.replotAllNow();
+            const bool ok = window.grab().save(path);
+            std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(path));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}
