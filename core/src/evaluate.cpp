@@ -75,7 +75,8 @@ struct LayerTimes {
 };
 
 void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, double count, double message,
-                   const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose)
+                   const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose,
+                   bool perMicroBatch = false)
 {
     if (count <= 0 || message <= 0 || groupSize <= 1)
         return;
@@ -101,6 +102,7 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     c.proto = cost.proto;
     c.crossesNodes = crossesNodes;
     c.purpose = purpose;
+    c.perMicroBatch = perMicroBatch;
     r.collectives.push_back(c);
     r.bytesByGroup[static_cast<int>(group)] += c.bytes;
     r.totalCommBytes += c.bytes;
@@ -413,24 +415,24 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             const double ag = mm * layersSlow * (2 + 4 + 2 * recomputeCalls);
             const double rs = mm * layersSlow * (2 + 2 + 2 * recomputeCalls);
             addCollective(r, Group::Tp, CollectiveOp::AllGather, tp, ag, tpMsg, tpAG, tpAG.time * ag, tpCross,
-                "sequence-parallel all-gather of layer inputs");
+                "sequence-parallel all-gather of layer inputs", true);
             addCollective(r, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, tpMsg, tpRS, tpRS.time * rs, tpCross,
-                "sequence-parallel reduce-scatter of layer outputs");
+                "sequence-parallel reduce-scatter of layer outputs", true);
         } else {
             const double ar = mm * layersSlow * (4 + 2 * recomputeCalls);
             addCollective(r, Group::Tp, CollectiveOp::AllReduce, tp, ar, tpMsg, tpAR, tpAR.time * ar, tpCross,
-                "tensor-parallel all-reduce of attention and MLP outputs");
+                "tensor-parallel all-reduce of attention and MLP outputs", true);
         }
     }
     if (cp > 1) {
         const double calls = mm * layersSlow * 3.0 * (cp - 1);
         addCollective(r, Group::Cp, CollectiveOp::SendRecv, cp, calls, cpChunk, cpCost,
-            mm * layersSlow * (cpFwdExposed + cpBwdExposed), cpG.nodes > 1, "context-parallel ring exchange of K/V chunks");
+            mm * layersSlow * (cpFwdExposed + cpBwdExposed), cpG.nodes > 1, "context-parallel ring exchange of K/V chunks", true);
     }
     if (ep > 1 && moeSlow > 0) {
         const double calls = mm * moeSlow * 4.0;
         addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, epMsg, epCost, epCost.time * calls,
-            epG.nodes > 1, "expert-parallel all-to-all dispatch and combine");
+            epG.nodes > 1, "expert-parallel all-to-all dispatch and combine", true);
     }
     if (pp > 1) {
         // Stage boundary p2p: activations forward, gradients backward, β·s·b·h/t (scatter/gather), × v interleaved.
@@ -479,7 +481,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
                 rsExposed = stageDp[2 * slow + 1] * mm; // already in the per-micro-batch times
             }
             addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rsCalls, bucketElems * B.reduce, rs,
-                rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter");
+                rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
+                shard == Sharding::Zero2);
             // Updated parameters all-gathered after the optimizer step: exposed (formulas.md §7).
             const CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, bucketElems * B.w, g, cl, s.nccl);
             dpTail += ag.time * calls;
@@ -500,10 +503,12 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
             addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, B.w * unit, ag,
                 exposedShare * mm * stageDp[2 * slow] + exposedShare * mm * stageDp[2 * slow + 1] * 0.5, sg.nodes > 1,
-                expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)");
+                expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)",
+                true);
             addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, B.reduce * unit, rs,
                 exposedShare * mm * stageDp[2 * slow + 1] * 0.5, sg.nodes > 1,
-                expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)");
+                expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)",
+                true);
             if (hybrid && replicaG.size > 1) {
                 // HSDP: the gradient shard is all-reduced across replicas once per step (formulas.md §4.2).
                 const double msg = B.reduce * psi / sg.size;

@@ -135,6 +135,8 @@ struct Worker {
             s.training.microBatch = mb;
             const int64_t m = perDp / mb;
             for (int k = 0; k < nSched; ++k) {
+                if (scheds[k].schedule == PpSchedule::Interleaved && m % t.pp != 0)
+                    continue; // Megatron's interleaved schedule needs whole groups of pp micro-batches
                 s.parallelism.schedule = scheds[k].schedule;
                 s.parallelism.virtualStages = scheds[k].v;
                 for (Recompute rc : recomputes) {

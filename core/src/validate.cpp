@@ -163,6 +163,10 @@ std::vector<Issue> validate(const Scenario& s)
     if (p.schedule == PpSchedule::Interleaved && double(p.pp) * p.virtualStages > m.layers)
         ck.fail("parallelism.virtual_stages", "pp × virtual_stages (", p.pp * p.virtualStages, ") must not exceed layers (",
             m.layers, ")");
+    if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && std::fmod(double(t.globalBatch), double(t.microBatch) * dp) == 0
+        && (t.globalBatch / (t.microBatch * dp)) % p.pp != 0)
+        ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (", t.globalBatch / (t.microBatch * dp),
+            ") to be a multiple of pp (", p.pp, "), as Megatron-LM's schedules.py requires");
     if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && p.virtualStages < 2)
         ck.fail("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of 2 or more");
     if (t.seqLen % p.cp != 0)

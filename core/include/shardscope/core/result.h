@@ -63,6 +63,7 @@ struct Collective {
     Algo algo = Algo::Ring;
     Proto proto = Proto::Simple;
     bool crossesNodes = false;
+    bool perMicroBatch = false; ///< repeats with every micro-batch (its exposed time is inside the stage times)
     const char* purpose = ""; ///< static text: what the collective does ("gradient all-reduce", ...)
 };
 
