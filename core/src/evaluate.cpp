@@ -2,6 +2,8 @@
 // evaluate(): communication (formulas.md §4), compute (§3), overlap (§7), pipeline (§6), offload (§8), totals (§9).
 #include "shardscope/core/evaluate.h"
 
+#include "shardscope/core/rank_map.h"
+
 #include "collective.h"
 #include "engine.h"
 
@@ -621,11 +623,8 @@ void addWarnings(const Scenario& s, Result& r)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
-    if (p.tp > s.cluster.gpusPerNode)
-        r.warnings.push_back({ "parallelism.tp",
-            "the TP group spans nodes: its all-reduces cross the inter-node network on every layer" });
-    if (s.model.isMoe() && p.ep > 1 && static_cast<long long>(p.ep) * p.tp > s.cluster.gpusPerNode)
-        r.warnings.push_back({ "parallelism.ep", "the EP group spans nodes: all-to-all traffic crosses the network" });
+    for (auto& w : placementWarnings(s))
+        r.warnings.push_back(std::move(w));
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
     if (s.model.layers % p.pp != 0)
