@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Sweeps equal evaluate() point by point; the model family is ordered; sizing finds the fewest nodes that fit.
+#include "test_support.h"
+
+#include "shardscope/core/sweep.h"
+
+using namespace sstest;
+
+class TestSweep : public QObject {
+    Q_OBJECT
+private slots:
+    void pointsEqualEvaluate_data();
+    void pointsEqualEvaluate();
+    void familyIsOrderedBySize();
+    void strategiesStopFittingInOrder();
+    void sizingFindsFewestNodes();
+};
+
+void TestSweep::pointsEqualEvaluate_data()
+{
+    QTest::addColumn<int>("axis");
+    QTest::newRow("nodes") << int(SweepAxis::Nodes);
+    QTest::newRow("gpus") << int(SweepAxis::Gpus);
+    QTest::newRow("micro-batch") << int(SweepAxis::MicroBatch);
+    QTest::newRow("sequence length") << int(SweepAxis::SeqLen);
+    QTest::newRow("global batch") << int(SweepAxis::GlobalBatch);
+    QTest::newRow("tp") << int(SweepAxis::Tp);
+    QTest::newRow("pp") << int(SweepAxis::Pp);
+    QTest::newRow("model size") << int(SweepAxis::ModelSize);
+}
+
+void TestSweep::pointsEqualEvaluate()
+{
+    QFETCH(int, axis);
+    const Scenario base = presetScenario("llama3-8b", 2, 8);
+    std::vector<double> values = defaultSweepValues(base, SweepAxis(axis));
+    if (SweepAxis(axis) == SweepAxis::ModelSize)
+        for (size_t i = 0; i < modelFamily(catalog(), base.model.id).size(); ++i)
+            values.push_back(double(i));
+    QVERIFY(!values.empty());
+    const auto strategies = defaultSweepStrategies();
+    const auto curves = sweep(base, SweepAxis(axis), values, strategies, catalog());
+    QCOMPARE(curves.size(), strategies.size());
+    for (size_t c = 0; c < curves.size(); ++c) {
+        QCOMPARE(curves[c].points.size(), values.size());
+        for (size_t i = 0; i < values.size(); ++i) {
+            // Built here independently of sweep(): strategy fields, then the axis.
+            Scenario s = base;
+            s.parallelism.sharding = strategies[c].sharding;
+            s.training.recompute = strategies[c].recompute;
+            s.offload.optimizer = strategies[c].offloadOptimizer;
+            s.offload.parameters = strategies[c].offloadParameters;
+            s = applyAxis(s, SweepAxis(axis), values[i], catalog());
+            const Result r = evaluate(s);
+            const auto& p = curves[c].points[i];
+            QCOMPARE(p.valid, r.valid);
+            if (!r.valid)
+                continue;
+            QCOMPARE(p.fits, r.fits);
+            QCOMPARE(p.memory, r.memory.total());
+            QCOMPARE(p.stepTime, r.step.total());
+            QCOMPARE(p.mfu, r.throughput.mfu);
+            QCOMPARE(p.commBytes, r.totalCommBytes);
+        }
+    }
+}
+
+void TestSweep::familyIsOrderedBySize()
+{
+    const auto fam = modelFamily(catalog(), "llama3-70b");
+    QVERIFY(fam.size() >= 3); // 8B, 70B, 405B (llama3.1-405b joins the llama3 family)
+    for (size_t i = 1; i < fam.size(); ++i)
+        QVERIFY(modelSize(*fam[i - 1]).total < modelSize(*fam[i]).total);
+    QCOMPARE(QString::fromStdString(fam.back()->id), QStringLiteral("llama3.1-405b"));
+}
+
+void TestSweep::strategiesStopFittingInOrder()
+{
+    // Along model size, ZeRO-3 keeps fitting at least as long as DDP (its model states are 16Ψ/N ≤ 16Ψ).
+    const Scenario base = presetScenario("llama3-8b", 2, 8);
+    std::vector<double> idx;
+    for (size_t i = 0; i < modelFamily(catalog(), base.model.id).size(); ++i)
+        idx.push_back(double(i));
+    const auto curves = sweep(base, SweepAxis::ModelSize, idx, defaultSweepStrategies(), catalog());
+    int lastDdp = -1, lastZero3 = -1;
+    for (size_t i = 0; i < idx.size(); ++i) {
+        if (curves[0].points[i].fits)
+            lastDdp = int(i);
+        if (curves[3].points[i].fits)
+            lastZero3 = int(i);
+    }
+    QVERIFY(lastZero3 >= lastDdp);
+}
+
+void TestSweep::sizingFindsFewestNodes()
+{
+    Scenario base = presetScenario("llama3-70b", 1, 8);
+    base.training.seqLen = 4096;
+    base.training.globalBatch = 256;
+    const std::vector<const GpuSpec*> gpus{ &gpu("h100-sxm5-80gb"), &gpu("h200-sxm-141gb") };
+    // ZeRO-3 with full recompute: activations (2sbh per layer) no longer bound the fit, only 16Ψ/N does.
+    const auto rows = sizeCluster(base, gpus, { defaultSweepStrategies()[4] }, 1e12);
+    QCOMPARE(rows.size(), size_t(2));
+    for (const auto& row : rows) {
+        QVERIFY(row.minGpus > 0);
+        // One node fewer does not fit (or is invalid); the found size does.
+        Scenario s = applyStrategy(base, defaultSweepStrategies()[4]);
+        s.cluster.gpu = *catalog().gpu(row.gpuId);
+        s.cluster.nodes = row.minGpus / 8;
+        const Result at = evaluate(s);
+        QVERIFY(at.valid && at.fits);
+        s.cluster.nodes -= 1;
+        if (s.cluster.nodes >= 1) {
+            const Result below = evaluate(s);
+            QVERIFY(!below.valid || !below.fits);
+        }
+        QVERIFY(relClose(row.trainSeconds, 1e12 / at.throughput.tokensPerSecond, 1e-12));
+    }
+    // H200's 141 GB needs no more GPUs than H100's 80 GB.
+    QVERIFY(rows[1].minGpus <= rows[0].minGpus);
+}
+
+QTEST_APPLESS_MAIN(TestSweep)
+#include "tst_sweep.moc"
