@@ -6,6 +6,7 @@
 
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/launch_config.h"
 #include "shardscope/core/scenario_json.h"
 
 #include <exception>
@@ -26,6 +27,7 @@ const char* kUsage = R"(usage:
   shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload]
+  shardscope-cli launch-config FILE.json --target deepspeed|fsdp|megatron|nccl-env
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   FILE may be - to read the scenario from standard input.
 options:
@@ -109,6 +111,41 @@ bool readInput(const std::string& path, std::string& text, std::string& err)
     return true;
 }
 
+// launch-config FILE --target T: evaluates the scenario (invalid -> exit 2, as evaluate), then prints the
+// DeepSpeed JSON, FSDP2 fragment, Megatron-LM arguments or NCCL exports (core/launch_config.h).
+int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
+{
+    namespace core = shardscope::core;
+    const auto t = a.options.find("--target");
+    core::LaunchTarget target{};
+    if (t == a.options.end() || !core::parseLaunchTarget(t->second, target)) {
+        std::cerr << "shardscope-cli: launch-config: --target must be deepspeed, fsdp, megatron or nccl-env"
+                  << (t == a.options.end() ? std::string(" (missing)") : ", not '" + t->second + "'") << "\n";
+        return kInvalid;
+    }
+    std::string text, err;
+    if (!readInput(a.target, text, err)) {
+        std::cerr << "shardscope-cli: " << err << "\n";
+        return kInvalid;
+    }
+    const auto parsed = core::parseScenario(text, catalog);
+    for (const auto& w : parsed.warnings)
+        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
+    if (!parsed.ok()) {
+        for (const auto& e : parsed.errors)
+            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
+        return kInvalid;
+    }
+    const auto result = core::evaluate(parsed.scenario);
+    if (!result.valid) {
+        for (const auto& e : result.issues)
+            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+        return kInvalid;
+    }
+    std::cout << core::launchConfig(parsed.scenario, result, target);
+    return kOk;
+}
+
 int run(int argc, char** argv)
 {
     Args a;
@@ -176,6 +213,8 @@ int run(int argc, char** argv)
             shardscope::cli::printResultTable(std::cout, parsed.scenario, result);
         return kOk;
     }
+    if (a.command == "launch-config")
+        return runLaunchConfig(a, catalog);
     std::cerr << "shardscope-cli: unknown command '" << a.command << "'\n" << kUsage;
     return kInvalid;
 }

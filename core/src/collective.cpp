@@ -167,7 +167,8 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
         }
     };
     const bool ringOk = nccl.algo != NcclAlgo::Tree || !allReduce; // NCCL: only all-reduce has a tree
-    const bool treeOk = allReduce && M > 1 && nccl.algo != NcclAlgo::Ring;
+    // NCCL's tree is chosen across nodes; forced (NCCL_ALGO=Tree) it also runs inside one node as a chain.
+    const bool treeOk = allReduce && nccl.algo != NcclAlgo::Ring && (M > 1 || nccl.algo == NcclAlgo::Tree);
     auto protoOk = [&](int p) {
         switch (nccl.proto) {
         case NcclProto::Auto: return true;
@@ -192,10 +193,10 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
                 lat *= 1.4;
             double bus = ringBus;
             if (p == kLL)
-                bus = std::min(llMax, 0.5 * bus); // LL: 8 B data per 16 B line
+                bus = std::min(llMax * 1e9, 0.5 * bus); // LL: 8 B data per 16 B line; caps are in GB/s
             else if (p == kLL128)
-                bus = std::min(0.92 * bus, nCh * kPerChRingLL128[a]); // LL128: 120 of 128 B, tuned to 0.92
-            consider(Algo::Ring, p, bus * 1e-9 > 0 ? bus : 0, lat);
+                bus = std::min(0.92 * bus, nCh * kPerChRingLL128[a] * 1e9); // LL128: 120 of 128 B, tuned to 0.92
+            consider(Algo::Ring, p, bus, lat);
         }
     }
     if (treeOk) {

@@ -70,7 +70,14 @@ StateBytes stateBytes(const Training& t)
         b = { 2, 2, 0, 4, optimizerStateBytes(t.optimizer, false), 0, 2, 2 };
         if (mg) {
             // Megatron dist_optimizer.md: bf16 params with fp32 main grads (18 B), fp16 adds fp32 main grads to fp16 grads (20 B)
-            b.gr = t.precision == Precision::Fp16Mixed ? 6 : 4;
+            // bf16: the fp32 grad buffer is not sharded by the distributed optimizer (6 + 12/d);
+            // fp16: fp16 grads stay, the fp32 main grads shard with the optimizer (4 + 16/d).
+            if (t.precision == Precision::Fp16Mixed) {
+                b.gr = 2;
+                b.grOpt = 4;
+            } else {
+                b.gr = 4;
+            }
             b.reduce = 4; // accumulate_allreduce_grads_in_fp32
         } else if (ds) {
             // DeepSpeed estimator: 2 fp16 grads + 4 fp32 grads (+4 master +8 moments) (stage_1_and_2.py comment)

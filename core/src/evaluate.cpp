@@ -78,7 +78,7 @@ struct LayerTimes {
 
 void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, double count, double message,
                    const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose,
-                   bool perMicroBatch = false)
+                   bool perMicroBatch = false, double totalMessage = 0)
 {
     if (count <= 0 || message <= 0 || groupSize <= 1)
         return;
@@ -97,7 +97,8 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     case CollectiveOp::AllToAll: perCall = (n - 1) / n * message; break;
     case CollectiveOp::SendRecv: break;
     }
-    c.bytes = perCall * count;
+    // bucketed calls: the last bucket is partial, so bytes follow the exact total (count × message otherwise)
+    c.bytes = totalMessage > 0 ? perCall / message * totalMessage : perCall * count;
     c.time = cost.time * count;
     c.exposedTime = std::min(exposed, c.time);
     c.algo = cost.algo;
@@ -108,6 +109,31 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     r.collectives.push_back(c);
     r.bytesByGroup[static_cast<int>(group)] += c.bytes;
     r.totalCommBytes += c.bytes;
+}
+
+/// A collective over `total` bytes issued in buckets of at most `bucket` bytes: the number of calls and the
+/// time of them all (full buckets plus the partial last one), for the average-per-call cost addCollective takes.
+struct Bucketed {
+    double calls = 0;
+    CollectiveCost perCall; ///< time = total time / calls
+};
+Bucketed bucketed(CollectiveOp op, double total, double bucket, const GroupPlacement& g, const Cluster& cl,
+                  const Nccl& nccl)
+{
+    Bucketed b;
+    if (total <= 0 || bucket <= 0)
+        return b;
+    const double full = std::floor(total / bucket * (1 + 1e-12));
+    const double last = total - full * bucket;
+    const bool partial = last > bucket * 1e-9;
+    b.calls = full + (partial ? 1 : 0);
+    const CollectiveCost f = collectiveTime(op, std::min(bucket, total), g, cl, nccl);
+    double time = f.time * full;
+    if (partial)
+        time += collectiveTime(op, last, g, cl, nccl).time;
+    b.perCall = f;
+    b.perCall.time = time / b.calls;
+    return b;
 }
 
 } // namespace
@@ -341,10 +367,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         } else if (shard == Sharding::Zero2 && st.layers > 0) {
             // ZeRO-2 reduce-scatters gradient buckets during every backward (overlap_comm), the last one exposed.
             const double psi = st.dense + st.expert;
-            const double bucket = std::min(psi, 5e8) * B.reduce; // reduce_bucket_size, formulas.md §1.4
-            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, bucket, dpG, cl, s.nccl);
-            const double all = rs.time * std::ceil(psi / 5e8);
-            dpBwd = std::max(rs.time, all - bwd);
+            // reduce_bucket_size 5e8 elements (formulas.md §1.4)
+            const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, 5e8 * B.reduce, dpG, cl, s.nccl);
+            dpBwd = std::max(rs.perCall.time, rs.perCall.time * rs.calls - bwd);
         }
         stageDp[2 * i] = dpFwd;
         stageDp[2 * i + 1] = dpBwd;
@@ -460,37 +485,39 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         switch (shard) {
         case Sharding::Ddp: {
             // DDP all-reduces 25 MiB buckets during the last micro-batch's backward (no_sync before it).
-            const double bucket = std::min(psi * B.reduce, 25.0 * 1024 * 1024);
-            const double calls = std::ceil(psi * B.reduce / bucket);
-            const CollectiveCost ar = collectiveTime(CollectiveOp::AllReduce, bucket, g, cl, s.nccl);
-            const double exposed = std::max(ar.time, ar.time * calls - lastBwd);
+            const double total = psi * B.reduce;
+            const double bucket = std::min(total, 25.0 * 1024 * 1024);
+            const Bucketed ar = bucketed(CollectiveOp::AllReduce, total, bucket, g, cl, s.nccl);
+            const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             dpTail += exposed;
-            addCollective(r, Group::Dp, CollectiveOp::AllReduce, g.size, calls, bucket, ar, exposed, cross,
-                expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)");
+            addCollective(r, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed, cross,
+                expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)", false, total);
             break;
         }
         case Sharding::Zero1:
         case Sharding::Zero2: {
+            // DeepSpeed reduce_bucket_size / allgather_bucket_size: 5e8 elements (formulas.md §1.4)
             const double bucketElems = std::min(psi, 5e8);
-            const double calls = std::ceil(psi / bucketElems);
-            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, bucketElems * B.reduce, g, cl, s.nccl);
-            const double rsCalls = shard == Sharding::Zero2 ? calls * mm : calls;
+            const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g, cl, s.nccl);
+            const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
             if (shard == Sharding::Zero1) {
-                rsExposed = std::max(rs.time, rs.time * calls - lastBwd); // overlapped with the last backward
+                rsExposed = std::max(rs.perCall.time, rs.perCall.time * rs.calls - lastBwd); // behind the last backward
                 dpTail += rsExposed;
             } else {
                 rsExposed = stageDp[2 * slow + 1] * mm; // already in the per-micro-batch times
             }
-            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rsCalls, bucketElems * B.reduce, rs,
-                rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
-                shard == Sharding::Zero2);
+            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats, bucketElems * B.reduce,
+                rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
+                shard == Sharding::Zero2, repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (formulas.md §7).
-            const CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, bucketElems * B.w, g, cl, s.nccl);
-            dpTail += ag.time * calls;
-            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, calls, bucketElems * B.w, ag, ag.time * calls,
-                cross, expert ? "expert parameter all-gather after the optimizer step"
-                              : "parameter all-gather after the optimizer step");
+            const Bucketed ag = bucketed(CollectiveOp::AllGather, psi * B.w, bucketElems * B.w, g, cl, s.nccl);
+            dpTail += ag.perCall.time * ag.calls;
+            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, bucketElems * B.w, ag.perCall,
+                ag.perCall.time * ag.calls, cross,
+                expert ? "expert parameter all-gather after the optimizer step"
+                       : "parameter all-gather after the optimizer step",
+                false, psi * B.w);
             break;
         }
         default: {

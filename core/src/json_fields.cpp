@@ -263,9 +263,7 @@ json gpuToJson(const GpuSpec& g)
         { "memory_bytes", g.memoryBytes }, { "memory_bandwidth", g.memoryBandwidth },
         { "scale_up_bandwidth", g.scaleUpBandwidth }, { "scale_up_domain", g.scaleUpDomain }, { "nvls", g.nvls },
         { "host_link_bandwidth", g.hostLinkBandwidth }, { "achievable_matmul_fraction", g.achievableMatmulFraction },
-        { "tdp_watts", g.tdpWatts }, { "source", g.source } };
-    if (g.hourlyPriceUsd > 0)
-        j["hourly_price_usd"] = g.hourlyPriceUsd;
+        { "tdp_watts", g.tdpWatts }, { "hourly_price_usd", g.hourlyPriceUsd }, { "source", g.source } };
     return j;
 }
 

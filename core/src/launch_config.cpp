@@ -340,7 +340,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
           << (chunks > 1 ? " (" + std::to_string(chunks) + " per rank)" : std::string()) << " of about "
           << s.model.layers / std::max(1, l.pp * chunks) << " blocks, wrap each in\n"
           << "# torch.distributed.pipelining.PipelineStage (group=mesh[\"pp\"].get_group()) and drive them with "
-          << sched << ";\n# apply the TP/FSDP calls below to each stage's module.\n";
+          << sched << ";\n# apply the calls below to each stage's module.\n";
     }
     if (l.ep > 1)
         o << "# Expert parallel (ep " << l.ep << "): FSDP2 has no built-in expert parallelism; shard the experts "

@@ -231,6 +231,9 @@ json diffObject(const json& base, const json& now)
         if (b == base.end() || *b != it.value())
             d[it.key()] = it.value();
     }
+    for (auto it = base.begin(); it != base.end(); ++it)
+        if (!now.contains(it.key()))
+            d[it.key()] = nullptr; // removed (e.g. "moe": null turns a preset's experts off)
     return d;
 }
 
@@ -245,7 +248,10 @@ json refToJson(const T& value, Lookup lookup, ToJson toJson)
         d["id"] = value.id;
         return d;
     }
-    return toJson(value);
+    json full = toJson(value);
+    if (value.id.empty())
+        full.erase("id"); // a custom entry: every field given, no catalog id
+    return full;
 }
 } // namespace
 

@@ -142,6 +142,9 @@ struct Worker {
                 for (Recompute rc : recomputes) {
                     s.training.recompute = rc;
                     for (Sharding sh : shardings) {
+                        if (!opt.shardings.empty()
+                            && std::find(opt.shardings.begin(), opt.shardings.end(), sh) == opt.shardings.end())
+                            continue;
                         if (sh == Sharding::FsdpHybrid && (dp * t.cp <= gpn || (dp * t.cp) % gpn != 0))
                             continue; // hybrid needs several shard groups of one node
                         s.parallelism.sharding = sh;

@@ -27,6 +27,7 @@ struct SearchOptions {
     int topK = 20;
     int threads = 1;
     bool allowOffload = true;
+    std::vector<Sharding> shardings; ///< strategies to consider; empty = all seven
 };
 
 /// One layout, compact (what the search varies).

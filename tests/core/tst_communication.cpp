@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Communication volumes per GPU per optimizer step and collective times from NCCL's model.
+// Sources: formulas.md §4.1 (per-rank bytes), §4.2 (data parallel), §4.3 (TP), §4.4 (PP), §4.6 (EP),
+// §5.2–§5.5 (NCCL tuning model), calibration.md / catalogs.md for the hardware.
+#include "test_support.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+
+#include <cmath>
+
+using namespace shardscope::core;
+
+class TestCommunication : public QObject {
+    Q_OBJECT
+private slots:
+    void zero3MovesOneAndAHalfDdp_data();
+    void zero3MovesOneAndAHalfDdp();
+    void ddpBytesHandComputed();
+    void zero3BytesHandComputed();
+    void zero1BytesHandComputed();
+    void zero2ReduceScatterRepeatsPerMicroBatch();
+    void tpBytesPerLayer_data();
+    void tpBytesPerLayer();
+    void ppSendRecvBytes();
+    void epAllToAllBytes();
+    void largeAllReduceInsideA100Node();
+    void forcedLl128AllReduceInsideA100Node();
+    void smallAllReducePicksLowLatencyProtocol();
+    void treeAndRingDifferAcrossNodes();
+    void forcedTreeInsideOneNodeIsNotFree();
+    void byGroupSumsToTotal_data();
+    void byGroupSumsToTotal();
+};
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+
+/// Data-parallel scenario: a preset on nodes × 8 H100, tp = pp = 1, zero-paper accounting (w = r = 2 bytes),
+/// `micro` micro-batches per step.
+Scenario dpScenario(const std::string& preset, int nodes, Sharding sh, int64_t microBatches = 1)
+{
+    Scenario s = sstest::presetScenario(preset, nodes, 8);
+    s.training.accounting = Accounting::ZeroPaper;
+    s.training.precision = Precision::Bf16Mixed;
+    s.training.seqLen = 2048;
+    s.parallelism.sharding = sh;
+    sstest::setBatch(s, 1, microBatches);
+    return s;
+}
+
+/// A GPT with big layers on one DGX A100 (8 × A100 80GB on NVLink 3 / NVSwitch), TP 8: its TP all-reduces
+/// carry β·s·b·h bytes each (formulas.md §4.3).
+Scenario a100TpScenario(int64_t seq, int64_t micro, int64_t hidden)
+{
+    Scenario s = sstest::presetScenario("gpt3-xl", 1, 8, "a100-sxm4-80gb", "nvlink3", "ib-hdr200");
+    s.model = sstest::gptModel(2, hidden, 8, 4 * hidden, 1000, seq);
+    s.training.seqLen = seq;
+    s.training.recompute = Recompute::None;
+    s.parallelism.sharding = Sharding::Ddp;
+    s.parallelism.tp = 8;
+    sstest::setBatch(s, micro, 1);
+    return s;
+}
+
+double perCallTime(const Collective& c) { return c.time / double(c.count); }
+
+} // namespace
+
+void TestCommunication::zero3MovesOneAndAHalfDdp_data()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<double>("psi"); // > 0: Ψ override
+    QTest::newRow("llama3-8b dp16") << "llama3-8b" << 2 << 0.0;
+    QTest::newRow("llama2-7b dp8") << "llama2-7b" << 1 << 0.0;
+    QTest::newRow("gpt3-xl dp32") << "gpt3-xl" << 4 << 0.0;
+    // Ψ = 600 DDP buckets of 25 MiB in bf16 (600 × 13,107,200 parameters): no partial bucket at all.
+    QTest::newRow("psi = 600 buckets, dp16") << "llama3-8b" << 2 << 600 * 13107200.0;
+}
+
+void TestCommunication::zero3MovesOneAndAHalfDdp()
+{
+    // issue #2 item 6 / formulas.md §4.2: at one micro-batch and equal dtypes (zero-paper: w = r = 2),
+    // ZeRO-3 = AG Ψ (fwd) + AG Ψ (bwd) + RS Ψ = 3Ψ against DDP's all-reduce 2Ψ: 1.5×.
+    QFETCH(QString, preset);
+    QFETCH(int, nodes);
+    QFETCH(double, psi);
+    Scenario s = dpScenario(preset.toStdString(), nodes, Sharding::Ddp);
+    s.model.paramsOverride = psi;
+    SS_EVALUATE(ddp, s);
+    s.parallelism.sharding = Sharding::Zero3;
+    SS_EVALUATE(z3, s);
+    QCOMPARE(ddp.microBatches, int64_t(1));
+    const double ddpBytes = ddp.bytesByGroup[int(Group::Dp)];
+    const double z3Bytes = z3.bytesByGroup[int(Group::Dp)];
+    QVERIFY(ddpBytes > 0);
+    // Every row fails today: DDP's bytes are ceil(2Ψ / 25 MiB) full buckets. Even at Ψ = 600 whole buckets the
+    // stage's Ψ is a floating sum of scaled parts a hair above 600 buckets, and the ceil adds a 601st.
+    SS_COMPARE_REL(z3Bytes / ddpBytes, 1.5, 1e-9);
+}
+
+void TestCommunication::ddpBytesHandComputed()
+{
+    // formulas.md §4.2: DDP sends 2·φ·r·Ψ per rank per step, φ = (N−1)/N; pp = tp = 1, r = 2 (bf16 gradients).
+    // Llama 3 8B over 16 GPUs: 2·(15/16)·2·8,030,261,248 bytes.
+    const double psi = 8'030'261'248.0, N = 16;
+    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Ddp));
+    QCOMPARE(r.dp, 16);
+    const double expected = 2 * (N - 1) / N * 2 * psi;
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Dp)], expected, 1e-9);
+    // Whatever the bucketing, the step's DP traffic is one all-reduce of the gradients: never more than one bucket
+    // above the formula.
+    QVERIFY(r.bytesByGroup[int(Group::Dp)] >= expected * (1 - 1e-12));
+    QVERIFY(r.bytesByGroup[int(Group::Dp)] <= expected + 2 * (N - 1) / N * 25 * MiB);
+}
+
+void TestCommunication::zero3BytesHandComputed()
+{
+    // formulas.md §4.2: ZeRO-3 without no_sync: A·(2·φ·w·Ψ + φ·r·Ψ), w = r = 2.
+    const double psi = 8'030'261'248.0, N = 16, phi = (N - 1) / N;
+    for (int A : { 1, 4 }) {
+        SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Zero3, A));
+        QCOMPARE(r.microBatches, int64_t(A));
+        SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Dp, CollectiveOp::AllGather), A * 2 * phi * 2 * psi, 1e-12);
+        SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Dp, CollectiveOp::ReduceScatter), A * phi * 2 * psi, 1e-12);
+        SS_COMPARE_REL(r.bytesByGroup[int(Group::Dp)], A * 3 * phi * 2 * psi, 1e-12);
+    }
+}
+
+void TestCommunication::zero1BytesHandComputed()
+{
+    // formulas.md §4.2: ZeRO-1: φ·r·Ψ (reduce-scatter gradients) + φ·w·Ψ (all-gather updated parameters).
+    const double psi = 8'030'261'248.0, N = 16, phi = (N - 1) / N;
+    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Zero1));
+    SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Dp, CollectiveOp::ReduceScatter), phi * 2 * psi, 1e-9);
+    SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Dp, CollectiveOp::AllGather), phi * 2 * psi, 1e-9);
+}
+
+void TestCommunication::zero2ReduceScatterRepeatsPerMicroBatch()
+{
+    // formulas.md §4.2: ZeRO-2 reduce-scatters every micro-step (A·φ·r·Ψ) and all-gathers once (φ·w·Ψ);
+    // DDP with no_sync all-reduces once per step whatever A is.
+    const int A = 4;
+    SS_EVALUATE(z1, dpScenario("llama3-8b", 2, Sharding::Zero2, 1));
+    SS_EVALUATE(zA, dpScenario("llama3-8b", 2, Sharding::Zero2, A));
+    SS_EVALUATE(d1, dpScenario("llama3-8b", 2, Sharding::Ddp, 1));
+    SS_EVALUATE(dA, dpScenario("llama3-8b", 2, Sharding::Ddp, A));
+    QCOMPARE(zA.microBatches, int64_t(A));
+    const double rs1 = sstest::collectiveBytes(z1, Group::Dp, CollectiveOp::ReduceScatter);
+    const double rsA = sstest::collectiveBytes(zA, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(rs1 > 0);
+    SS_COMPARE_REL(rsA, A * rs1, 1e-12);
+    SS_COMPARE_REL(sstest::collectiveBytes(zA, Group::Dp, CollectiveOp::AllGather),
+        sstest::collectiveBytes(z1, Group::Dp, CollectiveOp::AllGather), 1e-12);
+    const Collective* rs = sstest::findCollective(zA, Group::Dp, CollectiveOp::ReduceScatter);
+    const Collective* rsOne = sstest::findCollective(z1, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(rs && rsOne);
+    QCOMPARE(rs->count, A * rsOne->count);
+    // DDP: the same bytes and calls at A = 1 and A = 4.
+    SS_COMPARE_REL(dA.bytesByGroup[int(Group::Dp)], d1.bytesByGroup[int(Group::Dp)], 1e-12);
+    const Collective* ar1 = sstest::findCollective(d1, Group::Dp, CollectiveOp::AllReduce);
+    const Collective* arA = sstest::findCollective(dA, Group::Dp, CollectiveOp::AllReduce);
+    QVERIFY(ar1 && arA);
+    QCOMPARE(arA->count, ar1->count);
+}
+
+void TestCommunication::tpBytesPerLayer_data()
+{
+    QTest::addColumn<bool>("sp");
+    QTest::addColumn<int>("recompute");
+    QTest::addColumn<double>("coefficient"); // bytes per layer per micro-batch in units of (t−1)/t·β·sbh
+    // formulas.md §4.3: without SP 4 all-reduces (2 fwd, 2 bwd) = 8(t−1)/t·β·sbh; full recompute repeats the
+    // 2 forward all-reduces (+4). With SP 6 all-gathers + 4 reduce-scatters = 10(t−1)/t·β·sbh; full recompute
+    // repeats the forward's 2 AG + 2 RS (+4) [DERIVED, same rule].
+    QTest::newRow("no SP, selective") << false << int(Recompute::Selective) << 8.0;
+    QTest::newRow("no SP, none") << false << int(Recompute::None) << 8.0;
+    QTest::newRow("no SP, full") << false << int(Recompute::Full) << 12.0;
+    QTest::newRow("SP, selective") << true << int(Recompute::Selective) << 10.0;
+    QTest::newRow("SP, full") << true << int(Recompute::Full) << 14.0;
+}
+
+void TestCommunication::tpBytesPerLayer()
+{
+    QFETCH(bool, sp);
+    QFETCH(int, recompute);
+    QFETCH(double, coefficient);
+    // Llama 3 8B, TP 8 on one node, pp = 1, s = 4096, b = 1, 4 micro-batches per step, β = 2.
+    const double L = 32, t = 8, beta = 2, s = 4096, b = 1, h = 4096, m = 4;
+    Scenario sc = sstest::presetScenario("llama3-8b", 1, 8);
+    sc.training.seqLen = int64_t(s);
+    sc.training.recompute = static_cast<Recompute>(recompute);
+    sc.parallelism.tp = int(t);
+    sc.parallelism.sequenceParallel = sp;
+    sstest::setBatch(sc, int64_t(b), int64_t(m));
+    SS_EVALUATE(r, sc);
+    const double expected = m * L * coefficient * (t - 1) / t * beta * s * b * h;
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Tp)], expected, 1e-12);
+}
+
+void TestCommunication::ppSendRecvBytes()
+{
+    // formulas.md §4.4: per stage boundary, per micro-batch, β·s·b·h/t forward and the same backward (Megatron
+    // scatter/gather); per step m × 2 × β·sbh/t; × v with the interleaved schedule.
+    const double t = 2, beta = 2, s = 4096, b = 1, h = 4096, m = 8;
+    for (int v : { 1, 2 }) {
+        Scenario sc = sstest::presetScenario("llama3-8b", 1, 8);
+        sc.training.seqLen = int64_t(s);
+        sc.parallelism.tp = int(t);
+        sc.parallelism.pp = 4;
+        sc.parallelism.schedule = v > 1 ? PpSchedule::Interleaved : PpSchedule::OneFOneB;
+        sc.parallelism.virtualStages = v;
+        sstest::setBatch(sc, int64_t(b), int64_t(m));
+        SS_EVALUATE(r, sc);
+        SS_COMPARE_REL(r.bytesByGroup[int(Group::Pp)], v * m * 2 * beta * s * b * h / t, 1e-12);
+    }
+}
+
+void TestCommunication::epAllToAllBytes()
+{
+    // formulas.md §4.6: per MoE layer per micro-batch, dispatch + combine forward and again backward:
+    // 4·β·h·T·k·(e−1)/e bytes per rank, T = s·b tokens (uniform routing, capacity factor 1).
+    // Mixtral 8x7B (32 MoE layers, h 4096, top-2), EP 8 inside one node, s = 4096, b = 1, one micro-batch.
+    const double L = 32, beta = 2, h = 4096, s = 4096, b = 1, k = 2, e = 8;
+    Scenario sc = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    sc.training.seqLen = int64_t(s);
+    sc.parallelism.ep = int(e);
+    sstest::setBatch(sc, int64_t(b), 1);
+    SS_EVALUATE(r, sc);
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Ep)], L * 4 * beta * h * s * b * k * (e - 1) / e, 1e-12);
+}
+
+void TestCommunication::largeAllReduceInsideA100Node()
+{
+    // formulas.md §5.2–§5.3: on SM80 NCCL rates each NVLink at 20 GB/s; A100 has 12 links → busBw 240 GB/s;
+    // Ring AllReduce algBw = busBw·n/(2(n−1)), so one call takes ≈ 2(n−1)/n·S / 240 GB/s for large S
+    // (the ~56 µs latency is < 1% at 2 GB).
+    const double n = 8, s = 2048, b = 64, h = 8192, beta = 2;
+    SS_EVALUATE(r, a100TpScenario(int64_t(s), int64_t(b), int64_t(h)));
+    const Collective* ar = sstest::findCollective(r, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    const double S = beta * s * b * h;
+    QCOMPARE(ar->messageBytes, S);
+    QCOMPARE(ar->groupSize, 8);
+    QVERIFY(!ar->crossesNodes);
+    QCOMPARE(ar->algo, Algo::Ring); // A100 has no NVLink SHARP (NVLS needs SM90)
+    SS_COMPARE_REL(perCallTime(*ar), 2 * (n - 1) / n * S / (12 * 20e9), 0.02);
+}
+
+void TestCommunication::forcedLl128AllReduceInsideA100Node()
+{
+    // NCCL_PROTO=LL128 (formulas.md §5.3): Ring LL128 busBw = min(0.92 × busBw, nCh × perChMaxRingLL128Bw)
+    // = min(0.92 × 240, 12 channels × 20) GB/s = 220.8 GB/s; latency base 14 µs + 14 hops × 1.9 µs = 40.6 µs.
+    const double n = 8, s = 2048, b = 64, h = 8192, beta = 2;
+    Scenario sc = a100TpScenario(int64_t(s), int64_t(b), int64_t(h));
+    sc.nccl.proto = NcclProto::LL128;
+    SS_EVALUATE(r, sc);
+    const Collective* ar = sstest::findCollective(r, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QCOMPARE(ar->proto, Proto::LL128);
+    const double S = beta * s * b * h;
+    const double expected = 40.6e-6 + 2 * (n - 1) / n * S / std::min(0.92 * 240e9, 12 * 20e9);
+    SS_COMPARE_REL(perCallTime(*ar), expected, 0.02);
+}
+
+void TestCommunication::smallAllReducePicksLowLatencyProtocol()
+{
+    // NCCL picks the (algorithm, protocol) of least predicted time (formulas.md §5.5). An 8 KiB all-reduce over
+    // 8 A100s (TP 8, s = 16, b = 1, h = 256: S = 2·16·256 = 8192 B), one node, Ring (§5.4, 14 steps):
+    //   Simple: 8.4 + 14 × 3.4  = 56.0 µs + 1.75·S / 240 GB/s
+    //   LL    : 6.6 + 14 × 0.6  = 15.0 µs + 1.75·S / min(llMaxBw 87.7, 0.5 × 240) GB/s
+    //   LL128 : 14  + 14 × 1.9  = 40.6 µs + 1.75·S / 220.8 GB/s
+    const double S = 2.0 * 16 * 256, f = 2 * 7.0 / 8;
+    const double simple = 56.0e-6 + f * S / 240e9;
+    const double ll = 15.0e-6 + f * S / 87.7e9;
+    const double ll128 = 40.6e-6 + f * S / 220.8e9;
+    const double best = std::min({ simple, ll, ll128 });
+    QCOMPARE(best, ll);
+    SS_EVALUATE(r, a100TpScenario(16, 1, 256));
+    const Collective* ar = sstest::findCollective(r, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QCOMPARE(ar->messageBytes, S);
+    QVERIFY(perCallTime(*ar) <= simple * (1 + 1e-9)); // never slower than the Simple protocol
+    SS_COMPARE_REL(perCallTime(*ar), best, 0.02);
+}
+
+void TestCommunication::treeAndRingDifferAcrossNodes()
+{
+    // formulas.md §5.3: Tree AllReduce algBw = busBw/2 with its own per-channel caps and latency
+    // 2·((n/nNodes − 1)·intraLat + log2(nNodes)·interLat); Ring has 2(n−1) steps. Across nodes they differ, the
+    // bytes do not, and auto takes the faster one.
+    Scenario s = dpScenario("llama3-8b", 4, Sharding::Ddp);
+    s.nccl.algo = NcclAlgo::Ring;
+    SS_EVALUATE(ring, s);
+    s.nccl.algo = NcclAlgo::Tree;
+    SS_EVALUATE(tree, s);
+    s.nccl.algo = NcclAlgo::Auto;
+    SS_EVALUATE(autoR, s);
+    const Collective* cr = sstest::findCollective(ring, Group::Dp, CollectiveOp::AllReduce);
+    const Collective* ct = sstest::findCollective(tree, Group::Dp, CollectiveOp::AllReduce);
+    const Collective* ca = sstest::findCollective(autoR, Group::Dp, CollectiveOp::AllReduce);
+    QVERIFY(cr && ct && ca);
+    QVERIFY(cr->crossesNodes);
+    QCOMPARE(cr->algo, Algo::Ring);
+    QCOMPARE(ct->algo, Algo::Tree);
+    QCOMPARE(ct->bytes, cr->bytes);
+    QVERIFY2(std::fabs(ct->time - cr->time) > 0.01 * cr->time,
+        qPrintable(QStringLiteral("tree %1 s vs ring %2 s").arg(ct->time).arg(cr->time)));
+    QVERIFY(ca->time <= std::min(cr->time, ct->time) * (1 + 1e-12));
+}
+
+void TestCommunication::forcedTreeInsideOneNodeIsNotFree()
+{
+    // NCCL_ALGO=tree for a single-node all-reduce: whatever NCCL does (a chain inside the node, or refusing),
+    // the model cannot predict zero time. No all-reduce beats the ring's bandwidth bound 2(n−1)/n·S / busBw
+    // (Tree's algBw is busBw/2 < Ring's busBw·n/(2(n−1)), formulas.md §5.3).
+    const double n = 8, S = 2.0 * 2048 * 64 * 8192;
+    Scenario sc = a100TpScenario(2048, 64, 8192);
+    sc.nccl.algo = NcclAlgo::Tree;
+    SS_EVALUATE(r, sc);
+    const Collective* ar = sstest::findCollective(r, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QVERIFY2(perCallTime(*ar) >= 2 * (n - 1) / n * S / 240e9 * 0.98,
+        qPrintable(QStringLiteral("tree all-reduce of %1 B in %2 s").arg(S).arg(perCallTime(*ar))));
+}
+
+void TestCommunication::byGroupSumsToTotal_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+void TestCommunication::byGroupSumsToTotal()
+{
+    QFETCH(QString, file);
+    const ScenarioParse p = sstest::parse(sstest::readText(file));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    SS_EVALUATE(r, p.scenario);
+    double groups = 0;
+    for (double g : r.bytesByGroup)
+        groups += g;
+    SS_COMPARE_REL(groups, r.totalCommBytes, 1e-12);
+    std::array<double, 5> fromCollectives{};
+    for (const Collective& c : r.collectives) {
+        // formulas.md §4.1: bytes sent per rank per call — AllReduce 2(n−1)/n·S; ReduceScatter, AllGather and
+        // AlltoAll (n−1)/n·S; Send/Recv S.
+        const double n = c.groupSize;
+        double perCall = c.messageBytes;
+        switch (c.op) {
+        case CollectiveOp::AllReduce: perCall = 2 * (n - 1) / n * c.messageBytes; break;
+        case CollectiveOp::ReduceScatter:
+        case CollectiveOp::AllGather:
+        case CollectiveOp::AllToAll: perCall = (n - 1) / n * c.messageBytes; break;
+        case CollectiveOp::SendRecv: break;
+        }
+        QVERIFY(c.count > 0 && c.groupSize > 1);
+        // Bucketed collectives (DDP 25 MiB, DeepSpeed 5e8 elements) report the bucket as message_bytes and end
+        // each pass with a partial bucket; a message smaller than the bucket is sent whole in one call. So every
+        // pass of k ≥ 2 calls has at most one partial call: bytes lie in (count/2, count] full calls.
+        QVERIFY2(c.bytes <= perCall * double(c.count) * (1 + 1e-9), c.purpose);
+        QVERIFY2(c.bytes > perCall * double(c.count) / 2, c.purpose);
+        QVERIFY2(c.exposedTime >= 0 && c.exposedTime <= c.time * (1 + 1e-12), c.purpose);
+        fromCollectives[static_cast<int>(c.group)] += c.bytes;
+    }
+    for (int g = 0; g < 5; ++g)
+        SS_COMPARE_REL(fromCollectives[g], r.bytesByGroup[g], 1e-12);
+    // the result JSON says the same
+    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
+    const QJsonObject comm = j.value(QLatin1String("communication_per_gpu")).toObject();
+    const QJsonObject by = comm.value(QLatin1String("by_group")).toObject();
+    double jsonSum = 0;
+    for (const char* k : { "dp", "tp", "pp", "cp", "ep" })
+        jsonSum += by.value(QLatin1String(k)).toDouble();
+    SS_COMPARE_REL(jsonSum, comm.value(QLatin1String("total_bytes")).toDouble(), 1e-12);
+}
+
+QTEST_APPLESS_MAIN(TestCommunication)
+#include "tst_communication.moc"

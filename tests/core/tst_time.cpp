@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Step time: pipeline bubbles, the assembly of step-time parts, optimizer step, throughput and MFU.
+// Sources: formulas.md §6 (bubbles), §8.4 (GPU optimizer step), §9 (assembly), DESIGN.md (throughput, MFU).
+#include "test_support.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+
+using namespace shardscope::core;
+
+class TestTime : public QObject {
+    Q_OBJECT
+private slots:
+    void oneFOneBBubble();
+    void interleavedBubbleDividesByV();
+    void gpipeBubbleEqualsOneFOneB();
+    void zeroBubbleH1();
+    void noBubbleWithoutPipeline();
+    void singleGpuStepIsMicroBatchesTimesStage();
+    void pipelineStepAssembly();
+    void optimizerStepIsMemoryBound();
+    void stepPartsSumToTotal_data();
+    void stepPartsSumToTotal();
+    void throughputAndMfu_data();
+    void throughputAndMfu();
+};
+
+namespace {
+
+/// A 16-layer GPT (h 2048) on one node of 4 H100s, pp = 4, dp = 1, DDP, 16 micro-batches. Its small vocabulary
+/// (1000) keeps the last stage's output layer light, so stages 0..p−2 are identical and the last is the slowest.
+Scenario pipeScenario(PpSchedule sched, int v = 1, int pp = 4)
+{
+    Scenario s = sstest::presetScenario("gpt3-xl", 1, pp);
+    s.model = sstest::gptModel(16, 2048, 16, 4 * 2048, 1000, 2048);
+    s.training.seqLen = 2048;
+    s.parallelism.sharding = Sharding::Ddp;
+    s.parallelism.pp = pp;
+    s.parallelism.schedule = sched;
+    s.parallelism.virtualStages = v;
+    sstest::setBatch(s, 1, 16);
+    return s;
+}
+
+double stageTime(const StageInfo& st) { return st.forwardTime + st.backwardTime; }
+
+} // namespace
+
+void TestTime::oneFOneBBubble()
+{
+    // formulas.md §6: 1F1B bubble = (p − 1)(t_f + t_b), t_f and t_b one micro-batch through one stage
+    // (Narayanan §2). The bottleneck stage runs every micro-batch; the other p − 1 stages each add one fill/drain.
+    const int p = 4;
+    SS_EVALUATE(r, pipeScenario(PpSchedule::OneFOneB));
+    QCOMPARE(int(r.stages.size()), p);
+    for (int i = 1; i + 1 < p; ++i) // no embedding or head compute: the first p − 1 stages take the same time
+        SS_COMPARE_REL(stageTime(r.stages[i]), stageTime(r.stages[0]), 1e-12);
+    QVERIFY(stageTime(r.stages[p - 1]) > stageTime(r.stages[0])); // the output layer makes the last stage slowest
+    QVERIFY(r.stages[0].forwardTime > 0 && r.stages[0].backwardTime > r.stages[0].forwardTime);
+    SS_COMPARE_REL(r.step.pipelineBubble, (p - 1) * (r.stages[0].forwardTime + r.stages[0].backwardTime), 1e-12);
+}
+
+void TestTime::interleavedBubbleDividesByV()
+{
+    // formulas.md §6: interleaved 1F1B with v chunks: (p − 1)(t_f + t_b)/v.
+    const int p = 4;
+    SS_EVALUATE(base, pipeScenario(PpSchedule::OneFOneB));
+    for (int v : { 2, 4 }) {
+        SS_EVALUATE(r, pipeScenario(PpSchedule::Interleaved, v));
+        for (int i = 0; i < p; ++i) // a stage does the same work per micro-batch, in v chunks
+            SS_COMPARE_REL(stageTime(r.stages[i]), stageTime(base.stages[i]), 1e-12);
+        SS_COMPARE_REL(r.step.pipelineBubble, (p - 1) * stageTime(r.stages[0]) / v, 1e-12);
+    }
+}
+
+void TestTime::gpipeBubbleEqualsOneFOneB()
+{
+    // formulas.md §6: GPipe and 1F1B have the same bubble, (p − 1)(t_f + t_b); 1F1B only saves memory.
+    const int p = 4;
+    SS_EVALUATE(g, pipeScenario(PpSchedule::GPipe));
+    SS_COMPARE_REL(g.step.pipelineBubble, (p - 1) * stageTime(g.stages[0]), 1e-12);
+    SS_EVALUATE(o, pipeScenario(PpSchedule::OneFOneB));
+    SS_COMPARE_REL(g.step.pipelineBubble, o.step.pipelineBubble, 1e-12);
+}
+
+void TestTime::zeroBubbleH1()
+{
+    // formulas.md §6: ZB-H1 bubble (p − 1)(t_f + t_b − 2·t_w), t_b the full backward, t_w its weight-gradient part.
+    // The program scales by the bottleneck stage's t_w share; with the light output layer the stages' shares agree
+    // to well under 1%.
+    const int p = 4;
+    SS_EVALUATE(r, pipeScenario(PpSchedule::ZeroBubble));
+    const StageInfo& st = r.stages[0];
+    QVERIFY(st.weightGradTime > 0 && st.weightGradTime < st.backwardTime);
+    SS_COMPARE_REL(r.step.pipelineBubble, (p - 1) * (st.forwardTime + st.backwardTime - 2 * st.weightGradTime), 0.01);
+    SS_EVALUATE(o, pipeScenario(PpSchedule::OneFOneB));
+    QVERIFY(r.step.pipelineBubble < o.step.pipelineBubble);
+}
+
+void TestTime::noBubbleWithoutPipeline()
+{
+    Scenario s = pipeScenario(PpSchedule::OneFOneB, 1, 1);
+    SS_EVALUATE(r, s);
+    QCOMPARE(r.step.pipelineBubble, 0.0);
+}
+
+void TestTime::singleGpuStepIsMicroBatchesTimesStage()
+{
+    // One GPU, pp = 1: no communication, no bubble; formulas.md §9: T_step = m·(t_f + t_b) + T_opt.
+    Scenario s = sstest::presetScenario("gpt3-small", 1, 1);
+    s.parallelism.sharding = Sharding::Ddp;
+    s.training.seqLen = 2048;
+    sstest::setBatch(s, 2, 4);
+    SS_EVALUATE(r, s);
+    QCOMPARE(r.microBatches, int64_t(4));
+    QVERIFY(r.collectives.empty());
+    QCOMPARE(r.step.exposedCommunication, 0.0);
+    QCOMPARE(r.step.pipelineBubble, 0.0);
+    QCOMPARE(r.step.offload, 0.0);
+    const double perMb = stageTime(r.stages[0]);
+    SS_COMPARE_REL(r.step.compute + r.step.recompute + r.step.exposedCommunication, 4 * perMb, 1e-12);
+    SS_COMPARE_REL(r.step.total(), 4 * perMb + r.step.optimizer, 1e-12);
+    QVERIFY(r.step.compute > 0);
+}
+
+void TestTime::pipelineStepAssembly()
+{
+    // formulas.md §9 with dp = 1: T_step = m·(t_f + t_b of the slowest stage) + bubble + exposed p2p + T_opt.
+    SS_EVALUATE(r, pipeScenario(PpSchedule::OneFOneB));
+    double slowest = 0;
+    for (const StageInfo& st : r.stages)
+        slowest = std::max(slowest, stageTime(st));
+    const Collective* p2p = sstest::findCollective(r, Group::Pp, CollectiveOp::SendRecv);
+    QVERIFY(p2p);
+    QCOMPARE(r.bytesByGroup[int(Group::Dp)], 0.0); // dp = 1
+    SS_COMPARE_REL(r.step.total(),
+        16 * slowest + r.step.pipelineBubble + p2p->exposedTime + r.step.optimizer + r.step.offload, 1e-12);
+}
+
+void TestTime::optimizerStepIsMemoryBound()
+{
+    // formulas.md §8.4: the GPU optimizer step reads the gradient and fp32 master, momentum and variance and
+    // writes the three fp32 states and the half-precision weights, at HBM bandwidth, for the Ψ/N_opt parameters
+    // this GPU updates. zero-paper bf16 AdamW: 2 + 12 + 12 + 2 = 28 B/param; Megatron (fp32 main grads): 30.
+    const double psi = 8'030'261'248.0, hbm = sstest::gpu("h100-sxm5-80gb").memoryBandwidth;
+    Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.parallelism.sharding = Sharding::Ddp;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(ddp, s);
+    SS_COMPARE_REL(ddp.step.optimizer, 28 * psi / hbm, 1e-12);
+    s.parallelism.sharding = Sharding::Zero1;
+    SS_EVALUATE(z1, s);
+    SS_COMPARE_REL(z1.step.optimizer, 28 * psi / 8 / hbm, 1e-12);
+    s.training.accounting = Accounting::Megatron;
+    SS_EVALUATE(mg, s);
+    SS_COMPARE_REL(mg.step.optimizer, 30 * psi / 8 / hbm, 1e-12);
+}
+
+void TestTime::stepPartsSumToTotal_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+void TestTime::stepPartsSumToTotal()
+{
+    // Through the result JSON: the step-time parts sum to step_time.total, every part is non-negative,
+    // and the per-micro-batch parts fit in m × the slowest stage.
+    QFETCH(QString, file);
+    const ScenarioParse p = sstest::parse(sstest::readText(file));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    SS_EVALUATE(r, p.scenario);
+    const QJsonObject st = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r)))
+                               .object()
+                               .value(QLatin1String("step_time"))
+                               .toObject();
+    double sum = 0;
+    for (const char* k : { "compute", "recompute", "exposed_communication", "pipeline_bubble", "offload", "optimizer" }) {
+        const QJsonValue v = st.value(QLatin1String(k));
+        QVERIFY2(v.isDouble() && v.toDouble() >= 0, k);
+        sum += v.toDouble();
+    }
+    SS_COMPARE_REL(sum, st.value(QLatin1String("total")).toDouble(), 1e-12);
+    QVERIFY(st.value(QLatin1String("compute")).toDouble() > 0);
+    double slowest = 0;
+    for (const StageInfo& s : r.stages)
+        slowest = std::max(slowest, stageTime(s));
+    QVERIFY(r.step.compute + r.step.recompute <= double(r.microBatches) * slowest * (1 + 1e-12));
+}
+
+void TestTime::throughputAndMfu_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("precision"); // -1: as in the file
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f << -1;
+    const QString dflt = QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios/default.shardscope.json");
+    QTest::newRow("default, fp8-mixed") << dflt << int(Precision::Fp8Mixed);
+    QTest::newRow("default, bf16-mixed") << dflt << int(Precision::Bf16Mixed);
+}
+
+void TestTime::throughputAndMfu()
+{
+    // DESIGN.md: tokens/s = global_batch × seq_len / step time; model TFLOP/s per GPU = flops_per_token × tokens/s
+    // / gpus / 1e12; MFU = flops_per_token × tokens/s / (gpus × dense peak), BF16 peak (FP8 peak for fp8-mixed).
+    QFETCH(QString, file);
+    QFETCH(int, precision);
+    ScenarioParse p = sstest::parse(sstest::readText(file));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    if (precision >= 0)
+        p.scenario.training.precision = static_cast<Precision>(precision);
+    const Scenario& s = p.scenario;
+    SS_EVALUATE(r, s);
+    const double total = r.step.total();
+    QVERIFY(total > 0);
+    const double gpus = double(s.cluster.nodes) * s.cluster.gpusPerNode;
+    const double tokensPerSecond = double(s.training.globalBatch) * double(s.training.seqLen) / total;
+    const GpuSpec& g = s.cluster.gpu;
+    QVERIFY(s.training.precision == Precision::Bf16Mixed || s.training.precision == Precision::Fp8Mixed
+        || s.training.precision == Precision::Fp16Mixed);
+    const double peak = s.training.precision == Precision::Fp8Mixed ? g.fp8DenseFlops : g.bf16DenseFlops;
+    SS_COMPARE_REL(r.throughput.tokensPerSecond, tokensPerSecond, 1e-12);
+    SS_COMPARE_REL(r.throughput.tokensPerSecondPerGpu, tokensPerSecond / gpus, 1e-12);
+    SS_COMPARE_REL(r.throughput.modelTflopsPerGpu, r.flopsPerToken * tokensPerSecond / gpus / 1e12, 1e-12);
+    SS_COMPARE_REL(r.throughput.mfu, r.flopsPerToken * tokensPerSecond / (gpus * peak), 1e-12);
+    QVERIFY(r.throughput.mfu > 0 && r.throughput.mfu < 1);
+    QVERIFY(r.throughput.hardwareTflopsPerGpu >= r.throughput.modelTflopsPerGpu * (1 - 1e-12));
+}
+
+QTEST_APPLESS_MAIN(TestTime)
+#include "tst_time.moc"

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Bad input: every problem is reported with the field it concerns, nothing crashes, evaluate() never computes
+// figures for an invalid scenario. Shipped scenarios parse, evaluate and round-trip through scenarioToJson.
+// Sources: issue #2 deliverable 4 and "Done when"; DESIGN.md "Scenario file".
+#include "test_support.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+
+#include <cmath>
+#include <limits>
+
+using namespace shardscope::core;
+
+class TestValidation : public QObject {
+    Q_OBJECT
+private slots:
+    void minimalScenarioIsTheDefault();
+    void tpMustDivideHeads();
+    void tpMustDivideKvHeadsOrBeAMultiple();
+    void dpMustBeWhole_data();
+    void dpMustBeWhole();
+    void globalBatchMultipleOfMicroTimesDp();
+    void parameterOffloadNeedsFullSharding_data();
+    void parameterOffloadNeedsFullSharding();
+    void unknownIds_data();
+    void unknownIds();
+    void wrongTypes_data();
+    void wrongTypes();
+    void absurdOrNegativeNumbers_data();
+    void absurdOrNegativeNumbers();
+    void nanAndInfinityInAScenario();
+    void schemaRequired_data();
+    void schemaRequired();
+    void deepNestingRejected();
+    void notAnObjectOrNotJson_data();
+    void notAnObjectOrNotJson();
+    void unknownFieldsAreWarnings();
+    void invalidResultHasNoFigures();
+    void shippedScenariosParseAndEvaluate_data();
+    void shippedScenariosParseAndEvaluate();
+    void roundTrip_data();
+    void roundTrip();
+};
+
+namespace {
+
+const char* kSchema = R"("schema":"shardscope.scenario/1")";
+
+/// A scenario document: the schema plus the given members (JSON text without the outer braces).
+std::string doc(const std::string& members)
+{
+    return "{" + std::string(kSchema) + (members.empty() ? "" : "," + members) + "}";
+}
+
+/// Parses (must succeed) and validates; returns the validator's issues.
+std::vector<Issue> issuesOf(const std::string& members, bool* parsed = nullptr)
+{
+    const ScenarioParse p = sstest::parse(doc(members));
+    if (parsed)
+        *parsed = p.ok();
+    return p.ok() ? validate(p.scenario) : p.errors;
+}
+
+} // namespace
+
+void TestValidation::minimalScenarioIsTheDefault()
+{
+    // DESIGN.md: every field but schema is optional and defaults as in the app's default scenario.
+    const ScenarioParse p = sstest::parse(doc(""));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    QVERIFY(p.warnings.empty());
+    QVERIFY(p.scenario == defaultScenario(sstest::catalog()));
+    QVERIFY2(validate(p.scenario).empty(), qPrintable(sstest::issuesText(validate(p.scenario))));
+}
+
+void TestValidation::tpMustDivideHeads()
+{
+    // Llama 3 70B has 64 heads; tp 6 on 3 × 8 GPUs gives a whole dp (4) but splits no head evenly.
+    bool parsed = false;
+    const auto issues = issuesOf(R"("cluster":{"nodes":3,"gpus_per_node":8},"parallelism":{"tp":6})", &parsed);
+    QVERIFY(parsed);
+    QVERIFY2(sstest::hasIssue(issues, "parallelism.tp", "heads"), qPrintable(sstest::issuesText(issues)));
+    // DESIGN.md's example message names both numbers
+    QVERIFY2(sstest::hasIssue(issues, "parallelism.tp", "64"), qPrintable(sstest::issuesText(issues)));
+}
+
+void TestValidation::tpMustDivideKvHeadsOrBeAMultiple()
+{
+    // Custom GQA model: 24 heads, 8 KV heads. tp 3 divides the heads but neither divides nor is a multiple of 8.
+    const std::string model
+        = R"("model":{"layers":4,"hidden":1536,"heads":24,"kv_heads":8,"ffn_hidden":6144,"vocab":32000},)";
+    const auto bad = issuesOf(model + R"("cluster":{"nodes":1,"gpus_per_node":3},"training":{"global_batch":3},)"
+                                      R"("parallelism":{"tp":3})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.tp", "kv_heads"), qPrintable(sstest::issuesText(bad)));
+    // tp 8 = kv_heads and tp 2 dividing it are fine (no issue at all).
+    for (const char* tp : { "8", "2" }) {
+        const auto ok = issuesOf(model + R"("cluster":{"nodes":1,"gpus_per_node":8},"training":{"global_batch":8},)"
+                                         R"("parallelism":{"tp":)" + std::string(tp) + "}");
+        QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    }
+}
+
+void TestValidation::dpMustBeWhole_data()
+{
+    QTest::addColumn<QString>("members");
+    QTest::newRow("pp 3 on 32 GPUs") << R"("parallelism":{"pp":3})";
+    QTest::newRow("tp 2 on 5 GPUs") << R"("cluster":{"nodes":1,"gpus_per_node":5},"parallelism":{"tp":2})";
+    QTest::newRow("tp*pp*cp above the GPU count")
+        << R"("cluster":{"nodes":1,"gpus_per_node":8},"parallelism":{"tp":8,"pp":2},"training":{"global_batch":8})";
+}
+
+void TestValidation::dpMustBeWhole()
+{
+    QFETCH(QString, members);
+    const auto issues = issuesOf(members.toStdString());
+    bool found = false;
+    for (const Issue& i : issues)
+        found |= i.field.rfind("parallelism.", 0) == 0 && i.message.find("dp") != std::string::npos;
+    QVERIFY2(found, qPrintable(sstest::issuesText(issues)));
+}
+
+void TestValidation::globalBatchMultipleOfMicroTimesDp()
+{
+    // default: 32 GPUs, dp 32. 100 sequences are not a multiple of 2 × 32.
+    const auto issues = issuesOf(R"("training":{"global_batch":100,"micro_batch":2})");
+    QVERIFY2(sstest::hasIssue(issues, "training.global_batch", "multiple"), qPrintable(sstest::issuesText(issues)));
+    QVERIFY(issuesOf(R"("training":{"global_batch":128,"micro_batch":2})").empty());
+}
+
+void TestValidation::parameterOffloadNeedsFullSharding_data()
+{
+    QTest::addColumn<QString>("sharding");
+    QTest::addColumn<bool>("allowed");
+    QTest::newRow("ddp") << "ddp" << false;
+    QTest::newRow("zero1") << "zero1" << false;
+    QTest::newRow("zero2") << "zero2" << false;
+    QTest::newRow("fsdp-grad-op") << "fsdp-grad-op" << false;
+    QTest::newRow("zero3") << "zero3" << true;
+    QTest::newRow("fsdp-full") << "fsdp-full" << true;
+}
+
+void TestValidation::parameterOffloadNeedsFullSharding()
+{
+    QFETCH(QString, sharding);
+    QFETCH(bool, allowed);
+    const auto issues = issuesOf(R"("parallelism":{"sharding":")" + sharding.toStdString()
+        + R"("},"offload":{"parameters":"cpu"})");
+    QCOMPARE(sstest::hasIssue(issues, "offload.parameters"), !allowed);
+    if (allowed)
+        QVERIFY2(issues.empty(), qPrintable(sstest::issuesText(issues)));
+}
+
+void TestValidation::unknownIds_data()
+{
+    QTest::addColumn<QString>("members");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("model preset") << R"("model":{"preset":"llama-99b"})" << "model.preset";
+    QTest::newRow("gpu") << R"("cluster":{"gpu":"h900"})" << "cluster.gpu";
+    QTest::newRow("gpu object id") << R"("cluster":{"gpu":{"id":"h900","memory_bytes":1e11}})" << "cluster.gpu.id";
+    QTest::newRow("intra-node link") << R"("cluster":{"intra_node":"nvlink9"})" << "cluster.intra_node";
+    QTest::newRow("inter-node link") << R"("cluster":{"inter_node":"ib-zdr"})" << "cluster.inter_node";
+    QTest::newRow("enum value") << R"("parallelism":{"sharding":"zero4"})" << "parallelism.sharding";
+    QTest::newRow("precision value") << R"("training":{"precision":"bf17"})" << "training.precision";
+}
+
+void TestValidation::unknownIds()
+{
+    QFETCH(QString, members);
+    QFETCH(QString, field);
+    const ScenarioParse p = sstest::parse(doc(members.toStdString()));
+    QVERIFY(!p.ok());
+    QVERIFY2(sstest::hasIssue(p.errors, field.toStdString()), qPrintable(sstest::issuesText(p.errors)));
+}
+
+void TestValidation::wrongTypes_data()
+{
+    QTest::addColumn<QString>("members");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("nodes: \"four\"") << R"("cluster":{"nodes":"four"})" << "cluster.nodes";
+    QTest::newRow("nodes: true") << R"("cluster":{"nodes":true})" << "cluster.nodes";
+    QTest::newRow("nodes: 1e300") << R"("cluster":{"nodes":1e300})" << "cluster.nodes";
+    QTest::newRow("nodes: 3.5") << R"("cluster":{"nodes":3.5})" << "cluster.nodes";
+    QTest::newRow("tp: \"2\"") << R"("parallelism":{"tp":"2"})" << "parallelism.tp";
+    QTest::newRow("tp: 5e9 (beyond int)") << R"("parallelism":{"tp":5e9})" << "parallelism.tp";
+    QTest::newRow("global_batch: 2.5") << R"("training":{"global_batch":2.5})" << "training.global_batch";
+    QTest::newRow("seq_len: null") << R"("training":{"seq_len":null})" << "training.seq_len";
+    QTest::newRow("flash_attention: 1") << R"("training":{"flash_attention":1})" << "training.flash_attention";
+    QTest::newRow("precision: 16") << R"("training":{"precision":16})" << "training.precision";
+    QTest::newRow("model: []") << R"("model":[])" << "model";
+    QTest::newRow("training: \"x\"") << R"("training":"x")" << "training";
+    QTest::newRow("gpu: 7") << R"("cluster":{"gpu":7})" << "cluster.gpu";
+    QTest::newRow("hidden: \"big\"") << R"("model":{"preset":"llama3-8b","hidden":"big"})" << "model.hidden";
+    QTest::newRow("moe: 8") << R"("model":{"preset":"mixtral-8x7b","moe":8})" << "model.moe";
+    QTest::newRow("name: 3") << R"("name":3)" << "name";
+    QTest::newRow("custom gpu missing fields") << R"("cluster":{"gpu":{"name":"mine","bf16_dense_flops":1e15}})"
+                                               << "cluster.gpu.memory_bytes";
+}
+
+void TestValidation::wrongTypes()
+{
+    QFETCH(QString, members);
+    QFETCH(QString, field);
+    const ScenarioParse p = sstest::parse(doc(members.toStdString()));
+    QVERIFY(!p.ok());
+    QVERIFY2(sstest::hasIssue(p.errors, field.toStdString()), qPrintable(sstest::issuesText(p.errors)));
+}
+
+void TestValidation::absurdOrNegativeNumbers_data()
+{
+    QTest::addColumn<QString>("members");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("nodes -2") << R"("cluster":{"nodes":-2})" << "cluster.nodes";
+    QTest::newRow("nodes 0") << R"("cluster":{"nodes":0})" << "cluster.nodes";
+    QTest::newRow("nodes 1e9") << R"("cluster":{"nodes":1000000000})" << "cluster.nodes";
+    QTest::newRow("gpus_per_node -8") << R"("cluster":{"gpus_per_node":-8})" << "cluster.gpus_per_node";
+    QTest::newRow("seq_len 0") << R"("training":{"seq_len":0})" << "training.seq_len";
+    QTest::newRow("micro_batch -1") << R"("training":{"micro_batch":-1})" << "training.micro_batch";
+    QTest::newRow("global_batch -512") << R"("training":{"global_batch":-512})" << "training.global_batch";
+    QTest::newRow("tp 0") << R"("parallelism":{"tp":0})" << "parallelism.tp";
+    QTest::newRow("pp -1") << R"("parallelism":{"pp":-1})" << "parallelism.pp";
+    QTest::newRow("layers -1") << R"("model":{"preset":"llama3-8b","layers":-1})" << "model.layers";
+    QTest::newRow("hidden 0") << R"("model":{"preset":"llama3-8b","hidden":0})" << "model.hidden";
+    QTest::newRow("params 1e300") << R"("model":{"preset":"llama3-8b","params":1e300})" << "model.params";
+    QTest::newRow("params -5") << R"("model":{"preset":"llama3-8b","params":-5})" << "model.params";
+    QTest::newRow("misc_bytes 1e300") << R"("cluster":{"misc_bytes":1e300})" << "cluster.misc_bytes";
+    QTest::newRow("gpu memory -1") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":-1}})"
+                                   << "cluster.gpu.memory_bytes";
+    QTest::newRow("link bandwidth 0") << R"("cluster":{"inter_node":{"id":"ib-ndr400","bandwidth":0}})"
+                                      << "cluster.inter_node.bandwidth";
+    QTest::newRow("min_channels 65") << R"("nccl":{"min_channels":65})" << "nccl.min_channels";
+    QTest::newRow("top_k above experts") << R"("model":{"preset":"mixtral-8x7b","moe":{"top_k":9}})"
+                                         << "model.moe.top_k";
+}
+
+void TestValidation::absurdOrNegativeNumbers()
+{
+    // These parse (the types are right); the validator rejects them and names the field.
+    QFETCH(QString, members);
+    QFETCH(QString, field);
+    bool parsed = false;
+    const auto issues = issuesOf(members.toStdString(), &parsed);
+    QVERIFY2(parsed, qPrintable(sstest::issuesText(issues)));
+    QVERIFY2(sstest::hasIssue(issues, field.toStdString()), qPrintable(sstest::issuesText(issues)));
+    const Result r = evaluate(sstest::parse(doc(members.toStdString())).scenario);
+    QVERIFY(!r.valid);
+}
+
+void TestValidation::nanAndInfinityInAScenario()
+{
+    // JSON has no NaN: the text is rejected as JSON.
+    QVERIFY(!sstest::parse(doc(R"("cluster":{"nodes":NaN})")).ok());
+    QVERIFY(!sstest::parse(doc(R"("cluster":{"misc_bytes":Infinity})")).ok());
+    // A Scenario built in code (the GUI) can hold them: validate() names each field.
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    Scenario s = defaultScenario(sstest::catalog());
+    s.cluster.gpu.bf16DenseFlops = nan;
+    s.cluster.gpu.memoryBytes = inf;
+    s.cluster.intraNode.bandwidth = nan;
+    s.cluster.miscBytes = nan;
+    s.model.paramsOverride = nan;
+    s.model.moe.capacityFactor = nan;
+    s.model.moe.experts = 8;
+    s.model.moe.topK = 2;
+    s.model.moe.expertFfnHidden = 1024;
+    const auto issues = validate(s);
+    for (const char* f : { "cluster.gpu.bf16_dense_flops", "cluster.gpu.memory_bytes", "cluster.intra_node.bandwidth",
+             "cluster.misc_bytes", "model.params", "model.moe.capacity_factor" })
+        QVERIFY2(sstest::hasIssue(issues, f), qPrintable(QString::fromLatin1(f) + ": " + sstest::issuesText(issues)));
+    const Result r = evaluate(s);
+    QVERIFY(!r.valid);
+}
+
+void TestValidation::schemaRequired_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("missing") << R"({"name":"x"})";
+    QTest::newRow("empty object") << "{}";
+    QTest::newRow("wrong version") << R"({"schema":"shardscope.scenario/2"})";
+    QTest::newRow("not a string") << R"({"schema":1})";
+}
+
+void TestValidation::schemaRequired()
+{
+    QFETCH(QString, text);
+    const ScenarioParse p = sstest::parse(text.toStdString());
+    QVERIFY(!p.ok());
+    QVERIFY2(sstest::hasIssue(p.errors, "schema"), qPrintable(sstest::issuesText(p.errors)));
+}
+
+void TestValidation::deepNestingRejected()
+{
+    // 200 levels of arrays (and of objects) in an otherwise valid document: refused as input, no deep recursion.
+    const std::string arrays = std::string(200, '[') + std::string(200, ']');
+    std::string objects;
+    for (int i = 0; i < 200; ++i)
+        objects += R"({"a":)";
+    objects += "1" + std::string(200, '}');
+    for (const std::string& deep : { arrays, objects }) {
+        for (const std::string& text : { doc(R"("name":)" + deep), doc(R"("model":{"preset":"llama3-8b","x":)" + deep + "}"),
+                 deep }) {
+            const ScenarioParse p = sstest::parse(text);
+            QVERIFY(!p.ok());
+            QVERIFY2(!p.errors.front().message.empty(), "the error says why");
+        }
+    }
+    // Moderate nesting in an unknown field is only a warning.
+    const ScenarioParse ok = sstest::parse(doc(R"("extra":[[[[[1]]]]])"));
+    QVERIFY2(ok.ok(), qPrintable(sstest::issuesText(ok.errors)));
+    QVERIFY(sstest::hasIssue(ok.warnings, "extra"));
+}
+
+void TestValidation::notAnObjectOrNotJson_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::newRow("array") << QByteArray("[]");
+    QTest::newRow("number") << QByteArray("42");
+    QTest::newRow("string") << QByteArray(R"("shardscope.scenario/1")");
+    QTest::newRow("null") << QByteArray("null");
+    QTest::newRow("true") << QByteArray("true");
+    QTest::newRow("empty text") << QByteArray("");
+    QTest::newRow("whitespace") << QByteArray("   \n");
+    QTest::newRow("unterminated") << QByteArray(R"({"schema":"shardscope.scenario/1")");
+    QTest::newRow("trailing garbage") << QByteArray(R"({"schema":"shardscope.scenario/1"} x)");
+    QTest::newRow("trailing comma") << QByteArray(R"({"schema":"shardscope.scenario/1",})");
+    QTest::newRow("single quotes") << QByteArray(R"({'schema':'shardscope.scenario/1'})");
+    QTest::newRow("bare word") << QByteArray("scenario");
+    QTest::newRow("invalid UTF-8 in a string") << QByteArray("{\"schema\":\"shardscope.scenario/1\",\"name\":\"\xff\"}");
+}
+
+void TestValidation::notAnObjectOrNotJson()
+{
+    QFETCH(QByteArray, text);
+    const ScenarioParse p = sstest::parse(text.toStdString());
+    QVERIFY(!p.ok());
+    QVERIFY(!p.errors.front().message.empty());
+}
+
+void TestValidation::unknownFieldsAreWarnings()
+{
+    // DESIGN/issue: unknown fields are kept as warnings, not errors.
+    const ScenarioParse p = sstest::parse(doc(
+        R"("colour":"blue","model":{"preset":"llama3-8b","bar":2},"training":{"foo":true},)"
+        R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","shiny":1},"nodes":1,"gpus_per_node":8},)"
+        R"("parallelism":{"zero":3},"nccl":{"NCCL_ALGO":"ring"},"offload":{"x":0})"));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    for (const char* f : { "colour", "model.bar", "training.foo", "cluster.gpu.shiny", "parallelism.zero",
+             "nccl.NCCL_ALGO", "offload.x" })
+        QVERIFY2(sstest::hasIssue(p.warnings, f), qPrintable(QString::fromLatin1(f) + ": " + sstest::issuesText(p.warnings)));
+    QCOMPARE(int(p.warnings.size()), 7);
+    // the known fields beside them were read
+    QVERIFY(p.scenario.model.id == "llama3-8b");
+    QCOMPARE(p.scenario.cluster.nodes, 1);
+    const Result r = evaluate(p.scenario);
+    QVERIFY2(r.valid, qPrintable(sstest::issuesText(r.issues)));
+}
+
+void TestValidation::invalidResultHasNoFigures()
+{
+    const ScenarioParse p = sstest::parse(doc(R"("parallelism":{"tp":6})"));
+    QVERIFY(p.ok());
+    const Result r = evaluate(p.scenario);
+    QVERIFY(!r.valid);
+    QVERIFY(!r.issues.empty());
+    for (const Issue& i : r.issues) { // every rule names its field
+        QVERIFY(!i.field.empty());
+        QVERIFY(!i.message.empty());
+    }
+    QVERIFY(r.stages.empty());
+    QVERIFY(r.collectives.empty());
+    QCOMPARE(r.step.total(), 0.0);
+    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
+    QCOMPARE(j.value(QLatin1String("schema")).toString(), QStringLiteral("shardscope.result/1"));
+    QCOMPARE(j.value(QLatin1String("valid")).toBool(true), false);
+    QVERIFY(!j.value(QLatin1String("issues")).toArray().isEmpty());
+    QCOMPARE(j.value(QLatin1String("issues")).toArray().first().toObject().value(QLatin1String("field")).toString(),
+        QString::fromStdString(r.issues.front().field));
+    QVERIFY(!j.contains(QLatin1String("memory_per_gpu")));
+    QVERIFY(!j.contains(QLatin1String("step_time")));
+}
+
+void TestValidation::shippedScenariosParseAndEvaluate_data()
+{
+    QTest::addColumn<QString>("file");
+    const QStringList files = sstest::shippedScenarioFiles();
+    QVERIFY(files.size() >= 6); // issue #2: at least six example scenarios
+    for (const QString& f : files)
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+void TestValidation::shippedScenariosParseAndEvaluate()
+{
+    QFETCH(QString, file);
+    const std::string text = sstest::readText(file);
+    QVERIFY(!text.empty());
+    const ScenarioParse p = sstest::parse(text);
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    QVERIFY2(p.warnings.empty(), qPrintable(sstest::issuesText(p.warnings)));
+    const Result r = evaluate(p.scenario);
+    QVERIFY2(r.valid, qPrintable(sstest::issuesText(r.issues)));
+    QVERIFY(r.parameters > 0 && r.flopsPerToken > 0);
+    QVERIFY(r.memory.total() > 0 && r.step.total() > 0 && r.throughput.tokensPerSecond > 0);
+    QCOMPARE(r.gpus, p.scenario.cluster.nodes * p.scenario.cluster.gpusPerNode);
+    QCOMPARE(r.dp * r.tp * r.pp * r.cp, r.gpus);
+    const QJsonDocument j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r)));
+    QVERIFY(j.isObject());
+    QCOMPARE(j.object().value(QLatin1String("valid")).toBool(), true);
+}
+
+void TestValidation::roundTrip_data()
+{
+    QTest::addColumn<QString>("text");
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << QString::fromStdString(sstest::readText(f));
+    QTest::newRow("gpu override")
+        << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":103079215104}})"));
+    QTest::newRow("custom gpu and link") << QString::fromStdString(doc(
+        R"("cluster":{"gpu":{"name":"my accelerator","arch":"hopper","bf16_dense_flops":5e14,"memory_bytes":6e10,)"
+        R"("memory_bandwidth":2e12,"scale_up_bandwidth":2e11,"host_link_bandwidth":3e10,"achievable_matmul_fraction":0.7},)"
+        R"("inter_node":{"name":"my nic","kind":"scale-out","bandwidth":2.5e10,"latency":2e-5}})"));
+    QTest::newRow("custom MoE model") << QString::fromStdString(doc(
+        R"("model":{"name":"tiny moe","layers":6,"hidden":1024,"heads":16,"kv_heads":4,"ffn_hidden":4096,"vocab":32000,)"
+        R"("moe":{"experts":8,"top_k":2,"expert_ffn_hidden":1408,"shared_experts":1,"dense_layers":1,"capacity_factor":1.25}},)"
+        R"("parallelism":{"ep":4})"));
+    QTest::newRow("preset with overrides") << QString::fromStdString(
+        doc(R"("model":{"preset":"llama3-8b","layers":16,"params":7.5e9},"training":{"seq_len":4096})"));
+    QTest::newRow("MoE preset made dense") << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":null})"));
+    QTest::newRow("priced GPU made unpriced")
+        << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","hourly_price_usd":0}})"));
+}
+
+void TestValidation::roundTrip()
+{
+    // scenarioToJson → parseScenario gives back an equal Scenario (every field, catalog entries included).
+    QFETCH(QString, text);
+    const ScenarioParse first = sstest::parse(text.toStdString());
+    QVERIFY2(first.ok(), qPrintable(sstest::issuesText(first.errors)));
+    const std::string written = scenarioToJson(first.scenario, sstest::catalog());
+    const ScenarioParse second = sstest::parse(written);
+    const QByteArray tag = QTest::currentDataTag();
+    if (tag == "custom gpu and link")
+    QVERIFY2(second.ok(), qPrintable(sstest::issuesText(second.errors) + QStringLiteral("\n") + QString::fromStdString(written)));
+    QVERIFY2(second.warnings.empty(), qPrintable(sstest::issuesText(second.warnings)));
+    if (tag == "MoE preset made dense")
+    if (tag == "priced GPU made unpriced")
+    QVERIFY2(second.scenario == first.scenario, written.c_str());
+    // and writing again gives the same text
+    QVERIFY(scenarioToJson(second.scenario, sstest::catalog()) == written);
+}
+
+QTEST_APPLESS_MAIN(TestValidation)
+#include "tst_validation.moc"
