@@ -94,20 +94,32 @@ bool parseArgs(int argc, char** argv, Args& a, std::string& err)
     return true;
 }
 
+// Reads at most the parser's limit (+1 byte to notice a larger input) from a file or standard input.
 bool readInput(const std::string& path, std::string& text, std::string& err)
 {
-    if (path == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-        return true;
+    constexpr size_t kLimit = 16u * 1024u * 1024u; // = the scenario parser's limit (core json_fields.h)
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) {
+            err = path + ": cannot be opened";
+            return false;
+        }
+        in = &file;
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        err = path + ": cannot be opened";
+    text.clear();
+    char buf[65536];
+    while (text.size() <= kLimit) {
+        in->read(buf, sizeof buf);
+        if (in->gcount() <= 0)
+            break;
+        text.append(buf, static_cast<size_t>(in->gcount()));
+    }
+    if (text.size() > kLimit) {
+        err = (path == "-" ? std::string("standard input") : path) + ": larger than the 16 MiB limit for a scenario";
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
     return true;
 }
 
@@ -125,7 +137,7 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
     }
     std::string text, err;
     if (!readInput(a.target, text, err)) {
-        std::cerr << "shardscope-cli: " << err << "\n";
+        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
         return kInvalid;
     }
     const auto parsed = core::parseScenario(text, catalog);
@@ -180,7 +192,7 @@ int run(int argc, char** argv)
     if (a.command == "evaluate" || a.command == "search") {
         std::string text;
         if (!readInput(a.target, text, err)) {
-            std::cerr << "shardscope-cli: " << err << "\n";
+            std::cerr << "shardscope-cli: error: (file): " << err << "\n";
             return kInvalid;
         }
         const auto parsed = shardscope::core::parseScenario(text, catalog);

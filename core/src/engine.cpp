@@ -310,12 +310,13 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:
-        // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); Megatron uses its grad buffer.
+        // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); the reduce bucket is double
+        // with overlap_comm, which the time model assumes (formulas.md §1.4). Megatron uses its grad buffer.
         if (!megatron)
-            buckets = std::min(kDsReduceBucket, psi) * B.reduce + std::min(kDsAllgatherBucket, psi) * B.w;
+            buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce + std::min(kDsAllgatherBucket, psi) * B.w;
         break;
     case Sharding::Zero3:
-        buckets = std::min(kDsReduceBucket, psi) * B.reduce;
+        buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce; // overlap_comm is on by default at stage 3
         break;
     default: break;
     }

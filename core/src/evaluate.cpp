@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 namespace shardscope::core {
@@ -86,7 +87,7 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     c.group = group;
     c.op = op;
     c.groupSize = groupSize;
-    c.count = static_cast<int64_t>(std::llround(count));
+    c.count = count < 9e18 ? static_cast<int64_t>(std::llround(count)) : INT64_MAX; // saturate absurd inputs
     c.messageBytes = message;
     const double n = groupSize;
     double perCall = message;
@@ -630,7 +631,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
                 else
                     lo = mid + 1;
             }
-            r.minGpus = static_cast<int>(lo * step_ * tp * pp * cp);
+            // GPU counts beyond the validated limit (1e7) are reported as "none up to the limit" (0).
+            const double gpusNeeded = double(lo) * step_ * tp * pp * cp;
+            r.minGpus = gpusNeeded <= 1e7 ? static_cast<int>(gpusNeeded) : 0;
         }
     }
 }

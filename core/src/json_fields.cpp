@@ -3,6 +3,7 @@
 
 #include "shardscope/core/scenario_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -32,20 +33,65 @@ int jsonNestingDepth(std::string_view text)
     return maxDepth;
 }
 
-bool parseJsonText(std::string_view text, json& out, std::string& error)
+bool parseJsonText(std::string_view text, json& out, std::string& error, std::string* field)
 {
     if (text.size() > kMaxJsonBytes) {
         error = "the file is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxJsonBytes);
+        return false;
+    }
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        error = "the file contains a NUL byte at offset " + std::to_string(nul) + ": it is not JSON text";
         return false;
     }
     if (jsonNestingDepth(text) > kMaxJsonDepth) {
         error = "JSON nesting is deeper than " + std::to_string(kMaxJsonDepth) + " levels";
         return false;
     }
+    // Duplicate keys are an error (RFC 8259 leaves them undefined; nlohmann would keep the last silently).
+    // The callback sees keys depth-first: keep the keys of every open object and the path to it.
+    std::vector<std::vector<std::string>> keys;
+    std::vector<std::string> path;
+    std::string duplicate;
+    auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start: keys.emplace_back(); break;
+        case json::parse_event_t::object_end:
+            if (!keys.empty())
+                keys.pop_back();
+            break;
+        case json::parse_event_t::key: {
+            // depth d: the key belongs to the object opened at depth d − 1; path[i] is the key at depth i + 1
+            const std::string k = parsed.get<std::string>();
+            const size_t d = static_cast<size_t>(std::max(1, depth));
+            path.resize(d - 1);
+            if (!keys.empty()) {
+                auto& open = keys.back();
+                if (duplicate.empty() && std::find(open.begin(), open.end(), k) != open.end()) {
+                    for (const auto& p : path)
+                        duplicate += p + ".";
+                    duplicate += k;
+                }
+                open.push_back(k);
+            }
+            path.push_back(k);
+            break;
+        }
+        default: break;
+        }
+        return true;
+    };
     try {
-        out = json::parse(text.begin(), text.end());
+        out = json::parse(text.begin(), text.end(), callback);
     } catch (const json::exception& e) {
         error = std::string("not valid JSON: ") + e.what();
+        return false;
+    }
+    if (!duplicate.empty()) {
+        error = "the key appears twice in the same object";
+        if (field)
+            *field = duplicate;
+        else
+            error = "'" + duplicate + "': " + error;
         return false;
     }
     return true;

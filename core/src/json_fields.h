@@ -22,8 +22,9 @@ constexpr int kMaxJsonDepth = 64;
 /// Largest document the parsers accept (bytes).
 constexpr size_t kMaxJsonBytes = 16u * 1024u * 1024u;
 
-/// Parses text into `out`, or returns an error message (size, depth, syntax with byte offset).
-bool parseJsonText(std::string_view text, json& out, std::string& error);
+/// Parses text into `out`, or returns an error message (size, NUL bytes, depth, syntax with byte offset, duplicate
+/// keys). For a duplicate key, `field` (when given) receives its dotted path.
+bool parseJsonText(std::string_view text, json& out, std::string& error, std::string* field = nullptr);
 
 class FieldReader {
 public:

@@ -132,7 +132,7 @@ std::string usdText(double v)
     return s;
 }
 
-enum class Unit { Memory, Volume, Seconds, Percent, Count, Integer, TokensPerSecond, Tflops, Usd, Flop };
+enum class Unit { Memory, Volume, Seconds, Percent, Ratio, Count, Integer, TokensPerSecond, Tflops, Usd, Flop };
 
 std::string format(Unit u, double v)
 {
@@ -141,6 +141,7 @@ std::string format(Unit u, double v)
     case Unit::Volume: return volumeText(v);
     case Unit::Seconds: return secondsText(v);
     case Unit::Percent: return fixed(100 * v, 1) + "%";
+    case Unit::Ratio: return fixed(v, std::fabs(v) >= 10 ? 1 : 2) + "×";
     case Unit::Count: return countText(v);
     case Unit::Integer: return grouped(v);
     case Unit::TokensPerSecond: return grouped(v) + " tokens/s";
@@ -197,6 +198,8 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
             { "memory.free", Unit::Memory, [](const Result& r) { return r.capacity - r.memory.total(); } },
             { "memory.utilisation", Unit::Percent,
                 [](const Result& r) { return r.capacity > 0 ? r.memory.total() / r.capacity : 0.0; } },
+            { "memory.capacity_ratio", Unit::Ratio,
+                [](const Result& r) { return r.capacity > 0 ? r.memory.total() / r.capacity : 0.0; } },
             { "capacity", Unit::Memory, [](const Result& r) { return r.capacity; } },
             { "host_memory_per_node", Unit::Memory, [](const Result& r) { return r.hostMemoryPerNode; } },
             { "nvme_per_node", Unit::Memory, [](const Result& r) { return r.nvmePerNode; } },
@@ -215,6 +218,22 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
                 [](const Result& r) { return r.step.total() > 0 ? r.step.exposedCommunication / r.step.total() : 0.0; } },
             { "step.offload_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.offload / r.step.total() : 0.0; } },
+            // "Adds X%": the part over the rest of the step (the (p-1)/m bubble convention, offload overhead).
+            { "step.bubble_overhead", Unit::Percent,
+                [](const Result& r) {
+                    const double rest = r.step.total() - r.step.pipelineBubble;
+                    return rest > 0 ? r.step.pipelineBubble / rest : 0.0;
+                } },
+            { "step.offload_overhead", Unit::Percent,
+                [](const Result& r) {
+                    const double rest = r.step.total() - r.step.offload;
+                    return rest > 0 ? r.step.offload / rest : 0.0;
+                } },
+            { "step.recompute_overhead", Unit::Percent,
+                [](const Result& r) {
+                    const double rest = r.step.total() - r.step.recompute;
+                    return rest > 0 ? r.step.recompute / rest : 0.0;
+                } },
             { "throughput.mfu", Unit::Percent, [](const Result& r) { return r.throughput.mfu; } },
             { "throughput.tokens_per_second", Unit::TokensPerSecond, [](const Result& r) { return r.throughput.tokensPerSecond; } },
             { "throughput.tokens_per_second_per_gpu", Unit::TokensPerSecond,
@@ -316,8 +335,52 @@ const TextPlaceholder* findText(std::string_view name)
 
 constexpr std::string_view kPrefixes[] = { "prev.", "change.", "ratio." };
 
-bool knownPlaceholder(std::string_view name)
+// Optional unit suffix of byte figures: {memory.total:GB} (decimal, as papers and datasheets write them).
+struct ByteUnit {
+    std::string_view name;
+    double bytes;
+};
+constexpr ByteUnit kByteUnits[] = { { "GB", 1e9 }, { "TB", 1e12 }, { "MB", 1e6 }, { "GiB", kGiB }, { "TiB", kTiB },
+    { "MiB", kMiB } };
+
+const ByteUnit* findByteUnit(std::string_view name)
 {
+    for (const auto& u : kByteUnits)
+        if (u.name == name)
+            return &u;
+    return nullptr;
+}
+
+std::string inByteUnit(double b, const ByteUnit& u)
+{
+    const double v = b / u.bytes;
+    const double a = std::fabs(v);
+    return fixed(v, a >= 100 ? 0 : (a >= 10 ? 1 : 2)) + " " + std::string(u.name);
+}
+
+// Splits "name:unit"; the unit must be a byte unit and the name a byte figure (with or without prev.).
+bool splitUnit(std::string_view full, std::string_view& name, const ByteUnit*& unit)
+{
+    unit = nullptr;
+    name = full;
+    const size_t colon = full.find(':');
+    if (colon == std::string_view::npos)
+        return true;
+    name = full.substr(0, colon);
+    unit = findByteUnit(full.substr(colon + 1));
+    if (!unit)
+        return false;
+    std::string_view base = name.substr(0, 5) == "prev." ? name.substr(5) : name;
+    const auto* n = findNumeric(base);
+    return n && (n->unit == Unit::Memory || n->unit == Unit::Volume);
+}
+
+bool knownPlaceholder(std::string_view full)
+{
+    std::string_view name;
+    const ByteUnit* unit = nullptr;
+    if (!splitUnit(full, name, unit))
+        return false;
     if (findNumeric(name) || findText(name))
         return true;
     for (auto pre : kPrefixes)
@@ -328,7 +391,8 @@ bool knownPlaceholder(std::string_view name)
 
 bool placeholderChar(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'
+        || c == ':';
 }
 
 // Calls f(begin, end, name) for every {identifier} span of text (begin at '{', end past '}').
@@ -355,18 +419,24 @@ void forEachPlaceholder(const std::string& text, F f)
     }
 }
 
-std::string renderOne(std::string_view name, const Scenario& s, const Result& r, const Result* prev, bool& known)
+std::string renderOne(std::string_view full, const Scenario& s, const Result& r, const Result* prev, bool& known)
 {
-    known = true;
+    std::string_view name;
+    const ByteUnit* unit = nullptr;
+    known = splitUnit(full, name, unit);
+    if (!known)
+        return {};
+    auto fmt = [unit](const NumericPlaceholder& n, double v) {
+        if (v == 0 && n.zeroText)
+            return std::string(n.zeroText);
+        return unit ? inByteUnit(v, *unit) : format(n.unit, v);
+    };
     if (const auto* t = findText(name))
         return !t->needsResult || r.valid ? t->value(s, r) : std::string("n/a");
     if (const auto* n = findNumeric(name)) {
         if (!r.valid)
             return "n/a";
-        const double v = n->value(r);
-        if (v == 0 && n->zeroText)
-            return n->zeroText;
-        return format(n->unit, v);
+        return fmt(*n, n->value(r));
     }
     for (auto pre : kPrefixes) {
         if (name.substr(0, pre.size()) != pre)
@@ -378,7 +448,7 @@ std::string renderOne(std::string_view name, const Scenario& s, const Result& r,
             return "n/a";
         const double before = n->value(*prev);
         if (pre == "prev.")
-            return before == 0 && n->zeroText ? n->zeroText : format(n->unit, before);
+            return fmt(*n, before);
         const double now = n->value(r);
         if (before == 0 || !std::isfinite(before))
             return "n/a";

@@ -110,9 +110,9 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     out.scenario = defaultScenario(catalog);
     Scenario& s = out.scenario;
     json root;
-    std::string err;
-    if (!detail::parseJsonText(text, root, err)) {
-        out.errors.push_back({ "", err });
+    std::string err, field;
+    if (!detail::parseJsonText(text, root, err, &field)) {
+        out.errors.push_back({ field, err });
         return out;
     }
     FieldReader r(out.errors, &out.warnings);

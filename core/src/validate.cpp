@@ -20,6 +20,10 @@ constexpr double kMaxGpus = 1e7;
 constexpr double kMaxGpusPerNode = 1024;
 constexpr double kMaxBatch = 1e9;
 constexpr int kMaxDegree = 1 << 20;
+// Lower limits on hardware rates (1 GFLOP/s, 1 MB/s, 1 MiB): below them times overflow no product but stop meaning anything.
+constexpr double kMinFlops = 1e9;
+constexpr double kMinBandwidth = 1e6;
+constexpr double kMinMemory = 1 << 20;
 
 struct Checker {
     std::vector<Issue>& out;
@@ -92,6 +96,8 @@ std::vector<Issue> validate(const Scenario& s)
     }
     if (m.paramsOverride != 0)
         ck.range("model.params", m.paramsOverride, 1, kMaxParams);
+    else if (modelOk && modelSize(m).total > kMaxParams)
+        ck.fail("model", "the architecture has ", modelSize(m).total, " parameters; the limit is ", kMaxParams);
 
     const Cluster& c = s.cluster;
     bool clusterOk = ck.range("cluster.nodes", c.nodes, 1, kMaxGpus);
@@ -102,22 +108,24 @@ std::vector<Issue> validate(const Scenario& s)
         clusterOk = false;
     }
     ck.range("cluster.nics_per_node", c.nicsPerNode, 0, kMaxGpusPerNode);
-    ck.positive("cluster.gpu.bf16_dense_flops", c.gpu.bf16DenseFlops, 1e18);
-    ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, 0, 1e18);
-    ck.positive("cluster.gpu.memory_bytes", c.gpu.memoryBytes, 1e15);
-    ck.positive("cluster.gpu.memory_bandwidth", c.gpu.memoryBandwidth, 1e15);
+    ck.range("cluster.gpu.bf16_dense_flops", c.gpu.bf16DenseFlops, kMinFlops, 1e18);
+    if (ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, 0, 1e18) && c.gpu.fp8DenseFlops > 0)
+        ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, kMinFlops, 1e18); // 0 = no FP8
+    ck.range("cluster.gpu.memory_bytes", c.gpu.memoryBytes, kMinMemory, 1e15);
+    ck.range("cluster.gpu.memory_bandwidth", c.gpu.memoryBandwidth, kMinBandwidth, 1e15);
     ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, 0, 1e15);
-    ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, 0, 1e15);
+    if (ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, 0, 1e15) && c.gpu.hostLinkBandwidth > 0)
+        ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, kMinBandwidth, 1e15); // 0 = none
     ck.range("cluster.gpu.achievable_matmul_fraction", c.gpu.achievableMatmulFraction, 0.01, 1);
     ck.range("cluster.gpu.hourly_price_usd", c.gpu.hourlyPriceUsd, 0, 1e6);
-    ck.positive("cluster.intra_node.bandwidth", c.intraNode.bandwidth, 1e15);
+    ck.range("cluster.intra_node.bandwidth", c.intraNode.bandwidth, kMinBandwidth, 1e15);
     ck.range("cluster.intra_node.latency", c.intraNode.latency, 0, 1);
     ck.range("cluster.intra_node.efficiency", c.intraNode.efficiency, 0.01, 1.5);
-    ck.positive("cluster.inter_node.bandwidth", c.interNode.bandwidth, 1e15);
+    ck.range("cluster.inter_node.bandwidth", c.interNode.bandwidth, kMinBandwidth, 1e15);
     ck.range("cluster.inter_node.latency", c.interNode.latency, 0, 1);
     ck.range("cluster.inter_node.efficiency", c.interNode.efficiency, 0.01, 1.5);
-    ck.positive("cluster.nvme_bandwidth_per_node", c.nvmeBandwidthPerNode, 1e15);
-    ck.positive("cluster.cpu_adam_params_per_second", c.cpuAdamParamsPerSecond, 1e15);
+    ck.range("cluster.nvme_bandwidth_per_node", c.nvmeBandwidthPerNode, kMinBandwidth, 1e15);
+    ck.range("cluster.cpu_adam_params_per_second", c.cpuAdamParamsPerSecond, 1e3, 1e15);
     ck.range("cluster.misc_bytes", c.miscBytes, 0, 1e15);
     if (s.cluster.gpu.hostLinkBandwidth <= 0 && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None))
         ck.fail("cluster.gpu.host_link_bandwidth", "offload needs a host link bandwidth above 0");
