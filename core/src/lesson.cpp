@@ -36,11 +36,10 @@ std::string fixed(double v, int decimals)
     if (res.ec != std::errc())
         return "?";
     std::string s(buf, res.ptr);
-    if (s == "-0" || s.rfind("-0.", 0) == 0) {
-        // "-0.00" after rounding: drop the sign
-        bool allZero = std::all_of(s.begin() + 1, s.end(), [](char c) { return c == '0' || c == '.'; });
-        if (allZero)
-            s.erase(0, 1);
+    if (!s.empty() && s[0] == '-') {
+        // "-0.00" after rounding has no sign; other negatives get a typographic minus (U+2212), as in the prose
+        const bool allZero = std::all_of(s.begin() + 1, s.end(), [](char c) { return c == '0' || c == '.'; });
+        s.replace(0, 1, allZero ? "" : "\u2212");
     }
     return s;
 }
@@ -55,7 +54,7 @@ std::string grouped(double v)
         if ((n - 1 - i) % 3 == 0 && i != n - 1)
             out += ',';
     }
-    return (v < 0 && out != "0" ? "-" : "") + out;
+    return (v < 0 && out != "0" ? "\u2212" : "") + out;
 }
 
 constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
@@ -455,7 +454,8 @@ std::string renderOne(std::string_view full, const Scenario& s, const Result& r,
         if (pre == "ratio.")
             return fixed(now / before, 2) + "×";
         const double change = (now - before) / std::fabs(before);
-        return (change >= 0 ? "+" : "") + fixed(100 * change, 1) + "%";
+        const std::string pct = fixed(100 * change, 1);
+        return (pct.rfind("\u2212", 0) == 0 ? "" : "+") + pct + "%";
     }
     known = false;
     return {};
@@ -465,6 +465,12 @@ std::string renderOne(std::string_view full, const Scenario& s, const Result& r,
 
 void diffJson(const json& before, const json& after, const std::string& path, std::vector<std::string>& out)
 {
+    // A catalog reference written as an id on one side and as {"id": ..., overrides} on the other: compare the
+    // overrides, so that the changed fields are "cluster.gpu.memory_bytes" rather than all of "cluster.gpu".
+    if (before.is_string() && after.is_object() && after.value("id", json()) == before)
+        return diffJson(json{ { "id", before } }, after, path, out);
+    if (before.is_object() && after.is_string() && before.value("id", json()) == after)
+        return diffJson(before, json{ { "id", after } }, path, out);
     if (before.is_object() && after.is_object()) {
         std::set<std::string> keys;
         for (auto it = before.begin(); it != before.end(); ++it)
@@ -695,7 +701,8 @@ LessonParse parseLesson(std::string_view text, const Catalog& catalog)
         for (const auto& e : parsed.errors)
             out.errors.push_back({ joinField(scenPath, e.field), e.message });
         for (const auto& w : parsed.warnings)
-            out.errors.push_back({ joinField(scenPath, w.field), "unknown scenario field (" + w.message + ")" });
+            out.errors.push_back({ joinField(scenPath, w.field),
+                "not a scenario field (a lesson may only set fields of shardscope.scenario/1): " + w.message });
         step.scenario = std::move(parsed.scenario);
         if (parsed.errors.empty())
             for (const auto& issue : validate(step.scenario))

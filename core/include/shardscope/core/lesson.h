@@ -14,6 +14,13 @@
 /// Text placeholders ({memory.total}, {step.total}, ...; lessonPlaceholders() lists them) are rendered with units
 /// by renderLessonText(). Any numeric result placeholder can be prefixed with "prev." (the previous step's value),
 /// "change." (relative change from the previous step, "+12.3%") or "ratio." (this step / previous, "1.50×").
+/// Byte figures take an optional unit suffix: {memory.model_states:GB} (also TB, MB, GiB, TiB, MiB), for quoting
+/// papers and datasheets, which use decimal units. Only {identifier} spans are placeholders; other braces are text.
+///
+/// "highlight" names scenario fields as dotted paths of the scenario file ("parallelism.tp", "cluster.gpu") and
+/// result figures by their placeholder names ("memory.optimizer_states", "step.pipeline_bubble", "comm.dp"); a
+/// prefix ("memory", "parallelism") highlights the whole group. A presentation view highlights `changed` (what the
+/// step set) and `highlight` (what the text talks about).
 /// Pure C++, no Qt, no I/O except lessonFiles() and readLessonFile().
 
 #include "shardscope/core/catalog.h"
@@ -61,7 +68,8 @@ std::string renderLessonText(const std::string& text, const Scenario& scenario, 
 std::string lessonStepText(const Lesson& lesson, std::size_t index);
 
 /// The {name} placeholders of `text` that renderLessonText does not know, in order of appearance, without braces.
-/// Only {identifier} spans (letters, digits, '_', '.', '-') are placeholders; other braces are plain text.
+/// Only {identifier} spans (a letter or '_', then letters, digits, '_', '.', '-', ':') are placeholders; other braces
+/// are plain text.
 std::vector<std::string> unknownPlaceholders(const std::string& text);
 
 /// Every placeholder name renderLessonText knows (without the prev./change./ratio. prefixes).
