@@ -28,7 +28,6 @@ namespace shardscope::ui {
 
 MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWidget* parent)
     : QMainWindow(parent)
-    , m_catalog(catalog)
     , m_settings(settings)
     , m_doc(new ScenarioDocument(catalog, this))
     , m_files(new FileController(m_doc, settings, this))
@@ -76,10 +75,14 @@ void MainWindow::buildLayout()
     top->setObjectName(QStringLiteral("chartsTop"));
     top->addWidget(m_memory);
     top->addWidget(m_strategy);
+    top->setStretchFactor(0, 42); // the strategy chart needs room for six labelled bars
+    top->setStretchFactor(1, 58);
     auto* bottom = new QSplitter(Qt::Horizontal, this);
     bottom->setObjectName(QStringLiteral("chartsBottom"));
     bottom->addWidget(m_comm);
     bottom->addWidget(m_time);
+    bottom->setStretchFactor(0, 55); // two plots side by side
+    bottom->setStretchFactor(1, 45);
     auto* grid = new QSplitter(Qt::Vertical, this);
     grid->setObjectName(QStringLiteral("charts"));
     grid->addWidget(top);
@@ -99,7 +102,6 @@ void MainWindow::buildLayout()
     main->addWidget(right);
     main->setStretchFactor(0, 0);
     main->setStretchFactor(1, 1);
-    main->setSizes({400, 1000});
     setCentralWidget(main);
     m_splitters = {main, left, grid, top, bottom};
     for (QSplitter* s : std::as_const(m_splitters))

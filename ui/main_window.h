@@ -52,7 +52,6 @@ private:
     void restoreLayout();
     void saveLayout();
 
-    const core::Catalog& m_catalog;
     AppSettings* m_settings;
     ScenarioDocument* m_doc;
     FileController* m_files;

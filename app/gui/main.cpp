@@ -11,6 +11,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
@@ -86,6 +87,7 @@ int main(int argc, char* argv[])
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
         QTimer::singleShot(400, &window, [&window, path] {
+            window.statusBar()->clearMessage(); // no local paths in documentation pictures
             window.replotAllNow();
             const bool ok = window.grab().save(path);
             std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(path));

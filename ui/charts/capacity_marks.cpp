@@ -4,38 +4,40 @@
 #include "charts/qcp.h"
 #include "util/units.h"
 
+#include <QLocale>
+
 namespace shardscope::ui {
 
 CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
     : m_plot(plot)
     , m_rect(rect)
     , m_line(new QCPItemStraightLine(plot))
-    , m_label(new QCPItemText(plot))
+    , m_ticker(new QCPAxisTickerText)
 {
     m_line->setClipAxisRect(rect);
     m_line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     m_line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    m_label->setClipAxisRect(rect);
-    m_label->position->setAxisRect(rect);
-    m_label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    m_label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    m_label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    m_label->setPadding(QMargins(3, 1, 3, 1));
+    QCPAxis* right = rect->axis(QCPAxis::atRight);
+    right->setVisible(true);
+    right->setTicker(m_ticker);
+    right->setTickLength(0, 5);
+    right->setSubTicks(false);
 }
 
 void CapacityMarks::setTheme(const ChartTheme& theme)
 {
     m_line->setPen(QPen(theme.foreground, 2, Qt::DashLine));
-    m_label->setColor(theme.foreground);
     QColor bg = theme.background;
     bg.setAlpha(210);
-    m_label->setBrush(bg);
+    m_labelBackground = bg;
     QFont f = m_plot->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
-    m_label->setFont(f);
+    QFont bold = f;
+    bold.setBold(true);
+    m_rect->axis(QCPAxis::atRight)->setTickLabelFont(bold);
+    m_rect->axis(QCPAxis::atRight)->setTickPen(QPen(theme.foreground, 2));
     for (QCPItemText* t : std::as_const(m_texts)) {
-        t->setFont(f);
+        t->setFont(bold);
         t->setBrush(bg);
     }
 }
@@ -55,10 +57,11 @@ void CapacityMarks::grow(int n)
         text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         text->setColor(okabe_ito::vermillion);
         text->setPadding(QMargins(2, 0, 2, 1));
-        QFont f = m_label->font();
+        QFont f = m_plot->font();
+        f.setPointSizeF(f.pointSizeF() * 0.9);
         f.setBold(true);
         text->setFont(f);
-        text->setBrush(m_label->brush());
+        text->setBrush(m_labelBackground);
         m_boxes << box;
         m_texts << text;
         m_boxKey << -1;
@@ -71,9 +74,11 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
     m_line->point1->setCoords(0, capacity);
     m_line->point2->setCoords(1, capacity);
     m_line->setVisible(capacity > 0);
-    m_label->position->setCoords(0.995, capacity);
-    m_label->setText(label);
-    m_label->setVisible(capacity > 0);
+    QCPAxis* right = m_rect->axis(QCPAxis::atRight);
+    right->setRange(m_rect->axis(QCPAxis::atLeft)->range());
+    m_ticker->clear();
+    if (capacity > 0)
+        m_ticker->addTick(capacity, label);
     int used = 0;
     for (qsizetype i = 0; i < keys.size(); ++i) {
         const double total = totals[i];
@@ -91,9 +96,10 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         text->setVisible(true);
         text->setPositionAlignment(Qt::AlignHCenter | (clipped ? Qt::AlignTop : Qt::AlignBottom));
         text->position->setCoords(keys[i], top);
-        const double bytes = (over ? total - capacity : total) * Units::bytesPerUnit();
-        text->setText(clipped ? QStringLiteral("↑ %1").arg(Units::bytes(total * Units::bytesPerUnit(), 0))
-                              : QStringLiteral("+%1").arg(Units::bytes(bytes, 1)));
+        const double shown = over && !clipped ? total - capacity : total; // display units
+        const QString number = m_compact ? QLocale().toString(shown, 'f', shown < 10 ? 1 : 0)
+                                         : Units::bytes(shown * Units::bytesPerUnit(), 1);
+        text->setText(clipped ? QStringLiteral("↑%1").arg(number) : QStringLiteral("+%1").arg(number));
         m_boxKey[used] = int(i);
         ++used;
     }
@@ -109,7 +115,7 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
     }
 }
 
-bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return item == m_line || item == m_label; }
+bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return item == m_line; }
 
 int CapacityMarks::excessIndexOf(const QCPAbstractItem* item) const
 {

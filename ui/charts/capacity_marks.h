@@ -3,6 +3,7 @@
 
 #include "charts/chart_theme.h"
 
+#include <QColor>
 #include <QString>
 #include <QVector>
 
@@ -10,13 +11,17 @@ class QCPAbstractItem;
 class QCPAxisRect;
 class QCPItemRect;
 class QCPItemStraightLine;
+class QCPAxisTickerText;
 class QCPItemText;
 class QCustomPlot;
 
+#include <QSharedPointer>
+
 namespace shardscope::ui {
 
-/// The GPU-memory line with its label and, for each bar above it, a hatched box over the excess with its size.
-/// Bars taller than the visible range get their total printed at the top with an arrow.
+/// The GPU-memory line, labelled on the right axis (so the label never covers a bar), and for each bar above
+/// it a hatched box over the excess with its size. Bars taller than the visible range get their total printed
+/// at the top with an arrow. Call set() after the value axis range is final.
 class CapacityMarks
 {
 public:
@@ -31,17 +36,21 @@ public:
     [[nodiscard]] int excessIndexOf(const QCPAbstractItem* item) const;
     /// Number of bars currently marked as over capacity.
     [[nodiscard]] int excessCount() const { return m_visibleExcess; }
+    /// Labels without the unit ("+142", "↑1190") for narrow bars; the axis names the unit.
+    void setCompactLabels(bool compact) { m_compact = compact; }
 
 private:
     void grow(int n);
     QCustomPlot* m_plot;
     QCPAxisRect* m_rect;
     QCPItemStraightLine* m_line;
-    QCPItemText* m_label;
+    QSharedPointer<QCPAxisTickerText> m_ticker;
     QVector<QCPItemRect*> m_boxes;
     QVector<QCPItemText*> m_texts;
     QVector<int> m_boxKey;  // box -> index into keys
     int m_visibleExcess = 0;
+    bool m_compact = false;
+    QColor m_labelBackground = Qt::white;
 };
 
 } // namespace shardscope::ui

@@ -4,7 +4,9 @@
 #include "charts/qcp.h"
 #include "explain/tooltips.h"
 
+#include <QHBoxLayout>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -13,32 +15,62 @@ namespace shardscope::ui {
 ChartBase::ChartBase(QString chartKey, const QString& title, QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_title(new QLabel(title, this))
     , m_chartKey(std::move(chartKey))
+    , m_layout(new QVBoxLayout(this))
+    , m_row(new QHBoxLayout)
 {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->setMinimumSize(260, 200);
-    // Axis-aligned bars gain nothing from antialiasing and it costs replot time.
-    m_plot->setNotAntialiasedElements(QCP::aePlottables | QCP::aeGrid | QCP::aeAxes);
-    m_plot->setPlottingHint(QCP::phCacheLabels, true);
-    m_plot->installEventFilter(this);
-    m_plot->setFont(font());
-
-    m_plot->plotLayout()->insertRow(0);
-    QFont titleFont = font();
+    m_layout->setContentsMargins(0, 0, 0, 2);
+    m_layout->setSpacing(0);
+    QFont titleFont = m_title->font();
     titleFont.setBold(true);
-    m_title = new QCPTextElement(m_plot, title, titleFont);
-    m_title->setMargins(QMargins(4, 4, 4, 0));
-    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_title->setFont(titleFont);
+    m_title->setAlignment(Qt::AlignCenter);
+    m_title->setContentsMargins(0, 3, 0, 1);
+    m_title->setToolTip(explainHtml(m_chartKey));
+    m_layout->addWidget(m_title);
+    m_row->setSpacing(0);
+    m_row->addWidget(m_plot, 1);
+    m_layout->addLayout(m_row, 1);
+
+    m_plot->setMinimumSize(240, 180);
+    // The plot paints its whole area (background brush first): Qt need not paint the parent beneath it.
+    m_plot->setAttribute(Qt::WA_OpaquePaintEvent);
+    // Axis-aligned bars, rects and straight lines gain nothing from antialiasing, and it costs replot time
+    // (text keeps QPainter::TextAntialiasing, which this does not touch).
+    m_plot->setNotAntialiasedElements(QCP::aeAll);
+    m_plot->setPlottingHint(QCP::phCacheLabels, true);
+    // One paint buffer instead of two: nothing here draws on the (buffered by default) overlay layer, and
+    // every buffer costs a full-size clear and composite per replot.
+    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
+    // Legends are LegendStrip widgets. QCustomPlot's own still takes part in every layout pass even when
+    // hidden, so keep it empty.
+    m_plot->legend->setVisible(false);
+    m_plot->setAutoAddPlottableToLegend(false);
+    m_plot->installEventFilter(this);
 
     m_message = new QCPItemText(m_plot);
     m_message->position->setType(QCPItemPosition::ptViewportRatio);
-    m_message->position->setCoords(0.5, 0.55);
+    m_message->position->setCoords(0.5, 0.5);
     m_message->setClipToAxisRect(false);
     m_message->setVisible(false);
     m_message->setSelectable(false);
     applyTheme();
+}
+
+LegendStrip* ChartBase::addLegend(Qt::Edge edge, int columns)
+{
+    m_legend = new LegendStrip(columns, this);
+    if (edge == Qt::RightEdge) {
+        auto* column = new QVBoxLayout;
+        column->setContentsMargins(2, 8, 4, 0);
+        column->addWidget(m_legend);
+        column->addStretch(1);
+        m_row->addLayout(column);
+    } else {
+        m_layout->addWidget(m_legend, 0, Qt::AlignHCenter);
+    }
+    return m_legend;
 }
 
 QFont ChartBase::smallFont() const
@@ -75,6 +107,23 @@ void ChartBase::setMessage(const QString& text)
 {
     m_message->setText(text);
     m_message->setVisible(!text.isEmpty());
+    // No stale axes behind the message: hide axes and grids while it shows, restore them after.
+    const bool show = text.isEmpty();
+    if (show == m_axesShown)
+        return;
+    m_axesShown = show;
+    for (QCPAxisRect* rect : m_plot->axisRects())
+        for (QCPAxis* axis : rect->axes()) {
+            if (!show) {
+                m_savedVisibility.insert(axis, {axis->visible(), axis->grid()->visible()});
+                axis->setVisible(false);
+                axis->grid()->setVisible(false);
+            } else {
+                const auto saved = m_savedVisibility.value(axis, {true, true});
+                axis->setVisible(saved.first);
+                axis->grid()->setVisible(saved.second);
+            }
+        }
 }
 
 QString ChartBase::message() const { return m_message->visible() ? m_message->text() : QString(); }
@@ -85,6 +134,7 @@ void ChartBase::replotNow() { m_plot->replot(QCustomPlot::rpImmediateRefresh); }
 
 QString ChartBase::plottableToolTip(QCPAbstractPlottable*, int) const { return {}; }
 QString ChartBase::itemToolTip(QCPAbstractItem*) const { return {}; }
+QString ChartBase::axisToolTip(QCPAxis*, const QPoint&) const { return {}; }
 
 QString ChartBase::toolTipAt(const QPoint& pos) const
 {
@@ -99,11 +149,30 @@ QString ChartBase::toolTipAt(const QPoint& pos) const
         if (!tip.isEmpty())
             return tip;
     }
+    for (QCPAxisRect* rect : m_plot->axisRects())
+        for (QCPAxis* axis : rect->axes())
+            if (axis->visible() && axis->getPartAt(pos) == QCPAxis::spTickLabels) {
+                const QString tip = axisToolTip(axis, pos);
+                if (!tip.isEmpty())
+                    return tip;
+            }
     return explainHtml(m_chartKey);
 }
 
 bool ChartBase::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == m_plot && event->type() == QEvent::Resize) {
+        // About one tick label per 65 pixels on horizontal value axes, so narrow plots do not overlap them.
+        const int rects = std::max<int>(1, int(m_plot->axisRects().size()));
+        for (QCPAxisRect* rect : m_plot->axisRects()) {
+            const int width = rect->width() > 0 ? rect->width() * m_plot->width() / std::max(1, m_plot->viewport().width())
+                                                : m_plot->width() / rects;
+            QCPAxis* axis = rect->axis(QCPAxis::atBottom);
+            if (!qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()))
+                axis->ticker()->setTickCount(std::clamp(width / 65, 3, 8));
+        }
+        plotResized();
+    }
     if (watched == m_plot && event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         QToolTip::showText(help->globalPos(), toolTipAt(help->pos()), m_plot);

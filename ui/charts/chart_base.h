@@ -2,20 +2,26 @@
 #pragma once
 
 #include "charts/chart_theme.h"
+#include "charts/legend_strip.h"
 
+#include <QHash>
 #include <QWidget>
 
 class QCPAbstractItem;
 class QCPAbstractPlottable;
+class QCPAxis;
 class QCPItemText;
-class QCPTextElement;
 class QCustomPlot;
+class QHBoxLayout;
+class QLabel;
+class QVBoxLayout;
 
 namespace shardscope::ui {
 
-/// A QCustomPlot with a title, the app's theme (re-applied on palette changes), a centred message for
-/// "nothing to show", and tooltips: the element under the mouse explains itself (plottableToolTip /
-/// itemToolTip); elsewhere the chart says what it is (explain/formulas.h key chartKey).
+/// A QCustomPlot with a title and optional legend (plain widgets: they do not change between edits, so they
+/// stay out of the replot), the app's theme (re-applied on palette changes), a centred message for "nothing
+/// to show", and tooltips: the element under the mouse explains itself (plottableToolTip / itemToolTip);
+/// elsewhere the chart says what it is (explain/formulas.h key chartKey).
 class ChartBase : public QWidget
 {
     Q_OBJECT
@@ -23,6 +29,7 @@ public:
     ChartBase(QString chartKey, const QString& title, QWidget* parent);
 
     [[nodiscard]] QCustomPlot* plot() const { return m_plot; }
+    [[nodiscard]] LegendStrip* legend() const { return m_legend; }
     /// The tooltip text at a point of the plot (what a hover shows).
     [[nodiscard]] QString toolTipAt(const QPoint& pos) const;
     /// The centred message ("" when hidden), for tests.
@@ -33,26 +40,37 @@ public:
 protected:
     virtual QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const;
     virtual QString itemToolTip(QCPAbstractItem* item) const;
+    /// Tooltip for the tick labels of axis at pos (category names, totals printed as tick labels).
+    virtual QString axisToolTip(QCPAxis* axis, const QPoint& pos) const;
     /// Called after the theme changed; re-colour theme-dependent items here.
     virtual void themeChanged() { }
+    /// Called when the plot widget was resized (ranges that depend on pixels can adapt here).
+    virtual void plotResized() { }
 
     void changeEvent(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    /// Adds the legend right of the plot (Qt::RightEdge, one column) or below it (Qt::BottomEdge).
+    LegendStrip* addLegend(Qt::Edge edge, int columns);
     /// Shows text centred over the plot; an empty text hides it.
     void setMessage(const QString& text);
     void requestReplot();
-    /// Applies the palette-derived theme to every axis rect, legend and title; subclasses that add axis
-    /// rects call it again at the end of their constructor.
+    /// Applies the palette-derived theme to every axis rect; subclasses that add axis rects call it again at
+    /// the end of their constructor.
     void applyTheme();
     [[nodiscard]] QFont smallFont() const;
 
     QCustomPlot* m_plot;
-    QCPTextElement* m_title;
+    QLabel* m_title;
+    LegendStrip* m_legend = nullptr;
     QString m_chartKey;
     ChartTheme m_theme;
 
 private:
+    QVBoxLayout* m_layout;
+    QHBoxLayout* m_row;
     QCPItemText* m_message;
+    bool m_axesShown = true;
+    QHash<QCPAxis*, std::pair<bool, bool>> m_savedVisibility; ///< axis, grid visible before the message
 };
 
 } // namespace shardscope::ui

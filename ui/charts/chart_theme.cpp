@@ -30,7 +30,7 @@ void ChartTheme::apply(QCustomPlot* plot) const
 {
     plot->setBackground(background);
     for (QCPAxisRect* rect : plot->axisRects()) {
-        rect->setBackground(background);
+        rect->setBackground(Qt::NoBrush); // the plot background shows through: one fill less per replot
         for (QCPAxis* ax : rect->axes()) {
             ax->setBasePen(QPen(axis, 1));
             ax->setTickPen(QPen(axis, 1));

@@ -22,17 +22,12 @@ QCPBars* makeBars(QCPAxisRect* rect, const QString& name, const QColor& colour)
 } // namespace
 
 CommChart::CommChart(QWidget* parent)
-    : ChartBase(QStringLiteral("chart.comm"), tr("Communication per GPU per step: bytes sent"), parent)
+    : ChartBase(QStringLiteral("chart.comm"), tr("Communication per GPU per step"), parent)
     , m_bytesRect(m_plot->axisRect())
     , m_timeRect(new QCPAxisRect(m_plot))
     , m_ticker(new QCPAxisTickerText)
 {
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    auto* timeTitle = new QCPTextElement(m_plot, tr("time: hidden / exposed"), titleFont);
-    timeTitle->setMargins(QMargins(4, 4, 4, 0));
-    m_plot->plotLayout()->addElement(0, 1, timeTitle);
-    m_plot->plotLayout()->addElement(1, 1, m_timeRect);
+    m_plot->plotLayout()->addElement(0, 1, m_timeRect);
     // Both rects share the rows: align their tops and bottoms.
     auto* margins = new QCPMarginGroup(m_plot);
     m_bytesRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -46,17 +41,14 @@ CommChart::CommChart(QWidget* parent)
     }
     m_timeRect->axis(QCPAxis::atLeft)->setTickLabels(false);
     m_bytes = makeBars(m_bytesRect, tr("bytes"), okabe_ito::blue);
-    m_hidden = makeBars(m_timeRect, tr("hidden behind compute"), okabe_ito::skyBlue);
+    m_hidden = makeBars(m_timeRect, tr("hidden"), okabe_ito::skyBlue);
     m_exposed = makeBars(m_timeRect, tr("exposed"), okabe_ito::vermillion);
     m_exposed->moveAbove(m_hidden);
-    m_bytes->removeFromLegend();
-    // Legend under the time plot, one row.
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setIconSize(12, 10);
-    m_plot->plotLayout()->addElement(2, 1, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
     m_plot->plotLayout()->setColumnStretchFactor(0, 1.25);
+    addLegend(Qt::BottomEdge, 3)
+        ->setEntries({{tr("bytes sent"), okabe_ito::blue, LegendStrip::Swatch::Box, explainHtml(m_chartKey)},
+                      {tr("hidden time"), okabe_ito::skyBlue, LegendStrip::Swatch::Box, explainHtml(QStringLiteral("comm.hidden"))},
+                      {tr("exposed time"), okabe_ito::vermillion, LegendStrip::Swatch::Box, explainHtml(QStringLiteral("comm.exposed"))}});
     applyTheme();
 }
 
@@ -90,14 +82,21 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
     }
     const auto [scale, unit] = Units::timeScale(maxTime);
     m_timeScale = scale;
+    QStringList labels;
+    for (const core::Collective& c : cs)
+        labels << collectiveLabel(c);
     for (size_t i = 0; i < cs.size(); ++i) {
         const core::Collective& c = cs[i];
         const double key = double(i + 1);
         keys << key;
+        // The same group and operation twice (dense and expert data parallelism): name the group size.
+        QString label = labels[qsizetype(i)];
+        if (labels.count(label) > 1)
+            label += QStringLiteral(", n=%1").arg(c.groupSize);
         bytes << Units::toUnit(c.bytes);
         hidden << std::max(0.0, c.time - c.exposedTime) / scale;
         exposed << c.exposedTime / scale;
-        m_ticker->addTick(key, collectiveLabel(c));
+        m_ticker->addTick(key, label);
     }
     m_bytes->setData(keys, bytes, true);
     m_hidden->setData(keys, hidden, true);
@@ -105,9 +104,9 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
     for (QCPAxisRect* rect : {m_bytesRect, m_timeRect})
         rect->axis(QCPAxis::atLeft)->setRange(0.4, double(cs.size()) + 0.6);
     bytesAxis->setRange(0, std::max(Units::toUnit(maxBytes) * 1.08, 1e-6));
-    bytesAxis->setLabel(tr("%1 sent").arg(Units::unitName()));
+    bytesAxis->setLabel(tr("bytes per step (%1)").arg(Units::unitName()));
     timeAxis->setRange(0, std::max(maxTime / scale * 1.08, 1e-6));
-    timeAxis->setLabel(unit);
+    timeAxis->setLabel(tr("time per step (%1)").arg(unit));
     requestReplot();
 }
 

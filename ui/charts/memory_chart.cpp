@@ -20,16 +20,13 @@ MemoryChart::MemoryChart(QWidget* parent)
     rect->axis(QCPAxis::atBottom)->grid()->setVisible(false);
     rect->axis(QCPAxis::atBottom)->setTickLength(0, 3);
     // Legend in its own column right of the plot, so it never covers a bar.
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setIconSize(12, 10);
-    m_plot->legend->setRowSpacing(0);
-    auto* legendCell = new QCPLayoutGrid;
-    m_plot->plotLayout()->addElement(1, 1, legendCell);
-    legendCell->addElement(0, 0, m_plot->legend);
-    legendCell->addElement(1, 0, new QCPLayoutElement(m_plot)); // spacer: the legend keeps its natural height
-    legendCell->setRowStretchFactor(0, 0.001);
-    legendCell->setMargins(QMargins(0, 6, 4, 0));
-    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    auto* legend = addLegend(Qt::RightEdge, 1);
+    QList<LegendStrip::Entry> entries;
+    for (int i = 0; i < MemoryStack::kItems; ++i)
+        entries.push_back({MemoryStack::itemName(i), memoryColor(i), LegendStrip::Swatch::Box, explainHtml(MemoryStack::itemKey(i))});
+    entries.push_back({tr("GPU memory"), QColor(), LegendStrip::Swatch::DashedLine, explainHtml(QStringLiteral("memory.capacity"))});
+    entries.push_back({tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, explainHtml(QStringLiteral("memory.excess"))});
+    legend->setEntries(entries);
     applyTheme();
 }
 
@@ -75,22 +72,24 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     std::vector<const core::MemoryBreakdown*> breakdowns;
     QVector<double> totals;
     const int bars = m_perStage ? int(result.stages.size()) : 1;
-    const int labelEvery = bars <= 12 ? 1 : (bars + 11) / 12;
+    const int labelEvery = bars <= 10 ? 1 : (bars + 9) / 10;
     for (int i = 0; i < bars; ++i) {
         m_keys << i + 1;
         breakdowns.push_back(breakdown(i));
         totals << Units::toUnit(breakdowns.back()->total());
         if (!m_perStage) {
             m_ticker->addTick(1, tr("most loaded GPU"));
-        } else if (i % labelEvery == 0 || i == bars - 1) {
+        } else if (i % labelEvery == 0) {
             const core::StageInfo& st = result.stages[size_t(i)];
-            QString label = bars <= 8 ? tr("stage %1").arg(st.stage) : QString::number(st.stage);
-            if (bars <= 8 && (st.embedding || st.head))
+            // Words while they fit; numbers (the axis says "pipeline stage") beyond four bars.
+            QString label = bars <= 4 ? tr("stage %1").arg(st.stage) : QString::number(st.stage);
+            if (bars <= 4 && (st.embedding || st.head))
                 label += QLatin1Char('\n') + (st.embedding ? tr("+emb") : tr("+head"));
             m_ticker->addTick(i + 1, label);
         }
     }
     const double barWidth = m_perStage ? 0.7 : 0.45;
+    m_marks->setCompactLabels(bars > 4); // narrow bars: numbers only, the axis names the unit
     m_stack->setWidth(barWidth);
     m_stack->setData(m_keys, breakdowns);
     x->setLabel(m_perStage ? tr("pipeline stage") : QString());
@@ -100,7 +99,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     const double yMax = std::max(capacity, maxTotal) * 1.12;
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity,
-                 tr("%1: %2").arg(QString::fromStdString(scenario.cluster.gpu.name), Units::bytes(result.capacity, 0)),
+                 Units::bytes(result.capacity, 0),
                  m_keys, totals, barWidth, yMax * 1.01);
     requestReplot();
 }
@@ -115,6 +114,8 @@ QString MemoryChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
     if (!m)
         return {};
     const core::StageInfo* stage = m_perStage ? &m_result.stages[size_t(bar)] : nullptr;
+    if (!stage && size_t(m_result.peakStage) < m_result.stages.size())
+        stage = &m_result.stages[size_t(m_result.peakStage)]; // the most loaded GPU's stage
     QString value = Units::bytes(MemoryStack::itemBytes(*m, item));
     value += m_perStage ? tr(" on stage %1 of %2 (total %3)").arg(bar).arg(m_keys.size()).arg(Units::bytes(m->total()))
                         : tr(" of %1 total").arg(Units::bytes(m->total()));

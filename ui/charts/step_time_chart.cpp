@@ -10,6 +10,7 @@ namespace shardscope::ui {
 StepTimeChart::StepTimeChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.time"), tr("Step time: this scenario and by strategy"), parent)
     , m_ticker(new QCPAxisTickerText)
+    , m_totals(new QCPAxisTickerText)
 {
     QCPAxis* key = m_plot->yAxis;
     QCPAxis* value = m_plot->xAxis;
@@ -17,6 +18,14 @@ StepTimeChart::StepTimeChart(QWidget* parent)
     key->setRangeReversed(true);
     key->grid()->setVisible(false);
     key->setTickLength(0, 3);
+    // Each row's total as a tick label on the right: an aligned column, and cached by QCustomPlot.
+    QCPAxis* totals = m_plot->yAxis2;
+    totals->setVisible(true);
+    totals->setTicker(m_totals);
+    totals->setRangeReversed(true);
+    totals->setTickLength(0, 0);
+    totals->setSubTicks(false);
+    connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), totals, qOverload<const QCPRange&>(&QCPAxis::setRange));
     QCPBars* below = nullptr;
     for (int i = 0; i < kParts; ++i) {
         auto* bars = new QCPBars(key, value);
@@ -31,21 +40,11 @@ StepTimeChart::StepTimeChart(QWidget* parent)
         below = bars;
         m_bars[size_t(i)] = bars;
     }
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(3);
-    m_plot->legend->setIconSize(12, 10);
-    m_plot->legend->setRowSpacing(0);
-    m_plot->legend->setColumnSpacing(10);
-    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    QList<LegendStrip::Entry> entries;
+    for (int i = 0; i < kParts; ++i)
+        entries.push_back({partName(i), timeColor(i), LegendStrip::Swatch::Box, explainHtml(partKey(i))});
+    addLegend(Qt::BottomEdge, 3)->setEntries(entries);
     applyTheme();
-}
-
-void StepTimeChart::themeChanged()
-{
-    for (QCPItemText* t : std::as_const(m_totals))
-        t->setColor(m_theme.foreground);
 }
 
 QString StepTimeChart::partKey(int part)
@@ -97,42 +96,27 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
     const auto [scale, unit] = Units::timeScale(maxTotal);
     m_scale = scale;
     m_ticker->clear();
-    while (m_totals.size() < m_rows.size()) {
-        auto* t = new QCPItemText(m_plot);
-        t->setClipToAxisRect(true);
-        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        t->setColor(m_theme.foreground);
-        t->setFont(smallFont());
-        t->setPadding(QMargins(4, 0, 0, 0));
-        m_totals << t;
-    }
+    m_totals->clear();
     std::array<QVector<double>, kParts> values;
     QVector<double> keys;
     for (qsizetype i = 0; i < m_rows.size(); ++i) {
         const Row& row = m_rows[i];
         const double key = double(i + 1) + (i > 0 ? 0.3 : 0.0); // a gap after "this scenario"
         m_ticker->addTick(key, row.label);
-        QCPItemText* total = m_totals[i];
-        total->setVisible(true);
         if (!row.result->valid) {
-            total->position->setCoords(0, key);
-            total->setText(tr("not allowed"));
+            m_totals->addTick(key, tr("not allowed"));
             continue;
         }
         keys << key;
         for (int p = 0; p < kParts; ++p)
             values[size_t(p)] << partSeconds(row.result->step, p) / scale;
         const double t = row.result->step.total();
-        total->position->setCoords(t / scale, key);
-        total->setText(row.result->fits ? Units::seconds(t) : tr("%1, does not fit").arg(Units::seconds(t)));
+        m_totals->addTick(key, row.result->fits ? Units::seconds(t) : tr("%1 · OOM").arg(Units::seconds(t)));
     }
-    for (qsizetype i = m_rows.size(); i < m_totals.size(); ++i)
-        m_totals[i]->setVisible(false);
     for (int p = 0; p < kParts; ++p)
         m_bars[size_t(p)]->setData(keys, values[size_t(p)], true);
     m_plot->yAxis->setRange(0.4, double(m_rows.size()) + 0.9);
-    // Room right of the longest bar for its label.
-    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.32 : 1);
+    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.04 : 1);
     m_plot->xAxis->setLabel(tr("time per optimizer step (%1)").arg(unit));
     setMessage(maxTotal > 0 ? QString() : tr("No figures: the scenario is invalid (see Issues)"));
     requestReplot();
@@ -145,6 +129,25 @@ double StepTimeChart::value(int row, int part) const
     return partSeconds(m_rows[row].result->step, part) / m_scale;
 }
 
+int StepTimeChart::rowAt(double key) const
+{
+    const int row = key < 1.5 ? 0 : int(key - 0.3 + 0.5) - 1; // keys: 1, then 2.3, 3.3, ...
+    return row >= 0 && row < m_rows.size() ? row : -1;
+}
+
+QString StepTimeChart::rowToolTip(int row) const
+{
+    const Row& r = m_rows[row];
+    if (!r.result->valid)
+        return tr("<b>%1 is not allowed with this scenario</b><br>%2")
+            .arg(r.label.toHtmlEscaped(),
+                 r.result->issues.empty() ? QString() : QString::fromStdString(r.result->issues.front().message).toHtmlEscaped());
+    return explainHtml(QStringLiteral("time.total"),
+                       Units::seconds(r.result->step.total()) + QStringLiteral(", ") + r.label
+                           + (r.result->fits ? QString() : tr(" (does not fit in GPU memory)")),
+                       timeValues(QStringLiteral("time.total"), *r.scenario, *r.result));
+}
+
 QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
 {
     int part = -1;
@@ -153,9 +156,8 @@ QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
             part = p;
     if (part < 0 || index < 0)
         return {};
-    const double key = static_cast<QCPBars*>(plottable)->data()->at(index)->key;
-    const int row = key < 1.5 ? 0 : int(key - 0.3 + 0.5) - 1;
-    if (row < 0 || row >= m_rows.size())
+    const int row = rowAt(static_cast<QCPBars*>(plottable)->data()->at(index)->key);
+    if (row < 0)
         return {};
     const Row& r = m_rows[row];
     const double seconds = partSeconds(r.result->step, part);
@@ -166,20 +168,12 @@ QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
                        timeValues(partKey(part), *r.scenario, *r.result));
 }
 
-QString StepTimeChart::itemToolTip(QCPAbstractItem* item) const
+QString StepTimeChart::axisToolTip(QCPAxis* axis, const QPoint& pos) const
 {
-    for (qsizetype i = 0; i < m_totals.size() && i < m_rows.size(); ++i) {
-        if (item != m_totals[i])
-            continue;
-        const Row& r = m_rows[i];
-        if (!r.result->valid)
-            return tr("<b>%1 is not allowed with this scenario</b><br>%2")
-                .arg(r.label.toHtmlEscaped(),
-                     r.result->issues.empty() ? QString() : QString::fromStdString(r.result->issues.front().message).toHtmlEscaped());
-        return explainHtml(QStringLiteral("time.total"), Units::seconds(r.result->step.total()) + QStringLiteral(", ") + r.label,
-                           timeValues(QStringLiteral("time.total"), *r.scenario, *r.result));
-    }
-    return {};
+    if (axis != m_plot->yAxis && axis != m_plot->yAxis2)
+        return {};
+    const int row = rowAt(axis->pixelToCoord(pos.y()));
+    return row >= 0 ? rowToolTip(row) : QString();
 }
 
 } // namespace shardscope::ui

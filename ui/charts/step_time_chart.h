@@ -11,7 +11,6 @@
 
 class QCPAxisTickerText;
 class QCPBars;
-class QCPItemText;
 
 namespace shardscope::ui {
 
@@ -34,8 +33,7 @@ public:
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
-    QString itemToolTip(QCPAbstractItem* item) const override;
-    void themeChanged() override;
+    QString axisToolTip(QCPAxis* axis, const QPoint& pos) const override;
 
 private:
     struct Row {
@@ -43,9 +41,11 @@ private:
         const core::Scenario* scenario;
         const core::Result* result;
     };
+    [[nodiscard]] int rowAt(double key) const;
+    [[nodiscard]] QString rowToolTip(int row) const;
     std::array<QCPBars*, kParts> m_bars{};
-    QVector<QCPItemText*> m_totals;
     QSharedPointer<QCPAxisTickerText> m_ticker;
+    QSharedPointer<QCPAxisTickerText> m_totals; ///< step time of each row, on the right axis
     double m_scale = 1;
     core::Scenario m_scenario;
     core::Result m_result;

@@ -28,6 +28,7 @@ StrategyChart::StrategyChart(QWidget* parent)
     m_stack = std::make_unique<MemoryStack>(m_plot, rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft), false);
     m_stack->setWidth(kBarWidth);
     m_marks = std::make_unique<CapacityMarks>(m_plot, rect);
+    m_marks->setCompactLabels(true);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     x->setTicker(m_ticker);
     x->grid()->setVisible(false);
@@ -63,7 +64,6 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     QVector<double> totals;
     std::vector<const core::MemoryBreakdown*> breakdowns;
     double capacityBytes = 0;
-    QString gpuName;
     int current = -1;
     while (m_invalid.size() < qsizetype(comparison.size())) {
         auto* t = new QCPItemText(m_plot);
@@ -85,7 +85,6 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
         m_invalid[i]->position->setCoords(key, 0.97);
         if (ok) {
             capacityBytes = v.result.capacity;
-            gpuName = QString::fromStdString(v.scenario.cluster.gpu.name);
         }
         if (v.current)
             current = int(i);
@@ -106,13 +105,19 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     // DDP can be many times the GPU: cap the axis at 3x capacity and print taller totals at the top.
     const double yMax = capacity > 0 ? std::max(capacity * 1.2, std::min(maxTotal * 1.1, capacity * 3)) : maxTotal * 1.1;
     y->setRange(0, yMax > 0 ? yMax : 1);
-    m_marks->set(capacity, tr("%1: %2").arg(gpuName, Units::bytes(capacityBytes, 0)), keys, totals, kBarWidth, yMax);
+    m_marks->set(capacity, Units::bytes(capacityBytes, 0), keys, totals, kBarWidth, yMax);
     m_band->setVisible(current >= 0);
     if (current >= 0) {
         m_band->topLeft->setCoords(current + 1 - 0.48, 0);
         m_band->bottomRight->setCoords(current + 1 + 0.48, 1);
     }
-    setMessage(barCount() == 0 ? tr("No strategy applies to this scenario (see Issues)") : QString());
+    const bool none = barCount() == 0;
+    if (none) {
+        for (QCPItemText* t : std::as_const(m_invalid))
+            t->setVisible(false);
+        m_band->setVisible(false);
+    }
+    setMessage(none ? tr("No strategy applies to this scenario (see Issues)") : QString());
     requestReplot();
 }
 

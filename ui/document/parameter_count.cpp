@@ -3,25 +3,17 @@
 
 #include <shardscope/core/evaluate.h>
 
+#include <cmath>
+
 namespace shardscope::ui {
 
-ParameterCount countParameters(const core::Scenario& base, const core::ModelSpec& model)
+ParameterCount countParameters(const core::ModelSpec& model)
 {
-    core::Scenario s = base;
-    s.model = model;
-    s.cluster.nodes = 1;
-    s.cluster.gpusPerNode = 1;
-    s.cluster.nicsPerNode = 0;
-    s.parallelism = core::Parallelism{};
-    s.parallelism.sharding = core::Sharding::Ddp;
-    s.offload = core::Offload{};
-    s.training.globalBatch = 1;
-    s.training.microBatch = 1;
-    if (!core::validate(s).empty())
+    if (model.layers <= 0 || model.hidden <= 0 || model.heads <= 0 || model.vocab <= 0)
         return {};
-    core::Result r;
-    core::evaluateInto(s, r, false);
-    return {r.parameters, r.activeParameters, r.parameters > 0};
+    const core::ModelSize size = core::modelSize(model);
+    const bool ok = std::isfinite(size.total) && size.total > 0;
+    return {size.total, size.active, ok};
 }
 
 } // namespace shardscope::ui

@@ -11,8 +11,8 @@ struct ParameterCount {
     bool valid = false;
 };
 
-/// Ψ of model as the core counts it: the model evaluated by core::evaluateInto on one GPU without model
-/// parallelism (the count does not depend on the layout). Invalid when the architecture fails validation.
-[[nodiscard]] ParameterCount countParameters(const core::Scenario& base, const core::ModelSpec& model);
+/// Ψ and active Ψ of model as the core counts them (core::modelSize); invalid when the count is not a
+/// positive finite number (an architecture field is zero or inconsistent).
+[[nodiscard]] ParameterCount countParameters(const core::ModelSpec& model);
 
 } // namespace shardscope::ui

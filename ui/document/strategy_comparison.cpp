@@ -23,7 +23,7 @@ constexpr Spec kSpecs[] = {
      core::OffloadTarget::None},
     {QT_TRANSLATE_NOOP("StrategyComparison", "ZeRO-3"), core::Sharding::Zero3, core::OffloadTarget::None,
      core::OffloadTarget::None},
-    {QT_TRANSLATE_NOOP("StrategyComparison", "ZeRO-3\n+CPU optim."), core::Sharding::Zero3,
+    {QT_TRANSLATE_NOOP("StrategyComparison", "ZeRO-3\n+CPU opt."), core::Sharding::Zero3,
      core::OffloadTarget::Cpu, core::OffloadTarget::None},
     {QT_TRANSLATE_NOOP("StrategyComparison", "ZeRO-3\n+CPU all"), core::Sharding::Zero3,
      core::OffloadTarget::Cpu, core::OffloadTarget::Cpu},

@@ -35,10 +35,11 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
     m_gpu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_gpu->setMinimumContentsLength(18);
     for (const core::GpuSpec& g : m_doc->catalog().gpus) {
-        m_gpu->addItem(QStringLiteral("%1  (%2)").arg(QString::fromStdString(g.name), Units::bytes(g.memoryBytes, 0)),
+        m_gpu->addItem(QString::fromStdString(g.name),
                        QString::fromStdString(g.id));
         m_gpu->setItemData(m_gpu->count() - 1,
-                           tr("%1 TFLOP/s BF16 dense, %2 TB/s HBM. Source: %3")
+                           tr("%1 memory, %2 TFLOP/s BF16 dense, %3 TB/s HBM. Source: %4")
+                               .arg(Units::bytes(g.memoryBytes, 0))
                                .arg(g.bf16DenseFlops / 1e12, 0, 'f', 0)
                                .arg(g.memoryBandwidth / 1e12, 0, 'f', 2)
                                .arg(QString::fromStdString(g.source)),
@@ -60,6 +61,7 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
     addSpin(QStringLiteral("cluster.gpus_per_node"), 1, 1024, [](const Scenario& s) { return s.cluster.gpusPerNode; },
             [](Scenario& s, int64_t v) { s.cluster.gpusPerNode = int(v); },
             tr("GPUs in one node (8 in an HGX/DGX server, 72 in an NVL72 rack)"));
+    m_total->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Total GPUs:"), m_total);
     m_intra = addLinkCombo(QStringLiteral("cluster.intra_node"), false);
     m_inter = addLinkCombo(QStringLiteral("cluster.inter_node"), true);
@@ -80,9 +82,13 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
         const bool in = l.kind == core::LinkKind::ScaleUp || l.kind == core::LinkKind::Host;
         if (scaleOut ? !out : !in)
             continue;
-        combo->addItem(QStringLiteral("%1  (%2 GB/s)").arg(QString::fromStdString(l.name)).arg(l.bandwidth / 1e9, 0, 'f', 0),
-                       QString::fromStdString(l.id));
-        combo->setItemData(combo->count() - 1, QString::fromStdString(l.source), Qt::ToolTipRole);
+        combo->addItem(QString::fromStdString(l.name), QString::fromStdString(l.id));
+        combo->setItemData(combo->count() - 1,
+                           tr("%1 GB/s per direction, %2 µs latency. Source: %3")
+                               .arg(l.bandwidth / 1e9, 0, 'f', 0)
+                               .arg(l.latency * 1e6, 0, 'f', 1)
+                               .arg(QString::fromStdString(l.source)),
+                           Qt::ToolTipRole);
         ++entries;
     }
     addRow(field, combo,

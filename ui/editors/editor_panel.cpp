@@ -95,8 +95,11 @@ QSpinBox* EditorPanel::addSpin(const QString& field, int min, int max, Get<int64
         commit(field, QLocale().toString(v), [&set, v](core::Scenario& s) { set(s, v); });
     });
     addRefresher([spin, get](const core::Scenario& s) {
+        const int v = int(get(s));
+        if (spin->value() == v)
+            return; // QAbstractSpinBox::setValue repaints even when nothing changes
         const QSignalBlocker block(spin);
-        spin->setValue(int(get(s)));
+        spin->setValue(v);
     });
     return spin;
 }
@@ -169,9 +172,8 @@ void EditorPanel::markProblems(const QHash<QString, QString>& errors, const QHas
             label->setToolTip(widget->toolTip());
             continue;
         }
-        // Okabe-Ito vermillion for errors, orange for warnings.
-        label->setStyleSheet(mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00; font-weight:bold")
-                                                               : QStringLiteral("color:#E69F00; font-weight:bold"));
+        // Okabe-Ito vermillion for errors, orange for warnings (colour only: bold would widen the form).
+        label->setStyleSheet(mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00") : QStringLiteral("color:#E69F00"));
         label->setToolTip(mark.mid(2));
     }
 }

@@ -35,9 +35,11 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
         m_doc->edit(tr("Choose model %1").arg(QString::fromStdString(model.name)), QStringLiteral("model.preset"),
                     [model](Scenario& s) { s.model = model; });
     });
-    m_params->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_params->setToolTip(tr("Parameter count Ψ of this architecture as the core counts it (embeddings, attention, "
                             "MLP or experts, norms); active = parameters one token passes through."));
+    // A long text must not widen the editor. Not word wrap: Qt 6.4's QFormLayout corrupts memory in
+    // heightForWidth() when a form has hidden rows (the MoE rows here) and a word-wrapped label.
+    m_params->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Parameters:"), m_params);
 
     const int kMax = 1 << 30;
@@ -89,16 +91,17 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
 
 void ModelPanel::fillPresets()
 {
-    // Published count when the catalog has one, else the core's count (presets are static: done once).
-    const Scenario base = m_doc->scenario();
+    // The core's count (the one the charts use); the published figure goes in the tooltip. Done once.
     for (const core::ModelSpec& m : m_doc->catalog().models) {
-        double params = m.paramsPublished;
-        if (params <= 0)
-            params = countParameters(base, m).total;
-        const QString text = params > 0 ? QStringLiteral("%1  (%2)").arg(QString::fromStdString(m.name), Units::count(params))
+        const ParameterCount count = countParameters(m);
+        const double params = count.valid ? count.total : m.paramsPublished;
+        const QString text = params > 0 ? QStringLiteral("%1  (%2)").arg(QString::fromStdString(m.name), Units::count(params, 1))
                                         : QString::fromStdString(m.name);
         m_preset->addItem(text, QString::fromStdString(m.id));
-        m_preset->setItemData(m_preset->count() - 1, QString::fromStdString(m.source), Qt::ToolTipRole);
+        QString tip = QString::fromStdString(m.source);
+        if (m.paramsPublished > 0)
+            tip = tr("Published: %1 parameters. Source: %2").arg(Units::count(m.paramsPublished), tip);
+        m_preset->setItemData(m_preset->count() - 1, tip, Qt::ToolTipRole);
     }
 }
 
@@ -114,11 +117,11 @@ void ModelPanel::refreshExtras(const Scenario& s)
     if (r.valid && r.parameters > 0)
         count = {r.parameters, r.activeParameters, true};
     else
-        count = countParameters(s, s.model);
+        count = countParameters(s.model);
     if (!count.valid)
         m_params->setText(tr("— (check the architecture)"));
     else if (s.model.isMoe())
-        m_params->setText(tr("%1 total, %2 active").arg(Units::count(count.total), Units::count(count.active)));
+        m_params->setText(tr("%1, %2 active").arg(Units::count(count.total), Units::count(count.active)));
     else
         m_params->setText(Units::count(count.total));
     for (QWidget* w : std::as_const(m_moeRows))

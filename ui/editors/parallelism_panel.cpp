@@ -47,6 +47,8 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
     m_ep = addSlider(QStringLiteral("parallelism.ep"), [](const Scenario& s) { return s.parallelism.ep; },
                      [](Scenario& s, int64_t v) { s.parallelism.ep = int(v); },
                      tr("Expert-parallel degree e: offered values divide the routed experts"));
+    // A long text must not widen the editor (no word wrap: see ModelPanel, the EP row can be hidden).
+    m_dp->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Data parallel (DP):"), m_dp);
     m_dp->setToolTip(tr("Derived: DP = GPUs / (TP × PP × CP) (shared/DESIGN.md)"));
     m_sp = addCheck(QStringLiteral("parallelism.sequence_parallel"),
@@ -90,7 +92,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
                                .arg(s.parallelism.pp)
                                .arg(s.parallelism.cp)
                                .arg(dp)
-                         : tr("not whole: GPUs must be a multiple of TP × PP × CP"));
+                         : tr("not whole (see Issues)"));
     m_sp->setEnabled(s.parallelism.tp > 1 || s.parallelism.sequenceParallel);
     m_schedule->setEnabled(s.parallelism.pp > 1);
     m_virtual->setEnabled(s.parallelism.schedule == core::PpSchedule::Interleaved || s.parallelism.virtualStages != 1);

@@ -14,6 +14,7 @@
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QSignalBlocker>
+#include <QStyle>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -49,6 +50,8 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     addGroup(tr("NCCL"), new NcclPanel(doc, m_content));
     layout->addStretch(1);
     setWidget(m_content);
+    // Never narrower than the form: a clipped spin box is worse than a narrower chart area.
+    setMinimumWidth(m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
 
     connect(doc, &ScenarioDocument::changed, this, &ScenarioEditor::refresh);
     refresh();
@@ -70,6 +73,7 @@ void ScenarioEditor::refresh()
     if (!m_name->hasFocus()) {
         const QSignalBlocker block(m_name);
         m_name->setText(QString::fromStdString(s.name));
+        m_name->setCursorPosition(0); // show the start of a long name
     }
     for (EditorPanel* p : std::as_const(m_panels))
         p->refresh();
@@ -83,6 +87,12 @@ void ScenarioEditor::refresh()
         warnings.insert(knownField(QString::fromStdString(w.field)), QString::fromStdString(w.message));
     for (EditorPanel* p : std::as_const(m_panels))
         p->markProblems(errors, warnings);
+}
+
+QSize ScenarioEditor::sizeHint() const
+{
+    const int scrollBar = style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    return {m_content->sizeHint().width() + scrollBar + 2 * frameWidth() + 4, 640};
 }
 
 QWidget* ScenarioEditor::widgetForField(const QString& field) const

@@ -25,6 +25,8 @@ public:
     /// Scrolls to the control of field and gives it focus.
     void focusField(const QString& field);
     [[nodiscard]] const QList<EditorPanel*>& panels() const { return m_panels; }
+    /// Wide enough for the content without a horizontal scroll bar.
+    [[nodiscard]] QSize sizeHint() const override;
 
 private:
     void refresh();

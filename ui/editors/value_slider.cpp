@@ -56,7 +56,10 @@ void ValueSlider::setFreeEntry(int min, int max)
             emit valueEdited(v);
         });
     }
-    m_spin->setRange(min, max);
+    {
+        const QSignalBlocker block(m_spin); // clamping to the new range is not a user edit
+        m_spin->setRange(min, max);
+    }
     showValue();
 }
 
@@ -90,6 +93,8 @@ void ValueSlider::rebuild()
 void ValueSlider::showValue()
 {
     if (m_spin) {
+        if (m_spin->value() == m_value)
+            return; // QAbstractSpinBox::setValue repaints even when nothing changes
         const QSignalBlocker block(m_spin);
         m_spin->setValue(m_value);
     } else {

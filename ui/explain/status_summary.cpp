@@ -18,7 +18,10 @@
 namespace shardscope::ui {
 
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("StatusSummary", text); }
+QString tr(const char* text, const char* disambiguation = nullptr, int n = -1)
+{
+    return QCoreApplication::translate("StatusSummary", text, disambiguation, n);
+}
 
 struct Candidate {
     QString label;

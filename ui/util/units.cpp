@@ -27,14 +27,14 @@ QString Units::bytes(double bytes, int precision)
     const double k = binary ? 1024.0 : 1000.0;
     static const char* binaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     static const char* decimalNames[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    // GiB is the working unit; step down only for values below 0.1 GiB, up above 10 000 GiB.
+    // GiB is the working unit; step down for values below 0.1 GiB, up from 1000 GiB.
     int exp = 3;
     double v = bytes / std::pow(k, 3);
     while (exp > 0 && std::abs(v) < 0.1 && bytes != 0) {
         v *= k;
         --exp;
     }
-    while (exp < 5 && std::abs(v) >= 10000) {
+    while (exp < 5 && std::abs(v) >= 1000) {
         v /= k;
         ++exp;
     }

@@ -4,20 +4,29 @@
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
 
-#include <QLabel>
+#include <QWidget>
 
 namespace shardscope::ui {
 
-/// One sentence on what limits the layout (explain/status_summary.h), with a coloured marker.
-class StatusLine : public QLabel
+/// One or two lines on what limits the layout (explain/status_summary.h), with a coloured marker. Fixed
+/// height and self-painted: a new text repaints it without relayouting (and so resizing) the charts.
+class StatusLine : public QWidget
 {
     Q_OBJECT
 public:
     explicit StatusLine(QWidget* parent = nullptr);
     void setResult(const core::Scenario& scenario, const core::Result& result);
+    [[nodiscard]] QString text() const { return m_text; }
+    [[nodiscard]] QSize sizeHint() const override;
+    [[nodiscard]] QSize minimumSizeHint() const override { return {200, sizeHint().height()}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
-    int m_level = -1;
+    QString m_text;
+    int m_level = 0;
 };
 
 } // namespace shardscope::ui

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gui_bench: the edit -> evaluate -> re-plot chain of the explorer window, offscreen.
+// Each sample: one edit through the document (nodes or TP, as a slider would make it), the synchronous update
+// of every view (editor, KPIs, status line, issues, four charts) and a synchronous replot of all four charts
+// (replot(rpImmediateRefresh)). Run on the default scenario and on the Mixtral 8x22B MoE scenario; prints
+//   bench: gui_update_median VALUE ms
+//   bench: gui_update_p99 VALUE ms
+// with the worse of the two scenarios. Usage: gui_bench [iterations]
+#include "test_support.h"
+
+#include "app/app_theme.h"
+#include "document/scenario_document.h"
+#include "charts/qcp.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+
+#include <shardscope/core/scenario_json.h>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <ctime>
+#include <cstdio>
+#include <vector>
+
+using namespace shardscope;
+
+namespace {
+struct Stats {
+    double median = 0;
+    double p99 = 0;
+    double max = 0;
+    double editMedian = 0; ///< edit + evaluate + view updates, without the replots
+    double cpuMedian = 0;  ///< thread CPU time: robust against other load on the machine
+};
+
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+Stats stats(std::vector<double> ms)
+{
+    std::sort(ms.begin(), ms.end());
+    const auto at = [&](double q) { return ms[std::min(ms.size() - 1, size_t(q * double(ms.size() - 1) + 0.5))]; };
+    return {at(0.5), at(0.99), ms.back()};
+}
+
+/// Alternates nodes (base, base+1, ...) and TP (base, 2 x base) edits, like dragging those sliders.
+Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations)
+{
+    ui::ScenarioDocument* doc = window.document();
+    doc->reset(scenario, QString());
+    QApplication::processEvents();
+    const int baseNodes = scenario.cluster.nodes;
+    const int baseTp = scenario.parallelism.tp;
+    const int altTp = scenario.model.heads % (baseTp * 2) == 0 && baseTp * 2 <= scenario.cluster.gpusPerNode ? baseTp * 2
+                                                                                                               : std::max(1, baseTp / 2);
+    std::vector<double> samples;
+    std::vector<double> edits;
+    std::vector<double> cpu;
+    samples.reserve(size_t(iterations));
+    QElapsedTimer timer;
+    for (int i = -20; i < iterations; ++i) { // 20 warm-up rounds
+        timer.start();
+        const double cpu0 = threadCpuMs();
+        if (i % 3 == 2) {
+            const int tp = doc->scenario().parallelism.tp == baseTp ? altTp : baseTp;
+            doc->edit(QStringLiteral("TP"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
+        } else {
+            const int nodes = baseNodes + (i & 3) * std::max(1, baseNodes / 4);
+            doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+        }
+        const double editMs = double(timer.nsecsElapsed()) / 1e6;
+        window.replotAllNow();
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        if (i >= 0) {
+            cpu.push_back(threadCpuMs() - cpu0);
+            samples.push_back(ms);
+            edits.push_back(editMs);
+        }
+        QApplication::processEvents(); // queued replots and paints of this round, outside the measurement
+    }
+    if (qEnvironmentVariableIsSet("GUI_BENCH_VERBOSE"))
+        for (QCustomPlot* plot : window.findChildren<QCustomPlot*>())
+            std::printf("  %s: average replot %.3f ms (%dx%d)\n", qPrintable(plot->parentWidget()->metaObject()->className()),
+                        plot->replotTime(true), plot->width(), plot->height());
+    Stats out = stats(samples);
+    out.editMedian = stats(edits).median;
+    out.cpuMedian = stats(cpu).median;
+    return out;
+}
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    const int iterations = argc > 1 ? std::max(10, std::atoi(argv[1])) : 300;
+    QTemporaryDir dir;
+    ui::AppSettings settings(dir.filePath(QStringLiteral("bench.ini")), nullptr);
+    ui::AppTheme::apply(ui::ThemeMode::Light);
+    ui::MainWindow window(test::catalog(), &settings);
+    window.resize(1600, 1000);
+    window.show();
+    for (int i = 0; i < 10; ++i)
+        QApplication::processEvents();
+
+    const struct {
+        const char* name;
+        core::Scenario scenario;
+    } cases[] = {
+        {"default", core::defaultScenario(test::catalog())},
+        {"moe-mixtral-8x22b-h100", test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"))},
+    };
+    Stats worst;
+    for (const auto& c : cases) {
+        const Stats s = run(window, c.scenario, iterations);
+        std::printf("gui_bench: %-24s %d edits: median %.3f ms (edit+views %.3f ms, replots the rest; CPU %.3f ms), "
+                    "p99 %.3f ms, max %.3f ms\n",
+                    c.name, iterations, s.median, s.editMedian, s.cpuMedian, s.p99, s.max);
+        worst.median = std::max(worst.median, s.median);
+        worst.p99 = std::max(worst.p99, s.p99);
+    }
+    window.document()->reset(core::defaultScenario(test::catalog()), QString());
+    std::printf("bench: gui_update_median %.3f ms\n", worst.median);
+    std::printf("bench: gui_update_p99 %.3f ms\n", worst.p99);
+    return 0;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The whole window: opens on the default scenario; a control changes the result and every chart; undo
+// restores scenario and charts; save/open round-trips with the title and prompt; an invalid combination
+// shows an issue without crashing.
+#include "test_support.h"
+
+#include "app/app_theme.h"
+#include "app/file_controller.h"
+#include "charts/comm_chart.h"
+#include "charts/memory_chart.h"
+#include "charts/qcp.h"
+#include "charts/step_time_chart.h"
+#include "charts/strategy_chart.h"
+#include "document/scenario_document.h"
+#include "editors/scenario_editor.h"
+#include "editors/value_slider.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+#include "views/issues_panel.h"
+#include "views/kpi_panel.h"
+#include "views/status_line.h"
+
+#include <shardscope/core/scenario_json.h>
+
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace shardscope;
+
+namespace {
+/// What the charts show, to compare before and after.
+struct ChartState {
+    double memory = 0;
+    int commRows = 0;
+    double commBytes0 = 0;
+    double stepCompute = 0;
+    QString kpiStep;
+    bool operator==(const ChartState&) const = default;
+};
+
+ChartState capture(const ui::MainWindow& w)
+{
+    ChartState c;
+    c.memory = w.memoryChart()->barTotal(0);
+    c.commRows = w.commChart()->rowCount();
+    auto* bytes = w.commChart()->bytesBars();
+    c.commBytes0 = bytes->data()->isEmpty() ? 0 : bytes->data()->at(0)->value;
+    c.stepCompute = w.stepTimeChart()->value(0, 0);
+    c.kpiStep = w.kpis()->valueText(QStringLiteral("kpi.step_time"));
+    return c;
+}
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void opensOnDefaultScenario();
+    void controlChangesResultAndCharts();
+    void undoRestoresScenarioAndCharts();
+    void saveOpenRoundTrip();
+    void promptBeforeLosingChanges();
+    void invalidCombinationShowsIssue();
+    void opensLargeMoeScenario();
+    void darkThemeRecoloursCharts();
+    void everyExampleOpens();
+
+private:
+    QTemporaryDir m_dir;
+    ui::AppSettings* m_settings = nullptr;
+    ui::MainWindow* m_window = nullptr;
+};
+
+void TestMainWindow::init()
+{
+    m_settings = new ui::AppSettings(m_dir.filePath(QStringLiteral("settings.ini")), nullptr);
+    m_window = new ui::MainWindow(test::catalog(), m_settings);
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestMainWindow::cleanup()
+{
+    m_window->document()->undoStack()->setClean(); // no prompt on close
+    delete m_window;
+    delete m_settings;
+}
+
+void TestMainWindow::opensOnDefaultScenario()
+{
+    QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("ShardScope — Untitled[*]"));
+    QVERIFY(!m_window->isWindowModified());
+    QCOMPARE(m_window->memoryChart()->barCount(), 1);
+    QVERIFY(m_window->memoryChart()->barTotal(0) > 0);
+    QVERIFY(m_window->commChart()->rowCount() > 0);
+    QVERIFY(m_window->strategyChart()->barCount() >= 4);
+    QVERIFY(!m_window->kpis()->valueText(QStringLiteral("kpi.step_time")).isEmpty());
+    QVERIFY(!m_window->statusLine()->text().isEmpty());
+    QCOMPARE(m_window->issues()->issueCount(), 0);
+}
+
+void TestMainWindow::controlChangesResultAndCharts()
+{
+    const ChartState before = capture(*m_window);
+    auto* nodes = qobject_cast<ui::ValueSlider*>(m_window->editor()->widgetForField(QStringLiteral("cluster.nodes")));
+    QVERIFY(nodes);
+    nodes->spinBox()->setValue(m_window->document()->scenario().cluster.nodes * 2);
+    const core::Result& r = m_window->document()->result();
+    QCOMPARE(r.gpus, m_window->document()->scenario().cluster.gpus());
+    const ChartState after = capture(*m_window);
+    QVERIFY(after.memory != before.memory);           // ZeRO-3 shards over more GPUs
+    QCOMPARE(after.memory, r.memory.total());
+    QVERIFY(after.stepCompute != before.stepCompute); // half the tokens per GPU
+    QVERIFY(after.kpiStep != before.kpiStep);
+    QVERIFY(m_window->isWindowModified());
+}
+
+void TestMainWindow::undoRestoresScenarioAndCharts()
+{
+    const core::Scenario original = m_window->document()->scenario();
+    const ChartState before = capture(*m_window);
+    auto* tp = qobject_cast<ui::ValueSlider*>(m_window->editor()->widgetForField(QStringLiteral("parallelism.tp")));
+    QTest::keyClick(tp->slider(), Qt::Key_Right);
+    QTest::keyClick(tp->slider(), Qt::Key_Right);
+    QVERIFY(!(capture(*m_window) == before));
+    // Through the Edit menu's shortcut.
+    QTest::keySequence(m_window, QKeySequence::Undo);
+    QTest::keySequence(m_window, QKeySequence::Undo);
+    QCOMPARE(m_window->document()->scenario(), original);
+    QVERIFY(capture(*m_window) == before);
+    QCOMPARE(tp->value(), original.parallelism.tp);
+    QVERIFY(!m_window->isWindowModified());
+}
+
+void TestMainWindow::saveOpenRoundTrip()
+{
+    ui::FileController* files = m_window->files();
+    m_window->document()->edit(QStringLiteral("edit"), QStringLiteral("x"), [](core::Scenario& s) {
+        s.name = "saved";
+        s.parallelism.tp = 2;
+        s.cluster.nodes = 2;
+    });
+    const core::Scenario saved = m_window->document()->scenario();
+    const QString path = m_dir.filePath(QStringLiteral("saved.shardscope.json"));
+    QString error;
+    QVERIFY2(files->saveTo(path, &error), qPrintable(error));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("ShardScope — saved.shardscope.json[*]"));
+    QVERIFY(!m_window->isWindowModified());
+    QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+
+    files->setPromptHandler([] { return QMessageBox::Discard; });
+    files->newScenario();
+    QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
+    QVERIFY(files->openFile(path, &error));
+    QCOMPARE(m_window->document()->scenario(), saved);
+    QCOMPARE(m_window->document()->filePath(), QFileInfo(path).absoluteFilePath());
+    QCOMPARE(m_settings->lastScenario(), QFileInfo(path).absoluteFilePath());
+    // Save with Ctrl+S writes to the same file.
+    m_window->document()->edit(QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
+    QVERIFY(m_window->isWindowModified());
+    QTest::keySequence(m_window, QKeySequence::Save);
+    QVERIFY(!m_window->isWindowModified());
+    QVERIFY(files->openFile(path, &error));
+    QCOMPARE(m_window->document()->scenario().cluster.nodes, 3);
+    QVERIFY(!files->openFile(m_dir.filePath(QStringLiteral("nope.json")), &error));
+    QVERIFY(!error.isEmpty());
+}
+
+void TestMainWindow::promptBeforeLosingChanges()
+{
+    ui::FileController* files = m_window->files();
+    int asked = 0;
+    files->setPromptHandler([&asked] {
+        ++asked;
+        return QMessageBox::Cancel;
+    });
+    files->newScenario(); // unmodified: no prompt
+    QCOMPARE(asked, 0);
+    m_window->document()->edit(QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
+    files->newScenario();
+    QCOMPARE(asked, 1);
+    QCOMPARE(m_window->document()->scenario().cluster.nodes, 7); // cancelled: nothing lost
+    QVERIFY(!m_window->close());                                   // closing asks too, and is refused
+    QCOMPARE(asked, 2);
+    // Save from the prompt goes through the file dialog (replaced here).
+    const QString path = m_dir.filePath(QStringLiteral("prompted.shardscope.json"));
+    files->setPromptHandler([] { return QMessageBox::Save; });
+    files->setFileDialogHandler([path](bool) { return path; });
+    files->newScenario();
+    QVERIFY(QFileInfo::exists(path));
+    QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
+}
+
+void TestMainWindow::invalidCombinationShowsIssue()
+{
+    // Six attention heads per TP rank cannot be split: tp 6 does not divide 64 heads (DESIGN.md example).
+    m_window->document()->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    QVERIFY(!m_window->document()->result().valid);
+    QVERIFY(m_window->issues()->issueCount() >= 1);
+    QListWidgetItem* item = m_window->issues()->item(0);
+    QVERIFY2(item->text().contains(QStringLiteral("Tensor parallel")), qPrintable(item->text()));
+    QVERIFY(m_window->statusLine()->text().startsWith(QStringLiteral("Invalid")));
+    QVERIFY(!m_window->memoryChart()->message().isEmpty());
+    QCOMPARE(m_window->kpis()->valueText(QStringLiteral("kpi.step_time")), QStringLiteral("—"));
+    m_window->replotAllNow(); // draws without crashing
+    // Activating the issue focuses the TP control.
+    emit m_window->issues()->itemActivated(item);
+    QWidget* tp = m_window->editor()->widgetForField(QStringLiteral("parallelism.tp"));
+    QVERIFY(tp->hasFocus() || tp->isAncestorOf(QApplication::focusWidget()));
+    // Undo clears it.
+    m_window->document()->undoStack()->undo();
+    QCOMPARE(m_window->issues()->issueCount(), 0);
+    QVERIFY(m_window->memoryChart()->message().isEmpty());
+}
+
+void TestMainWindow::opensLargeMoeScenario()
+{
+    const QString path = test::sourcePath(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
+    QVERIFY(m_window->files()->openFile(path));
+    const core::Result& r = m_window->document()->result();
+    QVERIFY(r.valid);
+    QCOMPARE(m_window->memoryChart()->barCount(), r.pp);
+    QCOMPARE(m_window->commChart()->rowCount(), int(r.collectives.size()));
+    QWidget* ep = m_window->editor()->widgetForField(QStringLiteral("parallelism.ep"));
+    QVERIFY(ep->isVisible());
+    m_window->replotAllNow();
+}
+
+void TestMainWindow::darkThemeRecoloursCharts()
+{
+    ui::AppTheme::apply(ui::ThemeMode::Dark);
+    QCoreApplication::processEvents();
+    QCustomPlot* plot = m_window->memoryChart()->plot();
+    const auto backgroundLightness = [plot] {
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        return QColor(plot->grab().toImage().pixel(2, 2)).lightnessF();
+    };
+    QVERIFY(backgroundLightness() < 0.5);
+    QVERIFY(plot->xAxis->tickLabelColor().lightnessF() > 0.5);
+    ui::AppTheme::apply(ui::ThemeMode::Light);
+    QCoreApplication::processEvents();
+    QVERIFY(backgroundLightness() > 0.5);
+    QVERIFY(plot->xAxis->tickLabelColor().lightnessF() < 0.5);
+}
+
+void TestMainWindow::everyExampleOpens()
+{
+    // The examples compiled into the app (File > Examples) all parse, evaluate and draw.
+    const QStringList examples = ui::exampleScenarioPaths();
+    QVERIFY(examples.size() >= 5);
+    for (const QString& path : examples) {
+        QString error;
+        QVERIFY2(m_window->files()->openFile(path, &error), qPrintable(path + QStringLiteral(": ") + error));
+        QVERIFY2(m_window->document()->result().valid, qPrintable(path));
+        m_window->replotAllNow();
+        QCOMPARE(m_window->memoryChart()->barCount(), m_window->document()->result().pp > 1 ? m_window->document()->result().pp : 1);
+    }
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

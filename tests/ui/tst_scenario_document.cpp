@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ScenarioDocument: the result always matches the scenario; undo/redo restore both; a drag is one step;
+// files round-trip.
+#include "test_support.h"
+
+#include "document/scenario_document.h"
+#include "document/scenario_file.h"
+
+#include <shardscope/core/evaluate.h>
+#include <shardscope/core/scenario_json.h>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace shardscope;
+using ui::ScenarioDocument;
+
+class TestScenarioDocument : public QObject
+{
+    Q_OBJECT
+private slots:
+    void opensOnDefaultScenario();
+    void editReevaluates();
+    void undoRedoRestoreScenarioAndResult();
+    void dragMergesIntoOneStep();
+    void dragBackToStartLeavesNoStep();
+    void noOpEditPushesNothing();
+    void modifiedFollowsUndoStack();
+    void saveOpenRoundTrip();
+    void saveToBadPathFails();
+    void invalidCombinationGivesIssues();
+    void comparisonCoversStrategies();
+};
+
+void TestScenarioDocument::opensOnDefaultScenario()
+{
+    ScenarioDocument doc(test::catalog());
+    QCOMPARE(doc.scenario(), core::defaultScenario(test::catalog()));
+    QVERIFY(doc.result().valid);
+    QCOMPARE(doc.result().memory.total(), core::evaluate(doc.scenario()).memory.total());
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.displayName(), QStringLiteral("Untitled"));
+}
+
+void TestScenarioDocument::editReevaluates()
+{
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    const double before = doc.result().memory.total();
+    const int nodes = doc.scenario().cluster.nodes;
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = nodes * 2; });
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(doc.scenario().cluster.nodes, nodes * 2);
+    QCOMPARE(doc.result().gpus, nodes * 2 * doc.scenario().cluster.gpusPerNode);
+    QVERIFY(doc.result().memory.total() != before); // ZeRO-3 shards over twice the GPUs
+    QCOMPARE(doc.result().memory.total(), core::evaluate(doc.scenario()).memory.total());
+}
+
+void TestScenarioDocument::undoRedoRestoreScenarioAndResult()
+{
+    ScenarioDocument doc(test::catalog());
+    const core::Scenario original = doc.scenario();
+    const core::Result originalResult = doc.result();
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    doc.edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
+             [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+    const core::Scenario edited = doc.scenario();
+    const double editedStep = doc.result().step.total();
+    QCOMPARE(doc.undoStack()->count(), 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario(), original);
+    QCOMPARE(doc.result().memory.total(), originalResult.memory.total());
+    QCOMPARE(doc.result().step.total(), originalResult.step.total());
+    QCOMPARE(doc.comparison().size(), size_t(6));
+    doc.undoStack()->redo();
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario(), edited);
+    QCOMPARE(doc.result().step.total(), editedStep);
+}
+
+void TestScenarioDocument::dragMergesIntoOneStep()
+{
+    ScenarioDocument doc(test::catalog());
+    const int start = doc.scenario().cluster.nodes;
+    doc.beginInteraction();
+    for (int n = start + 1; n <= start + 5; ++n)
+        doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [n](core::Scenario& s) { s.cluster.nodes = n; });
+    doc.endInteraction();
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.scenario().cluster.nodes, start + 5);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().cluster.nodes, start);
+    // A later, separate edit of the same field is its own step.
+    doc.undoStack()->redo();
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 1; });
+    QCOMPARE(doc.undoStack()->count(), 2);
+}
+
+void TestScenarioDocument::dragBackToStartLeavesNoStep()
+{
+    ScenarioDocument doc(test::catalog());
+    const int start = doc.scenario().cluster.nodes;
+    doc.beginInteraction();
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start + 1; });
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start; });
+    doc.endInteraction();
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QVERIFY(!doc.isModified());
+}
+
+void TestScenarioDocument::noOpEditPushesNothing()
+{
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    const int nodes = doc.scenario().cluster.nodes;
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QCOMPARE(changed.count(), 0);
+}
+
+void TestScenarioDocument::modifiedFollowsUndoStack()
+{
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy modified(&doc, &ScenarioDocument::modifiedChanged);
+    doc.edit(QStringLiteral("gdr"), QStringLiteral("nccl.gdr"), [](core::Scenario& s) { s.nccl.gdr = !s.nccl.gdr; });
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QVERIFY(!doc.isModified());
+    QCOMPARE(modified.count(), 2);
+}
+
+void TestScenarioDocument::saveOpenRoundTrip()
+{
+    ScenarioDocument doc(test::catalog());
+    doc.edit(QStringLiteral("edits"), QStringLiteral("x"), [](core::Scenario& s) {
+        s.name = "round trip ÄÖ";
+        s.cluster.nodes = 8;
+        s.parallelism.tp = 4;
+        s.parallelism.sequenceParallel = true;
+        s.parallelism.sharding = core::Sharding::Zero2;
+        s.training.seqLen = 4096;
+        s.training.microBatch = 2;
+        s.offload.optimizer = core::OffloadTarget::Cpu;
+        s.nccl.algo = core::NcclAlgo::Ring;
+        s.model.layers = 40; // a modified preset is written as an object
+    });
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("rt.shardscope.json"));
+    QCOMPARE(ui::writeScenarioFile(path, doc.scenario(), test::catalog()), QString());
+    const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
+    QVERIFY2(load.ok(), qPrintable(load.errors.join(QLatin1Char('\n'))));
+    QCOMPARE(load.scenario, doc.scenario());
+    // Writing replaces the file atomically and leaves no temporary file behind.
+    QCOMPARE(ui::writeScenarioFile(path, doc.scenario(), test::catalog()), QString());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+}
+
+void TestScenarioDocument::saveToBadPathFails()
+{
+    ScenarioDocument doc(test::catalog());
+    QTemporaryDir dir;
+    const QString error = ui::writeScenarioFile(dir.filePath(QStringLiteral("missing/dir/x.json")), doc.scenario(), test::catalog());
+    QVERIFY(!error.isEmpty());
+}
+
+void TestScenarioDocument::invalidCombinationGivesIssues()
+{
+    ScenarioDocument doc(test::catalog());
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    QVERIFY(!doc.result().valid);
+    QVERIFY(!doc.result().issues.empty());
+    bool namesTp = false;
+    for (const core::Issue& i : doc.result().issues)
+        namesTp = namesTp || i.field == "parallelism.tp";
+    QVERIFY(namesTp);
+    QCOMPARE(doc.comparison().size(), size_t(6)); // computed, all invalid, no crash
+    for (const ui::StrategyVariant& v : doc.comparison())
+        QVERIFY(!v.result.valid);
+}
+
+void TestScenarioDocument::comparisonCoversStrategies()
+{
+    ScenarioDocument doc(test::catalog());
+    const auto& c = doc.comparison();
+    QCOMPARE(c.size(), size_t(6));
+    QCOMPARE(c[0].scenario.parallelism.sharding, core::Sharding::Ddp);
+    QCOMPARE(c[3].scenario.parallelism.sharding, core::Sharding::Zero3);
+    QCOMPARE(c[4].scenario.offload.optimizer, core::OffloadTarget::Cpu);
+    // Only sharding and offload differ from the open scenario.
+    core::Scenario same = c[1].scenario;
+    same.parallelism.sharding = doc.scenario().parallelism.sharding;
+    same.offload = doc.scenario().offload;
+    QCOMPARE(same, doc.scenario());
+    // The default scenario is ZeRO-3 without offload: that variant is marked current.
+    QVERIFY(c[3].current);
+    // Model states shrink with each ZeRO stage (ZeRO paper, Figure 1).
+    const auto states = [](const core::Result& r) { return r.memory.parameters + r.memory.gradients + r.memory.optimizerStates; };
+    QVERIFY(states(c[0].result) >= states(c[1].result));
+    QVERIFY(states(c[1].result) >= states(c[2].result));
+    QVERIFY(states(c[2].result) >= states(c[3].result));
+}
+
+QTEST_MAIN(TestScenarioDocument)
+#include "tst_scenario_document.moc"

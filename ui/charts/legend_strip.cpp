@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "charts/legend_strip.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr int kSwatch = 12;
+constexpr int kGap = 5;
+constexpr int kColumnGap = 14;
+} // namespace
+
+LegendStrip::LegendStrip(int columns, QWidget* parent)
+    : QWidget(parent)
+    , m_columns(std::max(1, columns))
+{
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    setFont(f);
+}
+
+void LegendStrip::setEntries(const QList<Entry>& entries)
+{
+    m_entries = entries;
+    updateGeometry();
+    update();
+}
+
+int LegendStrip::columnWidth() const
+{
+    int w = 0;
+    for (const Entry& e : m_entries)
+        w = std::max(w, fontMetrics().horizontalAdvance(e.text));
+    return kSwatch + kGap + w;
+}
+
+QSize LegendStrip::sizeHint() const
+{
+    const int columns = std::min<int>(m_columns, std::max<qsizetype>(1, m_entries.size()));
+    const int rows = int((m_entries.size() + columns - 1) / columns);
+    const int line = fontMetrics().height() + 2;
+    return {columns * columnWidth() + (columns - 1) * kColumnGap + 8, rows * line + 6};
+}
+
+QRect LegendStrip::entryRect(int index) const
+{
+    const int line = fontMetrics().height() + 2;
+    const int column = index % m_columns;
+    const int row = index / m_columns;
+    return {4 + column * (columnWidth() + kColumnGap), 3 + row * line, columnWidth(), line};
+}
+
+void LegendStrip::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QColor text = palette().color(QPalette::WindowText);
+    for (int i = 0; i < m_entries.size(); ++i) {
+        const Entry& e = m_entries[i];
+        const QRect r = entryRect(i);
+        const QRect swatch(r.left(), r.center().y() - kSwatch / 2, kSwatch, kSwatch - 2);
+        switch (e.swatch) {
+        case Swatch::Box:
+            p.fillRect(swatch, e.color);
+            p.setPen(e.color.darker(130));
+            p.drawRect(swatch.adjusted(0, 0, -1, -1));
+            break;
+        case Swatch::Hatched:
+            p.fillRect(swatch, QBrush(e.color, Qt::BDiagPattern));
+            p.setPen(QPen(e.color, 2));
+            p.drawRect(swatch.adjusted(1, 1, -1, -1));
+            break;
+        case Swatch::DashedLine:
+            p.setPen(QPen(e.color.isValid() ? e.color : text, 2, Qt::DashLine));
+            p.drawLine(swatch.left(), swatch.center().y(), swatch.right(), swatch.center().y());
+            break;
+        }
+        p.setPen(text);
+        p.drawText(r.adjusted(kSwatch + kGap, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+    }
+}
+
+bool LegendStrip::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        for (int i = 0; i < m_entries.size(); ++i)
+            if (entryRect(i).contains(help->pos()) && !m_entries[i].toolTip.isEmpty()) {
+                QToolTip::showText(help->globalPos(), m_entries[i].toolTip, this, entryRect(i));
+                return true;
+            }
+        QToolTip::hideText();
+        event->ignore();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void LegendStrip::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        updateGeometry();
+    QWidget::changeEvent(event);
+}
+
+} // namespace shardscope::ui
