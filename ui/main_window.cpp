@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "main_window.h"
 
+#include "analysis/analysis_tabs.h"
+#include "analysis/timeline_chart.h"
+#include "analysis/timeline_pane.h"
 #include "app/app_theme.h"
 #include "app/file_controller.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
+#include "compare/compare_controller.h"
 #include "document/scenario_document.h"
 #include "editors/scenario_editor.h"
+#include "export/export_controller.h"
+#include "launch/launch_config_panel.h"
 #include "settings/app_settings.h"
+#include "teach/teaching_controller.h"
 #include "views/issues_panel.h"
 #include "views/kpi_panel.h"
 #include "views/status_line.h"
@@ -31,7 +38,11 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     , m_settings(settings)
     , m_doc(new ScenarioDocument(catalog, this))
     , m_files(new FileController(m_doc, settings, this))
+    , m_export(new ExportController(m_doc, this))
+    , m_compare(new CompareController(m_doc, this))
+    , m_teach(new TeachingController(m_doc, this))
 {
+    m_files->setPinBoard(m_compare->pins()); // pins are saved with the file
     setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
     Units::setByteUnit(settings->byteUnit());
     buildLayout();
@@ -40,6 +51,11 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_files, &FileController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+    const auto toStatus = [this](const QString& text) { statusBar()->showMessage(text, 5000); };
+    connect(m_export, &ExportController::statusMessage, this, toStatus);
+    connect(m_compare, &CompareController::statusMessage, this, toStatus);
+    connect(m_teach, &TeachingController::statusMessage, this, toStatus);
+    connect(m_launch->panel(), &LaunchConfigPanel::statusMessage, this, toStatus);
     connect(m_issues, &IssuesPanel::fieldActivated, m_editor, &ScenarioEditor::focusField);
     connect(settings, &AppSettings::byteUnitChanged, this, [this](ByteUnit unit) {
         Units::setByteUnit(unit);
@@ -94,7 +110,8 @@ void MainWindow::buildLayout()
     rightLayout->setSpacing(4);
     rightLayout->addWidget(m_kpis);
     rightLayout->addWidget(m_status);
-    rightLayout->addWidget(grid, 1);
+    m_analysis = new AnalysisTabs(m_doc, grid, this); // the explorer charts become its first tab
+    rightLayout->addWidget(m_analysis, 1);
 
     auto* main = new QSplitter(Qt::Horizontal, this);
     main->setObjectName(QStringLiteral("main"));
@@ -104,6 +121,14 @@ void MainWindow::buildLayout()
     main->setStretchFactor(1, 1);
     setCentralWidget(main);
     m_splitters = {main, left, grid, top, bottom};
+    m_export->attachChart(m_memory, ChartKind::Memory);
+    m_export->attachChart(m_strategy, ChartKind::Strategy);
+    m_export->attachChart(m_comm, ChartKind::Communication);
+    m_export->attachChart(m_time, ChartKind::Time);
+    m_export->attachChart(m_analysis->timeline()->chart(), ChartKind::Timeline);
+    m_launch = new LaunchConfigDock(m_doc, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_launch);
+    m_launch->hide();
     for (QSplitter* s : std::as_const(m_splitters))
         s->setChildrenCollapsible(false);
 }
@@ -112,6 +137,8 @@ void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     m_files->populateMenu(file);
+    file->addSeparator();
+    m_export->populateMenu(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -150,6 +177,11 @@ void MainWindow::buildMenus()
         themeGroup->actions().at(int(next))->trigger();
     });
 
+    view->addSeparator();
+    view->addAction(m_launch->toggleViewAction());
+    m_teach->populateMenu(view);
+    m_compare->populateMenu(menuBar()->addMenu(tr("&Compare")));
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ShardScope"), this, [this] {
         QMessageBox::about(this, tr("About ShardScope"),
@@ -178,6 +210,7 @@ void MainWindow::replotAllNow()
     m_strategy->replotNow();
     m_comm->replotNow();
     m_time->replotNow();
+    m_analysis->replotNow();
 }
 
 void MainWindow::updateTitle()

@@ -9,17 +9,22 @@ class QSplitter;
 
 namespace shardscope::ui {
 
+class AnalysisTabs;
 class AppSettings;
 class CommChart;
+class CompareController;
+class ExportController;
 class FileController;
 class IssuesPanel;
 class KpiPanel;
+class LaunchConfigDock;
 class MemoryChart;
 class ScenarioDocument;
 class ScenarioEditor;
 class StatusLine;
 class StepTimeChart;
 class StrategyChart;
+class TeachingController;
 
 /// Composition root: builds the document, editor, views and menus and connects them. No domain logic.
 class MainWindow : public QMainWindow
@@ -38,6 +43,12 @@ public:
     [[nodiscard]] StrategyChart* strategyChart() const { return m_strategy; }
     [[nodiscard]] CommChart* commChart() const { return m_comm; }
     [[nodiscard]] StepTimeChart* stepTimeChart() const { return m_time; }
+    /// Explorer | Search | Sweep | Sizing | Timeline | Rank map (issue 4).
+    [[nodiscard]] AnalysisTabs* analysis() const { return m_analysis; }
+    [[nodiscard]] ExportController* exporter() const { return m_export; }
+    [[nodiscard]] CompareController* compare() const { return m_compare; }
+    [[nodiscard]] TeachingController* teaching() const { return m_teach; }
+    [[nodiscard]] LaunchConfigDock* launchDock() const { return m_launch; }
     /// Replots every chart synchronously (benchmarks, screenshots).
     void replotAllNow();
 
@@ -63,6 +74,11 @@ private:
     StrategyChart* m_strategy = nullptr;
     CommChart* m_comm = nullptr;
     StepTimeChart* m_time = nullptr;
+    ExportController* m_export = nullptr;      // issue 5: export, compare, teaching mode, launch configurations
+    CompareController* m_compare = nullptr;
+    TeachingController* m_teach = nullptr;
+    LaunchConfigDock* m_launch = nullptr;
+    AnalysisTabs* m_analysis = nullptr;
     QList<QSplitter*> m_splitters;
 };
 

@@ -3,6 +3,9 @@
 // Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
 #include "format.h"
 #include "search_command.h"
+#ifdef SHARDSCOPE_CLI_EXPORT
+#include "export_command.h"
+#endif
 
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/evaluate.h"
@@ -28,6 +31,8 @@ const char* kUsage = R"(usage:
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload]
   shardscope-cli launch-config FILE.json --target deepspeed|fsdp|megatron|nccl-env
+  shardscope-cli export FILE.json --chart memory|strategy|communication|time|timeline|report
+                 --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   FILE may be - to read the scenario from standard input.
 options:
@@ -158,6 +163,38 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
     return kOk;
 }
 
+// export FILE --chart K --out PATH: evaluates the scenario (invalid -> exit 2, as evaluate), then renders the chart
+// with the GUI's chart classes on the offscreen platform (export_command.cpp; GUI builds only).
+int runExportCommand(const Args& a, const shardscope::core::Catalog& catalog)
+{
+    namespace core = shardscope::core;
+    std::string text, err;
+    if (!readInput(a.target, text, err)) {
+        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
+        return kInvalid;
+    }
+    const auto parsed = core::parseScenario(text, catalog);
+    for (const auto& w : parsed.warnings)
+        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
+    if (!parsed.ok()) {
+        for (const auto& e : parsed.errors)
+            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
+        return kInvalid;
+    }
+    const auto result = core::evaluate(parsed.scenario);
+    if (!result.valid) {
+        for (const auto& e : result.issues)
+            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+        return kInvalid;
+    }
+#ifdef SHARDSCOPE_CLI_EXPORT
+    return shardscope::cli::runExport(parsed.scenario, result, a.options, std::cerr, std::cerr);
+#else
+    std::cerr << "shardscope-cli: export: this shardscope-cli was built without the GUI (SHARDSCOPE_BUILD_GUI=OFF)\n";
+    return kInternal;
+#endif
+}
+
 int run(int argc, char** argv)
 {
     Args a;
@@ -227,6 +264,8 @@ int run(int argc, char** argv)
     }
     if (a.command == "launch-config")
         return runLaunchConfig(a, catalog);
+    if (a.command == "export")
+        return runExportCommand(a, catalog);
     std::cerr << "shardscope-cli: unknown command '" << a.command << "'\n" << kUsage;
     return kInvalid;
 }

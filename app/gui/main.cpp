@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // shardscope: the desktop explorer. Usage: shardscope [FILE.shardscope.json]
+#include "analysis/analysis_tabs.h"
 #include "app/app_theme.h"
 #include "app/file_controller.h"
 #include "document/catalog_resources.h"
@@ -40,9 +41,11 @@ int main(int argc, char* argv[])
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
     QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."), QStringLiteral("mode"));
     QCommandLineOption fresh(QStringLiteral("default"), QStringLiteral("Open the default scenario, not the last one."));
-    for (QCommandLineOption* o : {&screenshot, &size, &theme})
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show a tab: explorer, search, sweep, sizing, timeline, rankmap."),
+                           QStringLiteral("name"));
+    for (QCommandLineOption* o : {&screenshot, &size, &theme, &tab})
         o->setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({screenshot, size, theme, fresh});
+    parser.addOptions({screenshot, size, theme, fresh, tab});
     parser.process(app);
 
     ui::AppTheme::captureSystemPalette();
@@ -83,7 +86,12 @@ int main(int argc, char* argv[])
         if (!last.isEmpty() && QFileInfo::exists(last) && !window.files()->openFile(last))
             settings.setLastScenario(QString());
     }
+    // Unsaved changes autosaved by a ShardScope that crashed: Restore / Discard / Later, once the window shows.
+    if (!parser.isSet(screenshot))
+        QTimer::singleShot(0, window.files(), [&window] { window.files()->offerRecovery(); });
 
+    if (parser.isSet(tab))
+        window.analysis()->showTab(parser.value(tab));
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
         QTimer::singleShot(400, &window, [&window, path] {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/file_controller.h"
 
+#include "compare/pin_board.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
 #include "document/scenario_file.h"
@@ -9,10 +10,13 @@
 #include <shardscope/core/scenario_json.h>
 
 #include <QAction>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenu>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QStandardPaths>
 
@@ -30,8 +34,10 @@ FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWi
     , m_doc(doc)
     , m_settings(settings)
     , m_window(window)
+    , m_autosave(new Autosaver(doc, this))
 {
     connect(m_settings, &AppSettings::recentFilesChanged, this, &FileController::rebuildRecentMenu);
+    connect(m_autosave, &Autosaver::statusMessage, this, &FileController::statusMessage);
 }
 
 void FileController::populateMenu(QMenu* menu)
@@ -79,7 +85,10 @@ bool FileController::maybeSave()
                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Save)
         return save();
-    return answer == QMessageBox::Discard;
+    if (answer != QMessageBox::Discard)
+        return false;
+    m_autosave->discard(); // the user decided: the changes are not offered back after a crash either
+    return true;
 }
 
 void FileController::newScenario()
@@ -87,6 +96,8 @@ void FileController::newScenario()
     if (!maybeSave())
         return;
     m_doc->reset(core::defaultScenario(m_doc->catalog()), QString());
+    if (m_pins)
+        m_pins->setPins({});
     emit statusMessage(tr("New scenario"));
 }
 
@@ -129,6 +140,8 @@ bool FileController::openFile(const QString& path, QString* error)
         return false;
     }
     m_doc->reset(load.scenario, QFileInfo(path).absoluteFilePath());
+    if (m_pins)
+        m_pins->setPins(load.pins);
     m_settings->addRecentFile(path);
     m_settings->setLastScenario(QFileInfo(path).absoluteFilePath());
     emit statusMessage(load.warnings.isEmpty() ? tr("Opened %1").arg(path)
@@ -141,7 +154,7 @@ bool FileController::open(const QString& path)
     QString error;
     if (openFile(path, &error))
         return true;
-    QMessageBox::warning(m_window, tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
+    warn(tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
     if (!QFileInfo::exists(path))
         m_settings->removeRecentFile(path);
     return false;
@@ -153,16 +166,19 @@ void FileController::openExample(const QString& resourcePath)
         return;
     const ScenarioLoad load = readScenarioFile(resourcePath, m_doc->catalog());
     if (!load.ok()) {
-        QMessageBox::warning(m_window, tr("Cannot open example"), load.errors.join(QLatin1Char('\n')));
+        warn(tr("Cannot open example"), load.errors.join(QLatin1Char('\n')));
         return;
     }
     m_doc->reset(load.scenario, QString()); // examples are read-only: saving asks for a file
+    if (m_pins)
+        m_pins->setPins(load.pins);
     emit statusMessage(tr("Example: %1").arg(QString::fromStdString(load.scenario.name)));
 }
 
 bool FileController::saveTo(const QString& path, QString* error)
 {
-    const QString reason = writeScenarioFile(path, m_doc->scenario(), m_doc->catalog());
+    const QString reason = writeScenarioFile(path, m_doc->scenario(), m_doc->catalog(),
+                                             m_pins ? m_pins->pins() : std::vector<core::Scenario>{});
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;
@@ -182,7 +198,7 @@ bool FileController::save()
     QString error;
     if (saveTo(m_doc->filePath(), &error))
         return true;
-    QMessageBox::warning(m_window, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(m_doc->filePath(), error));
+    warn(tr("Cannot save"), tr("Cannot save %1:\n%2").arg(m_doc->filePath(), error));
     return false;
 }
 
@@ -194,8 +210,103 @@ bool FileController::saveAs()
     QString error;
     if (saveTo(path, &error))
         return true;
-    QMessageBox::warning(m_window, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
+    warn(tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
     return false;
+}
+
+void FileController::warn(const QString& title, const QString& text)
+{
+    if (m_message)
+        m_message(title, text);
+    else
+        QMessageBox::warning(m_window, title, text);
+}
+
+RecoveryChoice FileController::askRecovery(const AutosaveEntry& entry)
+{
+    const QString file = entry.originalPath.isEmpty() ? tr("Untitled") : QFileInfo(entry.originalPath).fileName();
+    QString name = entry.name.simplified();
+    if (name.size() > 80)
+        name = name.left(79) + QChar(0x2026);
+    QMessageBox box(QMessageBox::Warning, tr("Recover unsaved changes"),
+                    tr("ShardScope did not close normally. Unsaved changes to “%1” were autosaved on %2.")
+                        .arg(file, QLocale().toString(entry.savedAt.toLocalTime(), QLocale::ShortFormat)),
+                    QMessageBox::NoButton, m_window);
+    QString details = name.isEmpty() ? QString() : tr("Scenario: %1\n").arg(name);
+    details += entry.originalPath.isEmpty() ? tr("It was never saved to a file.\n")
+                                            : tr("File: %1\n").arg(QDir::toNativeSeparators(entry.originalPath));
+    details += tr("\nRestore opens the changes as an unsaved document. Discard deletes them. Later keeps them "
+                  "and asks again at the next start.");
+    box.setInformativeText(details);
+    QPushButton* restore = box.addButton(tr("&Restore"), QMessageBox::AcceptRole);
+    QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+    QPushButton* later = box.addButton(tr("&Later"), QMessageBox::RejectRole);
+    box.setDefaultButton(restore);
+    box.setEscapeButton(later);
+    box.exec();
+    if (box.clickedButton() == restore)
+        return RecoveryChoice::Restore;
+    if (box.clickedButton() == discard)
+        return RecoveryChoice::Discard;
+    return RecoveryChoice::Later;
+}
+
+bool FileController::offerRecovery()
+{
+    for (const AutosaveEntry& entry : m_autosave->orphans()) {
+        switch (m_recoveryPrompt ? m_recoveryPrompt(entry) : askRecovery(entry)) {
+        case RecoveryChoice::Discard:
+            Autosaver::removeEntry(entry);
+            break;
+        case RecoveryChoice::Later:
+            break;
+        case RecoveryChoice::Restore: {
+            QString error;
+            if (restoreAutosave(entry, &error))
+                return true; // one document: any others are offered at the next start
+            if (!error.isEmpty())
+                warn(tr("Cannot restore"), tr("Cannot restore %1:\n%2").arg(QDir::toNativeSeparators(entry.contentPath), error));
+            break;
+        }
+        }
+    }
+    return false;
+}
+
+void FileController::setPinBoard(PinBoard* pins)
+{
+    m_pins = pins;
+    m_autosave->setPinsProvider([this] { return m_pins ? m_pins->pins() : std::vector<core::Scenario>{}; });
+}
+
+bool FileController::restoreAutosave(const AutosaveEntry& entry, QString* error)
+{
+    const ScenarioLoad load = readScenarioFile(entry.contentPath, m_doc->catalog());
+    if (!load.ok()) {
+        if (error)
+            *error = load.errors.join(QLatin1Char('\n'));
+        return false;
+    }
+    if (!maybeSave())
+        return false; // cancelled: the autosave stays
+    // The original file (as on disk) is the clean state and the autosave is one undoable edit on top of it.
+    const QString path = entry.originalPath.isEmpty() ? QString() : QFileInfo(entry.originalPath).absoluteFilePath();
+    core::Scenario base = core::defaultScenario(m_doc->catalog());
+    if (!path.isEmpty()) {
+        const ScenarioLoad disk = readScenarioFile(path, m_doc->catalog());
+        if (disk.ok())
+            base = disk.scenario;
+    }
+    m_doc->reset(base, path);
+    const core::Scenario restored = load.scenario;
+    m_doc->edit(tr("Restore unsaved changes"), QString(), [&restored](core::Scenario& s) { s = restored; });
+    if (m_pins)
+        m_pins->setPins(load.pins);
+    // Safe in this process's autosave before the crashed one's files go.
+    if (m_autosave->autosaveNow())
+        Autosaver::removeEntry(entry);
+    emit statusMessage(tr("Restored unsaved changes to %1").arg(m_doc->displayName()));
+    return true;
 }
 
 } // namespace shardscope::ui

@@ -126,6 +126,8 @@ void ChartBase::setMessage(const QString& text)
         }
 }
 
+QString ChartBase::title() const { return m_title->text(); }
+
 QString ChartBase::message() const { return m_message->visible() ? m_message->text() : QString(); }
 
 void ChartBase::requestReplot() { m_plot->replot(QCustomPlot::rpQueuedReplot); }

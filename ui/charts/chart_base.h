@@ -30,6 +30,8 @@ public:
 
     [[nodiscard]] QCustomPlot* plot() const { return m_plot; }
     [[nodiscard]] LegendStrip* legend() const { return m_legend; }
+    /// The title shown above the plot (exports draw it into the image).
+    [[nodiscard]] QString title() const;
     /// The tooltip text at a point of the plot (what a hover shows).
     [[nodiscard]] QString toolTipAt(const QPoint& pos) const;
     /// The centred message ("" when hidden), for tests.

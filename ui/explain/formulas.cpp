@@ -159,6 +159,29 @@ const Entry kEntries[] = {
     {"chart.time",
      {T("Step time"), T("Where the time of one optimizer step goes, for this scenario and under each strategy."),
       T("T = T_pipe + exposed DP comm + optimizer + exposed offload"), T("formulas.md §9 [derived]")}},
+    // analysis tabs (issue 4)
+    {"chart.search",
+     {T("Layout search"), T("Every layout of this model on these GPUs that fits, as step time against memory per GPU; "
+                            "the Pareto front joins the layouts no other layout beats in both."),
+      T("each point is evaluate() of one combination of sharding, t, p, c, e, schedule, b, recompute and offload"),
+      T("")}},
+    {"chart.sweep",
+     {T("Sweep"), T("One scenario value varied along the x axis, everything else fixed, one curve per strategy; "
+                    "hollow markers and dashed lines do not fit in GPU memory."),
+      T("each point is evaluate() of the scenario with the strategy and the axis value applied"), T("")}},
+    {"chart.sizing",
+     {T("Cluster sizing"), T("The fewest GPUs (whole nodes) on which each strategy fits, per GPU type, and the time and "
+                             "cost of training the token budget on them."),
+      T("train time = tokens ÷ tokens/s; cost = GPUs × hours × hourly price"), T("Catalog hourly_price_usd (indicative)")}},
+    {"chart.timeline",
+     {T("Step timeline"), T("One optimizer step per pipeline stage: forward, backward and weight-gradient blocks by micro-batch, "
+                            "communication (exposed part saturated), the step's tail, and memory in use over time."),
+      T("schedule simulated from the per-stage times of the result; its end is the step time"),
+      T("Megatron-LM schedules.py (1F1B, interleaved); Qi et al. 2023, zero bubble (ZB-H1)")}},
+    {"chart.rank_map",
+     {T("Rank map"), T("Each GPU's rank and the TP, CP, DP, PP and EP groups it belongs to; groups that span nodes use "
+                       "the inter-node network."),
+      T("rank order: TP fastest, then CP, DP, PP"), T("Megatron-LM parallel_state.py (RankGenerator)")}},
 };
 #undef T
 } // namespace

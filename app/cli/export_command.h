@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// shardscope-cli export: charts as PNG, SVG or PDF without a display. Compiled only with the GUI
+// (SHARDSCOPE_BUILD_GUI): it links shardscope_ui and starts a QApplication on the offscreen platform for this
+// command alone; every other command stays Qt-free at run time.
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+#include <map>
+#include <ostream>
+#include <string>
+
+namespace shardscope::cli {
+
+/// Options: --chart memory|strategy|communication|time|timeline|report, --out FILE.png|.svg|.pdf (report: .pdf),
+/// [--width W --height H] logical pixels (default 1000 x 620), [--dpi D] PNG density (default 96).
+/// Returns the exit code: 0 written, 2 bad option, 1 could not write.
+int runExport(const core::Scenario& scenario, const core::Result& result,
+              const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err);
+
+} // namespace shardscope::cli

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# cli_export: runs `shardscope-cli export` with no display (QT_QPA_PLATFORM, DISPLAY and WAYLAND_DISPLAY unset) for
+# every chart and format and checks the files: PNG signature and size, SVG root element, PDF header and one page;
+# the report's pages; a bad option is exit code 2; `evaluate` works with a Qt platform that does not exist, so it
+# never starts Qt. Variables: CLI, SCENARIO, OUT.
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+set(_env ${CMAKE_COMMAND} -E env --unset=QT_QPA_PLATFORM --unset=DISPLAY --unset=WAYLAND_DISPLAY)
+
+function(check_run)
+  execute_process(COMMAND ${_env} ${CLI} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "shardscope-cli ${ARGN}: exit ${rc}\n${out}\n${err}")
+  endif()
+  string(FIND "${err}" "QStandardPaths" _noise)
+  string(REGEX MATCH "(QPainter|QCustomPlot|QFont|qt\\.qpa|[Ww]arning)[^\n]*" _warning "${err}")
+  if(_warning)
+    message(FATAL_ERROR "shardscope-cli ${ARGN}: unexpected message: ${_warning}")
+  endif()
+endfunction()
+
+foreach(chart memory strategy communication time timeline)
+  foreach(fmt png svg pdf)
+    set(f "${OUT}/${chart}.${fmt}")
+    check_run(export "${SCENARIO}" --chart ${chart} --out "${f}" --width 900 --height 560)
+    if(NOT EXISTS "${f}")
+      message(FATAL_ERROR "${f} was not written")
+    endif()
+    file(SIZE "${f}" size)
+    if(size LESS 1000)
+      message(FATAL_ERROR "${f} is only ${size} bytes")
+    endif()
+    if(fmt STREQUAL "png")
+      file(READ "${f}" head LIMIT 24 HEX)
+      if(NOT head MATCHES "^89504e470d0a1a0a0000000d49484452000003840000")  # signature, IHDR, width 900
+        message(FATAL_ERROR "${f}: not a 900-pixel-wide PNG (${head})")
+      endif()
+    elseif(fmt STREQUAL "svg")
+      file(READ "${f}" text)
+      if(NOT text MATCHES "<svg" OR NOT text MATCHES "</svg>")
+        message(FATAL_ERROR "${f}: no <svg> root")
+      endif()
+    else()
+      file(READ "${f}" head LIMIT 5 HEX)
+      if(NOT head STREQUAL "255044462d")  # %PDF-
+        message(FATAL_ERROR "${f}: no %PDF- header")
+      endif()
+      file(STRINGS "${f}" pages REGEX "/Type /Page[^s]|/Type /Page$")
+      list(LENGTH pages n)
+      if(NOT n EQUAL 1)
+        message(FATAL_ERROR "${f}: ${n} pages, expected 1")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+
+# --dpi doubles the PNG's pixels
+check_run(export "${SCENARIO}" --chart memory --out "${OUT}/memory-192.png" --width 900 --height 560 --dpi 192)
+file(READ "${OUT}/memory-192.png" head LIMIT 24 HEX)
+if(NOT head MATCHES "0000070800000460$")  # 1800 x 1120
+  message(FATAL_ERROR "memory-192.png: not 1800 x 1120 (${head})")
+endif()
+
+# The report: title page, five charts, collectives
+check_run(export "${SCENARIO}" --chart report --out "${OUT}/report.pdf")
+file(STRINGS "${OUT}/report.pdf" pages REGEX "/Type /Page[^s]|/Type /Page$")
+list(LENGTH pages n)
+if(NOT n EQUAL 7)
+  message(FATAL_ERROR "report.pdf: ${n} pages, expected 7")
+endif()
+
+# A bad chart name is invalid input (2)
+execute_process(COMMAND ${_env} ${CLI} export "${SCENARIO}" --chart pie --out "${OUT}/x.png" RESULT_VARIABLE rc
+                OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "export --chart pie: exit ${rc}, expected 2")
+endif()
+
+# evaluate never constructs Qt: it works even when the requested platform does not exist.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=no-such-platform --unset=DISPLAY ${CLI} evaluate "${SCENARIO}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "shardscope.result/1")
+  message(FATAL_ERROR "evaluate with QT_QPA_PLATFORM=no-such-platform: exit ${rc}\n${err}")
+endif()
+message(STATUS "cli_export: 15 charts, the report and the checks passed")

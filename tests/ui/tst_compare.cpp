@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Compare and launch configurations (issue 5, items 2 and 4): pins save and load with the file (and the core still
+// reads the file), pinning is an undo step that marks the file modified, at most four pins, New clears them; the
+// compare view shows a memory chart per pin on one scale, the differing settings and the headline figures, and the
+// waterfall whose steps sum to the total difference; the launch panel shows core::launchConfig live.
+#include "test_support.h"
+
+#include "app/file_controller.h"
+#include "charts/memory_chart.h"
+#include "charts/qcp.h"
+#include "compare/compare_controller.h"
+#include "compare/compare_time_chart.h"
+#include "compare/compare_view.h"
+#include "compare/pin_board.h"
+#include "compare/waterfall_chart.h"
+#include "document/scenario_document.h"
+#include "document/scenario_pins.h"
+#include "launch/launch_config_panel.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+
+#include <shardscope/core/evaluate.h>
+#include <shardscope/core/scenario_json.h>
+#include <shardscope/core/waterfall.h>
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace shardscope;
+
+namespace {
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void setTp(ui::ScenarioDocument* doc, int tp)
+{
+    doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
+}
+} // namespace
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void pinsSaveLoadRoundTrip();
+    void pinningIsUndoableAndMarksModified();
+    void atMostFourPins();
+    void newScenarioClearsPins();
+    void brokenPinIsSkippedWithWarning();
+    void compareViewShowsPinsOnOneScale();
+    void differencesListOnlyDifferingSettings();
+    void waterfallStepsSumToTotal();
+    void openPinIsOneUndoStep();
+    void launchPanelFollowsTheDocument();
+    void screenshots();
+
+private:
+    QTemporaryDir m_dir;
+    ui::AppSettings* m_settings = nullptr;
+    ui::MainWindow* m_window = nullptr;
+};
+
+void TestCompare::init()
+{
+    m_settings = new ui::AppSettings(m_dir.filePath(QStringLiteral("settings.ini")), nullptr);
+    m_window = new ui::MainWindow(test::catalog(), m_settings);
+}
+
+void TestCompare::cleanup()
+{
+    m_window->document()->undoStack()->setClean();
+    delete m_window;
+    delete m_settings;
+}
+
+void TestCompare::pinsSaveLoadRoundTrip()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    QVERIFY(pins->pinCurrent());
+    setTp(doc, 8);
+    QVERIFY(pins->pinCurrent());
+    QCOMPARE(pins->count(), 2);
+    const std::vector<core::Scenario> pinned = pins->pins();
+    const QString path = m_dir.filePath(QStringLiteral("pins.shardscope.json"));
+    QString error;
+    QVERIFY2(m_window->files()->saveTo(path, &error), qPrintable(error));
+
+    // The file: the scenario's fields, then "pins" with two full scenarios.
+    const QByteArray bytes = readAll(path);
+    const QJsonObject root = QJsonDocument::fromJson(bytes).object();
+    QCOMPARE(root.value(QStringLiteral("schema")).toString(), QStringLiteral("shardscope.scenario/1"));
+    const QJsonArray array = root.value(QStringLiteral("pins")).toArray();
+    QCOMPARE(array.size(), 2);
+    QCOMPARE(array[1].toObject().value(QStringLiteral("parallelism")).toObject().value(QStringLiteral("tp")).toInt(), 8);
+    // The core (and so shardscope-cli) still reads the file, without warnings.
+    const core::ScenarioParse parsed = core::parseScenario(bytes.toStdString(), test::catalog());
+    QVERIFY(parsed.ok());
+    QVERIFY(parsed.warnings.empty());
+    QCOMPARE(parsed.scenario, doc->scenario());
+
+    // Another window opens it with the same pins.
+    ui::MainWindow other(test::catalog(), m_settings);
+    QVERIFY(other.files()->openFile(path, &error));
+    QCOMPARE(other.compare()->pins()->pins(), pinned);
+    QVERIFY(!other.document()->isModified());
+    // Saving again writes the same bytes.
+    const QString again = m_dir.filePath(QStringLiteral("again.shardscope.json"));
+    QVERIFY(other.files()->saveTo(again, &error));
+    QCOMPARE(readAll(again), bytes);
+}
+
+void TestCompare::pinningIsUndoableAndMarksModified()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    QVERIFY(!doc->isModified());
+    QSignalSpy changed(pins, &ui::PinBoard::changed);
+    pins->pinCurrent();
+    QCOMPARE(pins->count(), 1);
+    QVERIFY(doc->isModified());
+    QCOMPARE(changed.count(), 1);
+    doc->undoStack()->undo();
+    QCOMPARE(pins->count(), 0);
+    QVERIFY(!doc->isModified());
+    doc->undoStack()->redo();
+    QCOMPARE(pins->count(), 1);
+    pins->unpin(0);
+    QCOMPARE(pins->count(), 0);
+    doc->undoStack()->undo();
+    QCOMPARE(pins->count(), 1);
+}
+
+void TestCompare::atMostFourPins()
+{
+    ui::PinBoard* pins = m_window->compare()->pins();
+    for (int i = 0; i < ui::PinBoard::kMaxPins; ++i)
+        QVERIFY(pins->pinCurrent());
+    QVERIFY(pins->isFull());
+    QVERIFY(!pins->pinCurrent());
+    QCOMPARE(pins->count(), ui::PinBoard::kMaxPins);
+    std::vector<core::Scenario> many(6, core::defaultScenario(test::catalog()));
+    pins->setPins(many);
+    QCOMPARE(pins->count(), ui::PinBoard::kMaxPins);
+}
+
+void TestCompare::newScenarioClearsPins()
+{
+    ui::PinBoard* pins = m_window->compare()->pins();
+    pins->pinCurrent();
+    m_window->document()->undoStack()->setClean();
+    m_window->files()->newScenario();
+    QCOMPARE(pins->count(), 0);
+}
+
+void TestCompare::brokenPinIsSkippedWithWarning()
+{
+    const core::Scenario s = core::defaultScenario(test::catalog());
+    std::string json = ui::appendPins(core::scenarioToJson(s, test::catalog()), {s, s}, test::catalog());
+    // Break the second pin's GPU id.
+    const size_t second = json.find("\"h100-sxm5-80gb\"", json.find("\"pins\"") + 200);
+    QVERIFY(second != std::string::npos);
+    json.replace(second, 16, "\"no-such-gpu-xx\"");
+    QStringList warnings;
+    const std::vector<core::Scenario> read = ui::readPins(QByteArray::fromStdString(json), test::catalog(), &warnings);
+    QCOMPARE(read.size(), size_t(1));
+    QCOMPARE(warnings.size(), 1);
+    QVERIFY2(warnings.front().startsWith(QStringLiteral("pins[1]")), qPrintable(warnings.front()));
+    // No pins: the text is unchanged.
+    QCOMPARE(ui::appendPins("{\n  \"a\": 1\n}", {}, test::catalog()), std::string("{\n  \"a\": 1\n}"));
+}
+
+void TestCompare::compareViewShowsPinsOnOneScale()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    pins->pinCurrent();
+    doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    pins->pinCurrent();
+    doc->edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
+              [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+    pins->pinCurrent();
+    ui::CompareView* view = m_window->compare()->view();
+    QCOMPARE(view->memoryCharts().size(), 3);
+    const double upper = view->memoryCharts().front()->plot()->yAxis->range().upper;
+    for (ui::MemoryChart* chart : view->memoryCharts())
+        QCOMPARE(chart->plot()->yAxis->range().upper, upper);
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(view->memoryCharts()[i]->barTotal(0), pins->results()[size_t(i)].memory.total());
+        QCOMPARE(view->timeChart()->total(i), pins->results()[size_t(i)].step.total());
+    }
+    m_window->compare()->showComparison();
+    QVERIFY(m_window->compare()->window()->isVisible());
+    m_window->compare()->window()->hide();
+}
+
+void TestCompare::differencesListOnlyDifferingSettings()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    pins->pinCurrent();
+    setTp(doc, 4);
+    pins->pinCurrent();
+    QTableWidget* table = m_window->compare()->view()->differences();
+    QCOMPARE(table->columnCount(), 2);
+    QStringList rows;
+    for (int r = 0; r < table->rowCount(); ++r)
+        rows << table->verticalHeaderItem(r)->text();
+    QVERIFY(rows.contains(QStringLiteral("Tensor parallel (TP)")));
+    QVERIFY(!rows.contains(QStringLiteral("Pipeline parallel (PP)")));
+    QVERIFY(!rows.contains(QStringLiteral("GPU")));
+    QVERIFY(rows.contains(QStringLiteral("Step time")));
+    const int tpRow = int(rows.indexOf(QStringLiteral("Tensor parallel (TP)")));
+    QCOMPARE(table->item(tpRow, 0)->text(), QStringLiteral("1"));
+    QCOMPARE(table->item(tpRow, 1)->text(), QStringLiteral("4"));
+    // The second column's figures name their change from A.
+    const int memRow = int(rows.indexOf(QStringLiteral("Memory per GPU")));
+    QVERIFY(table->item(memRow, 1)->text().contains(QLatin1Char('%')));
+}
+
+void TestCompare::waterfallStepsSumToTotal()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    pins->pinCurrent();
+    doc->edit(QStringLiteral("b"), QString(), [](core::Scenario& s) {
+        s.cluster.nodes = 8;
+        s.parallelism.tp = 8;
+        s.parallelism.sharding = core::Sharding::Zero1;
+        s.training.recompute = core::Recompute::Full;
+        s.nccl.algo = core::NcclAlgo::Ring;
+    });
+    pins->pinCurrent();
+    ui::CompareView* view = m_window->compare()->view();
+    view->setWaterfallPins(0, 1);
+    const core::Waterfall w = core::buildWaterfall(pins->pins()[0], pins->pins()[1]);
+    QVERIFY(w.ok);
+    double memory = 0;
+    double time = 0;
+    for (const core::WaterfallStep& s : w.steps) {
+        memory += s.memoryDelta;
+        time += s.stepTimeDelta;
+    }
+    QVERIFY(qAbs(w.memoryA + memory - w.memoryB) <= 1e-6 * w.memoryB);
+    QVERIFY(qAbs(w.stepTimeA + time - w.stepTimeB) <= 1e-9 * w.stepTimeB);
+    QCOMPARE(view->waterfallChart()->rowCount(), int(w.steps.size()) + 2);
+    QCOMPARE(view->waterfallTable()->rowCount(), int(w.steps.size()) + 1); // + the total row
+    QVERIFY(view->waterfallTable()->item(0, 0)->text().contains(QStringLiteral("→")));
+    QVERIFY(view->waterfallChart()->message().isEmpty());
+    // Same pin twice: nothing to walk.
+    view->setWaterfallPins(1, 1);
+    QVERIFY(!view->waterfallChart()->message().isEmpty());
+}
+
+void TestCompare::openPinIsOneUndoStep()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    setTp(doc, 2);
+    pins->pinCurrent();
+    setTp(doc, 4);
+    const core::Scenario before = doc->scenario();
+    m_window->compare()->openPin(0);
+    QCOMPARE(doc->scenario().parallelism.tp, 2);
+    doc->undoStack()->undo();
+    QCOMPARE(doc->scenario(), before);
+}
+
+void TestCompare::launchPanelFollowsTheDocument()
+{
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::LaunchConfigPanel* panel = m_window->launchDock()->panel();
+    for (core::LaunchTarget t : {core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp, core::LaunchTarget::Megatron,
+                                 core::LaunchTarget::NcclEnv}) {
+        panel->setTarget(t);
+        QCOMPARE(panel->text(), QString::fromStdString(core::launchConfig(doc->scenario(), doc->result(), t)));
+    }
+    panel->setTarget(core::LaunchTarget::Megatron);
+    setTp(doc, 8);
+    QVERIFY(panel->text().contains(QStringLiteral("--tensor-model-parallel-size 8")));
+    panel->copy();
+    QCOMPARE(QGuiApplication::clipboard()->text(), panel->text());
+    const QString path = m_dir.filePath(QStringLiteral("megatron.sh"));
+    QVERIFY(panel->saveTo(path).isEmpty());
+    QCOMPARE(QString::fromUtf8(readAll(path)), panel->text());
+    setTp(doc, 6); // invalid: tp does not divide the heads
+    QVERIFY(panel->text().isEmpty());
+    QVERIFY(m_window->launchDock()->toggleViewAction());
+}
+
+void TestCompare::screenshots()
+{
+    const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set SHARDSCOPE_SCREENSHOT_DIR to save pictures of the compare window, export dialog and launch panel");
+    ui::ScenarioDocument* doc = m_window->document();
+    ui::PinBoard* pins = m_window->compare()->pins();
+    pins->pinCurrent();
+    doc->edit(QStringLiteral("b"), QString(), [](core::Scenario& s) {
+        s.name = "Same, 64 GPUs, TP 8, ZeRO-1, full recompute";
+        s.cluster.nodes = 8;
+        s.parallelism.tp = 8;
+        s.parallelism.sharding = core::Sharding::Zero1;
+        s.training.recompute = core::Recompute::Full;
+    });
+    pins->pinCurrent();
+    doc->edit(QStringLiteral("c"), QString(), [](core::Scenario& s) {
+        s.name = "TP 4, PP 4 interleaved";
+        s.parallelism.tp = 4;
+        s.parallelism.pp = 4;
+        s.parallelism.schedule = core::PpSchedule::Interleaved;
+        s.parallelism.virtualStages = 2;
+        s.training.recompute = core::Recompute::Selective;
+    });
+    pins->pinCurrent();
+    m_window->resize(1700, 1000);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QWidget* compare = m_window->compare()->window();
+    compare->resize(1500, 1000);
+    compare->show();
+    QVERIFY(QTest::qWaitForWindowExposed(compare));
+    QTest::qWait(300);
+    QVERIFY(compare->grab().save(dir + QStringLiteral("/compare-differences.png")));
+    auto* tabs = compare->findChild<QTabWidget*>();
+    tabs->setCurrentIndex(1);
+    QTest::qWait(300);
+    QVERIFY(compare->grab().save(dir + QStringLiteral("/compare-waterfall.png")));
+    m_window->launchDock()->show();
+    m_window->launchDock()->panel()->setTarget(core::LaunchTarget::DeepSpeed);
+    QTest::qWait(300);
+    QVERIFY(m_window->grab().save(dir + QStringLiteral("/launch-dock.png")));
+    compare->hide();
+}
+
+QTEST_MAIN(TestCompare)
+#include "tst_compare.moc"

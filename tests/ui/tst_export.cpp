@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Exports (issue 5, item 1): every chart as PNG, SVG and PDF is a valid file of the chosen size with the title and
+// caption in it; the light theme gives a white background in a dark app; the report has the expected pages; the
+// numbers as CSV and JSON; copy to the clipboard; the dialog's choices; the window's menu and context menus.
+#include "test_support.h"
+
+#include "analysis/timeline_chart.h"
+#include "app/app_theme.h"
+#include "charts/chart_base.h"
+#include "charts/comm_chart.h"
+#include "charts/memory_chart.h"
+#include "charts/step_time_chart.h"
+#include "charts/strategy_chart.h"
+#include "document/scenario_document.h"
+#include "document/strategy_comparison.h"
+#include "export/chart_figure.h"
+#include "export/export_controller.h"
+#include "export/export_dialog.h"
+#include "export/numbers_export.h"
+#include "export/report_writer.h"
+#include "export/scenario_text.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+
+#include <shardscope/core/evaluate.h>
+#include <shardscope/core/scenario_json.h>
+
+#include <QClipboard>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QGuiApplication>
+#include <QJsonDocument>
+#include <QPainter>
+#include <QJsonObject>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTest>
+#include <QUndoStack>
+#include <QXmlStreamReader>
+
+using namespace shardscope;
+
+namespace {
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// Page objects in a PDF ("/Type /Page", not "/Type /Pages").
+int pdfPages(const QByteArray& pdf)
+{
+    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+    return int(QString::fromLatin1(pdf).count(page));
+}
+
+/// Distinct colours in a sample of the image (a blank or one-colour image has 1).
+int colours(const QImage& image)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            seen.insert(image.pixel(x, y));
+    return int(seen.size());
+}
+
+struct Case {
+    core::Scenario scenario;
+    core::Result result;
+    ui::StrategyComparison comparison;
+};
+
+Case makeCase(const QString& file)
+{
+    Case c;
+    c.scenario = file.isEmpty() ? core::defaultScenario(test::catalog()) : test::loadScenario(file);
+    c.result = core::evaluate(c.scenario);
+    c.comparison = ui::compareStrategies(c.scenario);
+    return c;
+}
+} // namespace
+
+class TestExport : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void chartFilesAreValid_data();
+    void chartFilesAreValid();
+    void pngScaleAndDpi();
+    void lightThemeInDarkApp();
+    void timelineDrawsEveryStage();
+    void reportHasExpectedPages_data();
+    void reportHasExpectedPages();
+    void numbersAsCsvAndJson();
+    void copyToClipboard();
+    void dialogChoiceRoundTrips();
+    void windowHasExportMenuAndContextMenus();
+    void screenshot();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestExport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QCoreApplication::setApplicationVersion(QStringLiteral("test"));
+}
+
+void TestExport::chartFilesAreValid_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("format");
+    const QStringList files = {QString(), QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")};
+    for (const QString& file : files)
+        for (ui::ChartKind k : ui::kAllChartKinds)
+            for (ui::FigureFormat f : {ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf})
+                QTest::addRow("%s %s %s", file.isEmpty() ? "default" : "3d", qPrintable(ui::chartKindId(k)),
+                              qPrintable(ui::figureFormatSuffix(f)))
+                    << file << int(k) << int(f);
+}
+
+void TestExport::chartFilesAreValid()
+{
+    QFETCH(QString, scenario);
+    QFETCH(int, kind);
+    QFETCH(int, format);
+    const Case c = makeCase(scenario);
+    const ui::ChartFigure figure(ui::ChartKind(kind), c.scenario, c.result, c.comparison);
+    ui::FigureOptions o;
+    o.size = QSize(900, 560);
+    o.caption = ui::scenarioCaption(c.scenario, c.result);
+    const QString path = m_dir.filePath(QStringLiteral("chart-%1-%2.%3")
+                                            .arg(QTest::currentDataTag())
+                                            .replace(QLatin1Char(' '), QLatin1Char('-'))
+                                            .arg(kind)
+                                            .arg(ui::figureFormatSuffix(ui::FigureFormat(format))));
+    const QString error = figure.save(path, ui::FigureFormat(format), o);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QByteArray bytes = readAll(path);
+    QVERIFY(bytes.size() > 1000);
+    const QByteArray name = QByteArray::fromStdString(c.scenario.name);
+    switch (ui::FigureFormat(format)) {
+    case ui::FigureFormat::Png: {
+        QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(900, 560));
+        QVERIFY(colours(image) > 8);
+        break;
+    }
+    case ui::FigureFormat::Svg: {
+        QXmlStreamReader xml(bytes);
+        while (!xml.atEnd())
+            xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QSvgRenderer svg(path);
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox(), QRect(0, 0, 900, 560));
+        QVERIFY(bytes.contains("<title>" + figure.title().toHtmlEscaped().toUtf8()));
+        // SVG has no clipping from QSvgGenerator: nothing of the plot may reach the title band (bars taller than the
+        // range are clamped). Only grey text and white there.
+        QImage image(900, 560, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        {
+            QPainter p(&image);
+            svg.render(&p);
+        }
+        for (int y = 0; y < 30; ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                QVERIFY2(c.hsvSaturationF() < 0.25, qPrintable(QStringLiteral("coloured pixel %1 at %2,%3").arg(c.name()).arg(x).arg(y)));
+            }
+        break;
+    }
+    case ui::FigureFormat::Pdf:
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QCOMPARE(pdfPages(bytes), 1);
+        QVERIFY(bytes.contains("/MediaBox [0 0 675.000000 420.000000]")); // 900 x 560 logical pixels at 96 per inch
+        break;
+    }
+}
+
+void TestExport::pngScaleAndDpi()
+{
+    const Case c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    ui::FigureOptions o;
+    o.size = QSize(640, 400);
+    o.scale = 2;
+    const QString path = m_dir.filePath(QStringLiteral("scaled.png"));
+    QVERIFY(figure.save(path, ui::FigureFormat::Png, o).isEmpty());
+    const QImage image(path);
+    QCOMPARE(image.size(), QSize(1280, 800));
+    QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 192);
+}
+
+void TestExport::lightThemeInDarkApp()
+{
+    ui::AppTheme::apply(ui::ThemeMode::Dark);
+    const Case c = makeCase({});
+    ui::FigureOptions o;
+    o.size = QSize(500, 320);
+    const QImage light = ui::ChartFigure(ui::ChartKind::Time, c.scenario, c.result, c.comparison, true).toImage(o);
+    const QImage dark = ui::ChartFigure(ui::ChartKind::Time, c.scenario, c.result, c.comparison, false).toImage(o);
+    ui::AppTheme::apply(ui::ThemeMode::Light);
+    QCOMPARE(QColor(light.pixel(2, 2)), QColor(Qt::white));
+    QVERIFY(QColor(dark.pixel(2, 2)).lightnessF() < 0.3);
+}
+
+void TestExport::timelineDrawsEveryStage()
+{
+    const Case c = makeCase(QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json"));
+    // --chart timeline renders the analysis tab's TimelineChart.
+    const ui::ChartFigure figure(ui::ChartKind::Timeline, c.scenario, c.result, c.comparison);
+    auto* chart = qobject_cast<ui::TimelineChart*>(figure.chart());
+    QVERIFY(chart);
+    QCOMPARE(chart->timeline().stages, c.result.pp);
+    QVERIFY(chart->blockCount() > c.result.pp * 2);
+    QVERIFY(chart->message().isEmpty());
+    QVERIFY(figure.legend().size() >= 3);
+}
+
+void TestExport::reportHasExpectedPages_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<bool>("invalid");
+    QTest::newRow("default") << QString() << false;
+    QTest::newRow("deepseek moe") << QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json") << false;
+    QTest::newRow("invalid") << QString() << true;
+}
+
+void TestExport::reportHasExpectedPages()
+{
+    QFETCH(QString, scenario);
+    QFETCH(bool, invalid);
+    Case c = makeCase(scenario);
+    if (invalid) {
+        c.scenario.parallelism.tp = 6; // does not divide the heads
+        c.result = core::evaluate(c.scenario);
+        QVERIFY(!c.result.valid);
+    }
+    ui::ReportWriter writer;
+    const QString path = m_dir.filePath(QStringLiteral("report-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+    const QString error = writer.write(path, c.scenario, c.result, c.comparison);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QByteArray pdf = readAll(path);
+    QVERIFY(pdf.startsWith("%PDF-"));
+    // Title page, one page per chart, then (valid scenarios) the collectives table.
+    const int expected = 1 + int(ui::kAllChartKinds.size()) + (invalid ? 0 : 1);
+    QCOMPARE(writer.pageCount(), expected);
+    QCOMPARE(pdfPages(pdf), expected);
+}
+
+void TestExport::numbersAsCsvAndJson()
+{
+    const Case c = makeCase({});
+    const QByteArray csv = ui::resultCsv(c.scenario, c.result);
+    QVERIFY(csv.startsWith("section,name,value,unit\n"));
+    bool found = false;
+    for (const QByteArray& line : csv.split('\n')) {
+        const QList<QByteArray> cells = line.split(',');
+        if (cells.size() == 4 && cells[0] == "memory_per_gpu" && cells[1] == "total") {
+            QCOMPARE(cells[2].toDouble(), c.result.memory.total());
+            QCOMPARE(cells[3], QByteArray("bytes"));
+            found = true;
+        }
+    }
+    QVERIFY(found);
+    QVERIFY(csv.contains("step_time,total,"));
+    QVERIFY(csv.contains("collective,dp."));
+    QJsonParseError err{};
+    const QJsonDocument json = QJsonDocument::fromJson(ui::resultJson(c.result), &err);
+    QCOMPARE(err.error, QJsonParseError::NoError);
+    QCOMPARE(json.object().value(QStringLiteral("schema")).toString(), QStringLiteral("shardscope.result/1"));
+    QCOMPARE(json.object().value(QStringLiteral("memory_per_gpu")).toObject().value(QStringLiteral("total")).toDouble(),
+             c.result.memory.total());
+    const QString path = m_dir.filePath(QStringLiteral("numbers.csv"));
+    QVERIFY(ui::writeBytes(path, csv).isEmpty());
+    QCOMPARE(readAll(path), csv);
+}
+
+void TestExport::copyToClipboard()
+{
+    ui::ScenarioDocument doc(test::catalog());
+    QWidget window;
+    ui::ExportController exporter(&doc, &window);
+    QSignalSpy status(&exporter, &ui::ExportController::statusMessage);
+    ui::ExportDialog::Choice c;
+    c.chart = ui::ChartKind::Communication;
+    c.options.size = QSize(400, 300);
+    c.options.scale = 1.5;
+    exporter.copyChart(c);
+    const QImage image = QGuiApplication::clipboard()->image();
+    QCOMPARE(image.size(), QSize(600, 450));
+    QCOMPARE(status.count(), 1);
+}
+
+void TestExport::dialogChoiceRoundTrips()
+{
+    ui::ScenarioDocument doc(test::catalog());
+    ui::ExportDialog::Choice c;
+    c.target = ui::ExportDialog::Target::Chart;
+    c.chart = ui::ChartKind::Strategy;
+    c.format = ui::FigureFormat::Svg;
+    c.options.size = QSize(1200, 700);
+    c.options.scale = 3;
+    c.options.lightTheme = false;
+    c.caption = true;
+    ui::ExportDialog dialog(&doc, c);
+    const ui::ExportDialog::Choice back = dialog.choice();
+    QCOMPARE(int(back.chart), int(c.chart));
+    QCOMPARE(int(back.format), int(c.format));
+    QCOMPARE(back.options.size, c.options.size);
+    QCOMPARE(back.options.scale, 3.0);
+    QCOMPARE(back.options.lightTheme, false);
+    QVERIFY(back.options.caption.contains(QString::fromStdString(doc.scenario().name)));
+    QVERIFY(!dialog.previewImage().isNull());
+    c.target = ui::ExportDialog::Target::Report;
+    dialog.setChoice(c);
+    QCOMPARE(int(dialog.choice().target), int(ui::ExportDialog::Target::Report));
+}
+
+void TestExport::windowHasExportMenuAndContextMenus()
+{
+    ui::AppSettings settings(m_dir.filePath(QStringLiteral("settings.ini")), nullptr);
+    ui::MainWindow window(test::catalog(), &settings);
+    QStringList fileActions;
+    for (QAction* a : window.menuBar()->actions().front()->menu()->actions())
+        fileActions << a->text();
+    QVERIFY(fileActions.contains(QStringLiteral("&Export…")));
+    QVERIFY(fileActions.contains(QStringLiteral("Export &Report (PDF)…")));
+    for (ui::ChartBase* chart : {static_cast<ui::ChartBase*>(window.memoryChart()), static_cast<ui::ChartBase*>(window.strategyChart()),
+                                 static_cast<ui::ChartBase*>(window.commChart()), static_cast<ui::ChartBase*>(window.stepTimeChart())})
+        QCOMPARE(chart->contextMenuPolicy(), Qt::CustomContextMenu);
+    // Export through the (replaced) save dialog: it gets a suggested name with the right suffix.
+    QString suggested;
+    window.exporter()->setFileDialogHandler([&](const QString& s, const QString&) {
+        suggested = s;
+        return m_dir.filePath(QStringLiteral("from-window.") + QFileInfo(s).suffix());
+    });
+    window.exporter()->exportReportDialog();
+    QVERIFY(suggested.endsWith(QLatin1String("-report.pdf")));
+    QVERIFY(readAll(m_dir.filePath(QStringLiteral("from-window.pdf"))).startsWith("%PDF-"));
+    ui::ExportDialog::Choice c;
+    c.chart = ui::ChartKind::Memory;
+    c.format = ui::FigureFormat::Svg;
+    const QString svg = m_dir.filePath(QStringLiteral("from-window.svg"));
+    QVERIFY(window.exporter()->exportTo(svg, c).isEmpty());
+    QVERIFY(QSvgRenderer(svg).isValid());
+    window.document()->undoStack()->setClean();
+}
+
+void TestExport::screenshot()
+{
+    const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set SHARDSCOPE_SCREENSHOT_DIR to save a picture of the export dialog");
+    ui::ScenarioDocument doc(test::catalog());
+    ui::ExportDialog::Choice c;
+    c.chart = ui::ChartKind::Strategy;
+    c.options.scale = 2;
+    ui::ExportDialog dialog(&doc, c);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTest::qWait(400);
+    QVERIFY(dialog.grab().save(dir + QStringLiteral("/export-dialog.png")));
+}
+
+QTEST_MAIN(TestExport)
+#include "tst_export.moc"

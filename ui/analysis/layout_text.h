@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// Short labels and colours for layouts, shared by the analysis views (search table, scatter, sweeps, sizing).
+
+#include <shardscope/core/result.h>
+#include <shardscope/core/scenario.h>
+#include <shardscope/core/search.h>
+
+#include <QColor>
+#include <QString>
+
+namespace shardscope::ui {
+
+/// "DDP", "ZeRO-1", ..., "FSDP hybrid".
+[[nodiscard]] QString shardingShort(core::Sharding sharding);
+/// One Okabe–Ito colour per sharding strategy (the same in every analysis chart).
+[[nodiscard]] QColor shardingColor(core::Sharding sharding);
+/// "—" without pipeline; "1F1B", "interleaved ×2", "zero bubble", "GPipe".
+[[nodiscard]] QString scheduleText(core::PpSchedule schedule, int virtualStages, int pp);
+/// "none", "selective", "full".
+[[nodiscard]] QString recomputeText(core::Recompute recompute);
+/// "none", "optimizer → CPU", "optimizer + params → CPU".
+[[nodiscard]] QString offloadText(core::OffloadTarget optimizer, core::OffloadTarget parameters);
+/// Compact form for tables: "—", "opt → CPU", "opt+params → CPU".
+[[nodiscard]] QString offloadShort(core::OffloadTarget optimizer, core::OffloadTarget parameters);
+/// "32 GPUs · ZeRO-3 · TP 2 · PP 4 (1F1B) · CP 1 · micro-batch 1 · selective recompute"
+[[nodiscard]] QString layoutSummary(const core::Layout& layout);
+/// Group name as the rank map and collectives use it ("TP", "DP", ...).
+[[nodiscard]] QString groupShort(core::Group group);
+/// A categorical colour for index i: Okabe–Ito, then lighter and darker variants (24 distinct values).
+[[nodiscard]] QColor categoricalColor(int i);
+/// Integer with locale grouping ("23,352").
+[[nodiscard]] QString groupedInt(qint64 value);
+
+} // namespace shardscope::ui

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "charts/chart_base.h"
+
+#include <shardscope/core/rank_map.h>
+#include <shardscope/core/result.h>
+#include <shardscope/core/scenario.h>
+
+#include <vector>
+
+class QCPAxisTickerText;
+
+namespace shardscope::ui {
+
+class RankCells;
+
+/// The GPUs of the cluster as a grid (a row per node, a column per GPU in the node), each cell coloured by the
+/// group of the chosen kind it belongs to: cells of one colour form one TP (CP, DP, PP, EP) group. Hovering a
+/// GPU outlines the other members of its group and the tooltip gives its coordinates and all its groups.
+/// Large clusters show their first nodes only.
+class RankMapChart : public ChartBase
+{
+    Q_OBJECT
+public:
+    explicit RankMapChart(QWidget* parent = nullptr);
+    ~RankMapChart() override;
+
+    /// kind: the group colouring the cells; maxNodes: nodes shown (the first ones).
+    void setScenario(const core::Scenario& scenario, const core::Result& result, core::Group kind, int maxNodes);
+    [[nodiscard]] int nodesShown() const { return m_nodes; }
+    [[nodiscard]] int cellCount() const;
+    /// Fill colour of rank's cell (invalid when not shown); for tests.
+    [[nodiscard]] QColor cellColor(int rank) const;
+    /// Group index (of the chosen kind) of rank's cell, -1 when not shown.
+    [[nodiscard]] int cellGroup(int rank) const;
+    /// Outlines the members of rank's group (-1: none).
+    void setHoveredRank(int rank);
+
+protected:
+    QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
+    void themeChanged() override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    RankCells* m_cells;
+    QSharedPointer<QCPAxisTickerText> m_xTicker;
+    QSharedPointer<QCPAxisTickerText> m_yTicker;
+    core::Scenario m_scenario;
+    core::Group m_kind = core::Group::Tp;
+    int m_nodes = 0;
+    bool m_valid = false;
+};
+
+} // namespace shardscope::ui

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <shardscope/core/scenario.h>
+#include <shardscope/core/search.h>
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QSplitter;
+class QTableView;
+class QTimer;
+class QToolButton;
+
+namespace shardscope::ui {
+
+class ScenarioDocument;
+class SearchScatterChart;
+class SearchTableModel;
+
+/// Layout search for the open scenario's model and GPUs: constraints, a background run of core::search with
+/// progress and Cancel, the ranked table of every feasible layout, and the scatter with the Pareto front.
+/// Apply (or a double-click) puts the chosen layout into the document as one undoable edit.
+class SearchPane : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SearchPane(ScenarioDocument* doc, QWidget* parent = nullptr);
+    ~SearchPane() override;
+
+    /// The constraints as set in the controls.
+    [[nodiscard]] core::SearchOptions options() const;
+    [[nodiscard]] bool isRunning() const { return m_job != nullptr; }
+    /// Counts of the last finished search.
+    [[nodiscard]] qint64 lastEvaluated() const { return m_evaluated; }
+    [[nodiscard]] qint64 lastFeasible() const { return m_feasible; }
+    /// True when the scenario changed since the last search in a way the search depends on.
+    [[nodiscard]] bool isStale() const { return m_stale; }
+
+    [[nodiscard]] SearchTableModel* model() const { return m_model; }
+    [[nodiscard]] QSortFilterProxyModel* proxy() const { return m_proxy; }
+    [[nodiscard]] QTableView* table() const { return m_table; }
+    [[nodiscard]] SearchScatterChart* scatter() const { return m_scatter; }
+    [[nodiscard]] QPushButton* applyButton() const { return m_apply; }
+
+public slots:
+    /// Starts a search with the current constraints (cancels a running one first).
+    void run();
+    void cancel();
+    /// Applies the layout of a model row (= point index) to the document, as one undo step.
+    void applyRow(int row);
+    void applySelected();
+
+signals:
+    /// A search ended (finished or cancelled) and the table shows its results.
+    void finished();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    struct Job;
+    void buildControls(QWidget* box);
+    void poll();
+    void finish();
+    void documentChanged();
+    void constraintsChanged();
+    void updateStrategyButton();
+    void updateGpuControls();
+    void selectPoint(int index);
+    [[nodiscard]] int selectedRow() const;
+
+    ScenarioDocument* m_doc;
+    SearchTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    SearchScatterChart* m_scatter;
+    QSplitter* m_split;
+
+    QCheckBox* m_range;
+    QSpinBox* m_minGpus;
+    QSpinBox* m_maxGpus;
+    QLabel* m_gpuNote;
+    QSpinBox* m_maxTp;
+    QSpinBox* m_maxPp;
+    QSpinBox* m_maxCp;
+    QSpinBox* m_maxEp;
+    QSpinBox* m_maxMicroBatch;
+    QToolButton* m_strategies;
+    QList<QAction*> m_strategyActions;
+    QCheckBox* m_offload;
+    QDoubleSpinBox* m_headroom;
+    QComboBox* m_objective;
+    QSpinBox* m_threads;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QPushButton* m_apply;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    QLabel* m_staleNote;
+    QTimer* m_pollTimer;
+    QTimer* m_autoRun;
+
+    std::unique_ptr<Job> m_job;
+    core::Scenario m_base;     ///< scenario of the results shown
+    bool m_baseRange = false;  ///< those results searched a GPU range
+    bool m_hasRun = false;
+    bool m_stale = false;
+    bool m_currentDirty = false; ///< the open scenario's marker waits for the tab to show
+    double m_lastSeconds = 0;
+    qint64 m_evaluated = 0;
+    qint64 m_feasible = 0;
+};
+
+} // namespace shardscope::ui

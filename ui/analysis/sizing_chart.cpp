@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysis/sizing_chart.h"
+
+#include "analysis/layout_text.h"
+#include "charts/qcp.h"
+#include "util/units.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr double kSpacing = 0.015; ///< between the bars of a group, in key units
+} // namespace
+
+SizingChart::SizingChart(QWidget* parent)
+    : ChartBase(QStringLiteral("chart.sizing"), tr("Minimum GPUs by strategy and GPU type"), parent)
+    , m_group(new QCPBarsGroup(m_plot))
+    , m_ticker(new QCPAxisTickerText)
+{
+    m_group->setSpacingType(QCPBarsGroup::stPlotCoords);
+    m_group->setSpacing(kSpacing);
+    m_plot->xAxis->setTicker(m_ticker);
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->xAxis->setTickLength(0, 3);
+    m_plot->xAxis->setSubTicks(false);
+    addLegend(Qt::BottomEdge, 3);
+    applyTheme();
+}
+
+QColor SizingChart::gpuColor(int gpu)
+{
+    using namespace okabe_ito;
+    static const QColor colors[] = {blue, orange, bluishGreen, vermillion, skyBlue, reddishPurple, yellow, grey};
+    return gpu < 8 ? colors[std::max(0, gpu)] : categoricalColor(gpu);
+}
+
+void SizingChart::themeChanged()
+{
+    for (QCPItemText* t : m_labels) {
+        t->setColor(m_theme.foreground);
+        t->setFont(smallFont());
+    }
+}
+
+double SizingChart::metricValue(const core::SizingRow& r) const
+{
+    if (r.minGpus <= 0)
+        return 0;
+    switch (m_metric) {
+    case Metric::MinGpus: return r.minGpus;
+    case Metric::TrainDays: return r.trainSeconds / 86400.0;
+    case Metric::Cost: return r.trainCostUsd;
+    }
+    return 0;
+}
+
+QString SizingChart::metricText(const core::SizingRow& r) const
+{
+    if (r.minGpus <= 0)
+        return QStringLiteral("✕");
+    switch (m_metric) {
+    case Metric::MinGpus: return QString::number(r.minGpus);
+    case Metric::TrainDays: return QLocale().toString(r.trainSeconds / 86400.0, 'f', r.trainSeconds < 10 * 86400 ? 1 : 0);
+    case Metric::Cost: return r.trainCostUsd > 0 ? Units::count(r.trainCostUsd, 1) : QStringLiteral("—");
+    }
+    return {};
+}
+
+void SizingChart::clear()
+{
+    for (QCPBars* b : m_bars)
+        m_plot->removePlottable(b);
+    for (QCPItemText* t : m_labels)
+        m_plot->removeItem(t);
+    m_bars.clear();
+    m_labels.clear();
+    m_group->clear();
+}
+
+void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metric)
+{
+    clear();
+    m_rows = rows;
+    m_metric = metric;
+    m_gpus.clear();
+    m_strategies.clear();
+    for (const auto& r : rows) {
+        if (std::find(m_gpus.begin(), m_gpus.end(), r.gpuId) == m_gpus.end())
+            m_gpus.push_back(r.gpuId);
+        if (std::find(m_strategies.begin(), m_strategies.end(), r.strategy) == m_strategies.end())
+            m_strategies.push_back(r.strategy);
+    }
+    m_ticker->clear();
+    for (size_t s = 0; s < m_strategies.size(); ++s) {
+        // "ZeRO-3 + full recompute" -> two lines, so six groups fit side by side.
+        QString label = QString::fromStdString(m_strategies[s]);
+        label.replace(QStringLiteral(" + "), QStringLiteral("\n+ "));
+        m_ticker->addTick(double(s + 1), label);
+    }
+    const double width = m_gpus.empty() ? 0.8 : std::min(0.8 / double(m_gpus.size()), 0.3);
+    double maxValue = 0;
+    QList<LegendStrip::Entry> entries;
+    for (size_t g = 0; g < m_gpus.size(); ++g) {
+        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        const QColor c = gpuColor(int(g));
+        bars->setBrush(c);
+        bars->setPen(QPen(c.darker(130), 1));
+        bars->setWidth(width);
+        bars->setBarsGroup(m_group);
+        bars->setSelectable(QCP::stNone);
+        QVector<double> keys, values;
+        QString name;
+        for (const auto& r : rows) {
+            if (r.gpuId != m_gpus[g])
+                continue;
+            name = QString::fromStdString(r.gpuName);
+            const auto s = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
+            keys << double(s + 1);
+            values << metricValue(r);
+            maxValue = std::max(maxValue, metricValue(r));
+        }
+        bars->setName(name);
+        bars->setData(keys, values, true);
+        m_bars.push_back(bars);
+        // The vendor prefix is the same for most entries and costs legend width.
+        QString shortName = name;
+        shortName.remove(QRegularExpression(QStringLiteral("^(NVIDIA|AMD Instinct|AMD|Intel) ")));
+        entries.push_back({shortName, c, LegendStrip::Swatch::Box, name});
+    }
+    // Value labels over each bar: the group places bar g at (g − (n − 1)/2)·(width + spacing) from the key.
+    const double n = double(m_bars.size());
+    for (size_t g = 0; g < m_bars.size(); ++g) {
+        for (const auto& r : rows) {
+            if (r.gpuId != m_gpus[g])
+                continue;
+            const auto s = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
+            auto* t = new QCPItemText(m_plot);
+            t->setSelectable(false);
+            t->setText(metricText(r));
+            t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            t->setPadding(QMargins(0, 0, 0, 1));
+            t->position->setCoords(double(s + 1) + (double(g) - (n - 1) / 2) * (width + kSpacing), metricValue(r));
+            m_labels.push_back(t);
+        }
+    }
+    m_plot->xAxis->setRange(0.4, double(m_strategies.size()) + 0.6);
+    m_plot->yAxis->setRange(0, maxValue > 0 ? maxValue * 1.15 : 1);
+    switch (metric) {
+    case Metric::MinGpus: m_plot->yAxis->setLabel(tr("minimum GPUs")); break;
+    case Metric::TrainDays: m_plot->yAxis->setLabel(tr("days to train the token budget")); break;
+    case Metric::Cost: m_plot->yAxis->setLabel(tr("cost of the training run (USD)")); break;
+    }
+    m_legend->setEntries(entries);
+    themeChanged();
+    setMessage(rows.empty() ? tr("Choose at least one GPU type") : QString());
+    requestReplot();
+}
+
+double SizingChart::value(int gpu, int strategy) const
+{
+    if (gpu < 0 || gpu >= int(m_bars.size()))
+        return 0;
+    const auto* bars = m_bars[size_t(gpu)]->data().data();
+    for (auto it = bars->constBegin(); it != bars->constEnd(); ++it)
+        if (qFuzzyCompare(it->key, double(strategy + 1)))
+            return it->value;
+    return 0;
+}
+
+QString SizingChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
+{
+    const auto it = std::find(m_bars.begin(), m_bars.end(), plottable);
+    if (it == m_bars.end() || index < 0)
+        return {};
+    const size_t g = size_t(it - m_bars.begin());
+    const double key = (*it)->data()->at(index)->key;
+    const size_t s = size_t(key + 0.5) - 1;
+    for (const auto& r : m_rows)
+        if (r.gpuId == m_gpus[g] && s < m_strategies.size() && r.strategy == m_strategies[s]) {
+            if (r.minGpus <= 0)
+                return tr("<b>%1 on %2</b><br>does not fit with any GPU count tried")
+                    .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped());
+            return tr("<b>%1 on %2</b><br>minimum %3 GPUs · memory %4 per GPU<br>step time %5 · MFU %6<br>"
+                      "train time %7 days%8")
+                .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped())
+                .arg(r.minGpus)
+                .arg(Units::bytes(r.memory), Units::seconds(r.stepTime), Units::percent(r.mfu),
+                     QLocale().toString(r.trainSeconds / 86400.0, 'f', 1),
+                     r.trainCostUsd > 0 ? tr(" · cost $%1").arg(Units::count(r.trainCostUsd, 2)) : QString());
+        }
+    return {};
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace shardscope::ui {
+
+class CompareView;
+class PinBoard;
+class ScenarioDocument;
+
+/// The Compare menu (pin the current scenario, show the comparison, clear pins) and the comparison window,
+/// created on first use. Owns the PinBoard that FileController saves with the file.
+class CompareController : public QObject
+{
+    Q_OBJECT
+public:
+    CompareController(ScenarioDocument* doc, QWidget* window);
+
+    [[nodiscard]] PinBoard* pins() const { return m_pins; }
+    void populateMenu(QMenu* menu);
+    /// The comparison window (created if needed, not shown).
+    [[nodiscard]] QWidget* window();
+    [[nodiscard]] CompareView* view();
+
+public slots:
+    void showComparison();
+    void pinCurrent();
+    /// Loads pin i into the document as one undoable edit.
+    void openPin(int i);
+
+signals:
+    void statusMessage(const QString& text);
+
+private:
+    ScenarioDocument* m_doc;
+    QWidget* m_mainWindow;
+    PinBoard* m_pins;
+    QPointer<QWidget> m_window;
+    CompareView* m_view = nullptr;
+    QAction* m_pinAction = nullptr;
+};
+
+} // namespace shardscope::ui

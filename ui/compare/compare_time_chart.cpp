@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "compare/compare_time_chart.h"
+
+#include "charts/qcp.h"
+#include "charts/step_time_chart.h"
+#include "explain/tooltips.h"
+#include "util/units.h"
+
+namespace shardscope::ui {
+
+CompareTimeChart::CompareTimeChart(QWidget* parent)
+    : ChartBase(QStringLiteral("chart.time"), tr("Step time of the pinned scenarios"), parent)
+    , m_ticker(new QCPAxisTickerText)
+    , m_totals(new QCPAxisTickerText)
+{
+    QCPAxis* key = m_plot->yAxis;
+    key->setTicker(m_ticker);
+    key->setRangeReversed(true);
+    key->grid()->setVisible(false);
+    key->setTickLength(0, 3);
+    QCPAxis* totals = m_plot->yAxis2;
+    totals->setVisible(true);
+    totals->setTicker(m_totals);
+    totals->setRangeReversed(true);
+    totals->setTickLength(0, 0);
+    totals->setSubTicks(false);
+    connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), totals, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    QCPBars* below = nullptr;
+    for (int i = 0; i < StepTimeChart::kParts; ++i) {
+        auto* bars = new QCPBars(key, m_plot->xAxis);
+        bars->setName(StepTimeChart::partName(i));
+        bars->setBrush(timeColor(i));
+        bars->setPen(QPen(timeColor(i).darker(130), 1));
+        bars->setWidth(0.6);
+        bars->setStackingGap(0);
+        bars->setSelectable(QCP::stNone);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_bars[size_t(i)] = bars;
+    }
+    QList<LegendStrip::Entry> entries;
+    for (int i = 0; i < StepTimeChart::kParts; ++i)
+        entries.push_back({StepTimeChart::partName(i), timeColor(i), LegendStrip::Swatch::Box, explainHtml(StepTimeChart::partKey(i))});
+    addLegend(Qt::BottomEdge, 6)->setEntries(entries);
+    applyTheme();
+}
+
+void CompareTimeChart::setResults(const QStringList& labels, const std::vector<core::Result>& results)
+{
+    m_labels = labels;
+    m_results = results;
+    double maxTotal = 0;
+    for (const core::Result& r : results)
+        if (r.valid)
+            maxTotal = std::max(maxTotal, r.step.total());
+    const auto [scale, unit] = Units::timeScale(maxTotal);
+    m_ticker->clear();
+    m_totals->clear();
+    std::array<QVector<double>, StepTimeChart::kParts> values;
+    QVector<double> keys;
+    for (size_t i = 0; i < results.size(); ++i) {
+        const double key = double(i + 1);
+        m_ticker->addTick(key, i < size_t(labels.size()) ? labels[qsizetype(i)] : QString());
+        const core::Result& r = results[i];
+        if (!r.valid) {
+            m_totals->addTick(key, tr("invalid"));
+            continue;
+        }
+        keys << key;
+        for (int p = 0; p < StepTimeChart::kParts; ++p)
+            values[size_t(p)] << StepTimeChart::partSeconds(r.step, p) / scale;
+        m_totals->addTick(key, r.fits ? Units::seconds(r.step.total()) : tr("%1 · OOM").arg(Units::seconds(r.step.total())));
+    }
+    for (int p = 0; p < StepTimeChart::kParts; ++p)
+        m_bars[size_t(p)]->setData(keys, values[size_t(p)], true);
+    m_plot->yAxis->setRange(0.4, double(results.size()) + 0.6);
+    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.04 : 1);
+    m_plot->xAxis->setLabel(tr("time per optimizer step (%1)").arg(unit));
+    setMessage(results.empty() ? tr("No pinned scenarios") : maxTotal > 0 ? QString() : tr("No valid pinned scenario"));
+    requestReplot();
+}
+
+double CompareTimeChart::total(int row) const
+{
+    if (row < 0 || size_t(row) >= m_results.size() || !m_results[size_t(row)].valid)
+        return 0;
+    return m_results[size_t(row)].step.total();
+}
+
+QString CompareTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
+{
+    int part = -1;
+    for (int p = 0; p < StepTimeChart::kParts; ++p)
+        if (m_bars[size_t(p)] == plottable)
+            part = p;
+    if (part < 0 || index < 0)
+        return {};
+    const int row = int(static_cast<QCPBars*>(plottable)->data()->at(index)->key) - 1;
+    if (row < 0 || size_t(row) >= m_results.size())
+        return {};
+    const core::Result& r = m_results[size_t(row)];
+    const double seconds = StepTimeChart::partSeconds(r.step, part);
+    return explainHtml(StepTimeChart::partKey(part),
+                       tr("%1 of %2, %3").arg(Units::seconds(seconds), Units::seconds(r.step.total()), m_labels.value(row)));
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "compare/compare_view.h"
+
+#include "charts/memory_chart.h"
+#include "charts/qcp.h"
+#include "compare/compare_time_chart.h"
+#include "compare/pin_board.h"
+#include "compare/waterfall_chart.h"
+#include "explain/field_names.h"
+#include "export/scenario_text.h"
+#include "util/units.h"
+
+#include <shardscope/core/waterfall.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace shardscope::ui {
+
+namespace {
+QTableWidgetItem* cell(const QString& text, bool bold = false)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    if (bold) {
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+    }
+    return item;
+}
+QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::bytes(d); }
+QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::seconds(d); }
+} // namespace
+
+CompareView::CompareView(PinBoard* pins, QWidget* parent)
+    : QWidget(parent)
+    , m_pins(pins)
+    , m_hint(new QLabel(this))
+    , m_pinButton(new QPushButton(tr("&Pin Current Scenario"), this))
+    , m_clearButton(new QPushButton(tr("C&lear Pins"), this))
+    , m_columns(new QHBoxLayout)
+    , m_time(new CompareTimeChart(this))
+    , m_table(new QTableWidget(this))
+    , m_a(new QComboBox(this))
+    , m_b(new QComboBox(this))
+    , m_waterfall(new WaterfallChart(this))
+    , m_steps(new QTableWidget(this))
+    , m_tabs(new QTabWidget(this))
+{
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_pinButton);
+    top->addWidget(m_clearButton);
+    top->addWidget(m_hint, 1);
+    connect(m_pinButton, &QPushButton::clicked, this, &CompareView::pinCurrentRequested);
+    connect(m_clearButton, &QPushButton::clicked, m_pins, &PinBoard::clear);
+
+    auto* columns = new QWidget(this);
+    columns->setLayout(m_columns);
+    m_columns->setContentsMargins(0, 0, 0, 0);
+
+    for (QTableWidget* t : {m_table, m_steps}) {
+        t->setAlternatingRowColors(true);
+        t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        t->setWordWrap(false); // multi-line cells say so with '\n'; rows fit their lines
+        t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    }
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_steps->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_steps->horizontalHeader()->setStretchLastSection(true);
+    m_steps->verticalHeader()->setVisible(false);
+
+    auto* walk = new QWidget(this);
+    auto* walkLayout = new QVBoxLayout(walk);
+    auto* ends = new QHBoxLayout;
+    ends->addWidget(new QLabel(tr("From &A:"), walk));
+    ends->addWidget(m_a, 1);
+    ends->addWidget(new QLabel(tr("to &B:"), walk));
+    ends->addWidget(m_b, 1);
+    static_cast<QLabel*>(ends->itemAt(0)->widget())->setBuddy(m_a);
+    static_cast<QLabel*>(ends->itemAt(2)->widget())->setBuddy(m_b);
+    walkLayout->addLayout(ends);
+    auto* walkSplit = new QSplitter(Qt::Vertical, walk);
+    walkSplit->addWidget(m_waterfall);
+    walkSplit->addWidget(m_steps);
+    walkSplit->setStretchFactor(0, 3);
+    walkSplit->setStretchFactor(1, 2);
+    walkLayout->addWidget(walkSplit, 1);
+    connect(m_a, &QComboBox::currentIndexChanged, this, &CompareView::updateWaterfall);
+    connect(m_b, &QComboBox::currentIndexChanged, this, &CompareView::updateWaterfall);
+
+    m_tabs->addTab(m_table, tr("&Differences"));
+    m_tabs->addTab(walk, tr("&Waterfall A → B"));
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(columns);
+    split->addWidget(m_time);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 6);
+    split->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(split, 1);
+    connect(m_pins, &PinBoard::changed, this, &CompareView::rebuild);
+    rebuild();
+}
+
+void CompareView::rebuild()
+{
+    const int n = m_pins->count();
+    m_hint->setText(n == 0 ? tr("Pin up to %1 scenarios to compare them (Compare → Pin Current Scenario).").arg(PinBoard::kMaxPins)
+                           : tr("%1 of %2 pins.").arg(n).arg(PinBoard::kMaxPins)
+                                 + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
+    m_pinButton->setEnabled(!m_pins->isFull());
+    m_clearButton->setEnabled(n > 0);
+
+    qDeleteAll(m_columnWidgets);
+    m_columnWidgets.clear();
+    m_memory.clear();
+    QStringList labels;
+    double yMax = 0;
+    for (int i = 0; i < n; ++i) {
+        labels << m_pins->label(i);
+        auto* column = new QWidget(this);
+        auto* v = new QVBoxLayout(column);
+        v->setContentsMargins(0, 0, 0, 0);
+        v->setSpacing(2);
+        auto* header = new QHBoxLayout;
+        auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(QChar(u'A' + i), m_pins->label(i).toHtmlEscaped()), column);
+        name->setToolTip(scenarioCaption(m_pins->pins()[size_t(i)], m_pins->results()[size_t(i)]));
+        name->setTextFormat(Qt::RichText);
+        name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        auto* open = new QToolButton(column);
+        open->setText(tr("Open"));
+        open->setToolTip(tr("Load this pin into the explorer (one undo step)"));
+        connect(open, &QToolButton::clicked, this, [this, i] { emit openPinRequested(i); });
+        auto* remove = new QToolButton(column);
+        remove->setText(QStringLiteral("✕"));
+        remove->setToolTip(tr("Unpin"));
+        connect(remove, &QToolButton::clicked, m_pins, [this, i] { m_pins->unpin(i); });
+        header->addWidget(name, 1);
+        header->addWidget(open);
+        header->addWidget(remove);
+        v->addLayout(header);
+        auto* chart = new MemoryChart(column);
+        chart->setResult(m_pins->pins()[size_t(i)], m_pins->results()[size_t(i)]);
+        yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
+        v->addWidget(chart, 1);
+        m_columns->addWidget(column, 1);
+        m_columnWidgets << column;
+        m_memory << chart;
+    }
+    // One scale for every pin, or the bars cannot be compared by eye.
+    for (MemoryChart* chart : std::as_const(m_memory)) {
+        chart->plot()->yAxis->setRange(0, yMax);
+        chart->plot()->yAxis2->setRange(0, yMax); // the GPU-memory label sits on the right axis
+        chart->plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
+    if (n == 0) {
+        auto* empty = new QLabel(tr("No pinned scenarios yet."), this);
+        empty->setAlignment(Qt::AlignCenter);
+        m_columns->addWidget(empty, 1);
+        m_columnWidgets << empty;
+    }
+    m_time->setResults(labels, m_pins->results());
+
+    const int a = m_a->currentIndex();
+    const int b = m_b->currentIndex();
+    for (QComboBox* c : {m_a, m_b}) {
+        const QSignalBlocker block(c);
+        c->clear();
+        for (int i = 0; i < n; ++i)
+            c->addItem(QStringLiteral("%1: %2").arg(QChar(u'A' + i), labels[i]));
+    }
+    {
+        const QSignalBlocker blockA(m_a);
+        const QSignalBlocker blockB(m_b);
+        m_a->setCurrentIndex(a >= 0 && a < n ? a : 0);
+        m_b->setCurrentIndex(b >= 0 && b < n && b != m_a->currentIndex() ? b : std::min(1, n - 1));
+    }
+    updateTable();
+    updateWaterfall();
+}
+
+void CompareView::setWaterfallPins(int a, int b)
+{
+    {
+        const QSignalBlocker blockA(m_a);
+        const QSignalBlocker blockB(m_b);
+        m_a->setCurrentIndex(a);
+        m_b->setCurrentIndex(b);
+    }
+    updateWaterfall();
+}
+
+void CompareView::updateTable()
+{
+    const int n = m_pins->count();
+    const auto& pins = m_pins->pins();
+    const auto& results = m_pins->results();
+    // Settings in which any pin differs from the first, in the walking order.
+    std::set<std::string> differing;
+    for (int i = 1; i < n; ++i)
+        for (const std::string& p : core::differingSettings(pins[0], pins[size_t(i)]))
+            differing.insert(p);
+    QStringList settings;
+    for (const std::string& path : core::waterfallSettings())
+        if (differing.count(path))
+            settings << QString::fromStdString(path);
+    QList<QList<Headline>> figures;
+    for (const core::Result& r : results)
+        figures << headlines(r);
+    const int figureRows = figures.isEmpty() ? 0 : int(figures.front().size());
+    m_table->clear();
+    m_table->clearSpans();
+    m_table->setColumnCount(n);
+    m_table->setRowCount(n == 0 ? 0 : int(settings.size()) + 2 + figureRows);
+    QStringList headers;
+    for (int i = 0; i < n; ++i)
+        headers << QStringLiteral("%1: %2").arg(QChar(u'A' + i), m_pins->label(i));
+    m_table->setHorizontalHeaderLabels(headers);
+    if (n == 0)
+        return;
+    int row = 0;
+    QStringList rowLabels;
+    auto heading = [&](const QString& text) {
+        rowLabels << QString();
+        m_table->setItem(row, 0, cell(text, true));
+        m_table->setSpan(row, 0, 1, n);
+        ++row;
+    };
+    heading(settings.isEmpty() ? tr("Settings: the pins have the same settings") : tr("Settings that differ"));
+    for (const QString& path : std::as_const(settings)) {
+        rowLabels << settingLabel(path);
+        for (int c = 0; c < n; ++c) {
+            const QString text = settingText(pins[size_t(c)], path);
+            m_table->setItem(row, c, cell(text, c > 0 && text != settingText(pins[0], path)));
+        }
+        ++row;
+    }
+    heading(n > 1 ? tr("Figures (and their change from A)") : tr("Figures"));
+    for (int f = 0; f < figureRows; ++f) {
+        rowLabels << figures.front()[f].label;
+        for (int c = 0; c < n; ++c) {
+            if (f >= figures[c].size())
+                continue;
+            const Headline& h = figures[c][f];
+            QString text = h.text.isEmpty() ? tr("invalid") : h.text;
+            if (c > 0 && !h.text.isEmpty()) {
+                const QString delta = headlineDelta(figures[0][f], h);
+                if (!delta.isEmpty())
+                    text += QStringLiteral("\n") + delta;
+            }
+            m_table->setItem(row, c, cell(text));
+        }
+        ++row;
+    }
+    m_table->setVerticalHeaderLabels(rowLabels);
+}
+
+void CompareView::updateWaterfall()
+{
+    const int n = m_pins->count();
+    const int a = m_a->currentIndex();
+    const int b = m_b->currentIndex();
+    m_steps->clear();
+    m_steps->setRowCount(0);
+    m_steps->setColumnCount(6);
+    m_steps->setHorizontalHeaderLabels({tr("Settings (A → B)"), tr("Δ memory per GPU"), tr("Δ step time"), tr("Memory after"),
+                                        tr("Step time after"), tr("Fits")});
+    if (n < 2 || a < 0 || b < 0 || a == b) {
+        core::Waterfall none;
+        none.error = n < 2 ? tr("Pin two scenarios to walk from one to the other").toStdString()
+                           : tr("Choose two different pins").toStdString();
+        m_waterfall->setWaterfall(none, {}, {});
+        return;
+    }
+    const core::Scenario& A = m_pins->pins()[size_t(a)];
+    const core::Scenario& B = m_pins->pins()[size_t(b)];
+    const core::Waterfall w = core::buildWaterfall(A, B);
+    m_waterfall->setWaterfall(w, m_pins->label(a), m_pins->label(b));
+    if (!w.ok)
+        return;
+    m_steps->setRowCount(int(w.steps.size()) + 1);
+    int row = 0;
+    core::Scenario before = A;
+    for (const core::WaterfallStep& s : w.steps) {
+        QStringList parts;
+        for (const std::string& p : s.settings) {
+            const QString path = QString::fromStdString(p);
+            parts << tr("%1: %2 → %3").arg(settingLabel(path), settingText(before, path), settingText(s.scenario, path));
+        }
+        m_steps->setItem(row, 0, cell(parts.join(QLatin1Char('\n'))));
+        m_steps->setItem(row, 1, cell(signedBytes(s.memoryDelta)));
+        m_steps->setItem(row, 2, cell(signedSeconds(s.stepTimeDelta)));
+        m_steps->setItem(row, 3, cell(Units::bytes(s.memory)));
+        m_steps->setItem(row, 4, cell(Units::seconds(s.stepTime)));
+        m_steps->setItem(row, 5, cell(s.fits ? tr("yes") : tr("no")));
+        before = s.scenario;
+        ++row;
+    }
+    m_steps->setItem(row, 0, cell(tr("Total A → B"), true));
+    m_steps->setItem(row, 1, cell(signedBytes(w.memoryB - w.memoryA), true));
+    m_steps->setItem(row, 2, cell(signedSeconds(w.stepTimeB - w.stepTimeA), true));
+    m_steps->setItem(row, 3, cell(Units::bytes(w.memoryB), true));
+    m_steps->setItem(row, 4, cell(Units::seconds(w.stepTimeB), true));
+}
+
+} // namespace shardscope::ui

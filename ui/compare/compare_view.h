@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+class QComboBox;
+class QHBoxLayout;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+
+namespace shardscope::ui {
+
+class CompareTimeChart;
+class MemoryChart;
+class PinBoard;
+class WaterfallChart;
+
+/// The pinned scenarios side by side: a memory chart per pin (on one scale), their step times on one axis, a
+/// table of the settings that differ and the headline figures with their change from the first pin, and for any
+/// two pins the A→B waterfall (core/waterfall.h) with a table of its steps.
+class CompareView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompareView(PinBoard* pins, QWidget* parent = nullptr);
+
+    [[nodiscard]] QTableWidget* differences() const { return m_table; }
+    [[nodiscard]] QTableWidget* waterfallTable() const { return m_steps; }
+    [[nodiscard]] WaterfallChart* waterfallChart() const { return m_waterfall; }
+    [[nodiscard]] CompareTimeChart* timeChart() const { return m_time; }
+    [[nodiscard]] const QList<MemoryChart*>& memoryCharts() const { return m_memory; }
+    /// Chooses the waterfall's ends (pin indices).
+    void setWaterfallPins(int a, int b);
+
+signals:
+    /// "Pin current scenario" pressed.
+    void pinCurrentRequested();
+    /// "Open" on a pin's column: the explorer should load this pin.
+    void openPinRequested(int index);
+
+private:
+    void rebuild();
+    void updateTable();
+    void updateWaterfall();
+
+    PinBoard* m_pins;
+    QLabel* m_hint;
+    QPushButton* m_pinButton;
+    QPushButton* m_clearButton;
+    QHBoxLayout* m_columns;
+    QList<QWidget*> m_columnWidgets;
+    QList<MemoryChart*> m_memory;
+    CompareTimeChart* m_time;
+    QTableWidget* m_table;
+    QComboBox* m_a;
+    QComboBox* m_b;
+    WaterfallChart* m_waterfall;
+    QTableWidget* m_steps;
+    QTabWidget* m_tabs;
+};
+
+} // namespace shardscope::ui

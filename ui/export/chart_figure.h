@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "charts/legend_strip.h"
+#include "document/strategy_comparison.h"
+#include "export/chart_kind.h"
+
+#include <shardscope/core/result.h>
+#include <shardscope/core/scenario.h>
+
+#include <QImage>
+#include <QList>
+#include <QSize>
+#include <QString>
+
+#include <memory>
+
+class QCPPainter;
+class QRectF;
+
+namespace shardscope::ui {
+
+class ChartBase;
+
+enum class FigureFormat { Png, Svg, Pdf };
+
+/// From the file name's suffix (.png, .svg, .pdf, any case). False for anything else.
+[[nodiscard]] bool figureFormatFromPath(const QString& path, FigureFormat& out);
+[[nodiscard]] QString figureFormatSuffix(FigureFormat format);
+
+struct FigureOptions {
+    /// Logical pixels (1/96 inch): the PNG at scale 1, the SVG's user units, the PDF page (at 96 per inch).
+    QSize size{1000, 620};
+    /// PNG only: device pixels per logical pixel; the PNG says 96 × scale DPI, so it keeps its physical size.
+    double scale = 1;
+    /// White background and dark text whatever the app's theme (for documents and slides on white).
+    bool lightTheme = true;
+    /// Drawn under the chart (scenarioCaption()); empty: none.
+    QString caption;
+};
+
+/// A chart prepared for export: its own chart widget (never shown; the window's charts are not touched), filled
+/// with the scenario's figures, and the parts the window shows outside the plot (title, legend), which exports
+/// draw into the image together with the caption. QCustomPlot draws the plot as vectors into SVG and PDF.
+class ChartFigure
+{
+public:
+    ChartFigure(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
+                const StrategyComparison& comparison, bool lightTheme = true);
+    ~ChartFigure();
+    ChartFigure(const ChartFigure&) = delete;
+    ChartFigure& operator=(const ChartFigure&) = delete;
+
+    [[nodiscard]] ChartKind kind() const { return m_kind; }
+    [[nodiscard]] ChartBase* chart() const { return m_chart.get(); }
+    [[nodiscard]] QString title() const;
+    [[nodiscard]] const QList<LegendStrip::Entry>& legend() const { return m_legend; }
+
+    /// Draws title, plot, legend and caption into rect (logical pixels) of an active painter.
+    void paint(QCPPainter& painter, const QRectF& rect, const QString& caption) const;
+    /// The figure as an image of size × scale device pixels (device pixel ratio = scale).
+    [[nodiscard]] QImage toImage(const FigureOptions& options) const;
+    /// Writes PNG, SVG or PDF. Returns "" on success, otherwise the reason.
+    [[nodiscard]] QString save(const QString& path, FigureFormat format, const FigureOptions& options) const;
+
+private:
+    ChartKind m_kind;
+    std::unique_ptr<ChartBase> m_chart;
+    QList<LegendStrip::Entry> m_legend;
+};
+
+/// A new chart widget of kind showing the scenario (not shown; the caller owns it).
+[[nodiscard]] std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scenario,
+                                                   const core::Result& result, const StrategyComparison& comparison,
+                                                   QWidget* parent = nullptr);
+
+} // namespace shardscope::ui

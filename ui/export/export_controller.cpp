@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "export/export_controller.h"
+
+#include "charts/chart_base.h"
+#include "document/scenario_document.h"
+#include "export/numbers_export.h"
+#include "export/report_writer.h"
+#include "export/scenario_text.h"
+
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+namespace shardscope::ui {
+
+ExportController::ExportController(ScenarioDocument* doc, QWidget* window)
+    : QObject(window)
+    , m_doc(doc)
+    , m_window(window)
+{
+    m_last.options.scale = 2; // 192 DPI: sharp on slides and high-density screens
+}
+
+void ExportController::populateMenu(QMenu* menu)
+{
+    QAction* dialog = menu->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &ExportController::showDialog);
+    dialog->setToolTip(tr("Charts as PNG, SVG or PDF; the report; the numbers as CSV or JSON"));
+    menu->addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
+    QMenu* copy = menu->addMenu(tr("Cop&y Chart"));
+    for (ChartKind k : kAllChartKinds)
+        copy->addAction(chartKindName(k), this, [this, k] {
+            ExportDialog::Choice c = m_last;
+            c.target = ExportDialog::Target::Chart;
+            c.chart = k;
+            c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+            copyChart(c);
+        });
+}
+
+void ExportController::attachChart(ChartBase* chart, ChartKind kind)
+{
+    chart->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(chart, &QWidget::customContextMenuRequested, this, [this, chart, kind](const QPoint& pos) {
+        QMenu menu(chart);
+        menu.addAction(tr("&Copy Image"), this, [this, kind] {
+            ExportDialog::Choice c = m_last;
+            c.target = ExportDialog::Target::Chart;
+            c.chart = kind;
+            c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+            copyChart(c);
+        });
+        menu.addAction(tr("&Export This Chart…"), this, [this, kind] { showDialogFor(kind); });
+        menu.addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
+        menu.exec(chart->mapToGlobal(pos));
+    });
+}
+
+QString ExportController::exportTo(const QString& path, const ExportDialog::Choice& choice) const
+{
+    const core::Scenario& s = m_doc->scenario();
+    const core::Result& r = m_doc->result();
+    switch (choice.target) {
+    case ExportDialog::Target::Chart: {
+        const ChartFigure figure(choice.chart, s, r, m_doc->comparison(), choice.options.lightTheme);
+        return figure.save(path, choice.format, choice.options);
+    }
+    case ExportDialog::Target::Report: {
+        ReportWriter writer;
+        ReportWriter::Options o;
+        o.lightTheme = choice.options.lightTheme;
+        return writer.write(path, s, r, m_doc->comparison(), o);
+    }
+    case ExportDialog::Target::Csv: return writeBytes(path, resultCsv(s, r));
+    case ExportDialog::Target::Json: return writeBytes(path, resultJson(r));
+    }
+    return {};
+}
+
+void ExportController::copyChart(const ExportDialog::Choice& choice)
+{
+    const ChartFigure figure(choice.chart, m_doc->scenario(), m_doc->result(), m_doc->comparison(), choice.options.lightTheme);
+    QImage image = figure.toImage(choice.options);
+    image.setDevicePixelRatio(1); // the clipboard carries pixels; paste targets size it themselves
+    QGuiApplication::clipboard()->setImage(image);
+    emit statusMessage(tr("Copied “%1” (%2 × %3 pixels)")
+                                                                 .arg(chartKindName(choice.chart))
+                                                                 .arg(image.width())
+                                                                 .arg(image.height()));
+}
+
+void ExportController::showDialog() { showDialogFor(m_last.chart); }
+
+void ExportController::showDialogFor(ChartKind kind)
+{
+    ExportDialog::Choice initial = m_last;
+    if (initial.target == ExportDialog::Target::Chart || kind != m_last.chart)
+        initial.target = ExportDialog::Target::Chart;
+    initial.chart = kind;
+    ExportDialog dialog(m_doc, initial, m_window);
+    connect(&dialog, &ExportDialog::saveRequested, this, [this, &dialog](const ExportDialog::Choice& c) {
+        m_last = c;
+        saveWithDialog(c);
+        dialog.accept();
+    });
+    connect(&dialog, &ExportDialog::copyRequested, this, [this](const ExportDialog::Choice& c) {
+        m_last = c;
+        copyChart(c);
+    });
+    dialog.exec();
+    m_last = dialog.choice();
+}
+
+void ExportController::exportReportDialog()
+{
+    ExportDialog::Choice c = m_last;
+    c.target = ExportDialog::Target::Report;
+    saveWithDialog(c);
+}
+
+QString ExportController::suggestedPath(const ExportDialog::Choice& choice) const
+{
+    QString dir = m_lastDir;
+    if (dir.isEmpty())
+        dir = m_doc->filePath().isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                                          : QFileInfo(m_doc->filePath()).absolutePath();
+    QString stem = QString::fromStdString(m_doc->scenario().name).simplified();
+    stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (stem.isEmpty())
+        stem = QStringLiteral("scenario");
+    switch (choice.target) {
+    case ExportDialog::Target::Chart:
+        return QDir(dir).filePath(stem + QLatin1Char('-') + chartKindId(choice.chart) + QLatin1Char('.') + figureFormatSuffix(choice.format));
+    case ExportDialog::Target::Report: return QDir(dir).filePath(stem + QStringLiteral("-report.pdf"));
+    case ExportDialog::Target::Csv: return QDir(dir).filePath(stem + QStringLiteral(".csv"));
+    case ExportDialog::Target::Json: return QDir(dir).filePath(stem + QStringLiteral(".result.json"));
+    }
+    return dir;
+}
+
+void ExportController::saveWithDialog(const ExportDialog::Choice& choice)
+{
+    QString filter;
+    switch (choice.target) {
+    case ExportDialog::Target::Chart:
+        filter = choice.format == FigureFormat::Png   ? tr("PNG images (*.png)")
+                 : choice.format == FigureFormat::Svg ? tr("SVG images (*.svg)")
+                                                      : tr("PDF documents (*.pdf)");
+        break;
+    case ExportDialog::Target::Report: filter = tr("PDF documents (*.pdf)"); break;
+    case ExportDialog::Target::Csv: filter = tr("CSV files (*.csv)"); break;
+    case ExportDialog::Target::Json: filter = tr("JSON files (*.json)"); break;
+    }
+    const QString suggested = suggestedPath(choice);
+    QString path = m_fileDialog ? m_fileDialog(suggested, filter)
+                                : QFileDialog::getSaveFileName(m_window, tr("Export"), suggested, filter);
+    if (path.isEmpty())
+        return;
+    const QString suffix = QFileInfo(suggested).suffix();
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QLatin1Char('.') + suffix;
+    ExportDialog::Choice c = choice;
+    if (c.target == ExportDialog::Target::Chart) {
+        FigureFormat f;
+        if (figureFormatFromPath(path, f)) // the typed suffix wins
+            c.format = f;
+        c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+    }
+    m_lastDir = QFileInfo(path).absolutePath();
+    const QString error = exportTo(path, c);
+    if (!error.isEmpty()) {
+        if (!m_fileDialog)
+            QMessageBox::warning(m_window, tr("Export failed"), tr("Cannot write %1:\n%2").arg(path, error));
+        emit statusMessage(tr("Export failed: %1").arg(error));
+        return;
+    }
+    emit statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "export/chart_figure.h"
+#include "export/chart_kind.h"
+
+#include <QDialog>
+
+class QCheckBox;
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace shardscope::ui {
+
+class ScenarioDocument;
+
+/// File → Export…: what (a chart, the PDF report, the numbers as CSV or JSON), the chart format (PNG, SVG, PDF),
+/// size in pixels (1/96 inch), DPI for PNG, light theme for documents, caption; with a live preview. Save asks
+/// for a file; Copy puts the chart image on the clipboard.
+class ExportDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    enum class Target { Chart, Report, Csv, Json };
+    struct Choice {
+        Target target = Target::Chart;
+        ChartKind chart = ChartKind::Memory;
+        FigureFormat format = FigureFormat::Png;
+        FigureOptions options;
+        bool caption = true;
+    };
+
+    ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent = nullptr);
+    [[nodiscard]] Choice choice() const;
+    void setChoice(const Choice& choice);
+    /// The preview image (tests).
+    [[nodiscard]] QImage previewImage() const { return m_previewImage; }
+
+signals:
+    /// Save pressed: the controller asks for a file and writes it.
+    void saveRequested(const ExportDialog::Choice& choice);
+    void copyRequested(const ExportDialog::Choice& choice);
+
+private:
+    void updateControls();
+    void updatePreview();
+
+    ScenarioDocument* m_doc;
+    QComboBox* m_what;
+    QComboBox* m_format;
+    QSpinBox* m_width;
+    QSpinBox* m_height;
+    QSpinBox* m_dpi;
+    QLabel* m_pixels;
+    QCheckBox* m_light;
+    QCheckBox* m_caption;
+    QLabel* m_preview;
+    QPushButton* m_copy;
+    QPushButton* m_save;
+    QImage m_previewImage;
+};
+
+} // namespace shardscope::ui

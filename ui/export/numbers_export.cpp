@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "export/numbers_export.h"
+
+#include <shardscope/core/scenario_json.h>
+
+#include <QSaveFile>
+
+namespace shardscope::ui {
+
+namespace {
+QByteArray csvField(const QString& text)
+{
+    QByteArray s = text.toUtf8();
+    if (s.contains(',') || s.contains('"') || s.contains('\n')) {
+        s.replace("\"", "\"\"");
+        s = '"' + s + '"';
+    }
+    return s;
+}
+
+struct Csv {
+    QByteArray out = "section,name,value,unit\n";
+    void row(const QString& section, const QString& name, const QString& value, const char* unit = "")
+    {
+        out += csvField(section) + ',' + csvField(name) + ',' + csvField(value) + ',' + unit + '\n';
+    }
+    void num(const QString& section, const QString& name, double value, const char* unit = "")
+    {
+        row(section, name, QString::number(value, 'g', 15), unit);
+    }
+};
+
+void memoryRows(Csv& csv, const QString& section, const core::MemoryBreakdown& m)
+{
+    csv.num(section, QStringLiteral("parameters"), m.parameters, "bytes");
+    csv.num(section, QStringLiteral("gradients"), m.gradients, "bytes");
+    csv.num(section, QStringLiteral("optimizer_states"), m.optimizerStates, "bytes");
+    csv.num(section, QStringLiteral("activations"), m.activations, "bytes");
+    csv.num(section, QStringLiteral("gathered_parameters"), m.gatheredParameters, "bytes");
+    csv.num(section, QStringLiteral("communication_buffers"), m.communicationBuffers, "bytes");
+    csv.num(section, QStringLiteral("framework_overhead"), m.frameworkOverhead, "bytes");
+    csv.num(section, QStringLiteral("total"), m.total(), "bytes");
+}
+} // namespace
+
+QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
+{
+    Csv csv;
+    csv.row(QStringLiteral("scenario"), QStringLiteral("name"), QString::fromStdString(s.name));
+    csv.row(QStringLiteral("scenario"), QStringLiteral("valid"), r.valid ? QStringLiteral("true") : QStringLiteral("false"));
+    for (const core::Issue& i : r.issues)
+        csv.row(QStringLiteral("issue"), QString::fromStdString(i.field), QString::fromStdString(i.message));
+    for (const core::Issue& w : r.warnings)
+        csv.row(QStringLiteral("warning"), QString::fromStdString(w.field), QString::fromStdString(w.message));
+    if (!r.valid)
+        return csv.out;
+    const QString layout = QStringLiteral("layout");
+    csv.num(QStringLiteral("model"), QStringLiteral("parameters"), r.parameters);
+    csv.num(QStringLiteral("model"), QStringLiteral("active_parameters"), r.activeParameters);
+    csv.num(QStringLiteral("model"), QStringLiteral("flops_per_token"), r.flopsPerToken, "FLOP");
+    csv.num(layout, QStringLiteral("gpus"), r.gpus);
+    csv.num(layout, QStringLiteral("dp"), r.dp);
+    csv.num(layout, QStringLiteral("tp"), r.tp);
+    csv.num(layout, QStringLiteral("pp"), r.pp);
+    csv.num(layout, QStringLiteral("cp"), r.cp);
+    csv.num(layout, QStringLiteral("ep"), r.ep);
+    csv.num(layout, QStringLiteral("micro_batches"), double(r.microBatches));
+    csv.num(layout, QStringLiteral("grad_accumulation"), double(r.gradAccumulation));
+    memoryRows(csv, QStringLiteral("memory_per_gpu"), r.memory);
+    csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("capacity"), r.capacity, "bytes");
+    csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"), r.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    if (r.stages.size() > 1)
+        for (const core::StageInfo& st : r.stages)
+            memoryRows(csv, QStringLiteral("memory_stage_%1").arg(st.stage), st.memory);
+    csv.num(QStringLiteral("host"), QStringLiteral("memory_per_node"), r.hostMemoryPerNode, "bytes");
+    csv.num(QStringLiteral("host"), QStringLiteral("nvme_per_node"), r.nvmePerNode, "bytes");
+    const QString step = QStringLiteral("step_time");
+    csv.num(step, QStringLiteral("compute"), r.step.compute, "s");
+    csv.num(step, QStringLiteral("recompute"), r.step.recompute, "s");
+    csv.num(step, QStringLiteral("exposed_communication"), r.step.exposedCommunication, "s");
+    csv.num(step, QStringLiteral("pipeline_bubble"), r.step.pipelineBubble, "s");
+    csv.num(step, QStringLiteral("offload"), r.step.offload, "s");
+    csv.num(step, QStringLiteral("optimizer"), r.step.optimizer, "s");
+    csv.num(step, QStringLiteral("total"), r.step.total(), "s");
+    const QString tp = QStringLiteral("throughput");
+    csv.num(tp, QStringLiteral("tokens_per_second"), r.throughput.tokensPerSecond, "tokens/s");
+    csv.num(tp, QStringLiteral("tokens_per_second_per_gpu"), r.throughput.tokensPerSecondPerGpu, "tokens/s");
+    csv.num(tp, QStringLiteral("model_tflops_per_gpu"), r.throughput.modelTflopsPerGpu, "TFLOP/s");
+    csv.num(tp, QStringLiteral("hardware_tflops_per_gpu"), r.throughput.hardwareTflopsPerGpu, "TFLOP/s");
+    csv.num(tp, QStringLiteral("mfu"), r.throughput.mfu);
+    if (r.throughput.costPerStepUsd > 0)
+        csv.num(tp, QStringLiteral("cost_per_step"), r.throughput.costPerStepUsd, "USD");
+    const QString comm = QStringLiteral("communication_per_gpu");
+    csv.num(comm, QStringLiteral("total_bytes"), r.totalCommBytes, "bytes");
+    for (int g = 0; g < 5; ++g)
+        csv.num(comm, QStringLiteral("by_group.%1").arg(QString::fromLatin1(core::toString(core::Group(g)))), r.bytesByGroup[size_t(g)], "bytes");
+    for (const core::Collective& c : r.collectives) {
+        const QString name = QStringLiteral("%1.%2").arg(QString::fromLatin1(core::toString(c.group)), QString::fromLatin1(core::toString(c.op)));
+        const QString sec = QStringLiteral("collective");
+        csv.num(sec, name + QStringLiteral(".group_size"), c.groupSize);
+        csv.num(sec, name + QStringLiteral(".count"), double(c.count));
+        csv.num(sec, name + QStringLiteral(".message_bytes"), c.messageBytes, "bytes");
+        csv.num(sec, name + QStringLiteral(".bytes"), c.bytes, "bytes");
+        csv.num(sec, name + QStringLiteral(".time"), c.time, "s");
+        csv.num(sec, name + QStringLiteral(".exposed_time"), c.exposedTime, "s");
+        csv.row(sec, name + QStringLiteral(".algo"), QString::fromLatin1(core::toString(c.algo)));
+        csv.row(sec, name + QStringLiteral(".proto"), QString::fromLatin1(core::toString(c.proto)));
+    }
+    csv.num(QStringLiteral("sizing"), QStringLiteral("min_gpus"), r.minGpus);
+    return csv.out;
+}
+
+QByteArray resultJson(const core::Result& result)
+{
+    return QByteArray::fromStdString(core::resultToJson(result)) + '\n';
+}
+
+QString writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return file.errorString();
+    if (file.write(bytes) != bytes.size()) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return reason;
+    }
+    if (!file.commit())
+        return file.errorString();
+    return {};
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "export/report_writer.h"
+
+#include "charts/chart_base.h"
+#include "charts/qcp.h"
+#include "explain/field_names.h"
+#include "explain/status_summary.h"
+#include "explain/tooltips.h"
+#include "export/chart_figure.h"
+#include "export/scenario_text.h"
+#include "util/units.h"
+
+#include <QApplication>
+#include <QPdfWriter>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr double kMargin = 48; // logical pixels at 96 per inch: half an inch
+
+QString tr(const char* text) { return QCoreApplication::translate("ReportWriter", text); }
+
+QFont font(double points, bool bold = false)
+{
+    QFont f = QApplication::font();
+    f.setPointSizeF(points);
+    f.setBold(bold);
+    return f;
+}
+
+/// The painter on the PDF and a cursor that moves down the page; tables start new pages when they run out.
+class Pages
+{
+public:
+    Pages(QPdfWriter& pdf, QCPPainter& painter, int& count)
+        : m_pdf(pdf)
+        , m_painter(painter)
+        , m_count(count)
+    {
+        m_count = 1;
+        reset();
+    }
+    void newPage(QPageLayout::Orientation orientation)
+    {
+        m_pdf.setPageOrientation(orientation);
+        m_pdf.newPage();
+        ++m_count;
+        reset();
+    }
+    [[nodiscard]] QRectF area() const { return m_area; }
+    [[nodiscard]] double y() const { return m_y; }
+    void advance(double dy) { m_y += dy; }
+    [[nodiscard]] double left() const { return m_area.bottom() - m_y; }
+    QCPPainter& p() { return m_painter; }
+
+    void text(const QString& t, const QFont& f, const QColor& colour = Qt::black, double gapAfter = 6)
+    {
+        m_painter.setFont(f);
+        m_painter.setPen(colour);
+        const QRectF bounds = m_painter.boundingRect(QRectF(m_area.left(), m_y, m_area.width(), 1e5), Qt::TextWordWrap, t);
+        m_painter.drawText(QRectF(m_area.left(), m_y, m_area.width(), bounds.height()), Qt::TextWordWrap, t);
+        m_y += bounds.height() + gapAfter;
+    }
+
+    /// A table in the horizontal span [x, x + width) of the page (default: the whole width): header row, then rows;
+    /// a row whose cells after the first are all empty is a group heading. right: columns aligned right.
+    /// Returns the y after the table.
+    double table(const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths,
+                 QPageLayout::Orientation orientation, const QString& continued, const QList<int>& right = {},
+                 double x0 = -1, double width = -1)
+    {
+        const double left0 = x0 < 0 ? m_area.left() : x0;
+        const double span = width < 0 ? m_area.width() : width;
+        const QFont body = font(8.5);
+        const QFont bold = font(8.5, true);
+        const double line = QFontMetricsF(body, m_painter.device()).height() + 5;
+        auto drawRow = [&](const QStringList& cells, bool isHeader, bool shade) {
+            const bool heading = !isHeader && cells.size() > 1
+                && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
+            if (shade || isHeader)
+                m_painter.fillRect(QRectF(left0, m_y, span, line), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
+            double x = left0;
+            m_painter.setPen(Qt::black);
+            for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
+                const double w = heading ? span : widths[c] * span;
+                m_painter.setFont(isHeader || heading ? bold : body);
+                const QFontMetricsF fm(m_painter.font(), m_painter.device());
+                const QString shown = fm.elidedText(cells[c], Qt::ElideRight, w - 8);
+                const Qt::Alignment align = right.contains(c) && !heading ? Qt::AlignRight : Qt::AlignLeft;
+                m_painter.drawText(QRectF(x + 4, m_y, w - 8, line), align | Qt::AlignVCenter, shown);
+                x += w;
+                if (heading)
+                    break;
+            }
+            m_y += line;
+        };
+        drawRow(header, true, false);
+        for (int i = 0; i < rows.size(); ++i) {
+            if (left() < line) {
+                newPage(orientation);
+                text(continued, font(11, true), Qt::black, 8);
+                drawRow(header, true, false);
+            }
+            drawRow(rows[i], false, i % 2 == 1);
+        }
+        m_painter.setPen(QPen(QColor(0xb0, 0xb4, 0xba), 0.8));
+        m_painter.drawLine(QPointF(left0, m_y), QPointF(left0 + span, m_y));
+        m_y += 10;
+        return m_y;
+    }
+    void setY(double y) { m_y = y; }
+
+private:
+    void reset()
+    {
+        // After an orientation change the painter still has the first page's viewport: reset it to this page.
+        const QRect page(0, 0, m_pdf.width(), m_pdf.height());
+        m_painter.setViewport(page);
+        m_painter.setWindow(page);
+        m_painter.setClipping(false);
+        m_area = QRectF(page).adjusted(kMargin, kMargin, -kMargin, -kMargin);
+        m_y = m_area.top();
+        // Footer: page number
+        m_painter.setFont(font(8));
+        m_painter.setPen(QColor(0x70, 0x70, 0x70));
+        m_painter.drawText(QRectF(m_area.left(), m_area.bottom() + 8, m_area.width(), kMargin - 16), Qt::AlignRight | Qt::AlignTop,
+                           tr("ShardScope report · page %1").arg(m_count));
+    }
+
+    QPdfWriter& m_pdf;
+    QCPPainter& m_painter;
+    int& m_count;
+    QRectF m_area;
+    double m_y = 0;
+};
+
+QString collectiveName(const core::Collective& c) { return collectiveLabel(c); }
+} // namespace
+
+QString ReportWriter::write(const QString& path, const core::Scenario& scenario, const core::Result& result,
+                            const StrategyComparison& comparison, const Options& options)
+{
+    m_pages = 0;
+    QPdfWriter pdf(path);
+    const QString name = scenario.name.empty() ? tr("Untitled scenario") : QString::fromStdString(scenario.name);
+    pdf.setCreator(QStringLiteral("ShardScope %1").arg(QCoreApplication::applicationVersion()).trimmed());
+    pdf.setTitle(tr("ShardScope report: %1").arg(name));
+    pdf.setResolution(96);
+    pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+    QCPPainter painter;
+    if (!painter.begin(&pdf))
+        return tr("cannot write %1").arg(path);
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    int pages = 0;
+    Pages doc(pdf, painter, pages);
+
+    // Title page
+    doc.text(tr("ShardScope report"), font(10, true), QColor(0x50, 0x50, 0x50), 2);
+    doc.text(name, font(20, true), Qt::black, 4);
+    doc.text(tr("%1 · %2 · %3").arg(settingText(scenario, QStringLiteral("model")), clusterText(scenario), strategyText(scenario, result)),
+             font(10), QColor(0x30, 0x30, 0x30), 2);
+    doc.text(tr("Analytic model, ShardScope %1, %2").arg(QCoreApplication::applicationVersion(), options.date.toString(Qt::ISODate)),
+             font(9), QColor(0x60, 0x60, 0x60), 14);
+    const StatusSummary status = summarize(scenario, result);
+    const QColor statusColour = status.level == StatusSummary::Level::Good      ? QColor(0x00, 0x7a, 0x55)
+                                : status.level == StatusSummary::Level::Warning ? QColor(0x9a, 0x60, 0x00)
+                                                                                : QColor(0xb0, 0x30, 0x00);
+    doc.text(status.text, font(10.5, true), statusColour, 12);
+
+    if (!result.valid) {
+        QList<QStringList> rows;
+        for (const core::Issue& i : result.issues)
+            rows.push_back({QString::fromStdString(i.field), QString::fromStdString(i.message)});
+        doc.text(tr("Issues"), font(12, true), Qt::black, 4);
+        doc.table({tr("Field"), tr("Problem")}, rows, {0.3, 0.7}, QPageLayout::Portrait, tr("Issues (continued)"));
+    } else {
+        doc.text(tr("Headline figures"), font(12, true), Qt::black, 4);
+        QList<QStringList> rows;
+        for (const Headline& h : headlines(result))
+            rows.push_back({h.label, h.text});
+        rows.push_back({tr("Layout"), tr("%1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, %6 micro-batches per step")
+                                          .arg(result.gpus).arg(result.dp).arg(result.tp).arg(result.pp).arg(result.cp)
+                                          .arg(result.microBatches)});
+        doc.table({tr("Figure"), tr("Value")}, rows, {0.35, 0.65}, QPageLayout::Portrait, tr("Headline figures (continued)"));
+    }
+    if (!result.warnings.empty()) {
+        doc.text(tr("Warnings"), font(12, true), Qt::black, 4);
+        for (const core::Issue& w : result.warnings)
+            doc.text(QStringLiteral("• %1").arg(QString::fromStdString(w.message)), font(9), QColor(0x9a, 0x60, 0x00), 2);
+        doc.advance(8);
+    }
+    doc.text(tr("Settings"), font(12, true), Qt::black, 4);
+    // Two columns: model, cluster and training on the left; parallelism, offload and NCCL on the right.
+    QList<QStringList> leftRows;
+    QList<QStringList> rightRows;
+    bool rightColumn = false;
+    for (const LabelledValue& row : settingsRows(scenario)) {
+        if (row.value.isEmpty() && row.label == fieldLabel(QStringLiteral("parallelism")))
+            rightColumn = true;
+        (rightColumn ? rightRows : leftRows).push_back({row.label, row.value});
+    }
+    const double top = doc.y();
+    const double half = (doc.area().width() - 16) / 2;
+    const double end1 = doc.table({tr("Setting"), tr("Value")}, leftRows, {0.36, 0.64}, QPageLayout::Portrait,
+                                  tr("Settings (continued)"), {}, doc.area().left(), half);
+    doc.setY(top);
+    const double end2 = doc.table({tr("Setting"), tr("Value")}, rightRows, {0.42, 0.58}, QPageLayout::Portrait,
+                                  tr("Settings (continued)"), {}, doc.area().left() + half + 16, half);
+    doc.setY(std::max(end1, end2));
+
+    // One chart per landscape page
+    const QString caption = scenarioCaption(scenario, result, options.date);
+    for (ChartKind kind : options.charts) {
+        doc.newPage(QPageLayout::Landscape);
+        const ChartFigure figure(kind, scenario, result, comparison, options.lightTheme);
+        figure.paint(painter, doc.area(), caption);
+    }
+
+    // Collectives
+    if (result.valid) {
+        doc.newPage(QPageLayout::Landscape);
+        doc.text(tr("Collectives per GPU per optimizer step"), font(14, true), Qt::black, 4);
+        doc.text(tr("Bytes each GPU sends (nccl-tests bus-bandwidth convention); time on the communication stream and the "
+                    "part not hidden behind compute."),
+                 font(9), QColor(0x40, 0x40, 0x40), 8);
+        QList<QStringList> rows;
+        for (const core::Collective& c : result.collectives)
+            rows.push_back({collectiveName(c), QString::fromLatin1(c.purpose), QString::number(c.groupSize),
+                            QLocale().toString(qlonglong(c.count)), Units::bytes(c.messageBytes), Units::bytes(c.bytes),
+                            Units::seconds(c.time), Units::seconds(c.exposedTime),
+                            QStringLiteral("%1 / %2").arg(QString::fromLatin1(core::toString(c.algo)), QString::fromLatin1(core::toString(c.proto))),
+                            c.crossesNodes ? tr("yes") : tr("no")});
+        if (rows.isEmpty())
+            doc.text(tr("None: one GPU, nothing to exchange."), font(10));
+        else
+            doc.table({tr("Collective"), tr("Purpose"), tr("Group"), tr("Calls"), tr("Message"), tr("Bytes sent"), tr("Time"),
+                       tr("Exposed"), tr("Algo / proto"), tr("Inter-node")},
+                      rows, {0.13, 0.27, 0.05, 0.06, 0.08, 0.09, 0.07, 0.07, 0.11, 0.07}, QPageLayout::Landscape,
+                      tr("Collectives (continued)"), {2, 3, 4, 5, 6, 7});
+    }
+    painter.end();
+    m_pages = pages;
+    return {};
+}
+
+} // namespace shardscope::ui

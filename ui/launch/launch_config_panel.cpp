@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "launch/launch_config_panel.h"
+
+#include "document/scenario_document.h"
+#include "export/numbers_export.h"
+
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+
+namespace shardscope::ui {
+
+LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
+    : QWidget(parent)
+    , m_doc(doc)
+    , m_target(new QComboBox(this))
+    , m_note(new QLabel(this))
+    , m_text(new QPlainTextEdit(this))
+    , m_copy(new QPushButton(tr("&Copy"), this))
+    , m_save(new QPushButton(tr("&Save…"), this))
+{
+    m_target->addItem(tr("DeepSpeed config (JSON)"), int(core::LaunchTarget::DeepSpeed));
+    m_target->addItem(tr("PyTorch FSDP2 + torchrun"), int(core::LaunchTarget::Fsdp));
+    m_target->addItem(tr("Megatron-LM arguments"), int(core::LaunchTarget::Megatron));
+    m_target->addItem(tr("NCCL environment"), int(core::LaunchTarget::NcclEnv));
+    m_target->setToolTip(tr("The framework to generate a configuration for; every option name is one the framework has."));
+    m_text->setReadOnly(true);
+    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_text->setObjectName(QStringLiteral("launchConfigText"));
+    m_note->setWordWrap(true);
+    m_copy->setToolTip(tr("Copy the whole text to the clipboard"));
+
+    auto* top = new QHBoxLayout;
+    auto* label = new QLabel(tr("&Target:"), this);
+    label->setBuddy(m_target);
+    top->addWidget(label);
+    top->addWidget(m_target, 1);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_note, 1);
+    buttons->addWidget(m_copy);
+    buttons->addWidget(m_save);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_text, 1);
+    layout->addLayout(buttons);
+
+    connect(m_target, &QComboBox::currentIndexChanged, this, &LaunchConfigPanel::refresh);
+    connect(m_doc, &ScenarioDocument::changed, this, &LaunchConfigPanel::refresh);
+    connect(m_copy, &QPushButton::clicked, this, &LaunchConfigPanel::copy);
+    connect(m_save, &QPushButton::clicked, this, &LaunchConfigPanel::saveDialog);
+    refresh();
+}
+
+core::LaunchTarget LaunchConfigPanel::target() const { return core::LaunchTarget(m_target->currentData().toInt()); }
+
+void LaunchConfigPanel::setTarget(core::LaunchTarget target)
+{
+    m_target->setCurrentIndex(std::max(0, m_target->findData(int(target))));
+}
+
+QString LaunchConfigPanel::text() const { return m_config; }
+
+void LaunchConfigPanel::refresh()
+{
+    const core::Result& r = m_doc->result();
+    if (!r.valid) {
+        m_config.clear();
+        m_text->setPlainText(tr("# No configuration: the scenario is invalid (see Issues)."));
+        m_note->setText(QString());
+    } else {
+        m_config = QString::fromStdString(core::launchConfig(m_doc->scenario(), r, target()));
+        // Keep the scroll position while the user edits: only the text changes.
+        const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
+        m_text->setPlainText(m_config);
+        if (m_text->verticalScrollBar())
+            m_text->verticalScrollBar()->setValue(scroll);
+        m_note->setText(r.fits ? QString() : tr("Note: this layout does not fit in GPU memory."));
+    }
+    m_copy->setEnabled(!m_config.isEmpty());
+    m_save->setEnabled(!m_config.isEmpty());
+}
+
+void LaunchConfigPanel::copy()
+{
+    if (m_config.isEmpty())
+        return;
+    QGuiApplication::clipboard()->setText(m_config);
+    emit statusMessage(tr("Copied the %1").arg(m_target->currentText()));
+}
+
+QString LaunchConfigPanel::saveTo(const QString& path) const { return writeBytes(path, m_config.toUtf8()); }
+
+QString LaunchConfigPanel::suggestedName() const
+{
+    QString stem = QString::fromStdString(m_doc->scenario().name).simplified();
+    stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (stem.isEmpty())
+        stem = QStringLiteral("scenario");
+    switch (target()) {
+    case core::LaunchTarget::DeepSpeed: return stem + QStringLiteral("-ds_config.json");
+    case core::LaunchTarget::Fsdp: return stem + QStringLiteral("-fsdp2.py");
+    case core::LaunchTarget::Megatron: return stem + QStringLiteral("-megatron.sh");
+    case core::LaunchTarget::NcclEnv: return stem + QStringLiteral("-nccl-env.sh");
+    }
+    return stem;
+}
+
+void LaunchConfigPanel::saveDialog()
+{
+    if (m_config.isEmpty())
+        return;
+    const QString dir = m_doc->filePath().isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                                                    : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString suggested = QDir(dir).filePath(suggestedName());
+    const QString path = m_fileDialog ? m_fileDialog(suggested)
+                                      : QFileDialog::getSaveFileName(this, tr("Save launch configuration"), suggested);
+    if (path.isEmpty())
+        return;
+    const QString error = saveTo(path);
+    if (!error.isEmpty()) {
+        if (!m_fileDialog)
+            QMessageBox::warning(this, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
+        emit statusMessage(tr("Cannot save %1: %2").arg(path, error));
+        return;
+    }
+    emit statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+}
+
+LaunchConfigDock::LaunchConfigDock(ScenarioDocument* doc, QWidget* parent)
+    : QDockWidget(tr("Launch Configuration"), parent)
+    , m_panel(new LaunchConfigPanel(doc, this))
+{
+    setObjectName(QStringLiteral("launchConfigDock"));
+    setWidget(m_panel);
+    toggleViewAction()->setText(tr("&Launch Configuration"));
+    toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <shardscope/core/launch_config.h>
+
+#include <QDockWidget>
+#include <QWidget>
+
+#include <functional>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace shardscope::ui {
+
+class ScenarioDocument;
+
+/// The launch configuration of the open scenario (core::launchConfig): target selector (DeepSpeed config JSON,
+/// FSDP2 fragment with torchrun, Megatron-LM arguments, NCCL environment), the text read-only in a monospace
+/// font, updated on every edit, with Copy and Save.
+class LaunchConfigPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent = nullptr);
+
+    [[nodiscard]] core::LaunchTarget target() const;
+    void setTarget(core::LaunchTarget target);
+    /// The text shown ("" when the scenario is invalid).
+    [[nodiscard]] QString text() const;
+    /// Copies the text to the clipboard.
+    void copy();
+    /// Writes the text to path. "" on success, otherwise the reason.
+    [[nodiscard]] QString saveTo(const QString& path) const;
+    /// Replaces the save dialog (tests).
+    void setFileDialogHandler(std::function<QString(const QString& suggested)> handler) { m_fileDialog = std::move(handler); }
+
+signals:
+    void statusMessage(const QString& text);
+
+private:
+    void refresh();
+    void saveDialog();
+    [[nodiscard]] QString suggestedName() const;
+
+    ScenarioDocument* m_doc;
+    QComboBox* m_target;
+    QLabel* m_note;
+    QPlainTextEdit* m_text;
+    QPushButton* m_copy;
+    QPushButton* m_save;
+    QString m_config;
+    std::function<QString(const QString&)> m_fileDialog;
+};
+
+/// The panel in a dock (View → Launch Configuration), hidden at first.
+class LaunchConfigDock : public QDockWidget
+{
+    Q_OBJECT
+public:
+    explicit LaunchConfigDock(ScenarioDocument* doc, QWidget* parent = nullptr);
+    [[nodiscard]] LaunchConfigPanel* panel() const { return m_panel; }
+
+private:
+    LaunchConfigPanel* m_panel;
+};
+
+} // namespace shardscope::ui

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "teach/teaching_controller.h"
+
+#include "document/scenario_document.h"
+#include "teach/lesson_library.h"
+#include "teach/presentation_view.h"
+
+#include <QMenu>
+#include <QMessageBox>
+
+namespace shardscope::ui {
+
+TeachingController::TeachingController(ScenarioDocument* doc, QWidget* window)
+    : QObject(window)
+    , m_doc(doc)
+    , m_window(window)
+{
+}
+
+void TeachingController::populateMenu(QMenu* menu)
+{
+    menu->addAction(tr("&Teaching Mode"), QKeySequence(Qt::Key_F5), this, [this] { start(0); })
+        ->setToolTip(tr("The built-in lessons as a full-screen presentation"));
+    QMenu* lessons = menu->addMenu(tr("Lesso&ns"));
+    // Filled when opened: loading the lessons evaluates every step, so not at start-up.
+    connect(lessons, &QMenu::aboutToShow, this, [this, lessons] {
+        if (!lessons->isEmpty())
+            return;
+        PresentationView* v = view();
+        for (int i = 0; i < v->lessonCount(); ++i) {
+            v->goTo(i, 0);
+            lessons->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QString::fromStdString(v->lesson().title)), this,
+                               [this, i] { start(i); });
+        }
+        v->goTo(0, 0);
+    });
+}
+
+PresentationView* TeachingController::view()
+{
+    if (!m_view) {
+        LessonLibrary lib = loadLessons(m_doc->catalog());
+        if (!lib.errors.isEmpty())
+            emit statusMessage(tr("Some lessons did not load: %1").arg(lib.errors.join(QStringLiteral("; "))));
+        auto* v = new PresentationView(m_doc->catalog(), std::move(lib.lessons), m_window);
+        v->setWindowFlag(Qt::Window);
+        connect(v, &PresentationView::openInExplorerRequested, this, [this, v](const core::Scenario& s, const QString& title) {
+            m_doc->edit(tr("Lesson step “%1”").arg(title), QStringLiteral("lesson"), [s](core::Scenario& x) { x = s; });
+            v->leave();
+            emit statusMessage(tr("Opened the lesson step in the explorer (Undo returns to your scenario)"));
+        });
+        m_view = v;
+    }
+    return m_view;
+}
+
+void TeachingController::start(int lesson)
+{
+    PresentationView* v = view();
+    if (v->lessonCount() == 0) {
+        QMessageBox::warning(m_window, tr("Teaching mode"), tr("No lessons could be loaded."));
+        return;
+    }
+    v->goTo(lesson, 0);
+    v->showFullScreen();
+    v->raise();
+    v->activateWindow();
+}
+
+} // namespace shardscope::ui
