@@ -100,6 +100,7 @@ case "$cmd" in
       [ "$share" -ge 1 ] || continue
       corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target log=build-fuzz/fuzz-$target.log
       mkdir -p "$corpus" "$artifacts"
+      rm -f "$artifacts"/*   # only this run's findings
       seeds=()
       [ "$target" = scenario ] && seeds=(resources/scenarios -dict=tests/fuzz/scenario.dict)
       echo "dev.sh: fuzzing fuzz_$target for ${share} s (log: $log)"

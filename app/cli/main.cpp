@@ -13,6 +13,7 @@
 #include "shardscope/core/scenario_json.h"
 
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -106,6 +107,11 @@ bool readInput(const std::string& path, std::string& text, std::string& err)
     std::ifstream file;
     std::istream* in = &std::cin;
     if (path != "-") {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) {
+            err = path + ": is a directory, not a scenario file";
+            return false;
+        }
         file.open(path, std::ios::binary);
         if (!file) {
             err = path + ": cannot be opened";

@@ -4,11 +4,15 @@
 #include "json_fields.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #ifndef SHARDSCOPE_SOURCE_CATALOG_DIR
 #define SHARDSCOPE_SOURCE_CATALOG_DIR ""
+#endif
+#ifndef SHARDSCOPE_INSTALLED_BIN_DIR
+#define SHARDSCOPE_INSTALLED_BIN_DIR ""
 #endif
 #ifndef SHARDSCOPE_INSTALLED_CATALOG_DIR
 #define SHARDSCOPE_INSTALLED_CATALOG_DIR ""
@@ -134,7 +138,15 @@ std::string defaultCatalogDirectory()
 {
     if (const char* env = std::getenv("SHARDSCOPE_CATALOG_DIR"); env && *env)
         return env;
-    for (const char* dir : { SHARDSCOPE_SOURCE_CATALOG_DIR, SHARDSCOPE_INSTALLED_CATALOG_DIR })
+    // An installed program reads the installed catalogs; a build-tree program the source tree's.
+    std::error_code ec;
+    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    const std::string bindir = SHARDSCOPE_INSTALLED_BIN_DIR;
+    const bool installed = !ec && !bindir.empty() && exe.rfind(bindir + "/", 0) == 0;
+    const char* order[2] = { SHARDSCOPE_SOURCE_CATALOG_DIR, SHARDSCOPE_INSTALLED_CATALOG_DIR };
+    if (installed)
+        std::swap(order[0], order[1]);
+    for (const char* dir : order)
         if (*dir && exists(std::string(dir) + "/gpus.json"))
             return dir;
     return SHARDSCOPE_INSTALLED_CATALOG_DIR;

@@ -608,7 +608,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     // ---- min_gpus: the fewest GPUs (same tp, pp, cp, ep, micro-batch and global batch) at which it fits.
     r.minGpus = 0;
     if (computeMinGpus) {
-        const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch, 1 << 20);
+        // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
+        const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch,
+            static_cast<int64_t>(1e7) / (static_cast<int64_t>(tp) * pp * cp));
         const int step_ = ep > 1 ? ep / std::gcd(ep, cp) : 1;
         const PeakCandidates cand = peakCandidates(s, sh);
         auto fitsAt = [&](int64_t d) {

@@ -94,10 +94,18 @@ std::vector<Issue> validate(const Scenario& s)
         if (moeOk && modelOk && m.moe.denseLayers > m.layers)
             ck.fail("model.moe.dense_layers", "dense_layers (", m.moe.denseLayers, ") must not exceed layers (", m.layers, ")");
     }
+    if (m.isMla() || m.mla.qLoraRank != 0 || m.mla.qkNopeHeadDim != 0 || m.mla.qkRopeHeadDim != 0 || m.mla.vHeadDim != 0) {
+        // DeepSeek-V3 multi-head latent attention sizes (config_671B.json)
+        modelOk &= ck.range("model.mla.q_lora_rank", double(m.mla.qLoraRank), 0, kMaxHidden);
+        modelOk &= ck.range("model.mla.kv_lora_rank", double(m.mla.kvLoraRank), 1, kMaxHidden);
+        modelOk &= ck.range("model.mla.qk_nope_head_dim", double(m.mla.qkNopeHeadDim), 0, kMaxHidden);
+        modelOk &= ck.range("model.mla.qk_rope_head_dim", double(m.mla.qkRopeHeadDim), 0, kMaxHidden);
+        modelOk &= ck.range("model.mla.v_head_dim", double(m.mla.vHeadDim), 1, kMaxHidden);
+    }
     if (m.paramsOverride != 0)
         ck.range("model.params", m.paramsOverride, 1, kMaxParams);
-    else if (modelOk && modelSize(m).total > kMaxParams)
-        ck.fail("model", "the architecture has ", modelSize(m).total, " parameters; the limit is ", kMaxParams);
+    else if (modelOk && !(modelSize(m).total >= 1 && modelSize(m).total <= kMaxParams))
+        ck.fail("model", "the architecture has ", modelSize(m).total, " parameters; it must be between 1 and ", kMaxParams);
 
     const Cluster& c = s.cluster;
     bool clusterOk = ck.range("cluster.nodes", c.nodes, 1, kMaxGpus);
@@ -113,7 +121,8 @@ std::vector<Issue> validate(const Scenario& s)
         ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, kMinFlops, 1e18); // 0 = no FP8
     ck.range("cluster.gpu.memory_bytes", c.gpu.memoryBytes, kMinMemory, 1e15);
     ck.range("cluster.gpu.memory_bandwidth", c.gpu.memoryBandwidth, kMinBandwidth, 1e15);
-    ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, 0, 1e15);
+    if (ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, 0, 1e15) && c.gpu.scaleUpBandwidth > 0)
+        ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, kMinBandwidth, 1e15); // 0 = none
     if (ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, 0, 1e15) && c.gpu.hostLinkBandwidth > 0)
         ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, kMinBandwidth, 1e15); // 0 = none
     ck.range("cluster.gpu.achievable_matmul_fraction", c.gpu.achievableMatmulFraction, 0.01, 1);
