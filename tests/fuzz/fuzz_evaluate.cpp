@@ -202,9 +202,11 @@ void repairLayout(Scenario& s, Bytes& b)
 {
     auto& p = s.parallelism;
     const int64_t dp = int64_t(1) << (b.u8() % 21);
-    const int64_t gpus = int64_t(std::max(1, p.tp)) * std::max(1, p.pp) * std::max(1, p.cp) * dp;
-    if (gpus > 10000000)
+    // in double first: tp·pp·cp·dp of fuzzed degrees can exceed int64
+    const double gpusD = double(std::max(1, p.tp)) * std::max(1, p.pp) * std::max(1, p.cp) * double(dp);
+    if (gpusD > 10000000)
         return;
+    const int64_t gpus = static_cast<int64_t>(gpusD);
     const int gpn = std::max(1, s.cluster.gpusPerNode);
     if (gpus % gpn == 0) {
         s.cluster.nodes = static_cast<int>(gpus / gpn);
