@@ -134,6 +134,45 @@ bool readInput(const std::string& path, std::string& text, std::string& err)
     return true;
 }
 
+/// Reads, parses and evaluates the scenario FILE (or -), printing warnings and errors (each naming its field).
+/// On failure returns false and sets exitCode (2: invalid input). Search skips the evaluation (validate only).
+struct Loaded {
+    shardscope::core::Scenario scenario;
+    shardscope::core::Result result;
+    std::vector<shardscope::core::Issue> warnings;
+};
+bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loaded& out, int& exitCode, bool evaluate = true)
+{
+    namespace core = shardscope::core;
+    exitCode = kInvalid;
+    std::string text, err;
+    if (!readInput(a.target, text, err)) {
+        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
+        return false;
+    }
+    const auto parsed = core::parseScenario(text, catalog);
+    for (const auto& w : parsed.warnings)
+        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
+    if (!parsed.ok()) {
+        for (const auto& e : parsed.errors)
+            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
+        return false;
+    }
+    out.scenario = parsed.scenario;
+    out.warnings = parsed.warnings;
+    const auto issues = evaluate ? std::vector<core::Issue>{} : core::validate(parsed.scenario);
+    if (evaluate)
+        out.result = core::evaluate(parsed.scenario);
+    const auto& problems = evaluate ? out.result.issues : issues;
+    if (!problems.empty() || (evaluate && !out.result.valid)) {
+        for (const auto& e : problems)
+            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+        return false;
+    }
+    exitCode = kOk;
+    return true;
+}
+
 // launch-config FILE --target T: evaluates the scenario (invalid -> exit 2, as evaluate), then prints the
 // DeepSpeed JSON, FSDP2 fragment, Megatron-LM arguments or NCCL exports (core/launch_config.h).
 int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
@@ -146,26 +185,11 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
                   << (t == a.options.end() ? std::string(" (missing)") : ", not '" + t->second + "'") << "\n";
         return kInvalid;
     }
-    std::string text, err;
-    if (!readInput(a.target, text, err)) {
-        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
-        return kInvalid;
-    }
-    const auto parsed = core::parseScenario(text, catalog);
-    for (const auto& w : parsed.warnings)
-        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
-    if (!parsed.ok()) {
-        for (const auto& e : parsed.errors)
-            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
-        return kInvalid;
-    }
-    const auto result = core::evaluate(parsed.scenario);
-    if (!result.valid) {
-        for (const auto& e : result.issues)
-            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
-        return kInvalid;
-    }
-    std::cout << core::launchConfig(parsed.scenario, result, target);
+    Loaded in;
+    int code = kOk;
+    if (!loadScenario(a, catalog, in, code))
+        return code;
+    std::cout << core::launchConfig(in.scenario, in.result, target);
     return kOk;
 }
 
@@ -174,27 +198,12 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
 int runExportCommand(const Args& a, const shardscope::core::Catalog& catalog)
 {
     namespace core = shardscope::core;
-    std::string text, err;
-    if (!readInput(a.target, text, err)) {
-        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
-        return kInvalid;
-    }
-    const auto parsed = core::parseScenario(text, catalog);
-    for (const auto& w : parsed.warnings)
-        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
-    if (!parsed.ok()) {
-        for (const auto& e : parsed.errors)
-            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
-        return kInvalid;
-    }
-    const auto result = core::evaluate(parsed.scenario);
-    if (!result.valid) {
-        for (const auto& e : result.issues)
-            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
-        return kInvalid;
-    }
+    Loaded in;
+    int code = kOk;
+    if (!loadScenario(a, catalog, in, code))
+        return code;
 #ifdef SHARDSCOPE_CLI_EXPORT
-    return shardscope::cli::runExport(parsed.scenario, result, a.options, std::cerr, std::cerr);
+    return shardscope::cli::runExport(in.scenario, in.result, a.options, std::cerr, std::cerr);
 #else
     std::cerr << "shardscope-cli: export: this shardscope-cli was built without the GUI (SHARDSCOPE_BUILD_GUI=OFF)\n";
     return kInternal;
@@ -233,39 +242,20 @@ int run(int argc, char** argv)
         return kOk;
     }
     if (a.command == "evaluate" || a.command == "search") {
-        std::string text;
-        if (!readInput(a.target, text, err)) {
-            std::cerr << "shardscope-cli: error: (file): " << err << "\n";
-            return kInvalid;
-        }
-        const auto parsed = shardscope::core::parseScenario(text, catalog);
-        for (const auto& w : parsed.warnings)
-            std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
-        if (!parsed.ok()) {
-            for (const auto& e : parsed.errors)
-                std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
-            return kInvalid;
-        }
-        if (a.command == "search") {
-            if (const auto issues = shardscope::core::validate(parsed.scenario); !issues.empty()) {
-                for (const auto& e : issues)
-                    std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
-                return kInvalid;
-            }
-            return shardscope::cli::runSearch(parsed.scenario, catalog, a.options, std::cout, std::cerr);
-        }
-        auto result = shardscope::core::evaluate(parsed.scenario);
-        if (!result.valid) {
-            for (const auto& e : result.issues)
-                std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
-            return kInvalid;
-        }
-        for (const auto& w : parsed.warnings)
+        const bool search = a.command == "search";
+        Loaded in;
+        int code = kOk;
+        if (!loadScenario(a, catalog, in, code, !search))
+            return code;
+        if (search)
+            return shardscope::cli::runSearch(in.scenario, catalog, a.options, std::cout, std::cerr);
+        auto& result = in.result;
+        for (const auto& w : in.warnings)
             result.warnings.push_back(w);
         if (a.format == "json")
             std::cout << shardscope::core::resultToJson(result);
         else
-            shardscope::cli::printResultTable(std::cout, parsed.scenario, result);
+            shardscope::cli::printResultTable(std::cout, in.scenario, result);
         return kOk;
     }
     if (a.command == "launch-config")
