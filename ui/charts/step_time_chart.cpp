@@ -12,39 +12,53 @@ StepTimeChart::StepTimeChart(QWidget* parent)
     , m_ticker(new QCPAxisTickerText)
     , m_totals(new QCPAxisTickerText)
 {
-    QCPAxis* key = m_plot->yAxis;
-    QCPAxis* value = m_plot->xAxis;
-    key->setTicker(m_ticker);
+    m_bars = setupStackedRows(m_plot, m_ticker, m_totals, 0.62);
+    addLegend(Qt::BottomEdge, 3)->setEntries(legendEntries());
+    applyTheme();
+}
+
+std::array<QCPBars*, StepTimeChart::kParts> StepTimeChart::setupStackedRows(QCustomPlot* plot,
+    const QSharedPointer<QCPAxisTickerText>& rows, const QSharedPointer<QCPAxisTickerText>& totals, double barWidth)
+{
+    QCPAxis* key = plot->yAxis;
+    QCPAxis* value = plot->xAxis;
+    key->setTicker(rows);
     key->setRangeReversed(true);
     key->grid()->setVisible(false);
     key->setTickLength(0, 3);
     // Each row's total as a tick label on the right: an aligned column, and cached by QCustomPlot.
-    QCPAxis* totals = m_plot->yAxis2;
-    totals->setVisible(true);
-    totals->setTicker(m_totals);
-    totals->setRangeReversed(true);
-    totals->setTickLength(0, 0);
-    totals->setSubTicks(false);
-    connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), totals, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    QCPAxis* right = plot->yAxis2;
+    right->setVisible(true);
+    right->setTicker(totals);
+    right->setRangeReversed(true);
+    right->setTickLength(0, 0);
+    right->setSubTicks(false);
+    QObject::connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right,
+        qOverload<const QCPRange&>(&QCPAxis::setRange));
+    std::array<QCPBars*, kParts> out{};
     QCPBars* below = nullptr;
     for (int i = 0; i < kParts; ++i) {
         auto* bars = new QCPBars(key, value);
         bars->setName(partName(i));
         bars->setBrush(timeColor(i));
         bars->setPen(QPen(timeColor(i).darker(130), 1));
-        bars->setWidth(0.62);
+        bars->setWidth(barWidth);
         bars->setStackingGap(0);
         bars->setSelectable(QCP::stNone);
         if (below)
             bars->moveAbove(below);
         below = bars;
-        m_bars[size_t(i)] = bars;
+        out[size_t(i)] = bars;
     }
+    return out;
+}
+
+QList<LegendStrip::Entry> StepTimeChart::legendEntries()
+{
     QList<LegendStrip::Entry> entries;
     for (int i = 0; i < kParts; ++i)
         entries.push_back({partName(i), timeColor(i), LegendStrip::Swatch::Box, explainHtml(partKey(i))});
-    addLegend(Qt::BottomEdge, 3)->setEntries(entries);
-    applyTheme();
+    return entries;
 }
 
 QString StepTimeChart::partKey(int part)

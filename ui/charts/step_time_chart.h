@@ -31,6 +31,13 @@ public:
     static QString partName(int part);
     static double partSeconds(const core::StepTime& t, int part);
 
+    /// Lays out horizontal stacked step-time rows on `plot`: rows on the reversed y axis (`rows` ticker), each row's
+    /// total on the right axis (`totals` ticker), one bar set per part stacked in order. Shared with the compare view.
+    static std::array<QCPBars*, kParts> setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
+                                                         const QSharedPointer<QCPAxisTickerText>& totals, double barWidth);
+    /// The legend of the parts, with their explanations.
+    static QList<LegendStrip::Entry> legendEntries();
+
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
     QString axisToolTip(QCPAxis* axis, const QPoint& pos) const override;

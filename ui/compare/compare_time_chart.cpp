@@ -13,36 +13,8 @@ CompareTimeChart::CompareTimeChart(QWidget* parent)
     , m_ticker(new QCPAxisTickerText)
     , m_totals(new QCPAxisTickerText)
 {
-    QCPAxis* key = m_plot->yAxis;
-    key->setTicker(m_ticker);
-    key->setRangeReversed(true);
-    key->grid()->setVisible(false);
-    key->setTickLength(0, 3);
-    QCPAxis* totals = m_plot->yAxis2;
-    totals->setVisible(true);
-    totals->setTicker(m_totals);
-    totals->setRangeReversed(true);
-    totals->setTickLength(0, 0);
-    totals->setSubTicks(false);
-    connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), totals, qOverload<const QCPRange&>(&QCPAxis::setRange));
-    QCPBars* below = nullptr;
-    for (int i = 0; i < StepTimeChart::kParts; ++i) {
-        auto* bars = new QCPBars(key, m_plot->xAxis);
-        bars->setName(StepTimeChart::partName(i));
-        bars->setBrush(timeColor(i));
-        bars->setPen(QPen(timeColor(i).darker(130), 1));
-        bars->setWidth(0.6);
-        bars->setStackingGap(0);
-        bars->setSelectable(QCP::stNone);
-        if (below)
-            bars->moveAbove(below);
-        below = bars;
-        m_bars[size_t(i)] = bars;
-    }
-    QList<LegendStrip::Entry> entries;
-    for (int i = 0; i < StepTimeChart::kParts; ++i)
-        entries.push_back({StepTimeChart::partName(i), timeColor(i), LegendStrip::Swatch::Box, explainHtml(StepTimeChart::partKey(i))});
-    addLegend(Qt::BottomEdge, 6)->setEntries(entries);
+    m_bars = StepTimeChart::setupStackedRows(m_plot, m_ticker, m_totals, 0.6);
+    addLegend(Qt::BottomEdge, 6)->setEntries(StepTimeChart::legendEntries());
     applyTheme();
 }
 
