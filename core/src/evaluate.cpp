@@ -613,26 +613,33 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             static_cast<int64_t>(1e7) / (static_cast<int64_t>(tp) * pp * cp));
         const int step_ = ep > 1 ? ep / std::gcd(ep, cp) : 1;
         const PeakCandidates cand = peakCandidates(s, sh);
-        auto fitsAt = [&](int64_t d) {
+        // NCCL buffers change little with dp (only the dp-group placement): bisect with this layout's buffers,
+        // then settle the answer with the exact buffers of the candidate degrees.
+        auto fitsAt = [&](int64_t d, double buffers) {
             const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
-            return candidatesPeakMemory(s, sh, cand, static_cast<int>(d), mb) + ncclBufferBytes(s, static_cast<int>(d))
-                <= r.capacity;
+            return candidatesPeakMemory(s, sh, cand, static_cast<int>(d), mb) + buffers <= r.capacity;
         };
+        auto fitsExact = [&](int64_t k) { return fitsAt(k * step_, ncclBufferBytes(s, static_cast<int>(k * step_))); };
         // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
         int64_t lo = 1, hi = dpMax / step_;
+        const int64_t top = hi;
         const int64_t here = dp / step_;
         if (r.fits && here >= 1 && dp % step_ == 0)
             hi = here;
         else if (here >= 1 && here < hi)
             lo = here + 1;
-        if (hi >= lo && fitsAt(hi * step_)) {
+        if (hi >= lo && fitsExact(hi)) {
             while (lo < hi) {
                 const int64_t mid = (lo + hi) / 2;
-                if (fitsAt(mid * step_))
+                if (fitsAt(mid * step_, nccl))
                     hi = mid;
                 else
                     lo = mid + 1;
             }
+            while (lo < top && !fitsExact(lo))
+                ++lo;
+            while (lo > 1 && fitsExact(lo - 1))
+                --lo;
             // GPU counts beyond the validated limit (1e7) are reported as "none up to the limit" (0).
             const double gpusNeeded = double(lo) * step_ * tp * pp * cp;
             r.minGpus = gpusNeeded <= 1e7 ? static_cast<int>(gpusNeeded) : 0;

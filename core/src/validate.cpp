@@ -104,8 +104,11 @@ std::vector<Issue> validate(const Scenario& s)
     }
     if (m.paramsOverride != 0)
         ck.range("model.params", m.paramsOverride, 1, kMaxParams);
-    else if (modelOk && !(modelSize(m).total >= 1 && modelSize(m).total <= kMaxParams))
-        ck.fail("model", "the architecture has ", modelSize(m).total, " parameters; it must be between 1 and ", kMaxParams);
+    else if (modelOk) {
+        const double total = modelSize(m).total;
+        if (!(total >= 1 && total <= kMaxParams))
+            ck.fail("model", "the architecture has ", total, " parameters; it must be between 1 and ", kMaxParams);
+    }
 
     const Cluster& c = s.cluster;
     bool clusterOk = ck.range("cluster.nodes", c.nodes, 1, kMaxGpus);
