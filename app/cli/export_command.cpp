@@ -65,6 +65,14 @@ int runExport(const core::Scenario& scenario, const core::Result& result,
         return kInvalid;
     }
 
+    ui::FigureOptions figure;
+    figure.size = QSize(width, height);
+    figure.scale = dpi / 96.0;
+    if (const QString budget = ui::pixelBudgetError(figure); !report && format == ui::FigureFormat::Png && !budget.isEmpty()) {
+        err << "shardscope-cli: export: " << budget.toStdString() << " (--width, --height, --dpi)\n";
+        return kInvalid;
+    }
+
     // Qt only from here on, and without a display unless the caller chose a platform.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -90,13 +98,10 @@ int runExport(const core::Scenario& scenario, const core::Result& result,
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";
     } else {
-        ui::FigureOptions o;
-        o.size = QSize(width, height);
-        o.scale = dpi / 96.0;
-        o.lightTheme = true;
-        o.caption = ui::scenarioCaption(scenario, result);
-        const ui::ChartFigure figure(kind, scenario, result, comparison, true);
-        error = figure.save(file, format, o);
+        figure.lightTheme = true;
+        figure.caption = ui::scenarioCaption(scenario, result);
+        const ui::ChartFigure chartFigure(kind, scenario, result, comparison, true);
+        error = chartFigure.save(file, format, figure);
         if (error.isEmpty())
             out << "wrote " << path->second << "\n";
     }

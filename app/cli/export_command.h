@@ -15,7 +15,9 @@ namespace shardscope::cli {
 
 /// Options: --chart memory|strategy|communication|time|timeline|report, --out FILE.png|.svg|.pdf (report: .pdf),
 /// [--width W --height H] logical pixels (default 1000 x 620), [--dpi D] PNG density (default 96).
-/// Returns the exit code: 0 written, 2 bad option, 1 could not write.
+/// A PNG over ui::kMaxFigurePixels (width × height × (dpi/96)²) is refused before anything is drawn.
+/// Returns the exit code: 0 written, 2 bad option or a PNG over the pixel budget, 1 could not write (the file
+/// named, the old file kept).
 int runExport(const core::Scenario& scenario, const core::Result& result,
               const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err);
 

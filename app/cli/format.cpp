@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "format.h"
 
+#include "shardscope/core/file_io.h"
+
 #include "shardscope/core/scenario_json.h"
 
 #include <cmath>
@@ -23,6 +25,8 @@ std::string pad(const std::string& s, size_t w, bool right = false)
         return s;
     return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
+/// Names and ids come from files: shown with control characters escaped, never sent raw to the terminal.
+std::string esc(const std::string& text) { return core::escapeForTerminal(text); }
 } // namespace
 
 std::string bytes(double b)
@@ -62,10 +66,10 @@ std::string count(double n)
 void printResultTable(std::ostream& os, const core::Scenario& s, const core::Result& r)
 {
     using namespace core;
-    os << "Scenario: " << s.name << "\n";
-    os << "Model: " << (s.model.name.empty() ? s.model.id : s.model.name) << ", " << count(r.parameters)
+    os << "Scenario: " << esc(s.name) << "\n";
+    os << "Model: " << esc(s.model.name.empty() ? s.model.id : s.model.name) << ", " << count(r.parameters)
        << " parameters (" << count(r.activeParameters) << " active)\n";
-    os << "Cluster: " << s.cluster.nodes << " x " << s.cluster.gpusPerNode << " " << s.cluster.gpu.name << "\n";
+    os << "Cluster: " << s.cluster.nodes << " x " << s.cluster.gpusPerNode << " " << esc(s.cluster.gpu.name) << "\n";
     os << "Layout: " << r.gpus << " GPUs = dp " << r.dp << " x tp " << r.tp << " x pp " << r.pp << " x cp " << r.cp
        << ", ep " << r.ep << ", " << toString(s.parallelism.sharding) << ", " << r.microBatches
        << " micro-batches per step\n\n";
@@ -104,7 +108,7 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
         os << "Cost per step: $" << fmt("%.4f", r.throughput.costPerStepUsd) << "\n";
     os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";
     for (const auto& w : r.warnings)
-        os << "warning: " << w.field << ": " << w.message << "\n";
+        os << "warning: " << esc(w.field) << ": " << esc(w.message) << "\n";
 }
 
 void printCatalogTable(std::ostream& os, const core::Catalog& c, const std::string& which)
@@ -113,23 +117,23 @@ void printCatalogTable(std::ostream& os, const core::Catalog& c, const std::stri
         os << pad("id", 18) << pad("BF16 TFLOP/s", 14, true) << pad("memory", 12, true) << pad("HBM TB/s", 10, true)
            << pad("scale-up GB/s", 15, true) << "  name\n";
         for (const auto& g : c.gpus)
-            os << pad(g.id, 18) << pad(fmt("%.0f", g.bf16DenseFlops / 1e12), 14, true) << pad(bytes(g.memoryBytes), 12, true)
+            os << pad(esc(g.id), 18) << pad(fmt("%.0f", g.bf16DenseFlops / 1e12), 14, true) << pad(bytes(g.memoryBytes), 12, true)
                << pad(fmt("%.2f", g.memoryBandwidth / 1e12), 10, true) << pad(fmt("%.0f", g.scaleUpBandwidth / 1e9), 15, true)
-               << "  " << g.name << "\n";
+               << "  " << esc(g.name) << "\n";
     } else if (which == "interconnects") {
         os << pad("id", 14) << pad("kind", 11) << pad("GB/s/dir", 10, true) << pad("latency", 10, true)
            << pad("eff.", 6, true) << "  name\n";
         static const char* kinds[] = { "scale-up", "scale-out", "host", "storage" };
         for (const auto& l : c.links)
-            os << pad(l.id, 14) << pad(kinds[static_cast<int>(l.kind)], 11) << pad(fmt("%.1f", l.bandwidth / 1e9), 10, true)
-               << pad(seconds(l.latency), 10, true) << pad(fmt("%.2f", l.efficiency), 6, true) << "  " << l.name << "\n";
+            os << pad(esc(l.id), 14) << pad(kinds[static_cast<int>(l.kind)], 11) << pad(fmt("%.1f", l.bandwidth / 1e9), 10, true)
+               << pad(seconds(l.latency), 10, true) << pad(fmt("%.2f", l.efficiency), 6, true) << "  " << esc(l.name) << "\n";
     } else {
         os << pad("id", 18) << pad("params", 10, true) << pad("layers", 7, true) << pad("hidden", 7, true)
            << pad("heads", 6, true) << pad("kv", 4, true) << pad("vocab", 8, true) << "  name\n";
         for (const auto& m : c.models)
-            os << pad(m.id, 18) << pad(count(m.paramsPublished), 10, true) << pad(std::to_string(m.layers), 7, true)
+            os << pad(esc(m.id), 18) << pad(count(m.paramsPublished), 10, true) << pad(std::to_string(m.layers), 7, true)
                << pad(std::to_string(m.hidden), 7, true) << pad(std::to_string(m.heads), 6, true)
-               << pad(std::to_string(m.kvHeads), 4, true) << pad(std::to_string(m.vocab), 8, true) << "  " << m.name << "\n";
+               << pad(std::to_string(m.kvHeads), 4, true) << pad(std::to_string(m.vocab), 8, true) << "  " << esc(m.name) << "\n";
     }
 }
 

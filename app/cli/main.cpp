@@ -12,13 +12,14 @@
 #include "shardscope/core/launch_config.h"
 #include "shardscope/core/scenario_json.h"
 
+#include "shardscope/core/file_io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -100,39 +101,18 @@ bool parseArgs(int argc, char** argv, Args& a, std::string& err)
     return true;
 }
 
-// Reads at most the parser's limit (+1 byte to notice a larger input) from a file or standard input.
+// Reads the scenario from a regular file (size checked before reading; FIFOs, devices and directories refused at
+// once) or, for "-", at most the parser's limit from standard input.
 bool readInput(const std::string& path, std::string& text, std::string& err)
 {
     constexpr size_t kLimit = 16u * 1024u * 1024u; // = the scenario parser's limit (core json_fields.h)
-    std::ifstream file;
-    std::istream* in = &std::cin;
-    if (path != "-") {
-        std::error_code ec;
-        if (std::filesystem::is_directory(path, ec)) {
-            err = path + ": is a directory, not a scenario file";
-            return false;
-        }
-        file.open(path, std::ios::binary);
-        if (!file) {
-            err = path + ": cannot be opened";
-            return false;
-        }
-        in = &file;
-    }
-    text.clear();
-    char buf[65536];
-    while (text.size() <= kLimit) {
-        in->read(buf, sizeof buf);
-        if (in->gcount() <= 0)
-            break;
-        text.append(buf, static_cast<size_t>(in->gcount()));
-    }
-    if (text.size() > kLimit) {
-        err = (path == "-" ? std::string("standard input") : path) + ": larger than the 16 MiB limit for a scenario";
-        return false;
-    }
-    return true;
+    if (path == "-")
+        return shardscope::core::readStreamBounded(0, kLimit, "standard input", text, err);
+    return shardscope::core::readRegularFile(path, kLimit, text, err);
 }
+
+/// Text from a file or the catalog for the terminal: control characters shown as escapes (core/file_io.h).
+std::string safe(const std::string& text) { return shardscope::core::escapeForTerminal(text); }
 
 /// Reads, parses and evaluates the scenario FILE (or -), printing warnings and errors (each naming its field).
 /// On failure returns false and sets exitCode (2: invalid input). Search skips the evaluation (validate only).
@@ -147,15 +127,16 @@ bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loade
     exitCode = kInvalid;
     std::string text, err;
     if (!readInput(a.target, text, err)) {
-        std::cerr << "shardscope-cli: error: (file): " << err << "\n";
+        std::cerr << "shardscope-cli: error: (file): " << safe(err) << "\n";
         return false;
     }
     const auto parsed = core::parseScenario(text, catalog);
     for (const auto& w : parsed.warnings)
-        std::cerr << "shardscope-cli: warning: " << w.field << ": " << w.message << "\n";
+        std::cerr << "shardscope-cli: warning: " << safe(w.field) << ": " << safe(w.message) << "\n";
     if (!parsed.ok()) {
         for (const auto& e : parsed.errors)
-            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : e.field) << ": " << e.message << "\n";
+            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : safe(e.field)) << ": " << safe(e.message)
+                      << "\n";
         return false;
     }
     out.scenario = parsed.scenario;
@@ -166,7 +147,7 @@ bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loade
     const auto& problems = evaluate ? out.result.issues : issues;
     if (!problems.empty() || (evaluate && !out.result.valid)) {
         for (const auto& e : problems)
-            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+            std::cerr << "shardscope-cli: error: " << safe(e.field) << ": " << safe(e.message) << "\n";
         return false;
     }
     exitCode = kOk;
@@ -182,13 +163,18 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
     core::LaunchTarget target{};
     if (t == a.options.end() || !core::parseLaunchTarget(t->second, target)) {
         std::cerr << "shardscope-cli: launch-config: --target must be deepspeed, fsdp, megatron or nccl-env"
-                  << (t == a.options.end() ? std::string(" (missing)") : ", not '" + t->second + "'") << "\n";
+                  << (t == a.options.end() ? std::string(" (missing)") : ", not '" + safe(t->second) + "'") << "\n";
         return kInvalid;
     }
     Loaded in;
     int code = kOk;
     if (!loadScenario(a, catalog, in, code))
         return code;
+    if (const auto refused = core::launchConfigIssues(in.scenario, in.result, target); !refused.empty()) {
+        for (const auto& e : refused)
+            std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
+        return kInvalid;
+    }
     std::cout << core::launchConfig(in.scenario, in.result, target);
     return kOk;
 }
@@ -215,7 +201,7 @@ int run(int argc, char** argv)
     Args a;
     std::string err;
     if (!parseArgs(argc, argv, a, err)) {
-        std::cerr << "shardscope-cli: " << err << "\n" << kUsage;
+        std::cerr << "shardscope-cli: " << safe(err) << "\n" << kUsage;
         return kInvalid;
     }
     if (a.help) {
@@ -226,13 +212,13 @@ int run(int argc, char** argv)
     const std::string dir = a.catalogDir.empty() ? shardscope::core::defaultCatalogDirectory() : a.catalogDir;
     if (auto errors = shardscope::core::loadCatalogDirectory(dir, catalog); !errors.ok()) {
         for (const auto& e : errors.errors)
-            std::cerr << "shardscope-cli: catalog: " << e << "\n";
+            std::cerr << "shardscope-cli: catalog: " << safe(e) << "\n";
         return a.catalogDir.empty() ? kInternal : kInvalid;
     }
 
     if (a.command == "catalog") {
         if (a.target != "gpus" && a.target != "interconnects" && a.target != "models") {
-            std::cerr << "shardscope-cli: catalog: expected gpus, interconnects or models, not '" << a.target << "'\n";
+            std::cerr << "shardscope-cli: catalog: expected gpus, interconnects or models, not '" << safe(a.target) << "'\n";
             return kInvalid;
         }
         if (a.format == "json")
@@ -262,16 +248,31 @@ int run(int argc, char** argv)
         return runLaunchConfig(a, catalog);
     if (a.command == "export")
         return runExportCommand(a, catalog);
-    std::cerr << "shardscope-cli: unknown command '" << a.command << "'\n" << kUsage;
+    std::cerr << "shardscope-cli: unknown command '" << safe(a.command) << "'\n" << kUsage;
     return kInvalid;
 }
 
 } // namespace
 
+/// Every byte of standard output reached its destination (a full disk, /dev/full, a closed pipe): otherwise
+/// the command failed, whatever it computed.
+int checkedExit(int code)
+{
+    errno = 0;
+    std::cout.flush();
+    if (std::cout.fail() || std::fflush(stdout) != 0) {
+        const int err = errno;
+        std::cerr << "shardscope-cli: error: cannot write standard output" << (err ? std::string(": ") + std::strerror(err) : "")
+                  << "\n";
+        return kInternal;
+    }
+    return code;
+}
+
 int main(int argc, char** argv)
 {
     try {
-        return run(argc, argv);
+        return checkedExit(run(argc, argv));
     } catch (const std::exception& e) {
         std::cerr << "shardscope-cli: internal error: " << e.what() << "\n";
         return kInternal;

@@ -3,10 +3,10 @@
 
 #include "json_fields.h"
 
+#include "shardscope/core/file_io.h"
+
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #ifndef SHARDSCOPE_SOURCE_CATALOG_DIR
 #define SHARDSCOPE_SOURCE_CATALOG_DIR ""
@@ -57,19 +57,10 @@ CatalogErrors parseList(std::string_view text, const char* listKey, std::vector<
     return out;
 }
 
-std::string readFile(const std::string& path, bool& ok)
-{
-    std::ifstream in(path, std::ios::binary);
-    ok = static_cast<bool>(in);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 bool exists(const std::string& path)
 {
-    std::ifstream in(path);
-    return static_cast<bool>(in);
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec);
 }
 
 } // namespace
@@ -121,11 +112,10 @@ CatalogErrors loadCatalogDirectory(const std::string& dir, Catalog& into)
         { "gpus.json", parseGpuCatalog }, { "links.json", parseLinkCatalog }, { "models.json", parseModelCatalog }
     };
     for (const auto& [name, parse] : files) {
-        bool ok = false;
         const std::string path = dir + "/" + name;
-        const std::string text = readFile(path, ok);
-        if (!ok) {
-            all.errors.push_back(path + ": cannot be read");
+        std::string text, error;
+        if (!readRegularFile(path, detail::kMaxJsonBytes, text, error)) { // a link to /dev/zero, a FIFO: refused
+            all.errors.push_back(error);
             continue;
         }
         for (auto& e : parse(text, into).errors)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace shardscope::core::detail {
 
@@ -33,6 +34,74 @@ int jsonNestingDepth(std::string_view text)
     return maxDepth;
 }
 
+namespace {
+/// nlohmann's DOM builder plus a duplicate-key check: one hash set of keys per open object, and the key path
+/// to the first duplicate ("model.layers").
+class DuplicateKeySax {
+public:
+    explicit DuplicateKeySax(json& root) : m_dom(root) {}
+    std::string duplicate; ///< dotted path of the first duplicate key, "" when none
+
+    bool null() { return value(m_dom.null()); }
+    bool boolean(bool v) { return value(m_dom.boolean(v)); }
+    bool number_integer(json::number_integer_t v) { return value(m_dom.number_integer(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return value(m_dom.number_unsigned(v)); }
+    bool number_float(json::number_float_t v, const json::string_t& s) { return value(m_dom.number_float(v, s)); }
+    bool string(json::string_t& v) { return value(m_dom.string(v)); }
+    bool binary(json::binary_t& v) { return value(m_dom.binary(v)); }
+    bool start_object(std::size_t n)
+    {
+        m_objects.emplace_back();
+        m_inObject.push_back(true);
+        return m_dom.start_object(n);
+    }
+    bool key(json::string_t& k)
+    {
+        if (!m_objects.back().insert(k).second && duplicate.empty()) {
+            for (const auto& p : m_path)
+                duplicate += p + ".";
+            duplicate += k;
+        }
+        m_path.push_back(k);
+        return m_dom.key(k);
+    }
+    bool end_object()
+    {
+        m_objects.pop_back();
+        m_inObject.pop_back();
+        return value(m_dom.end_object());
+    }
+    bool start_array(std::size_t n)
+    {
+        m_inObject.push_back(false);
+        return m_dom.start_array(n);
+    }
+    bool end_array()
+    {
+        m_inObject.pop_back();
+        return value(m_dom.end_array());
+    }
+    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e)
+    {
+        return m_dom.parse_error(position, token, e); // throws (allow_exceptions)
+    }
+
+private:
+    /// A value (or a closed container) completes the member whose key is the last in m_path.
+    bool value(bool ok)
+    {
+        if (!m_inObject.empty() && m_inObject.back() && !m_path.empty())
+            m_path.pop_back();
+        return ok;
+    }
+
+    nlohmann::detail::json_sax_dom_parser<json> m_dom;
+    std::vector<std::unordered_set<std::string>> m_objects; ///< keys seen in each open object
+    std::vector<bool> m_inObject;                           ///< for each open container: an object?
+    std::vector<std::string> m_path;                        ///< keys from the root to the current member
+};
+} // namespace
+
 bool parseJsonText(std::string_view text, json& out, std::string& error, std::string* field)
 {
     if (text.size() > kMaxJsonBytes) {
@@ -48,50 +117,21 @@ bool parseJsonText(std::string_view text, json& out, std::string& error, std::st
         return false;
     }
     // Duplicate keys are an error (RFC 8259 leaves them undefined; nlohmann would keep the last silently).
-    // The callback sees keys depth-first: keep the keys of every open object and the path to it.
-    std::vector<std::vector<std::string>> keys;
-    std::vector<std::string> path;
-    std::string duplicate;
-    auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-        switch (event) {
-        case json::parse_event_t::object_start: keys.emplace_back(); break;
-        case json::parse_event_t::object_end:
-            if (!keys.empty())
-                keys.pop_back();
-            break;
-        case json::parse_event_t::key: {
-            // depth d: the key belongs to the object opened at depth d − 1; path[i] is the key at depth i + 1
-            const std::string k = parsed.get<std::string>();
-            const size_t d = static_cast<size_t>(std::max(1, depth));
-            path.resize(d - 1);
-            if (!keys.empty()) {
-                auto& open = keys.back();
-                if (duplicate.empty() && std::find(open.begin(), open.end(), k) != open.end()) {
-                    for (const auto& p : path)
-                        duplicate += p + ".";
-                    duplicate += k;
-                }
-                open.push_back(k);
-            }
-            path.push_back(k);
-            break;
-        }
-        default: break;
-        }
-        return true;
-    };
+    // A SAX pass builds the document and keeps a hash set of the keys of every open object, so the check is
+    // linear in the text (nlohmann's parse callback rescans the parent container after every value: quadratic).
+    DuplicateKeySax sax(out);
     try {
-        out = json::parse(text.begin(), text.end(), callback);
+        json::sax_parse(text.begin(), text.end(), &sax);
     } catch (const json::exception& e) {
         error = std::string("not valid JSON: ") + e.what();
         return false;
     }
-    if (!duplicate.empty()) {
+    if (!sax.duplicate.empty()) {
         error = "the key appears twice in the same object";
         if (field)
-            *field = duplicate;
+            *field = sax.duplicate;
         else
-            error = "'" + duplicate + "': " + error;
+            error = "'" + sax.duplicate + "': " + error;
         return false;
     }
     return true;

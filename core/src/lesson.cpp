@@ -4,6 +4,7 @@
 #include "shardscope/core/lesson.h"
 
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/file_io.h"
 #include "shardscope/core/scenario_json.h"
 
 #include "json_fields.h"
@@ -13,7 +14,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <set>
@@ -746,15 +746,13 @@ std::string defaultLessonDirectory()
 
 LessonParse readLessonFile(const std::string& path, const Catalog& catalog)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string text, error;
+    if (!readRegularFile(path, detail::kMaxJsonBytes, text, error)) {
         LessonParse out;
-        out.errors.push_back({ "", path + ": cannot be read" });
+        out.errors.push_back({ "", error });
         return out;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseLesson(ss.str(), catalog);
+    return parseLesson(text, catalog);
 }
 
 } // namespace shardscope::core

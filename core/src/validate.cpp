@@ -20,6 +20,7 @@ constexpr double kMaxGpus = 1e7;
 constexpr double kMaxGpusPerNode = 1024;
 constexpr double kMaxBatch = 1e9;
 constexpr int kMaxDegree = 1 << 20;
+constexpr double kMaxTdpWatts = 1e5; // a whole GB200 NVL72 rack draws ~1.2e5 W; one accelerator stays far below
 // Lower limits on hardware rates (1 GFLOP/s, 1 MB/s, 1 MiB): below them times overflow no product but stop meaning anything.
 constexpr double kMinFlops = 1e9;
 constexpr double kMinBandwidth = 1e6;
@@ -130,6 +131,8 @@ std::vector<Issue> validate(const Scenario& s)
         ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, kMinBandwidth, 1e15); // 0 = none
     ck.range("cluster.gpu.achievable_matmul_fraction", c.gpu.achievableMatmulFraction, 0.01, 1);
     ck.range("cluster.gpu.hourly_price_usd", c.gpu.hourlyPriceUsd, 0, 1e6);
+    ck.range("cluster.gpu.scale_up_domain", c.gpu.scaleUpDomain, 1, kMaxGpus); // GPUs per NVLink domain: at least the GPU itself
+    ck.range("cluster.gpu.tdp_watts", c.gpu.tdpWatts, 0, kMaxTdpWatts);      // 0 = not known
     ck.range("cluster.intra_node.bandwidth", c.intraNode.bandwidth, kMinBandwidth, 1e15);
     ck.range("cluster.intra_node.latency", c.intraNode.latency, 0, 1);
     ck.range("cluster.intra_node.efficiency", c.intraNode.efficiency, 0.01, 1.5);
@@ -207,7 +210,10 @@ std::vector<Issue> validate(const Scenario& s)
     }
     if (p.sharding == Sharding::FsdpHybrid) {
         const int group = p.shardGroup > 0 ? p.shardGroup : c.gpusPerNode;
-        if ((dp * p.cp) % group != 0 && group < dp * p.cp)
+        if (p.shardGroup > dp * p.cp)
+            ck.fail("parallelism.shard_group", "shard_group (", p.shardGroup, ") must not exceed dp × cp (", dp * p.cp,
+                "): a shard group holds data-parallel ranks");
+        else if ((dp * p.cp) % group != 0 && group < dp * p.cp)
             ck.fail("parallelism.shard_group", "shard_group (", group, ") must divide dp × cp (", dp * p.cp, ")");
     }
     if (s.offload.parameters != OffloadTarget::None && p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)

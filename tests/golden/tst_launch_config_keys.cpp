@@ -41,6 +41,8 @@ const Allowlist kDeepSpeedKeys = {
     { "train_batch_size", "ds:runtime/constants.py:17; config-json.md Batch Size Related Parameters" },
     { "train_micro_batch_size_per_gpu", "ds:runtime/constants.py:93" },
     { "gradient_accumulation_steps", "ds:runtime/constants.py:105" },
+    { "sequence_parallel_size", "ds:__init__.py:158-161 (with data_parallel_size: the data x sequence mesh)" },
+    { "data_parallel_size", "ds:__init__.py:158-161; runtime/config.py:728 (batch check's world size)" },
     { "bf16", "ds:runtime/constants.py:123; config-json.md BFLOAT16 training options" },
     { "bf16.enabled", "ds:runtime/constants.py:126" },
     { "fp16", "ds:runtime/constants.py:151; config-json.md FP16 training options" },
@@ -200,6 +202,7 @@ const std::map<std::string, std::set<std::string>> kPythonImports = {
     { "torch.distributed.fsdp", { "fully_shard", "MixedPrecisionPolicy", "CPUOffloadPolicy" } }, // fsdp/__init__.py (2.6+)
     { "torch.distributed.algorithms._checkpoint.checkpoint_wrapper", { "checkpoint_wrapper" } },
     { "torch.distributed.tensor.parallel", { "parallelize_module", "ColwiseParallel", "RowwiseParallel" } },
+    { "torch.distributed.tensor.experimental", { "context_parallel" } }, // tensor/experimental/__init__.py __all__
     { "torch.nn.parallel", { "DistributedDataParallel" } },
     { "torch.distributed.optim", { "ZeroRedundancyOptimizer" } }, // distributed/optim/zero_redundancy_optimizer.py
     { "os", {} }, { "contextlib", {} }, { "torch", {} }, { "torch.distributed", {} },
@@ -287,6 +290,8 @@ private slots:
     void fsdpImportsAndTorchrun();
     void deterministic_data() { addScenarioRows(); }
     void deterministic();
+    void contextParallelLayouts();
+    void refusedLayouts();
 };
 
 void TestLaunchConfigKeys::parseTargets()
@@ -312,6 +317,8 @@ void TestLaunchConfigKeys::deepSpeedKeys()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
+    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::DeepSpeed).empty())
+        QSKIP("this layout is refused for the target (refusedLayouts checks why)");
     const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::DeepSpeed);
     nlohmann::json j;
     try {
@@ -350,6 +357,8 @@ void TestLaunchConfigKeys::megatronFlags()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
+    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::Megatron).empty())
+        QSKIP("this layout is refused for the target (refusedLayouts checks why)");
     const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::Megatron);
     static const std::regex flag(R"(--[a-z0-9][a-z0-9-]*)");
     for (const auto& f : tokens(text, flag))
@@ -390,6 +399,8 @@ void TestLaunchConfigKeys::ncclVariables()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
+    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::NcclEnv).empty())
+        QSKIP("this layout is refused for the target (refusedLayouts checks why)");
     const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::NcclEnv);
     static const std::regex var(R"(NCCL_[A-Z0-9_]+)");
     for (const auto& v : tokens(text, var))
@@ -414,6 +425,8 @@ void TestLaunchConfigKeys::fsdpImportsAndTorchrun()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
+    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::Fsdp).empty())
+        QSKIP("this layout is refused for the target (refusedLayouts checks why)");
     const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::Fsdp);
     static const std::regex flag(R"(--[a-z0-9][a-z0-9-]*)");
     for (const auto& f : tokens(text, flag))
@@ -450,11 +463,79 @@ void TestLaunchConfigKeys::deterministic()
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
     for (LaunchTarget t : { LaunchTarget::DeepSpeed, LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv }) {
+        if (!launchConfigIssues(e.scenario, e.result, t).empty())
+            continue;
         const std::string once = launchConfig(e.scenario, e.result, t);
         QVERIFY(!once.empty());
         QCOMPARE(launchConfig(e.scenario, e.result, t), once);
         QCOMPARE(once.back(), '\n');
     }
+}
+
+// Context parallelism is expressed, never dropped: DeepSpeed's data x sequence mesh covers every GPU with
+// data_parallel_size = dp (so train_batch_size = micro x accumulation x dp holds, runtime/config.py:931), FSDP2's
+// device mesh has a cp dim, shards over dp x cp and wraps each micro-batch in context_parallel.
+void TestLaunchConfigKeys::contextParallelLayouts()
+{
+    const Evaluated e = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-llama3-8b-64k-zero3.shardscope.json"));
+    QVERIFY(e.result.valid);
+    QCOMPARE(e.scenario.parallelism.cp, 4);
+    QCOMPARE(e.result.dp, 16 / 4); // 2 nodes x 8 GPUs / cp 4
+    const auto ds = nlohmann::json::parse(launchConfig(e.scenario, e.result, LaunchTarget::DeepSpeed));
+    QCOMPARE(ds["sequence_parallel_size"].get<int>(), 4);
+    QCOMPARE(ds["data_parallel_size"].get<int>(), 4);
+    QCOMPARE(ds["train_batch_size"].get<int>(), 32);
+    QCOMPARE(ds["train_micro_batch_size_per_gpu"].get<int>() * ds["gradient_accumulation_steps"].get<int>() * 4, 32);
+
+    const std::string py = launchConfig(e.scenario, e.result, LaunchTarget::Fsdp);
+    QVERIFY2(py.find("mesh = init_device_mesh(\"cuda\", (4, 4), mesh_dim_names=(\"dp\", \"cp\"))") != std::string::npos, py.c_str());
+    QVERIFY(py.find("dp_cp_mesh = mesh[\"dp\", \"cp\"]._flatten(\"dp_cp\")") != std::string::npos);
+    QVERIFY(py.find("fsdp_kwargs = dict(mesh=dp_cp_mesh,") != std::string::npos);
+    QVERIFY(py.find("with context_parallel(mesh[\"cp\"], buffers=[inputs, labels], buffer_seq_dims=[1, 1]") != std::string::npos);
+    QVERIFY(py.find("GRAD_ACCUM = 8 ") != std::string::npos); // 32 sequences / (micro 1 x dp 4)
+
+    // HSDP with cp 2 and shard groups of 8 (dp x cp) ranks on 32 GPUs: replicate 4 x shard 4 x cp 2.
+    const Evaluated h = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-hybrid-llama3-8b.shardscope.json"));
+    QVERIFY(h.result.valid);
+    const std::string hp = launchConfig(h.scenario, h.result, LaunchTarget::Fsdp);
+    QVERIFY2(hp.find("(4, 4, 2), mesh_dim_names=(\"dp_replicate\", \"dp_shard\", \"cp\"))") != std::string::npos, hp.c_str());
+    QVERIFY(hp.find("fsdp_kwargs = dict(mesh=mesh[\"dp_replicate\", \"dp_shard_cp\"],") != std::string::npos);
+}
+
+void TestLaunchConfigKeys::refusedLayouts()
+{
+    // TP 8 x CP 8: DeepSpeed's mesh has no tensor-parallel dim; refused naming cp, every other target written.
+    const Evaluated e = load(QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios/cp-llama3-70b-128k.shardscope.json"));
+    QVERIFY(e.result.valid);
+    const auto ds = launchConfigIssues(e.scenario, e.result, LaunchTarget::DeepSpeed);
+    QCOMPARE(ds.size(), size_t(1));
+    QCOMPARE(ds[0].field, std::string("parallelism.cp"));
+    for (LaunchTarget t : { LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv })
+        QVERIFY(launchConfigIssues(e.scenario, e.result, t).empty());
+
+    // Ulysses scatters KV heads over the cp ranks: cp 16 > kv_heads 8 is refused; FSDP2 with cp 2 in shard groups
+    // of 3 ranks cannot be a dp_shard x cp mesh.
+    Scenario s = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-llama3-8b-64k-zero3.shardscope.json")).scenario;
+    s.parallelism.cp = 16;
+    Result r = evaluate(s);
+    QVERIFY(r.valid);
+    const auto kv = launchConfigIssues(s, r, LaunchTarget::DeepSpeed);
+    QCOMPARE(kv.size(), size_t(1));
+    QVERIFY(kv[0].message.find("kv_heads (8)") != std::string::npos);
+    s.parallelism.cp = 2;
+    s.parallelism.sharding = Sharding::FsdpHybrid;
+    s.parallelism.shardGroup = 2;
+    s.cluster.nodes = 3; // 24 GPUs: dp 12, dp x cp 24 ranks in shard groups of 2: fine
+    s.training.globalBatch = 24;
+    r = evaluate(s);
+    QVERIFY(r.valid);
+    QVERIFY(launchConfigIssues(s, r, LaunchTarget::Fsdp).empty());
+    s.parallelism.shardGroup = 3; // 24 / 3 = 8 groups of 3 ranks: 3 is not dp_shard x cp with cp 2
+    r = evaluate(s);
+    QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues[0].message.c_str());
+    const auto hy = launchConfigIssues(s, r, LaunchTarget::Fsdp);
+    QCOMPARE(hy.size(), size_t(1));
+    QCOMPARE(hy[0].field, std::string("parallelism.shard_group"));
 }
 
 QTEST_GUILESS_MAIN(TestLaunchConfigKeys)
