@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Special and huge files against shardscope-cli (issue 12, "Unbounded reads", "Quadratic parsing", checked writes):
+# a FIFO with no writer, /dev/zero, a directory, a 3 GB sparse file, a catalog directory whose gpus.json links to
+# /dev/zero are refused at once with exit 2 naming the path and the rule; 1 MB and 16 MiB lists of {} objects are
+# answered (exit 2: not a scenario) in well under a second; a full standard output (/dev/full) is exit 1 with a
+# message; escape sequences in a name never reach the terminal raw.
+# Under ASan/UBSan (4th argument ON) the time limits are ten times longer.
+#   usage: special_files.sh CLI WORKDIR CATALOG_DIR [sanitized]
+set -u
+CLI=${1:?usage: special_files.sh CLI WORKDIR CATALOG_DIR [sanitized]}
+W=${2:?}
+CATALOG=${3:?}
+case "${4:-0}" in ON | on | 1 | TRUE | true | YES | yes) SLOW=10 ;; *) SLOW=1 ;; esac
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
+export LC_ALL=C SHARDSCOPE_CATALOG_DIR="$CATALOG"
+fails=0 passes=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { passes=$((passes + 1)); }
+
+# expect NAME RC TEXT SECONDS -- CLI ARGS...: exit code RC, standard error contains TEXT, done within SECONDS.
+expect() {
+  local name=$1 rc_want=$2 text=$3 limit=$4
+  shift 5
+  local t0 t1 rc ms
+  t0=$(date +%s%N)
+  timeout 30 "$CLI" "$@" >"$name.out" 2>"$name.err" </dev/null
+  rc=$?
+  t1=$(date +%s%N)
+  ms=$(((t1 - t0) / 1000000))
+  if [ $rc -ne "$rc_want" ]; then fail "$name: exit $rc, expected $rc_want; stderr: $(head -c 300 "$name.err")"
+  elif ! grep -qF -- "$text" "$name.err"; then fail "$name: stderr lacks '$text': $(head -c 300 "$name.err")"
+  elif [ $ms -gt $((limit * 1000 * SLOW)) ]; then fail "$name: took $ms ms (limit $((limit * SLOW)) s)"
+  else pass; echo "ok: $name ($ms ms)"; fi
+}
+
+mkfifo fifo.json
+expect fifo 2 "fifo.json: is a named pipe (FIFO), not a regular file" 2 -- evaluate fifo.json
+expect dev_zero 2 "/dev/zero: is a character device, not a regular file" 2 -- evaluate /dev/zero
+mkdir dir.json
+expect directory 2 "dir.json: is a directory, not a regular file" 2 -- evaluate dir.json
+truncate -s 3G sparse.json
+expect sparse_3gb 2 "sparse.json: is 3221225472 bytes; the limit is 16777216 bytes" 2 -- evaluate sparse.json
+expect launch_fifo 2 "not a regular file" 2 -- launch-config fifo.json --target nccl-env
+mkdir cat && cp "$CATALOG"/*.json cat/ && rm cat/gpus.json && ln -s /dev/zero cat/gpus.json
+expect catalog_dev_zero 2 "gpus.json: is a character device, not a regular file" 2 -- catalog gpus --catalog-dir cat
+
+# Linear parsing: a list of empty objects, 1 MB and just under 16 MiB (the size limit).
+{ printf '['; yes '{},' | head -c 1000000 | tr -d '\n'; printf '{}]'; } >list_1mb.json
+{ printf '['; yes '{},' | head -c 16777000 | tr -d '\n'; printf '{}]'; } >list_16mib.json
+expect list_1mb 2 "a scenario must be a JSON object, not array" 1 -- evaluate list_1mb.json
+expect list_16mib 2 "a scenario must be a JSON object, not array" 1 -- evaluate list_16mib.json
+# The same objects as members of an object (a duplicate-key check that rescans would be quadratic here).
+{ printf '{"schema": "shardscope.scenario/1", "x": ['; yes '{"a": 1},' | head -c 8000000 | tr -d '\n'; printf '{}]}'; } >members_8mb.json
+expect members_8mb 0 "warning: x: unknown field" 2 -- evaluate members_8mb.json
+
+# Checked writes: standard output on a full device is an error, not a silent success.
+printf '{"schema": "shardscope.scenario/1"}' >default.json
+t0=$(date +%s)
+"$CLI" evaluate default.json >/dev/full 2>full.err
+rc=$?
+if [ $rc -ne 1 ] || ! grep -q "cannot write standard output: No space left on device" full.err; then
+  fail "stdout_dev_full: exit $rc: $(cat full.err)"
+else pass; echo "ok: stdout_dev_full"; fi
+"$CLI" launch-config default.json --target megatron >/dev/full 2>full2.err
+[ $? -eq 1 ] && pass || fail "launch-config >/dev/full did not exit 1"
+
+# Terminal escapes in names are shown escaped in the table, never raw.
+printf '{"schema": "shardscope.scenario/1", "name": "evil\\u001b]0;pwned\\u0007\\u001b[2J name"}' >escape.json
+"$CLI" evaluate escape.json --format table >escape.out 2>escape.err
+if grep -q $'\x1b' escape.out escape.err; then fail "escape: ESC reached the terminal"
+elif ! grep -qF 'evil\x1b]0;pwned\x07\x1b[2J name' escape.out; then fail "escape: name not shown escaped: $(head -1 escape.out)"
+else pass; echo "ok: escape"; fi
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]
