@@ -231,6 +231,18 @@ void TestValidation::absurdOrNegativeNumbers_data()
     QTest::newRow("link bandwidth 0") << R"("cluster":{"inter_node":{"id":"ib-ndr400","bandwidth":0}})"
                                       << "cluster.inter_node.bandwidth";
     QTest::newRow("min_channels 65") << R"("nccl":{"min_channels":65})" << "nccl.min_channels";
+    // Issue 12: an NVLink domain holds at least one GPU; power is not negative; a shard group holds dp x cp ranks
+    // at most (default: 4 x 8 GPUs, dp 32).
+    QTest::newRow("scale_up_domain 0") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","scale_up_domain":0}})"
+                                       << "cluster.gpu.scale_up_domain";
+    QTest::newRow("scale_up_domain -8") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","scale_up_domain":-8}})"
+                                        << "cluster.gpu.scale_up_domain";
+    QTest::newRow("tdp_watts -700") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","tdp_watts":-700}})"
+                                    << "cluster.gpu.tdp_watts";
+    QTest::newRow("tdp_watts 1e9") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","tdp_watts":1e9}})"
+                                   << "cluster.gpu.tdp_watts";
+    QTest::newRow("shard_group 64 > dp 32") << R"("parallelism":{"sharding":"fsdp-hybrid","shard_group":64})"
+                                            << "parallelism.shard_group";
     QTest::newRow("top_k above experts") << R"("model":{"preset":"mixtral-8x7b","moe":{"top_k":9}})"
                                          << "model.moe.top_k";
 }
