@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake g++ ninja-build dpkg-dev file qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev
-          xvfb xauth fonts-dejavu-core)
+          xvfb xauth fonts-dejavu-core python3)
 
 # install_packages [EXTRA...]: the build and test packages, plus EXTRA (package, fuzz), when missing.
 install_packages() {
