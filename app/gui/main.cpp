@@ -3,6 +3,7 @@
 #include "analysis/analysis_tabs.h"
 #include "app/app_theme.h"
 #include "app/file_controller.h"
+#include "app/termination_signals.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
@@ -10,7 +11,6 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTimer>
@@ -77,15 +77,25 @@ int main(int argc, char* argv[])
     }
     window.show();
 
+    // SIGTERM / SIGHUP (logout): the unsaved changes are autosaved at once, then quit without prompting; the
+    // autosave stays for the next start to offer back.
+    bool terminated = false;
+    ui::TerminationSignals termination(window.files()->autosave());
+    QObject::connect(&termination, &ui::TerminationSignals::terminationRequested, &app, [&terminated] {
+        terminated = true;
+        QCoreApplication::exit(0);
+    });
+
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
         window.files()->open(args.front());
     } else if (!parser.isSet(fresh) && !parser.isSet(screenshot)) {
-        // Reopen the last saved or opened scenario; first run (or a missing file): the default scenario.
-        const QString last = settings.lastScenario();
-        if (!last.isEmpty() && QFileInfo::exists(last) && !window.files()->openFile(last))
-            settings.setLastScenario(QString());
+        // The last saved or opened scenario, unless the last run stopped while opening it or it fails now;
+        // otherwise (first run) the default scenario.
+        window.files()->reopenLastScenario();
     }
+    if (terminated) // a signal while the file was being opened, before the event loop ran
+        return 0;
     // Unsaved changes autosaved by a ShardScope that crashed: Restore / Discard / Later, once the window shows.
     if (!parser.isSet(screenshot))
         QTimer::singleShot(0, window.files(), [&window] { window.files()->offerRecovery(); });

@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.h"
 #include "document/scenario_file.h"
+#include "util/atomic_file.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -11,7 +12,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -33,22 +33,6 @@ constexpr int kMaxNameChars = 200;
 QString metaPathFor(const QString& contentPath)
 {
     return contentPath.left(contentPath.size() - kContentSuffix.size()) + kMetaSuffix;
-}
-
-QString writeMeta(const QString& path, const QJsonObject& meta)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    const QByteArray bytes = QJsonDocument(meta).toJson(QJsonDocument::Indented);
-    if (file.write(bytes) != bytes.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return reason;
-    }
-    if (!file.commit())
-        return file.errorString();
-    return {};
 }
 
 /// The pid in "<key>-<pid>", or 0.
@@ -142,13 +126,16 @@ bool Autosaver::autosaveNow(QString* error)
         meta[QStringLiteral("pid")] = pid;
         meta[QStringLiteral("process_start")] = processStartTime(pid);
         meta[QStringLiteral("name")] = QString::fromStdString(m_doc->scenario().name).left(kMaxNameChars);
-        reason = writeMeta(metaPathFor(content), meta);
+        reason = writeBytes(metaPathFor(content), QJsonDocument(meta).toJson(QJsonDocument::Indented));
     }
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;
-        if (!m_failed) // once per failure streak, not every 30 seconds
-            emit statusMessage(tr("Autosave failed: %1: %2").arg(QDir::toNativeSeparators(content), reason));
+        if (!m_failed) { // once per failure streak, not every 30 seconds
+            const QString text = tr("Autosave failed: %1: %2").arg(QDir::toNativeSeparators(content), reason);
+            emit statusMessage(text);
+            emit failed(text);
+        }
         m_failed = true;
         return false;
     }

@@ -30,10 +30,12 @@ struct AutosaveEntry {
 /// Autosave of the open document (issue 6, "no lost work"). While the document has unsaved changes it is
 /// written every interval() (30 s) to directory()/<key>.shardscope.json, with a sidecar <key>.meta.json
 /// ({"schema": "shardscope.autosave/1", "original_path", "saved_at", "pid", "process_start", "name"}); both
-/// are written atomically (QSaveFile). key is the first 16 hex digits of the SHA-1 of the document's absolute
+/// are written atomically (core::writeFileAtomically: a failed write keeps the previous autosave and is reported
+/// once, statusMessage() and failed()). key is the first 16 hex digits of the SHA-1 of the document's absolute
 /// path, or "untitled", then "-<pid>", so two running instances never share a file.
-/// The autosave is removed as soon as the document is clean again (saved, New/Open, undo to the saved state)
-/// and by discard() (the user chose Discard). It survives a crash; orphans() finds those of dead processes.
+/// The autosave is removed only once the document is clean again (saved successfully, New/Open, undo to the saved
+/// state) and by discard() (the user chose Discard). It survives a crash, SIGTERM and SIGHUP (TerminationSignals
+/// writes it first); orphans() finds those of dead processes.
 class Autosaver : public QObject
 {
     Q_OBJECT
@@ -73,6 +75,8 @@ signals:
     void autosaved(const QString& path);
     /// A failed autosave, for the status bar.
     void statusMessage(const QString& text);
+    /// The same, once per streak of failures, for a warning the user sees (the previous autosave is kept).
+    void failed(const QString& text);
 
 private:
     std::function<std::vector<core::Scenario>()> m_pinsProvider;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/file_controller.h"
 
+#include "app/open_file_watch.h"
 #include "compare/pin_board.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
-#include "document/scenario_file.h"
 #include "settings/app_settings.h"
 
 #include <shardscope/core/scenario_json.h>
@@ -12,13 +12,19 @@
 #include <QAction>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLocale>
 #include <QMenu>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QThread>
+#include <QTimer>
+
+#include <memory>
 
 namespace shardscope::ui {
 
@@ -35,9 +41,16 @@ FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWi
     , m_settings(settings)
     , m_window(window)
     , m_autosave(new Autosaver(doc, this))
+    , m_watch(new OpenFileWatch(this))
 {
     connect(m_settings, &AppSettings::recentFilesChanged, this, &FileController::rebuildRecentMenu);
     connect(m_autosave, &Autosaver::statusMessage, this, &FileController::statusMessage);
+    connect(m_autosave, &Autosaver::failed, this, [this](const QString& text) {
+        notify(tr("Autosave failed"),
+               tr("%1\n\nYour unsaved changes are only in memory; the previous autosave is kept.").arg(text));
+    });
+    connect(m_doc, &ScenarioDocument::filePathChanged, this, &FileController::bindTo);
+    connect(m_watch, &OpenFileWatch::changed, this, &FileController::showChangedOnDisk);
 }
 
 void FileController::populateMenu(QMenu* menu)
@@ -131,33 +144,211 @@ void FileController::openDialog()
         open(path);
 }
 
+std::optional<ScenarioLoad> FileController::readInBackground(const QString& path)
+{
+    std::function<ScenarioLoad(const QString&)> reader = m_reader;
+    if (!reader) // the worker owns a copy: it may outlive a cancel, this controller and main's catalog
+        reader = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](const QString& p) {
+            return readScenarioFile(p, *catalog);
+        };
+    auto result = std::make_shared<ScenarioLoad>();
+    QThread* worker = QThread::create([reader, path, result] { *result = reader(path); });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    QEventLoop loop;
+    bool done = false;
+    bool cancelled = false;
+    connect(worker, &QThread::finished, &loop, [&] {
+        done = true;
+        loop.quit();
+    });
+    worker->start();
+    // A quick file: no dialog, and no input reaches the window meanwhile.
+    QTimer::singleShot(kProgressDelayMs, &loop, &QEventLoop::quit);
+    loop.exec(QEventLoop::ExcludeUserInputEvents);
+    if (!done) {
+        QProgressDialog progress(tr("Opening %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, m_window);
+        progress.setWindowTitle(tr("Opening scenario"));
+        progress.setWindowModality(Qt::WindowModal);
+        progress.setMinimumDuration(0);
+        const auto cancel = [&] {
+            cancelled = true;
+            loop.quit();
+        };
+        connect(&progress, &QProgressDialog::canceled, &loop, cancel);
+        connect(&progress, &QDialog::rejected, &loop, cancel); // Escape
+        progress.show();
+        loop.exec(); // also left by QCoreApplication::exit (SIGTERM): then nothing was opened
+    }
+    if (cancelled || !done)
+        return std::nullopt;
+    return std::move(*result);
+}
+
+FileController::OpenOutcome FileController::openPath(const QString& path, QString* error)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    const auto fail = [error](OpenOutcome outcome, const QString& why) {
+        if (error)
+            *error = why;
+        return outcome;
+    };
+    if (abs != m_lock.path()) {
+        const qint64 pid = DocumentLock::holder(abs);
+        if (pid != 0 && !confirmDespiteOtherInstance(abs, pid, tr("&Open Anyway")))
+            return fail(OpenOutcome::Declined, tr("%1 is open in another ShardScope (process %2)").arg(abs).arg(pid));
+    }
+    m_settings->setOpeningScenario(abs);
+    const std::optional<ScenarioLoad> load = readInBackground(abs);
+    m_settings->setOpeningScenario(QString());
+    if (!load || !load->ok()) {
+        if (m_settings->lastScenario() == abs)
+            m_settings->setLastScenario(QString()); // failed or too slow: not reopened at the next start
+        return load ? fail(OpenOutcome::Failed, load->errors.join(QLatin1Char('\n')))
+                    : fail(OpenOutcome::Cancelled, tr("Opening %1 was cancelled").arg(abs));
+    }
+    m_doc->reset(load->scenario, abs);
+    bindTo(abs);
+    if (m_pins)
+        m_pins->setPins(load->pins);
+    m_settings->addRecentFile(abs);
+    m_settings->setLastScenario(abs);
+    emit statusMessage(load->warnings.isEmpty() ? tr("Opened %1").arg(path)
+                                                : tr("Opened %1 (%2)").arg(path, load->warnings.join(QStringLiteral("; "))));
+    return OpenOutcome::Opened;
+}
+
 bool FileController::openFile(const QString& path, QString* error)
 {
-    const ScenarioLoad load = readScenarioFile(path, m_doc->catalog());
-    if (!load.ok()) {
-        if (error)
-            *error = load.errors.join(QLatin1Char('\n'));
-        return false;
-    }
-    m_doc->reset(load.scenario, QFileInfo(path).absoluteFilePath());
-    if (m_pins)
-        m_pins->setPins(load.pins);
-    m_settings->addRecentFile(path);
-    m_settings->setLastScenario(QFileInfo(path).absoluteFilePath());
-    emit statusMessage(load.warnings.isEmpty() ? tr("Opened %1").arg(path)
-                                               : tr("Opened %1 (%2)").arg(path, load.warnings.join(QStringLiteral("; "))));
-    return true;
+    return openPath(path, error) == OpenOutcome::Opened;
 }
 
 bool FileController::open(const QString& path)
 {
     QString error;
-    if (openFile(path, &error))
+    switch (openPath(path, &error)) {
+    case OpenOutcome::Opened:
         return true;
-    warn(tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
-    if (!QFileInfo::exists(path))
-        m_settings->removeRecentFile(path);
+    case OpenOutcome::Failed:
+        warn(tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
+        if (!QFileInfo::exists(path))
+            m_settings->removeRecentFile(path);
+        return false;
+    case OpenOutcome::Cancelled:
+    case OpenOutcome::Declined:
+        emit statusMessage(error);
+        return false;
+    }
     return false;
+}
+
+bool FileController::reopenLastScenario()
+{
+    const QString last = m_settings->lastScenario();
+    const QString interrupted = m_settings->openingScenario();
+    if (!interrupted.isEmpty()) {
+        m_settings->setOpeningScenario(QString());
+        if (interrupted == last) {
+            m_settings->setLastScenario(QString());
+            emit statusMessage(tr("Not reopening %1: ShardScope stopped while opening it last time").arg(last));
+            return false;
+        }
+    }
+    return !last.isEmpty() && QFileInfo::exists(last) && openFile(last); // a failure or cancel forgets it
+}
+
+bool FileController::reload()
+{
+    const QString path = m_doc->filePath();
+    if (path.isEmpty())
+        return false;
+    QString error;
+    switch (openPath(path, &error)) {
+    case OpenOutcome::Opened:
+        return true;
+    case OpenOutcome::Failed:
+        warn(tr("Cannot reload"), tr("Cannot reload %1:\n%2").arg(path, error));
+        return false;
+    case OpenOutcome::Cancelled:
+    case OpenOutcome::Declined:
+        emit statusMessage(error);
+        return false;
+    }
+    return false;
+}
+
+void FileController::bindTo(const QString& absolutePath)
+{
+    if (m_changedNotice) // the document now matches the file (reloaded, saved) or belongs to another one
+        m_changedNotice->close();
+    m_watch->remember(absolutePath);
+    m_lock.lock(absolutePath); // false: another instance has it and the user went ahead; nothing held then
+}
+
+bool FileController::confirmDespiteOtherInstance(const QString& absolutePath, qint64 pid, const QString& action)
+{
+    if (m_secondInstance)
+        return m_secondInstance(absolutePath, pid);
+    QMessageBox box(QMessageBox::Warning, tr("Open in another ShardScope"),
+                    tr("“%1” is open in another ShardScope (process %2).").arg(QFileInfo(absolutePath).fileName()).arg(pid),
+                    QMessageBox::NoButton, m_window);
+    box.setInformativeText(tr("If both change it, the one that saves last replaces the other's changes "
+                              "(ShardScope asks before saving over a file that changed on disk)."));
+    QPushButton* go = box.addButton(action, QMessageBox::AcceptRole);
+    box.setDefaultButton(box.addButton(QMessageBox::Cancel));
+    box.exec();
+    return box.clickedButton() == go;
+}
+
+ExternalChangeChoice FileController::askExternalChange(const QString& path)
+{
+    if (m_externalChange)
+        return m_externalChange(path);
+    QMessageBox box(QMessageBox::Warning, tr("File changed on disk"),
+                    tr("“%1” was changed on disk since you opened or saved it.").arg(QFileInfo(path).fileName()),
+                    QMessageBox::NoButton, m_window);
+    box.setInformativeText(tr("Reload drops your changes and opens the file as it is now. Overwrite replaces it "
+                              "with your version. Save As writes your version to another file."));
+    QPushButton* reload = box.addButton(tr("&Reload"), QMessageBox::DestructiveRole);
+    QPushButton* overwrite = box.addButton(tr("&Overwrite"), QMessageBox::AcceptRole);
+    QPushButton* saveAs = box.addButton(tr("Save &As…"), QMessageBox::ActionRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(saveAs);
+    box.exec();
+    if (box.clickedButton() == reload)
+        return ExternalChangeChoice::Reload;
+    if (box.clickedButton() == overwrite)
+        return ExternalChangeChoice::Overwrite;
+    if (box.clickedButton() == saveAs)
+        return ExternalChangeChoice::SaveAs;
+    return ExternalChangeChoice::Cancel;
+}
+
+void FileController::showChangedOnDisk(const QString& path)
+{
+    emit fileChangedOnDisk(path);
+    emit statusMessage(tr("%1 was changed on disk by another program").arg(path));
+    if (m_changedNotice) { // one notice however often it changes
+        m_changedNotice->raise();
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Information, tr("File changed on disk"),
+                                tr("“%1” was changed on disk by another program.").arg(QFileInfo(path).fileName()),
+                                QMessageBox::NoButton, m_window);
+    box->setObjectName(QStringLiteral("changedOnDiskNotice"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::NonModal);
+    box->setInformativeText(m_doc->isModified()
+        ? tr("Reload drops your unsaved changes and opens the file as it is now. Keep leaves your version open; "
+             "saving it asks before replacing the file.")
+        : tr("Reload opens the file as it is now."));
+    QPushButton* reloadButton = box->addButton(tr("&Reload"), QMessageBox::AcceptRole);
+    box->addButton(tr("&Keep"), QMessageBox::RejectRole);
+    connect(box, &QMessageBox::buttonClicked, this, [this, reloadButton](QAbstractButton* clicked) {
+        if (clicked == reloadButton)
+            QTimer::singleShot(0, this, [this] { reload(); }); // once the notice has closed
+    });
+    m_changedNotice = box;
+    box->show();
 }
 
 void FileController::openExample(const QString& resourcePath)
@@ -182,11 +373,13 @@ bool FileController::saveTo(const QString& path, QString* error)
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;
-        return false;
+        return false; // the document stays modified, so its autosave stays too
     }
-    m_doc->markSaved(QFileInfo(path).absoluteFilePath());
-    m_settings->addRecentFile(path);
-    m_settings->setLastScenario(QFileInfo(path).absoluteFilePath());
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    m_doc->markSaved(abs);
+    bindTo(abs);
+    m_settings->addRecentFile(abs);
+    m_settings->setLastScenario(abs);
     emit statusMessage(tr("Saved %1").arg(path));
     return true;
 }
@@ -195,6 +388,19 @@ bool FileController::save()
 {
     if (m_doc->filePath().isEmpty())
         return saveAs();
+    if (m_watch->changedOnDisk()) {
+        switch (askExternalChange(m_doc->filePath())) {
+        case ExternalChangeChoice::Overwrite:
+            break;
+        case ExternalChangeChoice::SaveAs:
+            return saveAs();
+        case ExternalChangeChoice::Reload:
+            reload();
+            return false; // nothing was saved
+        case ExternalChangeChoice::Cancel:
+            return false;
+        }
+    }
     QString error;
     if (saveTo(m_doc->filePath(), &error))
         return true;
@@ -207,6 +413,12 @@ bool FileController::saveAs()
     const QString path = askPath(true);
     if (path.isEmpty())
         return false;
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    if (abs != m_lock.path()) {
+        const qint64 pid = DocumentLock::holder(abs);
+        if (pid != 0 && !confirmDespiteOtherInstance(abs, pid, tr("&Save Anyway")))
+            return false;
+    }
     QString error;
     if (saveTo(path, &error))
         return true;
@@ -220,6 +432,17 @@ void FileController::warn(const QString& title, const QString& text)
         m_message(title, text);
     else
         QMessageBox::warning(m_window, title, text);
+}
+
+void FileController::notify(const QString& title, const QString& text)
+{
+    if (m_message) {
+        m_message(title, text);
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 RecoveryChoice FileController::askRecovery(const AutosaveEntry& entry)

@@ -2,11 +2,15 @@
 #pragma once
 
 #include "app/autosave.h"
+#include "app/document_lock.h"
+#include "document/scenario_file.h"
 
 #include <QMessageBox>
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
+#include <optional>
 
 class QAction;
 class QMenu;
@@ -15,19 +19,33 @@ class QWidget;
 namespace shardscope::ui {
 
 class AppSettings;
+class OpenFileWatch;
 class PinBoard;
 class ScenarioDocument;
 
 /// What to do with an autosave left by a crash (offerRecovery()).
 enum class RecoveryChoice { Restore, Discard, Later };
+/// What to do when Save finds the file changed on disk since it was opened or saved.
+enum class ExternalChangeChoice { Reload, Overwrite, SaveAs, Cancel };
 
 /// New, Open, Save, Save As, Open Recent and Examples for the document, with the prompt before unsaved
-/// changes are lost. Files are written atomically (QSaveFile). Dialogs are parented to the window.
+/// changes are lost. Dialogs are parented to the window.
+/// - Files are written atomically (core::writeFileAtomically); a failed save keeps the old file, says why, and
+///   leaves the document modified and its autosave in place.
+/// - Files are read and parsed on a worker thread (regular files of at most kMaxScenarioFileBytes); a progress
+///   dialog with Cancel appears after kProgressDelayMs. The file being opened is marked in the settings, so a
+///   start-up after a crash or hang while opening it does not reopen it.
+/// - The open file is watched: a change by another program is reported (non-modal, with Reload), and Save asks
+///   Reload / Overwrite / Save As before replacing a file that changed.
+/// - A file another running ShardScope has open (DocumentLock) is opened only after a warning.
 /// Unsaved changes are autosaved (autosave()) and offered back after a crash (offerRecovery()).
 class FileController : public QObject
 {
     Q_OBJECT
 public:
+    /// Opening a file shows a progress dialog only if it takes longer than this.
+    static constexpr int kProgressDelayMs = 300;
+
     FileController(ScenarioDocument* doc, AppSettings* settings, QWidget* window);
 
     /// Fills the File menu (actions with standard shortcuts, recent files, examples).
@@ -35,12 +53,16 @@ public:
 
     /// Asks to save unsaved changes. True: go ahead (saved, discarded or nothing to save); false: cancelled.
     bool maybeSave();
-    /// Opens path without dialogs; false and *error on failure (the document is unchanged).
+    /// Opens path (no message boxes; the progress dialog and the second-instance question may show); false and
+    /// *error on failure, cancel or decline (the document is unchanged).
     bool openFile(const QString& path, QString* error = nullptr);
     /// Writes the document to path without dialogs; marks it saved on success.
     bool saveTo(const QString& path, QString* error = nullptr);
     /// Opens path, reporting problems in a message box (command line, recent files).
     bool open(const QString& path);
+    /// At start-up: reopens the last file opened or saved, unless the previous run stopped (crashed, hung, was
+    /// killed) while opening it; that file is forgotten instead. Whether a file was opened.
+    bool reopenLastScenario();
 
     /// Replaces the unsaved-changes prompt (tests): returns Save, Discard or Cancel.
     void setPromptHandler(std::function<QMessageBox::StandardButton()> handler) { m_prompt = std::move(handler); }
@@ -50,6 +72,13 @@ public:
     void setRecoveryPromptHandler(std::function<RecoveryChoice(const AutosaveEntry&)> handler) { m_recoveryPrompt = std::move(handler); }
     /// Replaces the error message boxes (tests): receives their title and text.
     void setMessageHandler(std::function<void(const QString& title, const QString& text)> handler) { m_message = std::move(handler); }
+    /// Replaces the question Save asks when the file changed on disk (tests).
+    void setExternalChangeHandler(std::function<ExternalChangeChoice(const QString& path)> handler) { m_externalChange = std::move(handler); }
+    /// Replaces the warning before opening (or saving as) a file another ShardScope process has open (tests):
+    /// receives the path and that process's id, returns whether to go ahead.
+    void setSecondInstanceHandler(std::function<bool(const QString& path, qint64 pid)> handler) { m_secondInstance = std::move(handler); }
+    /// Replaces readScenarioFile for Open (tests); it runs on a worker thread.
+    void setScenarioReader(std::function<ScenarioLoad(const QString& path)> reader) { m_reader = std::move(reader); }
 
     /// The pinned scenarios saved with the file ("pins") and replaced on New/Open (issue 5, compare view).
     void setPinBoard(PinBoard* pins);
@@ -65,14 +94,29 @@ public slots:
     void openDialog();
     bool save();
     bool saveAs();
+    /// Reads the document's file again, dropping unsaved changes (no question: callers ask).
+    bool reload();
     /// At start-up: offers back each autosave of a ShardScope that did not exit normally (Restore, Discard,
     /// Later), newest first, until one is restored. Returns whether one was restored.
     bool offerRecovery();
 
 signals:
     void statusMessage(const QString& text);
+    /// Another program changed the open file on disk (the document keeps its content and unsaved changes).
+    void fileChangedOnDisk(const QString& path);
 
 private:
+    enum class OpenOutcome { Opened, Failed, Cancelled, Declined };
+    OpenOutcome openPath(const QString& path, QString* error);
+    /// readScenarioFile on a worker thread with a delayed progress dialog; nullopt when cancelled.
+    std::optional<ScenarioLoad> readInBackground(const QString& path);
+    /// Watches and locks the document's file (after an open or save).
+    void bindTo(const QString& absolutePath);
+    bool confirmDespiteOtherInstance(const QString& absolutePath, qint64 pid, const QString& action);
+    ExternalChangeChoice askExternalChange(const QString& path);
+    void showChangedOnDisk(const QString& path);
+    /// A warning that does not wait for an answer (autosave failures arrive from a timer or a signal).
+    void notify(const QString& title, const QString& text);
     void rebuildRecentMenu();
     void openExample(const QString& resourcePath);
     QString askPath(bool save);
@@ -87,7 +131,13 @@ private:
     std::function<QString(bool)> m_fileDialog;
     std::function<RecoveryChoice(const AutosaveEntry&)> m_recoveryPrompt;
     std::function<void(const QString&, const QString&)> m_message;
+    std::function<ExternalChangeChoice(const QString&)> m_externalChange;
+    std::function<bool(const QString&, qint64)> m_secondInstance;
+    std::function<ScenarioLoad(const QString&)> m_reader;
     Autosaver* m_autosave;
+    OpenFileWatch* m_watch;
+    DocumentLock m_lock;
+    QPointer<QMessageBox> m_changedNotice;
     PinBoard* m_pins = nullptr;
 };
 

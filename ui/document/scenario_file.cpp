@@ -2,18 +2,12 @@
 #include "document/scenario_file.h"
 
 #include "document/scenario_pins.h"
+#include "util/atomic_file.h"
 
+#include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_json.h>
 
-#include <QCoreApplication>
 #include <QFile>
-#include <QFileInfo>
-#include <QSaveFile>
-
-#ifdef Q_OS_UNIX
-#include <fcntl.h>
-#include <unistd.h>
-#endif
 
 namespace shardscope::ui {
 
@@ -29,12 +23,23 @@ QString describe(const core::Issue& issue)
 ScenarioLoad readScenarioFile(const QString& path, const core::Catalog& catalog)
 {
     ScenarioLoad load;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        load.errors << file.errorString();
-        return load;
+    QByteArray bytes;
+    if (path.startsWith(QLatin1Char(':'))) { // compiled-in resources: in memory, of a known size
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            load.errors << file.errorString();
+            return load;
+        }
+        bytes = file.readAll();
+    } else {
+        std::string text;
+        std::string error;
+        if (!core::readRegularFile(QFile::encodeName(path).toStdString(), size_t(kMaxScenarioFileBytes), text, error)) {
+            load.errors << QString::fromLocal8Bit(error);
+            return load;
+        }
+        bytes = QByteArray::fromStdString(text);
     }
-    const QByteArray bytes = file.readAll();
     const core::ScenarioParse parsed =
         core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
     for (const core::Issue& e : parsed.errors)
@@ -47,41 +52,11 @@ ScenarioLoad readScenarioFile(const QString& path, const core::Catalog& catalog)
     return load;
 }
 
-namespace {
-/// fsync of the folder, so that the rename that replaced the file survives a power loss too (QSaveFile
-/// fsyncs the file's data before renaming it, not the folder entry). Best effort: errors are ignored.
-void syncFolderOf(const QString& path)
-{
-#ifdef Q_OS_UNIX
-    const QString canonical = QFileInfo(path).canonicalFilePath(); // QSaveFile writes through symlinks
-    const QByteArray folder = QFile::encodeName(QFileInfo(canonical.isEmpty() ? path : canonical).absolutePath());
-    const int fd = ::open(folder.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-#else
-    Q_UNUSED(path);
-#endif
-}
-} // namespace
-
 QString writeScenarioFile(const QString& path, const core::Scenario& scenario, const core::Catalog& catalog,
                           const std::vector<core::Scenario>& pins)
 {
     const std::string json = appendPins(core::scenarioToJson(scenario, catalog), pins, catalog) + "\n";
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    if (file.write(json.data(), qint64(json.size())) != qint64(json.size())) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return reason;
-    }
-    if (!file.commit()) // flush, fsync, rename over path; on failure the old file is untouched
-        return file.errorString();
-    syncFolderOf(path);
-    return {};
+    return writeBytes(path, QByteArray::fromStdString(json));
 }
 
 } // namespace shardscope::ui

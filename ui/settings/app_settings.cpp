@@ -13,6 +13,7 @@ const QString kUnit = QStringLiteral("display/byteUnit");
 const QString kTheme = QStringLiteral("display/theme");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLast = QStringLiteral("files/lastScenario");
+const QString kOpening = QStringLiteral("files/opening");
 } // namespace
 
 AppSettings::AppSettings(QObject* parent)
@@ -83,5 +84,16 @@ void AppSettings::removeRecentFile(const QString& path)
 
 QString AppSettings::lastScenario() const { return m_settings.value(kLast).toString(); }
 void AppSettings::setLastScenario(const QString& path) { m_settings.setValue(kLast, path); }
+
+QString AppSettings::openingScenario() const { return m_settings.value(kOpening).toString(); }
+
+void AppSettings::setOpeningScenario(const QString& path)
+{
+    if (path.isEmpty())
+        m_settings.remove(kOpening);
+    else
+        m_settings.setValue(kOpening, path);
+    m_settings.sync(); // on disk before a parse that may hang or crash
+}
 
 } // namespace shardscope::ui

@@ -39,6 +39,10 @@ public:
     void removeRecentFile(const QString& path);
     [[nodiscard]] QString lastScenario() const;
     void setLastScenario(const QString& path);
+    /// The file being opened right now ("" when none): set before reading a file and cleared once it is open
+    /// or refused, so that a start-up finding it set knows the last open crashed or hung (and does not retry it).
+    [[nodiscard]] QString openingScenario() const;
+    void setOpeningScenario(const QString& path);
 
     static constexpr int kMaxRecent = 8;
 
