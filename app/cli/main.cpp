@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// shardscope-cli: evaluate scenarios and list catalogs (shared/DESIGN.md "CLI").
+// shardscope-cli: evaluate scenarios and list catalogs (README "Command line", shardscope-cli(1)).
 // Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
 #include "format.h"
 #include "search_command.h"

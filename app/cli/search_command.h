@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// `shardscope-cli search`: best layouts for a scenario's model and GPUs (shared/DESIGN.md "CLI").
+// `shardscope-cli search`: best layouts for a scenario's model and GPUs (README "Command line").
 
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/scenario.h"

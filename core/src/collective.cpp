@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc @ 5067397c, v2.30), as transcribed in formulas.md §5.
+// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc @ 5067397c, v2.30); docs/model.md §collective-time.
 #include "collective.h"
 
 #include <algorithm>
@@ -11,10 +11,10 @@ namespace {
 
 enum ProtoIdx { kLL = 0, kLL128 = 1, kSimple = 2 };
 
-// Base latency per algorithm and protocol, µs (tuning.cc baseLat; formulas.md §5.2).
+// Base latency per algorithm and protocol, µs (NVIDIA/nccl src/graph/tuning.cc baseLat).
 constexpr double kBaseLatTree[3] = { 6.8, 14.0, 8.4 };
 constexpr double kBaseLatRing[3] = { 6.6, 14.0, 8.4 };
-// Per-hop hardware latency, µs (tuning.cc hwLat[NVLINK|PCI|NET][Tree|Ring][LL|LL128|Simple]; formulas.md §5.2).
+// Per-hop hardware latency, µs (NVIDIA/nccl src/graph/tuning.cc hwLat[NVLINK|PCI|NET][Tree|Ring][LL|LL128|Simple]).
 constexpr double kHwLatNvlinkTree[3] = { 0.6, 1.25, 4.0 };
 constexpr double kHwLatNvlinkRing[3] = { 0.6, 1.9, 3.4 };
 constexpr double kHwLatPciTree[3] = { 1.0, 1.9, 4.0 };
@@ -22,19 +22,20 @@ constexpr double kHwLatPciRing[3] = { 1.0, 2.5, 5.7 };
 constexpr double kHwLatNetTree[3] = { 5.0, 8.5, 14.0 };
 constexpr double kHwLatNetRing[3] = { 2.7, 4.0, 14.0 };
 constexpr double kHwLatNvls = 25.0;      // tuning.cc hwLat[NVLINK][NVLS][Simple]
-constexpr double kNetOverheadUs = 1.0;   // NCCL_NET_OVERHEAD default on Intel x86 (formulas.md §5.2)
+constexpr double kNetOverheadUs = 1.0;   // NCCL_NET_OVERHEAD default on Intel x86 (NVIDIA/nccl src/graph/tuning.cc)
 
-// Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes] (formulas.md §5.2).
+// Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes]
+// (NVIDIA/nccl src/graph/tuning.cc llMaxBws, perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws).
 constexpr double kLlMaxBw[3][3] = { { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 } };
 constexpr double kPerChRingLL128[3] = { 20.0, 36.7, 40.0 };
 constexpr double kPerChTree[3][3] = { { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
 constexpr double kPerChTreeLL128[3][3] = { { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
 
 // NVLS (NVLink SHARP) all-reduce runs about 30% above ring busbw inside a node
-// (catalogs.md §2: stas00, 8x H200 NVLS 482.3 vs ring 367.6 GB/s).
+// (stas00/ml-engineering network/README.md: 8x H200 all_reduce busbw, NVLS 482.3 vs ring 367.6 GB/s).
 constexpr double kNvlsSpeedup = 482.3 / 367.6;
 // Without GPU Direct RDMA, network data is staged through host memory and crosses the GPU's PCIe link
-// twice; NCCL's model rates PCIe at 75% of raw (formulas.md §8.1). [DERIVED]
+// twice; NCCL's model rates PCIe at 75% of raw (NVIDIA/nccl src/graph/topo.cc: x16 Gen4 = 24 of 31.5 GB/s). [DERIVED]
 constexpr double kPcieEfficiency = 0.75;
 
 int archIndex(const std::string& arch)
@@ -136,7 +137,8 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
         return best;
     }
     if (op == CollectiveOp::AllToAll) {
-        // Pairwise exchange (formulas.md §4.1): (n−1)/n·S leaves each rank; the off-node share rides the NIC.
+        // Pairwise exchange (Thakur, Rabenseifner & Gropp, IJHPCA 2005): (n−1)/n·S leaves each rank;
+        // the off-node share rides the NIC.
         const double out = S * (n - 1) / n;
         const double offNode = S * (n - g.perNode) / n;
         const double onNode = out - offNode;
@@ -154,7 +156,7 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
     const bool allReduce = op == CollectiveOp::AllReduce;
     const double nsteps = allReduce ? 2.0 * (n - 1) : (n - 1);
     const double nInter = M <= 1 ? 0.0 : (allReduce ? 2.0 * (M - 1) : (M - 1));
-    const double perRankFactor = allReduce ? 2.0 * (n - 1) / n : double(n - 1) / n; // formulas.md §4.1
+    const double perRankFactor = allReduce ? 2.0 * (n - 1) / n : double(n - 1) / n; // nccl-tests doc/PERFORMANCE.md
 
     auto consider = [&](Algo algo, int proto, double busBw, double latUs) {
         if (busBw <= 0)
@@ -214,7 +216,7 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
             consider(Algo::Tree, p, bus, lat);
         }
     }
-    // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple protocol only (formulas.md §5.1).
+    // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple protocol only (NVIDIA/nccl src/graph/tuning.cc).
     if (allReduce && M == 1 && n > 2 && cluster.gpu.nvls && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
         const double t = kHwLatNvls * 1e-6 + perRankFactor * S / (ringBus * kNvlsSpeedup);
         if (t < best.time) {

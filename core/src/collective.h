@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Collective time: an alpha-beta model following NCCL's own tuning model (formulas.md §5).
+// Collective time: an alpha-beta model following NCCL's own tuning model (NVIDIA/nccl src/graph/tuning.cc).
 
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"

@@ -27,7 +27,7 @@
 //   - deepspeed/__init__.py:158-161: "sequence_parallel_size" + "data_parallel_size" in the config dict build the
 //     (data_parallel, sequence_parallel) mesh; runtime/config.py:728 takes the batch check's world size from its
 //     data_parallel dim; deepspeed/sequence/layer.py:34, 230 (Ulysses scatters heads over the sequence ranks).
-//   - Bucket values are DeepSpeed's defaults, the ones the memory model assumes (engine.cpp kDs*, formulas.md §1.4).
+//   - Bucket values are DeepSpeed's defaults, the ones the memory model assumes (engine.cpp kDs*, DeepSpeed zero/config.py).
 // * PyTorch FSDP2, pytorch/pytorch (main, 2025-2026 snapshots):
 //   - torch/distributed/fsdp/__init__.py exports fully_shard, MixedPrecisionPolicy, CPUOffloadPolicy; public there
 //     since 2.6 (PR #141868 "[FSDP2] Move to public torch.distributed.fsdp", "targeting 2.6 release"); before that
@@ -85,7 +85,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// DeepSpeed defaults the memory model assumes (formulas.md §1.4; engine.cpp kDsReduceBucket etc.).
+// DeepSpeed defaults the memory model assumes (deepspeed/runtime/zero/config.py; engine.cpp kDsReduceBucket etc.).
 constexpr int64_t kReduceBucket = 500000000;     // reduce_bucket_size, elements
 constexpr int64_t kAllgatherBucket = 500000000;  // allgather_bucket_size, elements
 constexpr int64_t kPrefetchBucket = 50000000;    // stage3_prefetch_bucket_size, elements (code default 5e7)
@@ -216,7 +216,7 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
             z["offload_optimizer"] = offloadBlock(s.offload.optimizer);
         if (s.offload.parameters != OffloadTarget::None && stage == 3)
             z["offload_param"] = offloadBlock(s.offload.parameters);
-        z["overlap_comm"] = true; // the time model overlaps gradient reduction with backward (formulas.md §7)
+        z["overlap_comm"] = true; // the time model overlaps gradient reduction with backward (docs/model.md)
         z["contiguous_gradients"] = true;
         z["reduce_bucket_size"] = kReduceBucket;
         if (stage < 3) {

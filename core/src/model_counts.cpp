@@ -13,11 +13,11 @@ ModelCounts countParameters(const ModelSpec& m)
     const double a = m.heads, g = m.kvHeads;
     c.qSize = a * d;
     c.kvSize = g * d;
-    // Norm weights: RMSNorm has a scale (h), LayerNorm a scale and a bias (2h) (Megatron norm_size, formulas.md §1.6).
+    // Norm weights: RMSNorm has a scale (h), LayerNorm a scale and a bias (2h) (Megatron-LM theoretical_memory_usage.py).
     const double normSize = m.norm == Norm::RmsNorm ? 1.0 : 2.0;
 
     if (m.isMla()) {
-        // DeepSeek-V3 multi-head latent attention (catalogs.md §3, config_671B.json):
+        // DeepSeek-V3 multi-head latent attention (deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json):
         // h·q_lora + q_lora·a·(nope+rope) + h·(kv_lora+rope) + kv_lora·a·(nope+v) + a·v·h, plus q/kv latent RMSNorms.
         const auto& l = m.mla;
         const double qk = static_cast<double>(l.qkNopeHeadDim + l.qkRopeHeadDim);
@@ -27,14 +27,14 @@ ModelCounts countParameters(const ModelSpec& m)
         c.qSize = a * static_cast<double>(l.vHeadDim);
         c.kvSize = static_cast<double>(l.kvLoraRank + l.qkRopeHeadDim);
     } else {
-        // h·(q + 2kv) for QKV plus q·h for the output projection (catalogs.md "Parameter-count check").
+        // h·(q + 2kv) for QKV plus q·h for the output projection (Megatron-LM theoretical_memory_usage.py).
         c.attention = h * (c.qSize + 2 * c.kvSize) + c.qSize * h;
         if (m.qkvBias || m.linearBias)
             c.attention += c.qSize + 2 * c.kvSize; // QKV biases (Qwen2.5, GPT-3)
         if (m.linearBias)
             c.attention += h; // output-projection bias (GPT-3: 12h² + 13h per layer)
     }
-    // Gated MLPs (SwiGLU) have three matrices, plain GELU/ReLU MLPs two (Megatron `gated`, formulas.md §1.6).
+    // Gated MLPs (SwiGLU) have three matrices, plain GELU/ReLU MLPs two (Megatron-LM `gated`).
     const double mats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0;
     const double f = static_cast<double>(m.ffnHidden);
     c.denseMlp = mats * h * f + (m.linearBias ? f + h : 0.0);

@@ -28,8 +28,9 @@ struct ModelCounts {
     double kvSize = 0;         ///< kv_heads·head_dim
 };
 
-/// Counts for a model, formulas in catalogs.md "Parameter-count check" and Megatron
-/// theoretical_memory_usage.py (formulas.md §1.6). Honours paramsOverride by scaling every part.
+/// Counts for a model, as Megatron-LM megatron/training/theoretical_memory_usage.py counts them
+/// (compute_weight_and_optimizer_memory; docs/model.md §parameter-count). Honours paramsOverride by scaling every
+/// part.
 ModelCounts countParameters(const ModelSpec& m);
 
 } // namespace shardscope::core::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1), per shared/DESIGN.md.
+// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1); examples in resources/scenarios/.
 #include "shardscope/core/scenario_json.h"
 
 #include "json_fields.h"

@@ -12,7 +12,7 @@ struct Op {
     int mb, chunk;
 };
 
-// Per-stage operation order (formulas.md §6; Megatron schedules.py; zero-bubble README).
+// Per-stage operation order (Narayanan et al. SC'21 §2.2; Megatron schedules.py; zero-bubble README).
 std::vector<Op> stageOrder(PpSchedule schedule, int p, int i, int m, int v)
 {
     std::vector<Op> ops;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-/// The input of every evaluation: one plain, copyable value (shared/DESIGN.md, "Scenario file").
+/// The input of every evaluation: one plain, copyable value (the shardscope.scenario/1 file format).
 /// All sizes are counts, bandwidths bytes/s per direction, times seconds, compute FLOP/s.
 /// Catalog references are resolved when the scenario is parsed, so evaluate() needs no catalog.
 
@@ -165,7 +165,7 @@ struct Scenario {
     friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
-/// Data-parallel degree gpus / (tp·pp·cp) (shared/DESIGN.md); 0 when it is not whole.
+/// Data-parallel degree gpus / (tp·pp·cp) (docs/model.md §layout); 0 when it is not whole.
 [[nodiscard]] int dataParallel(const Scenario& s);
 
 } // namespace shardscope::core

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-/// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1), per shared/DESIGN.md.
+/// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1); examples in resources/scenarios/.
 
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/result.h"
@@ -19,7 +19,7 @@ struct ScenarioParse {
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 
-/// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (DESIGN.md example). Needs the catalog.
+/// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (the design example). Needs the catalog.
 Scenario defaultScenario(const Catalog& catalog);
 
 /// Parses scenario JSON text; fields absent take the default scenario's values.
