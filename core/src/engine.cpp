@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shape of a layout and the per-GPU memory model (formulas.md §1 and §2).
+// Shape of a layout and the per-GPU memory model (ZeRO paper §5; Korthikanti et al. 2022 §4; docs/model.md §memory).
 #include "engine.h"
+
+#include "term_builder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,27 +16,27 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // (stas00 ml-engineering, training/performance); we take 1 GiB.
 constexpr double kCudaContextBytes = 1.0 * kGiB;
 // Allocator slack: Megatron's theoretical_memory_usage multiplies activations by 1.05 for
-// "optimizer and misc temporaries" (formulas.md §2.4); we apply it to all transient memory.
+// "optimizer and misc temporaries" (compute_activation_memory); we apply it to all transient memory.
 constexpr double kAllocatorSlack = 0.05;
-// DeepSpeed defaults (formulas.md §1.4): reduce/allgather buckets 5e8 elements, ZeRO-3 prefetch bucket 5e7.
-constexpr double kDsReduceBucket = 5e8;
-constexpr double kDsAllgatherBucket = 5e8;
+// DeepSpeed ZeRO-3 prefetch bucket, stage3_prefetch_bucket_size = 5e7 elements (deepspeed/runtime/zero/config.py);
+// the reduce/allgather buckets and DDP's bucket cap are in engine.h (the time model uses them too).
 constexpr double kDsPrefetchBucket = 5e7;
-// DeepSpeed estimators' additional_buffer_factor (formulas.md §1.4).
+// DeepSpeed estimators' additional_buffer_factor (deepspeed/runtime/zero/stage3.py, stage_1_and_2.py).
 constexpr double kDsBufferFactor = 1.5;
-// PyTorch DDP bucket_cap_mb = 25 (torch/lib/c10d/reducer.hpp kDefaultBucketBytesCap, formulas.md §1.7).
-constexpr double kDdpBucketBytes = 25 * kMiB;
+// FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and
+// the current unit's unsharded gradients are live at once.
+constexpr double kFsdpGatheredUnits = 3;
 // NCCL_BUFFSIZE default 4 MiB per protocol buffer; ≈ channels × peers × 3 protocols × buffsize per
-// communicator (NCCL env.rst; formulas.md §1.7).
+// communicator (NCCL user guide, environment variables: NCCL_BUFFSIZE).
 constexpr double kNcclBuffSize = 4 * kMiB;
 constexpr double kNcclProtocols = 3;
 
 double optimizerStateBytes(Optimizer o, bool halfStates)
 {
     switch (o) {
-    case Optimizer::AdamW: return halfStates ? 4 : 8;   // two fp32 moments; bf16 moments in pure bf16 (formulas.md §1.2)
-    case Optimizer::AdamW8bit: return 2;                // bitsandbytes 8-bit moments (formulas.md §1.2, Dettmers et al.)
-    case Optimizer::SgdMomentum: return halfStates ? 2 : 4; // one momentum buffer (formulas.md §1.2)
+    case Optimizer::AdamW: return halfStates ? 4 : 8;   // two fp32 moments; bf16 ones in pure bf16 (ZeRO §3.1)
+    case Optimizer::AdamW8bit: return 2;                // bitsandbytes 8-bit moments (Dettmers et al., ICLR'22)
+    case Optimizer::SgdMomentum: return halfStates ? 2 : 4; // one momentum buffer
     case Optimizer::Adafactor: return 0;                // factored second moment: O(rows + cols), negligible (Shazeer & Stern 2018)
     }
     return 8;
@@ -56,11 +58,11 @@ StateBytes stateBytes(const Training& t)
     const bool mg = t.accounting == Accounting::Megatron;
     switch (t.precision) {
     case Precision::Fp32:
-        // fp32 weights and grads, no master copy (formulas.md §1.2 "fp32 training")
+        // fp32 weights and grads, no master copy (stas00 ml-engineering training/performance/README.md)
         b = { 4, 4, 0, 0, optimizerStateBytes(t.optimizer, false), 0, 4, 4 };
         break;
     case Precision::Bf16:
-        // pure bf16 with bf16 optimizer states (AnyPrecisionAdamW; formulas.md §1.2)
+        // pure bf16 with bf16 optimizer states (AnyPrecisionAdamW; stas00 ml-engineering training/performance)
         b = { 2, 2, 0, 0, optimizerStateBytes(t.optimizer, true), 0, 2, 2 };
         break;
     case Precision::Bf16Mixed:
@@ -84,7 +86,7 @@ StateBytes stateBytes(const Training& t)
             b.grOpt = 4;
         }
         if (t.precision == Precision::Fp8Mixed)
-            b.fp8Cache = 2; // FP8 weight copy + transposed copy for the backward GEMM (formulas.md §1.2, TE style)
+            b.fp8Cache = 2; // FP8 weight copy + transposed copy for the backward GEMM (Transformer Engine style)
         break;
     }
     return b;
@@ -119,14 +121,16 @@ Shape makeShape(const Scenario& s)
     sh.tokensPerMicroBatch = T;
     const double h = static_cast<double>(m.hidden);
     const double q = sh.counts.qSize;
-    // GQA with fewer KV heads than TP ranks: each rank keeps a whole (replicated) KV head (formulas.md §2.5).
+    // GQA with fewer KV heads than TP ranks: each rank keeps a whole (replicated) KV head
+    // (docs/model.md §activations).
     const double g = std::max(1, m.kvHeads);
     const double kvPerRankShare = sh.counts.kvSize * std::max(g, t) / g;
     const double a = m.heads;
     const double f = static_cast<double>(m.ffnHidden);
     const bool sp = par.sequenceParallel && par.tp > 1;
 
-    // Generalised Korthikanti et al. 2022 per-layer activations (formulas.md §2.1, §2.5), bytes per micro-batch.
+    // Generalised Korthikanti et al. 2022 per-layer activations (§4, Table 2; docs/model.md §activations),
+    // bytes per micro-batch.
     // Replicated across TP ranks unless sequence parallel: two norm inputs, QKV input, fc1 input, dropout masks.
     const double replicated = 2 * beta * T * h + beta * T * h + delta * T * h + beta * T * h + delta * T * h;
     // Split across TP ranks: Q, K, V, out-projection input.
@@ -134,7 +138,7 @@ Shape makeShape(const Scenario& s)
     const double mlpMats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0; // gated: gate, up, product; plain: act in, fc2 in
     const double denseMlpSplit = mlpMats * beta * T * f;
     // Core attention: eager keeps softmax output (β·as²b) and with dropout its mask and output (Korthikanti 5as²b);
-    // FlashAttention keeps only the fp32 log-sum-exp, 4 bytes per head per token (formulas.md §2.5).
+    // FlashAttention keeps only the fp32 log-sum-exp, 4 bytes per head per token (Dao et al. 2022 §3).
     const double core = s.training.flashAttention
         ? 4.0 * a * T
         : (beta * a * T * s.training.seqLen + delta * (1 + beta) * a * T * s.training.seqLen);
@@ -153,7 +157,7 @@ Shape makeShape(const Scenario& s)
 
     if (m.isMoe()) {
         // MoE MLP: each token is copied to top-k experts (× capacity factor): expert input + intermediates,
-        // plus shared experts and fp32 router logits (DERIVED from formulas.md §2.5 and §4.6).
+        // plus shared experts and fp32 router logits (DERIVED from Korthikanti §4; docs/model.md §activations).
         const double fe = static_cast<double>(m.moe.expertFfnHidden);
         const double copies = m.moe.topK * m.moe.capacityFactor;
         const double moeSplit = T * copies * (beta * h + mlpMats * beta * fe) + m.moe.sharedExperts * mlpMats * beta * T * fe;
@@ -164,7 +168,7 @@ Shape makeShape(const Scenario& s)
     // Embedding stage: int64 token ids (8sb) and the embedding dropout mask (sbh), ÷t (Korthikanti §4.3; Megatron code).
     sh.embeddingActivation = (8.0 * T + delta * T * h) / t;
     // Output stage: final-norm input and LM-head input (2·β·sbh) and the logits + loss peak: bf16 logits up-cast to
-    // fp32, 6 bytes per logit (stas00 via formulas.md §2.3), vocabulary-parallel over TP.
+    // fp32, 6 bytes per logit (stas00 ml-engineering training/performance/README.md), vocabulary-parallel over TP.
     sh.headActivation = 2 * beta * T * h / repDiv + 6.0 * T * static_cast<double>(m.vocab) / t;
 
     // ZeRO-3/FSDP gather unit: one transformer layer (or DeepSpeed's largest module), or the FSDP root's embeddings.
@@ -196,7 +200,7 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     st.embedding = i == 0;
     st.head = i == pp - 1;
     const double t = shape.tp;
-    // Megatron theoretical_memory_usage.py (formulas.md §1.6): TP-sharded blocks, replicated norms, experts ÷ (etp·ep);
+    // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, experts ÷ (etp·ep);
     // the first stage holds the embedding, the last the output layer (a copy of the tied embedding when pp > 1).
     double tpSharded = st.layers * c.attention + st.denseLayers * c.denseMlp + st.moeLayers * c.sharedExperts;
     double replicated = st.layers * (c.layerNorms + c.attentionNorms) + st.moeLayers * c.router;
@@ -232,14 +236,257 @@ double inFlight(const Scenario& s, int i, int64_t m)
     return std::min<double>(p - i, mb); // 1F1B: stage r holds p − r micro-batches (Narayanan §2.2)
 }
 
+LayerActivationText layerActivationText(const Scenario& s, const Shape& sh)
+{
+    // The same quantities as makeShape, written out: T = s·b/c tokens per micro-batch on a CP rank, r = t with
+    // sequence parallelism (else 1), kv = the KV width a TP rank keeps (whole heads when t > kv heads).
+    const ModelSpec& m = s.model;
+    const Parallelism& par = s.parallelism;
+    const double beta = sh.bytes.act, delta = s.training.dropout ? 1.0 : 0.0, t = par.tp;
+    const double g = std::max(1, m.kvHeads);
+    const double kv = sh.counts.kvSize * std::max(g, t) / g;
+    const double r = par.sequenceParallel && par.tp > 1 ? t : 1.0;
+    const double k = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0;
+    const double seq = static_cast<double>(s.training.seqLen), b = static_cast<double>(s.training.microBatch);
+    const std::string T = detail::substitute("({}/{}*{})", { seq, double(par.cp), b });
+    const std::string core = s.training.flashAttention
+        ? detail::substitute("4*{}*", { double(m.heads) }) + T
+        : detail::substitute("({}+{}*(1+{}))*{}*", { beta, delta, beta, double(m.heads) }) + T + "*" + exprNumber(seq);
+    const std::string full = T + detail::substitute("*{}*(4*{}+2*{})/{}", { double(m.hidden), beta, delta, r }) + "+" + T
+        + detail::substitute("*(2*{}*{}+2*{}*{}+{}*{}*{})/{}", { beta, sh.counts.qSize, beta, kv, k, beta,
+                                                                 double(m.ffnHidden), t })
+        + "+" + core + "/" + exprNumber(t);
+    LayerActivationText out;
+    const char* stored = "A_full = T·h·(4β + 2δ)/r + T·(2β·q + 2β·kv + k·β·f)/t + A_core/t, T = s·b/c, "
+                         "A_core = 4·a·T (FlashAttention: fp32 log-sum-exp) or (β + δ(1+β))·a·T·s (eager)";
+    switch (s.training.recompute) {
+    case Recompute::None:
+        out = { std::string(stored), full };
+        break;
+    case Recompute::Selective:
+        out = { std::string("A = A_full − A_core/t (selective: core attention recomputed); ") + stored,
+                "(" + full + ")-(" + core + ")/" + exprNumber(t) };
+        break;
+    case Recompute::Full:
+        out = { "A = β·T·h/r (full recompute: only the layer input is kept), T = s·b/c",
+                detail::substitute("{}*", { beta }) + T + detail::substitute("*{}/{}", { double(m.hidden), r }) };
+        break;
+    }
+    return out;
+}
+
+namespace {
+/// What stageMemory decided, for its terms.
+struct MemoryChoices {
+    double nDense, nExpert, inflight, buckets;
+    bool shardParams, shardGrads, shardOptimizer, offOpt, offParam, deepspeed;
+    int64_t m;
+};
+
+/// Ψ_d/N_d + Ψ_e/N_e (or Ψ_d + Ψ_e when unsharded) with bytes per parameter in front.
+std::string shardedText(double bytesPerParam, bool on, const StageShape& st, const MemoryChoices& c)
+{
+    return on ? substitute("{}*({}/{}+{}/{})", { bytesPerParam, st.dense, c.nDense, st.expert, c.nExpert })
+              : substitute("{}*({}+{})", { bytesPerParam, st.dense, st.expert });
+}
+
+void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, const MemoryBreakdown& mem,
+                    const MemoryChoices& c, std::vector<Term>& out)
+{
+    const auto& B = sh.bytes;
+    const std::string zeroSource = "Rajbhandari et al., ZeRO (SC'20) §3.1, §5.1, Table 1";
+    const std::vector<TermInput> psi = {
+        { "Ψ_d", st.dense, "parameters", "dense parameters of this pipeline stage on one TP rank" },
+        { "N_d", c.nDense, "", "GPUs sharding them (dp·cp, or the hybrid shard group)" },
+        { "Ψ_e", st.expert, "parameters", "routed-expert parameters of this stage on one TP·EP rank" },
+        { "N_e", c.nExpert, "", "GPUs sharding the experts (dp·cp/ep, or the shard group)" },
+    };
+    auto withBytes = [&](const char* name, double bytes, const char* meaning) {
+        std::vector<TermInput> in = psi;
+        in.insert(in.begin(), { name, bytes, "B/parameter", meaning });
+        return in;
+    };
+
+    // Parameters.
+    {
+        Term t = makeTerm("memory.parameters", TermGroup::Memory, "Parameters", mem.parameters, "B");
+        if (c.offParam) {
+            t.formula = "0 (parameters offloaded to the host)";
+            t.expression = "0";
+        } else {
+            t.formula = c.shardParams ? "(w + w8)·(Ψ_d/N_d + Ψ_e/N_e)" : "(w + w8)·(Ψ_d + Ψ_e)";
+            t.expression = shardedText(B.w + B.fp8Cache, c.shardParams, st, c);
+        }
+        t.inputs = withBytes("w + w8", B.w + B.fp8Cache, "weight bytes (+ FP8 weight and transpose copies)");
+        t.source = zeroSource + "; NVIDIA Transformer Engine FP8 weight caches";
+        t.anchor = "model-states";
+        out.push_back(std::move(t));
+    }
+    // Gradients.
+    {
+        Term t = makeTerm("memory.gradients", TermGroup::Memory, "Gradients", mem.gradients, "B");
+        if (c.offOpt) {
+            t.formula = "0 (gradients reduced into host memory: ZeRO-Offload)";
+            t.expression = "0";
+        } else {
+            t.formula = std::string(c.shardGrads ? "g·(Ψ_d/N_d + Ψ_e/N_e)" : "g·(Ψ_d + Ψ_e)")
+                + (B.grOpt > 0 ? " + g32·(Ψ_d/N_d + Ψ_e/N_e)" : "");
+            t.expression = shardedText(B.gr, c.shardGrads, st, c);
+            if (B.grOpt > 0)
+                t.expression += "+" + shardedText(B.grOpt, c.shardOptimizer, st, c);
+            if (c.deepspeed && s.parallelism.sharding == Sharding::Zero3) {
+                t.formula += " − g·(Ψ_d/N_d + Ψ_e/N_e) (DeepSpeed's estimator counts fp16 grads as transient)";
+                t.expression += "-" + shardedText(B.gr, true, st, c);
+            }
+        }
+        t.inputs = withBytes("g", B.gr, "gradient bytes per parameter");
+        if (B.grOpt > 0)
+            t.inputs.push_back({ "g32", B.grOpt, "B/parameter", "fp32 gradient partition sharded with the optimizer" });
+        t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md";
+        t.anchor = "model-states";
+        out.push_back(std::move(t));
+    }
+    // Optimizer states.
+    {
+        Term t = makeTerm("memory.optimizer_states", TermGroup::Memory, "Optimizer states", mem.optimizerStates, "B");
+        if (c.offOpt) {
+            t.formula = "0 (master weights and moments on the host or NVMe)";
+            t.expression = "0";
+        } else {
+            t.formula = c.shardOptimizer ? "(m + o)·(Ψ_d/N_d + Ψ_e/N_e)" : "(m + o)·(Ψ_d + Ψ_e)";
+            t.expression = shardedText(B.mw + B.os, c.shardOptimizer, st, c);
+        }
+        t.inputs = withBytes("m + o", B.mw + B.os, "fp32 master weights + optimizer moments per parameter");
+        t.source = zeroSource;
+        t.anchor = "model-states";
+        out.push_back(std::move(t));
+    }
+    // Activations.
+    {
+        const LayerActivationText layer = layerActivationText(s, sh);
+        Term t = makeTerm("memory.activations", TermGroup::Memory, "Activations", mem.activations, "B");
+        const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
+        t.formula = "n·(L·A + L_moe·A_moe)" + std::string(st.embedding ? " + n·A_emb" : "")
+            + (st.head ? (gpipe ? " + m·A_head" : " + A_head") : "")
+            + (s.training.recompute == Recompute::Full && st.layers > 0 ? " + A_full + A_moe,full" : "") + "; " + layer.formula;
+        std::string e = substitute("{}*({}*(", { c.inflight, double(st.layers) }) + layer.expression
+            + substitute(")+{}*{})", { double(st.moeLayers), sh.moeLayerExtra });
+        if (st.embedding)
+            e += substitute("+{}*{}", { c.inflight, sh.embeddingActivation });
+        if (st.head)
+            e += substitute("+{}*{}", { sh.headActivation, gpipe ? static_cast<double>(c.m) : 1.0 });
+        if (s.training.recompute == Recompute::Full && st.layers > 0)
+            e += substitute("+{}+{}", { sh.layerActivationFull, st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0 });
+        t.expression = e;
+        const auto& par = s.parallelism;
+        t.inputs = {
+            { "n", c.inflight, "micro-batches", "micro-batches in flight on this stage at its peak (pipeline schedule)" },
+            { "L", double(st.layers), "layers", "transformer layers on this stage" },
+            { "s", double(s.training.seqLen), "tokens", "sequence length" },
+            { "b", double(s.training.microBatch), "sequences", "micro-batch" },
+            { "c", double(par.cp), "", "context-parallel degree (splits the sequence)" },
+            { "t", double(par.tp), "", "tensor-parallel degree" },
+            { "r", par.sequenceParallel && par.tp > 1 ? double(par.tp) : 1.0, "",
+              "sequence-parallel divisor of the replicated parts (t with SP, else 1)" },
+            { "h", double(s.model.hidden), "", "hidden size" },
+            { "a", double(s.model.heads), "", "attention heads" },
+            { "q", sh.counts.qSize, "", "query width (heads × head dim)" },
+            { "kv", sh.counts.kvSize * std::max<double>(std::max(1, s.model.kvHeads), par.tp) / std::max(1, s.model.kvHeads),
+              "", "key/value width a TP rank keeps (GQA: kv heads × head dim, whole heads per rank)" },
+            { "f", double(s.model.ffnHidden), "", "MLP hidden size" },
+            { "k", s.model.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)" },
+            { "β", sh.bytes.act, "B", "bytes per activation element" },
+            { "δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)" },
+            { "A_moe", sh.moeLayerExtra, "B", "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)" },
+            { "L_moe", double(st.moeLayers), "layers", "MoE layers on this stage" },
+        };
+        if (st.embedding)
+            t.inputs.push_back({ "A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t" });
+        if (st.head)
+            t.inputs.push_back({ "A_head", sh.headActivation, "B",
+                                 "final norm and head inputs (2·β·T·h/r) + logits and loss (6 B per logit ÷t)" });
+        t.source = "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models (MLSys'23) "
+                   "Eq. 2 and Table 2, generalised; Dao et al., FlashAttention (NeurIPS'22) §3.1; Narayanan et al. "
+                   "(SC'21) §2.2 (micro-batches in flight)";
+        t.anchor = "activations";
+        out.push_back(std::move(t));
+    }
+    // Gathered parameters.
+    {
+        Term t = makeTerm("memory.gathered_parameters", TermGroup::Memory, "Gathered parameters", mem.gatheredParameters, "B");
+        const double U = sh.unitParams;
+        t.inputs = { { "U", U, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)" },
+                     { "w", B.w, "B/parameter", "weight bytes" }, { "g", B.gr, "B/parameter", "gradient bytes" } };
+        switch (s.parallelism.sharding) {
+        case Sharding::Zero3:
+            if (c.deepspeed) {
+                t.formula = "4·U (DeepSpeed estimator: fp16 parameters and gradients of the largest layer)";
+                t.expression = substitute("4*{}", { U });
+            } else {
+                t.formula = "w·U + w·min(U, P) + g·U (current unit, prefetch bucket, unsharded gradients)";
+                t.expression = substitute("{}*{}+{}*{}+{}*{}", { B.w, U, B.w, std::min(U, kDsPrefetchBucket), B.gr, U });
+                t.inputs.push_back({ "P", kDsPrefetchBucket, "parameters", "stage3_prefetch_bucket_size" });
+            }
+            t.source = "deepspeed/runtime/zero/stage3.py; deepspeed/runtime/zero/config.py";
+            break;
+        case Sharding::FsdpFull:
+        case Sharding::FsdpHybrid:
+            t.formula = "3·w·U (BACKWARD_PRE: current unit, prefetched unit, its unsharded gradients)";
+            t.expression = substitute("3*{}*{}", { B.w, U });
+            t.source = "torch/distributed/fsdp/api.py (BackwardPrefetch.BACKWARD_PRE)";
+            break;
+        case Sharding::FsdpGradOp:
+            t.formula = "w·(Ψ_d + Ψ_e) + w·U (SHARD_GRAD_OP keeps every unit gathered until backward)";
+            t.expression = substitute("{}*({}+{})+{}*{}", { B.w, st.dense, st.expert, B.w, U });
+            t.source = "torch/distributed/fsdp/api.py (ShardingStrategy.SHARD_GRAD_OP)";
+            break;
+        default:
+            t.formula = "0 (parameters are not sharded)";
+            t.expression = "0";
+            t.source = zeroSource;
+            break;
+        }
+        t.anchor = "gathered-parameters";
+        out.push_back(std::move(t));
+    }
+    // Communication buffers (the framework's buckets here; evaluate adds NCCL's buffers to this term).
+    {
+        Term t = makeTerm("memory.communication_buffers", TermGroup::Memory, "Communication buffers", mem.communicationBuffers, "B");
+        t.formula = "B_buckets (framework gradient/parameter buckets)";
+        t.expression = exprNumber(c.buckets);
+        t.inputs = { { "B_buckets", c.buckets, "B",
+                       "DDP buckets (max(r·Ψ, 25 MiB)), DeepSpeed 2 reduce + 1 all-gather buckets, or 0" } };
+        t.source = "torch/nn/parallel/distributed.py (bucket_cap_mb = 25); deepspeed/runtime/zero/config.py "
+                   "(reduce_bucket_size, allgather_bucket_size = 5e8)";
+        t.anchor = "communication-buffers";
+        out.push_back(std::move(t));
+    }
+    // Framework overhead.
+    {
+        Term t = makeTerm("memory.framework_overhead", TermGroup::Memory, "Framework overhead", mem.frameworkOverhead, "B");
+        t.formula = "C_cuda + σ·(activations + gathered + buckets) + misc";
+        t.expression = substitute("{}+{}*({}+{}+{})+{}", { kCudaContextBytes, kAllocatorSlack, mem.activations,
+                                                           mem.gatheredParameters, mem.communicationBuffers,
+                                                           s.cluster.miscBytes });
+        t.inputs = { { "C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images" },
+                     { "σ", kAllocatorSlack, "", "allocator slack on transient memory" },
+                     { "misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)" } };
+        t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
+                   "PyTorch CUDA semantics (context and caching allocator)";
+        t.anchor = "framework-overhead";
+        out.push_back(std::move(t));
+    }
+}
+} // namespace
+
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int dp,
-                            int64_t m, double* hostPerGpu, double* nvmePerGpu)
+                            int64_t m, double* hostPerGpu, double* nvmePerGpu, std::vector<Term>* terms)
 {
     MemoryBreakdown mem;
     const auto& B = sh.bytes;
     const Sharding shard = s.parallelism.sharding;
     const bool ds = s.training.accounting == Accounting::DeepSpeed;
-    // Sharding degree: the dense data-parallel group folds in CP (Megatron dist-opt, formulas.md §1.6);
+    // Sharding degree: the dense data-parallel group folds in CP (Megatron-LM distributed optimizer);
     // experts shard over the expert data-parallel group dp·cp/ep; fsdp-hybrid shards inside its group only.
     double nDense = static_cast<double>(dp) * sh.cp;
     double nExpert = std::max(1.0, nDense / sh.ep);
@@ -256,7 +503,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     const bool offParam = s.offload.parameters != OffloadTarget::None;
     const bool sp = shardsParams(shard), sg = shardsGrads(shard), so = shardsOptimizer(shard);
 
-    // Model states (ZeRO paper §5 / formulas.md §1.2): each component divided by the degree that shards it.
+    // Model states (ZeRO paper §5): each component divided by the degree that shards it.
     mem.parameters = offParam ? 0.0 : sharded(sp, B.w + B.fp8Cache);
     mem.gradients = sharded(sg, B.gr) + sharded(so, B.grOpt);
     mem.optimizerStates = sharded(so, B.mw + B.os);
@@ -273,12 +520,13 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
         (s.offload.parameters == OffloadTarget::Cpu ? host : nvme) += sharded(true, B.w);
     if (ds && shard == Sharding::Zero3) {
         // DeepSpeed's ZeRO-3 estimator keeps only fp16 params + fp32 (params, grads, moments) = 18Ψ/N;
-        // the fp16 grads are transient, inside the 4·largest-layer term (formulas.md §1.4).
+        // the fp16 grads are transient, inside the 4·largest-layer term (deepspeed/runtime/zero/stage3.py).
         if (!offOpt)
             mem.gradients -= sharded(true, B.gr);
     }
 
-    // Transient gathered parameters and unsharded gradients (formulas.md §1.3, §1.4).
+    // Transient gathered parameters and unsharded gradients (torch/distributed/fsdp/api.py;
+    // deepspeed/runtime/zero/stage3.py).
     const double U = sh.unitParams;
     switch (shard) {
     case Sharding::Zero3:
@@ -290,7 +538,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     case Sharding::FsdpFull:
     case Sharding::FsdpHybrid:
         // BACKWARD_PRE: current unit's params, the prefetched next unit, the current unit's unsharded grads
-        mem.gatheredParameters = 3.0 * B.w * U;
+        mem.gatheredParameters = kFsdpGatheredUnits * B.w * U;
         break;
     case Sharding::FsdpGradOp:
         // SHARD_GRAD_OP: every unit stays unsharded from its forward to the end of backward, + one unit's grads
@@ -304,14 +552,16 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     const bool megatron = s.training.accounting == Accounting::Megatron;
     switch (shard) {
     case Sharding::Ddp:
-        // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default; formulas.md §1.7);
+        // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default,
+        // torch/nn/parallel/distributed.py);
         // Megatron's DDP reduces its contiguous grad buffer in place.
         buckets = megatron ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:
         // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); the reduce bucket is double
-        // with overlap_comm, which the time model assumes (formulas.md §1.4). Megatron uses its grad buffer.
+        // with overlap_comm, which the time model assumes (deepspeed/runtime/zero/config.py). Megatron uses its
+        // grad buffer.
         if (!megatron)
             buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce + std::min(kDsAllgatherBucket, psi) * B.w;
         break;
@@ -322,7 +572,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     }
     mem.communicationBuffers = buckets;
 
-    // Activations (formulas.md §2): in-flight micro-batches × stored bytes per layer, + embedding and output stages.
+    // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
+    // stages.
     const double inflight = inFlight(s, stageIndex, m);
     double act = inflight * (st.layers * sh.layerActivation + st.moeLayers * sh.moeLayerExtra);
     if (st.embedding)
@@ -339,6 +590,9 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
         *hostPerGpu = host;
     if (nvmePerGpu)
         *nvmePerGpu = nvme;
+    if (terms)
+        addMemoryTerms(s, sh, st, mem, { nDense, nExpert, inflight, buckets, sp, sg, so, offOpt, offParam, ds, m },
+                       *terms);
     return mem;
 }
 
@@ -370,7 +624,7 @@ double ncclCommunicatorBytes(int channels, int peers) { return channels * peers 
 
 double ncclPointToPointBytes(int peers) { return 2.0 * peers * kNcclBuffSize; }
 
-/// DeepSpeed ZeRO-3 estimator host memory per node (formulas.md §1.4, zero_init = True).
+/// DeepSpeed ZeRO-3 estimator host memory per node (deepspeed/runtime/zero/stage3.py, zero_init = True).
 double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam)
 {
     const double gpusFactor = 1.0 / nodes;

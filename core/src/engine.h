@@ -5,10 +5,22 @@
 #include "model_counts.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
+#include "shardscope/core/term.h"
+
+#include <string>
+#include <vector>
 
 namespace shardscope::core::detail {
 
-/// Bytes per parameter of each model-state component (formulas.md §1.2).
+// Framework bucket sizes that both the memory model (engine.cpp) and the time model (evaluate.cpp) use.
+/// PyTorch DDP bucket_cap_mb = 25 (torch/nn/parallel/distributed.py; c10d reducer.hpp kDefaultBucketBytesCap).
+inline constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
+/// DeepSpeed ZeRO reduce_bucket_size and allgather_bucket_size, elements (deepspeed/runtime/zero/config.py).
+inline constexpr double kDsReduceBucket = 5e8;
+inline constexpr double kDsAllgatherBucket = 5e8;
+
+/// Bytes per parameter of each model-state component (ZeRO paper §3.1; Megatron-LM dist_optimizer.md;
+/// docs/model.md §model-state-bytes).
 struct StateBytes {
     double w = 2;        ///< compute-precision weights
     double gr = 2;       ///< persistent gradient buffer (sharded at ZeRO-2/3)
@@ -58,8 +70,17 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
 /// Per-GPU memory of one stage, for a data-parallel degree dp (min_gpus search varies it).
+/// With `terms`, also adds the memory terms of this stage (docs/model.md), NCCL buffers excepted (evaluate adds them).
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, int dp,
-                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
+                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu,
+                            std::vector<Term>* terms = nullptr);
+
+/// The per-layer stored activation bytes of makeShape as a substituted expression and its formula, for the
+/// activations term: Korthikanti et al. 2022 Eq. 2 generalised (GQA, SwiGLU, FlashAttention, SP, CP).
+struct LayerActivationText {
+    std::string formula, expression;
+};
+LayerActivationText layerActivationText(const Scenario& s, const Shape& shape);
 
 /// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
 /// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer).
@@ -73,7 +94,8 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 /// Largest per-GPU memory (without NCCL buffers) over the candidate stages at data-parallel degree dp.
 double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, int dp, int64_t microBatches);
 
-/// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (formulas.md §1.7).
+/// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (NCCL user guide,
+/// environment variables).
 double ncclCommunicatorBytes(int channels, int peers);
 
 /// NCCL send/recv buffers towards `peers` peers: one Simple-protocol buffer per peer and direction.
@@ -82,7 +104,8 @@ double ncclPointToPointBytes(int peers);
 /// NCCL buffers of every communicator a GPU of this layout belongs to (defined in evaluate.cpp).
 double ncclBufferBytes(const Scenario& s, int dp);
 
-/// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True (formulas.md §1.4).
+/// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True
+/// (deepspeed/runtime/zero/stage3.py).
 double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
 
 } // namespace shardscope::core::detail

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// evaluate(): communication (formulas.md §4), compute (§3), overlap (§7), pipeline (§6), offload (§8), totals (§9).
+// evaluate(): communication, compute, overlap, pipeline, offload and totals (docs/model.md §communication and
+// §step-time).
 #include "shardscope/core/evaluate.h"
 
 #include "shardscope/core/rank_map.h"
 
 #include "collective.h"
 #include "engine.h"
+#include "step_terms.h"
+#include "term_builder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,31 +29,30 @@ int dataParallel(const Scenario& s)
 namespace detail {
 namespace {
 
-// ---- The two fitted time-model constants. Fit on shared/reference/calibration.md rows A and B only (grid search,
-// tests/core/tst_calibration.cpp holds the rows); every other figure comes from a datasheet or NCCL's model. ----
+// ---- The two fitted time-model constants. Fit on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23
+// Table 5 only (grid search, tests/core/tst_calibration.cpp holds the rows; docs/model.md §validation); every other
+// figure comes from a datasheet or NCCL's model. ----
 // HBM traffic of the element-wise kernels (norms, GELU/SwiGLU, dropout, softmax, residual adds, casts) per byte of
 // activation the layer stores, in each of forward and backward: unfused element-wise kernels read and write each
 // stored tensor about three times. Korthikanti Table 4 (22B layer, 7.7 ms forward) pins it together with:
 constexpr double kElementwiseTraffic = 3.0;
-// Fraction of the best-shape measured matmul rate (MAMF, calibration.md) that a training step's GEMMs sustain:
+// Fraction of the best-shape measured matmul rate (MAMF, stas00 ml-engineering compute/accelerator/README.md) that
+// a training step's GEMMs sustain:
 // real shapes, kernel launch gaps and host overhead. 0.80 × A100's 0.869 MAMF fraction = 70% of peak.
 constexpr double kGemmRealized = 0.80;
 
 // The GPU optimizer step is memory-bound: it reads the gradient, master weight and moments and writes the
-// master, moments and the half-precision copy (formulas.md §8.4, "≈ 32 B × Ψ/N_opt / HBM_BW").
-// CPU↔GPU copies run at NCCL's 75% of raw PCIe (formulas.md §8.1).
+// master, moments and the half-precision copy (docs/model.md §optimizer-step).
+// CPU↔GPU copies run at NCCL's 75% of raw PCIe (NVIDIA/nccl src/graph/topo.cc).
 constexpr double kPcieEfficiency = 0.75;
-
-struct Peak {
-    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
-    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed)
-    double mfuPeak = 0;   // datasheet dense peak used for MFU (shared/DESIGN.md)
-};
+// FP8 training dispatches tokens in FP8 and combines them in BF16, forward and backward (DeepSeek-V3 report §3.3):
+// of the four all-to-alls two move 1 byte per element and two move 2, 0.75 of the BF16 bytes on average.
+constexpr double kFp8AllToAllFactor = 0.75;
 
 Peak peakFor(const Scenario& s)
 {
     const GpuSpec& g = s.cluster.gpu;
-    const double eff = g.achievableMatmulFraction * kGemmRealized; // measured MAMF / peak (calibration.md)
+    const double eff = g.achievableMatmulFraction * kGemmRealized; // measured MAMF / peak (catalog)
     Peak p;
     switch (s.training.precision) {
     case Precision::Fp32:
@@ -71,12 +73,6 @@ Peak peakFor(const Scenario& s)
     return p;
 }
 
-struct LayerTimes {
-    double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
-    double recompute = 0;                // extra work in backward from activation recomputation
-    double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
-};
-
 void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, double count, double message,
                    const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose,
                    bool perMicroBatch = false, double totalMessage = 0)
@@ -92,7 +88,7 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     const double n = groupSize;
     double perCall = message;
     switch (op) {
-    case CollectiveOp::AllReduce: perCall = 2 * (n - 1) / n * message; break;  // formulas.md §4.1
+    case CollectiveOp::AllReduce: perCall = 2 * (n - 1) / n * message; break;  // nccl-tests doc/PERFORMANCE.md
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
     case CollectiveOp::AllToAll: perCall = (n - 1) / n * message; break;
@@ -170,7 +166,7 @@ double ncclBufferBytes(const Scenario& s, int dp)
 
 } // namespace detail
 
-void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
+void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector<Term>* terms)
 {
     using namespace detail;
     r.valid = true;
@@ -202,7 +198,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     r.microBatches = m;
     r.gradAccumulation = m;
 
-    // ---- Model FLOPs per token (formulas.md §3.2, Megatron num_floating_point_operations): 6 per matmul
+    // ---- Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul
     // parameter (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
     const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
     const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
@@ -210,7 +206,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     const double seq = static_cast<double>(s.training.seqLen);
     r.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
 
-    // ---- Communication groups, Megatron rank order tp → cp → ep/dp → pp (formulas.md §4).
+    // ---- Communication groups, Megatron rank order tp → cp → ep/dp → pp (megatron/core/parallel_state.py).
     const GroupPlacement tpG = placeGroup(tp, 1, cl.gpusPerNode);
     const GroupPlacement cpG = placeGroup(cp, tp, cl.gpusPerNode);
     const GroupPlacement dpG = placeGroup(dp * cp, tp, cl.gpusPerNode);          // dense gradients: dp × cp
@@ -228,20 +224,24 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     const bool selective = s.training.recompute == Recompute::Selective;
 
     // ---- One transformer layer, one micro-batch, per GPU.
-    // Linear GEMMs: 2 FLOPs per weight per token forward, twice that backward (dgrad + wgrad) (formulas.md §3.3).
+    // Linear GEMMs: 2 FLOPs per weight per token forward, twice that backward (dgrad + wgrad) (Kaplan et al. 2020,
+    // Table 1).
     const double attnLinear = 2.0 * T * c.attention / tp;
     const double denseLinear = 2.0 * T * c.denseMlp / tp;
     const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
-    // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router (formulas.md §3.2)
+    // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router
+    // (Megatron-LM num_floating_point_operations)
     const double moeLinear = s.model.isMoe() ? 2.0 * T * (cf * c.routedActive + c.sharedExperts + c.router) / tp : 0.0;
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
-    // eager attention computes the full square (formulas.md §3.2, §3.3).
+    // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
+    // scripts/train/benchmarking/README.md).
     const double attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
     const double coreTime = attnCore / peak.attention;
     const double elemLayer = kElementwiseTraffic * sh.layerActivationFull / hbm;
     const double elemMoeExtra = kElementwiseTraffic * sh.moeLayerExtraFull / hbm;
 
-    // TP collectives per layer per micro-batch (formulas.md §4.3): without SP 2 all-reduces forward and 2 backward;
+    // TP collectives per layer per micro-batch (Shoeybi et al. 2019 §3; megatron/core/tensor_parallel/layers.py):
+    // without SP 2 all-reduces forward and 2 backward;
     // with SP 2 all-gathers + 2 reduce-scatters forward, the same backward + 2 re-gathers for wgrad.
     const double tpMsg = beta * T * h;
     CollectiveCost tpAR, tpAG, tpRS;
@@ -258,7 +258,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             tpBwd = 2 * tpAR.time;
         }
     }
-    // CP (formulas.md §4.5): KV chunks ring-passed (c−1) times forward, 2(c−1) backward, hidden behind the
+    // CP (Megatron-LM docs context_parallel.md): KV chunks ring-passed (c−1) times forward, 2(c−1) backward,
+    // hidden behind the
     // blockwise attention compute when it is long enough.
     double cpFwdExposed = 0, cpBwdExposed = 0;
     CollectiveCost cpCost;
@@ -274,14 +275,14 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         cpFwdExposed = std::max(0.0, (cp - 1) * cpCost.time - coreTime);
         cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * cpCost.time - 2.0 * coreTime);
     }
-    // EP all-to-all (formulas.md §4.6): dispatch + combine forward and again backward, exposed.
+    // EP all-to-all (GShard; Switch Transformers): dispatch + combine forward and again backward, exposed.
     double epMsg = 0;
     CollectiveCost epCost;
     if (ep > 1) {
-        // FP8 training dispatches tokens in FP8 (DeepSeek-V3 §3.3, formulas.md §4.6): half the bytes of those calls.
+        // FP8 training dispatches tokens in FP8 (DeepSeek-V3 report §3.3): half the bytes of those calls.
         epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
         if (s.training.precision == Precision::Fp8Mixed)
-            epMsg *= 0.75; // dispatch at 1 byte, combine at 2: the average of the four calls
+            epMsg *= kFp8AllToAllFactor; // dispatch at 1 byte, combine at 2: the average of the four calls
         epCost = collectiveTime(CollectiveOp::AllToAll, epMsg, epG, cl, s.nccl);
     }
 
@@ -310,7 +311,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
     const double headLinear = 2.0 * T * V * h / tp;
     const double headElem = kElementwiseTraffic * 6.0 * T * V / tp / hbm;
 
-    // ---- Data-parallel collectives (formulas.md §4.2) and their overlap (§7), per stage.
+    // ---- Data-parallel collectives (ZeRO paper §7; torch/distributed/fsdp/api.py) and their overlap, per stage.
     const Sharding shard = par.sharding;
     const bool perMicroAG = shard == Sharding::Zero3 || shard == Sharding::FsdpFull || shard == Sharding::FsdpHybrid
         || shard == Sharding::FsdpGradOp;
@@ -368,8 +369,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         } else if (shard == Sharding::Zero2 && st.layers > 0) {
             // ZeRO-2 reduce-scatters gradient buckets during every backward (overlap_comm), the last one exposed.
             const double psi = st.dense + st.expert;
-            // reduce_bucket_size 5e8 elements (formulas.md §1.4)
-            const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, 5e8 * B.reduce, dpG, cl, s.nccl);
+            // reduce_bucket_size 5e8 elements (deepspeed/runtime/zero/config.py)
+            const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, kDsReduceBucket * B.reduce, dpG, cl, s.nccl);
             dpBwd = std::max(rs.perCall.time, rs.perCall.time * rs.calls - bwd);
         }
         stageDp[2 * i] = dpFwd;
@@ -405,14 +406,15 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             s.offload.optimizer != OffloadTarget::None, s.offload.parameters != OffloadTarget::None);
     }
 
-    // ---- Pipeline (formulas.md §6): one micro-batch crosses every stage, the rest queue behind the slowest.
+    // ---- Pipeline (Narayanan et al. SC'21 §2.2): one micro-batch crosses every stage, the rest queue behind the
+    // slowest.
     const StageInfo& S = r.stages[slow];
     const double tSlow = S.forwardTime + S.backwardTime;
     double bubble = sumStage - tSlow;
     switch (par.schedule) {
     case PpSchedule::Interleaved: bubble /= v; break; // Narayanan §2.2: (p−1)/v
     case PpSchedule::ZeroBubble:
-        // ZB-H1: (p−1)(t_f + t_b − 2·t_w) (zero-bubble README; formulas.md §6)
+        // ZB-H1: (p−1)(t_f + t_b − 2·t_w) (sail-sg/zero-bubble-pipeline-parallelism and deepseek-ai/DualPipe READMEs)
         bubble *= std::max(0.0, tSlow - 2.0 * S.weightGradTime) / tSlow;
         break;
     default: break;
@@ -462,16 +464,18 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, epMsg, epCost, epCost.time * calls,
             epG.nodes > 1, "expert-parallel all-to-all dispatch and combine", true);
     }
+    double ppExposed = 0;
     if (pp > 1) {
         // Stage boundary p2p: activations forward, gradients backward, β·s·b·h/t (scatter/gather), × v interleaved.
         const double msg = beta * T * h / tp;
         const CollectiveCost p2p = collectiveTime(CollectiveOp::SendRecv, msg, ppPair, cl, s.nccl);
         const double calls = 2.0 * mm * v;
-        // Only the fill and drain hops are on the critical path (formulas.md §7).
+        // Only the fill and drain hops are on the critical path (docs/model.md §pipeline-parallel).
         const double exposed = 2.0 * (pp * v - 1) * p2p.time;
         addCollective(r, Group::Pp, CollectiveOp::SendRecv, 2, calls, msg, p2p, exposed, ppPair.nodes > 1,
             "pipeline send/recv of activations and gradients");
-        step.exposedCommunication += std::min(exposed, p2p.time * calls);
+        ppExposed = std::min(exposed, p2p.time * calls);
+        step.exposedCommunication += ppExposed;
     }
 
     // Data-parallel collectives of the slowest stage.
@@ -487,7 +491,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         case Sharding::Ddp: {
             // DDP all-reduces 25 MiB buckets during the last micro-batch's backward (no_sync before it).
             const double total = psi * B.reduce;
-            const double bucket = std::min(total, 25.0 * 1024 * 1024);
+            const double bucket = std::min(total, kDdpBucketBytes);
             const Bucketed ar = bucketed(CollectiveOp::AllReduce, total, bucket, g, cl, s.nccl);
             const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             dpTail += exposed;
@@ -497,8 +501,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         }
         case Sharding::Zero1:
         case Sharding::Zero2: {
-            // DeepSpeed reduce_bucket_size / allgather_bucket_size: 5e8 elements (formulas.md §1.4)
-            const double bucketElems = std::min(psi, 5e8);
+            // DeepSpeed reduce_bucket_size / allgather_bucket_size: 5e8 elements (deepspeed/runtime/zero/config.py)
+            const double bucketElems = std::min(psi, kDsReduceBucket), agElems = std::min(psi, kDsAllgatherBucket);
             const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g, cl, s.nccl);
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
@@ -511,10 +515,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats, bucketElems * B.reduce,
                 rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
                 shard == Sharding::Zero2, repeats * psi * B.reduce);
-            // Updated parameters all-gathered after the optimizer step: exposed (formulas.md §7).
-            const Bucketed ag = bucketed(CollectiveOp::AllGather, psi * B.w, bucketElems * B.w, g, cl, s.nccl);
+            // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
+            const Bucketed ag = bucketed(CollectiveOp::AllGather, psi * B.w, agElems * B.w, g, cl, s.nccl);
             dpTail += ag.perCall.time * ag.calls;
-            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, bucketElems * B.w, ag.perCall,
+            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
                 expert ? "expert parameter all-gather after the optimizer step"
                        : "parameter all-gather after the optimizer step",
@@ -540,7 +544,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
                 expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)",
                 true);
             if (hybrid && replicaG.size > 1) {
-                // HSDP: the gradient shard is all-reduced across replicas once per step (formulas.md §4.2).
+                // HSDP: the gradient shard is all-reduced across replicas once per step
+                // (torch/distributed/fsdp/api.py, HYBRID_SHARD).
                 const double msg = B.reduce * psi / sg.size;
                 const CollectiveCost ar = collectiveTime(CollectiveOp::AllReduce, msg, replicaG, cl, s.nccl);
                 const double exposed = std::max(0.0, ar.time - lastBwd);
@@ -557,7 +562,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         dpGroupCollectives(psiExpert, edpG, true);
     step.exposedCommunication += dpTail;
 
-    // ---- Optimizer step and offload (formulas.md §8.4).
+    // ---- Optimizer step and offload (ZeRO-Offload, Ren et al. ATC'21; ZeRO-Infinity §4; docs/model.md
+    // §offload-time).
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
     const bool offParam = s.offload.parameters != OffloadTarget::None;
     const bool shardOpt = shard != Sharding::Ddp;
@@ -566,17 +572,26 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         nOpt = shardG.size;
     const double psiOpt = psiDense / nOpt + psiExpert / (shardOpt ? std::max(1.0, nOpt / ep) : 1.0);
     const double pcie = cl.gpu.hostLinkBandwidth * kPcieEfficiency;
+    std::string offloadText, optimizerText; // the offload parts and the optimizer step, for their terms
     if (!offOpt) {
         // read grads, master and moments; write master, moments and the half-precision weights
         const double bytes = psiOpt * (B.gr + B.grOpt + 2.0 * (B.mw + B.os) + B.w);
         step.optimizer = bytes / hbm;
+        if (terms)
+            optimizerText = substitute("{}*({}+{}+2*({}+{})+{})/{}", { psiOpt, B.gr, B.grOpt, B.mw, B.os, B.w, hbm });
     } else {
         const double d2h = psiOpt * B.gr / pcie;
         const double cpuAdam = psiOpt * cl.gpusPerNode / cl.cpuAdamParamsPerSecond;
         const double h2d = psiOpt * B.w / pcie;
         double t = std::max(0.0, d2h - lastBwd) + cpuAdam + h2d;
-        if (s.offload.optimizer == OffloadTarget::Nvme)
-            t += 2.0 * (B.mw + B.os) * psiOpt * cl.gpusPerNode / cl.nvmeBandwidthPerNode; // read + write states
+        if (terms)
+            offloadText = substitute("{}+{}+{}", { std::max(0.0, d2h - lastBwd), cpuAdam, h2d });
+        if (s.offload.optimizer == OffloadTarget::Nvme) {
+            const double states = 2.0 * (B.mw + B.os) * psiOpt * cl.gpusPerNode / cl.nvmeBandwidthPerNode; // read + write
+            t += states;
+            if (terms)
+                offloadText += substitute("+{}", { states });
+        }
         step.offload += t;
     }
     if (offParam) {
@@ -587,6 +602,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
             bw = std::min(pcie, cl.nvmeBandwidthPerNode / cl.gpusPerNode);
         const double fetch = 2.0 * B.w * (psiDense / nOpt + psiExpert / std::max(1.0, nOpt / ep)) / bw;
         step.offload += mm * std::max(0.0, fetch - tSlow);
+        if (terms)
+            offloadText += substitute(offloadText.empty() ? "{}*{}" : "+{}*{}", { mm, std::max(0.0, fetch - tSlow) });
     }
 
     // ---- Totals.
@@ -603,6 +620,41 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus)
         tp_.mfu = r.flopsPerToken * tp_.tokensPerSecond / (gpus * peak.mfuPeak);
         if (cl.gpu.hourlyPriceUsd > 0)
             tp_.costPerStepUsd = cl.gpu.hourlyPriceUsd * gpus * total / 3600.0;
+    }
+
+    if (terms) {
+        // Memory of the peak stage, as stageMemory derives it, + NCCL's buffers in the communication term.
+        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, dp, m, nullptr, nullptr, terms);
+        for (Term& t : *terms)
+            if (t.key == "memory.communication_buffers") {
+                t.value = r.memory.communicationBuffers;
+                t.formula += " + B_nccl (NCCL channel buffers of every communicator)";
+                t.expression += substitute("+{}", { nccl });
+                t.inputs.push_back({ "B_nccl", nccl, "B", "channels × peers × 3 protocols × NCCL_BUFFSIZE per communicator" });
+                t.source += "; NCCL user guide, NCCL_BUFFSIZE (4 MiB per protocol buffer)";
+            }
+        StepTerms st;
+        st.m = mm;
+        st.slow = slowShape;
+        st.dense = denseL;
+        st.moe = moeL;
+        st.stageDpPerMb = stageDp[2 * slow] + stageDp[2 * slow + 1];
+        st.commPerMb = commPerMb;
+        st.ppExposed = ppExposed;
+        st.dpTail = dpTail;
+        st.sumStage = sumStage;
+        st.tSlow = tSlow;
+        st.weightGrad = S.weightGradTime;
+        st.v = v;
+        st.offloadText = offloadText;
+        st.optimizerText = optimizerText;
+        st.attnLinear = attnLinear;
+        st.denseLinear = denseLinear;
+        st.moeLinear = moeLinear;
+        st.attnCore = attnCore;
+        st.headLinear = headLinear;
+        st.peak = peak;
+        addStepTerms(s, sh, r, st, kElementwiseTraffic, *terms);
     }
 
     // ---- min_gpus: the fewest GPUs (same tp, pp, cp, ep, micro-batch and global batch) at which it fits.
@@ -680,6 +732,19 @@ Result evaluate(const Scenario& s)
         return r;
     }
     evaluateInto(s, r, true);
+    addWarnings(s, r);
+    return r;
+}
+
+Result explain(const Scenario& s)
+{
+    Result r;
+    r.issues = validate(s);
+    if (!r.issues.empty()) {
+        r.valid = false;
+        return r;
+    }
+    evaluateInto(s, r, true, &r.terms);
     addWarnings(s, r);
     return r;
 }

@@ -10,9 +10,11 @@
 
 namespace shardscope::core::detail {
 
-int jsonNestingDepth(std::string_view text)
+JsonExtent scanJsonExtent(std::string_view text)
 {
-    int depth = 0, maxDepth = 0;
+    JsonExtent e;
+    int depth = 0;
+    size_t separators = 0;
     bool inString = false, escape = false;
     for (char ch : text) {
         if (inString) {
@@ -24,14 +26,19 @@ int jsonNestingDepth(std::string_view text)
                 inString = false;
             continue;
         }
-        if (ch == '"')
+        if (ch == '"') {
             inString = true;
-        else if (ch == '[' || ch == '{')
-            maxDepth = std::max(maxDepth, ++depth);
-        else if (ch == ']' || ch == '}')
+        } else if (ch == '[' || ch == '{') {
+            e.depth = std::max(e.depth, ++depth);
+            ++separators;
+        } else if (ch == ']' || ch == '}') {
             --depth;
+        } else if (ch == ',') {
+            ++separators;
+        }
     }
-    return maxDepth;
+    e.values = separators + 1;
+    return e;
 }
 
 namespace {
@@ -112,8 +119,14 @@ bool parseJsonText(std::string_view text, json& out, std::string& error, std::st
         error = "the file contains a NUL byte at offset " + std::to_string(nul) + ": it is not JSON text";
         return false;
     }
-    if (jsonNestingDepth(text) > kMaxJsonDepth) {
+    const JsonExtent extent = scanJsonExtent(text);
+    if (extent.depth > kMaxJsonDepth) {
         error = "JSON nesting is deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+        return false;
+    }
+    if (extent.values > kMaxJsonValues) {
+        error = "the document holds more than " + std::to_string(kMaxJsonValues)
+            + " JSON values (a scenario has a few hundred)";
         return false;
     }
     // Duplicate keys are an error (RFC 8259 leaves them undefined; nlohmann would keep the last silently).

@@ -16,9 +16,17 @@ namespace shardscope::core::detail {
 
 using nlohmann::json;
 
-/// Largest nesting depth of [ and { outside strings; parse refuses deeper documents (no deep recursion).
-int jsonNestingDepth(std::string_view text);
+/// What a linear pre-scan sees outside strings: the largest nesting depth of [ and {, and an upper bound on the
+/// number of values (one per [, { and comma, plus one). Parsing refuses deeper or larger documents before building
+/// anything (no deep recursion, no millions of allocations).
+struct JsonExtent {
+    int depth = 0;
+    size_t values = 0;
+};
+JsonExtent scanJsonExtent(std::string_view text);
 constexpr int kMaxJsonDepth = 64;
+/// A scenario holds a few hundred values, a file with many pins some tens of thousands.
+constexpr size_t kMaxJsonValues = size_t(1) << 20;
 /// Largest document the parsers accept (bytes).
 constexpr size_t kMaxJsonBytes = 16u * 1024u * 1024u;
 

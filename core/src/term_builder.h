@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 namespace shardscope::core::detail {
 
@@ -28,20 +27,16 @@ inline std::string substitute(std::string_view pattern, std::initializer_list<do
     return out;
 }
 
-/// Where terms go while the model runs: nothing (search, min_gpus) or a list (evaluate for the views).
-class TermSink {
-public:
-    explicit TermSink(std::vector<Term>* out = nullptr) : m_out(out) {}
-    [[nodiscard]] bool on() const { return m_out != nullptr; }
-    /// Adds a term (when on). `pattern` with "{}" per value gives the expression.
-    void add(Term t) const
-    {
-        if (m_out)
-            m_out->push_back(std::move(t));
-    }
-
-private:
-    std::vector<Term>* m_out;
-};
+/// A term with its identity and value; the caller fills formula, expression, inputs, source and anchor.
+inline Term makeTerm(std::string key, TermGroup group, std::string label, double value, std::string unit)
+{
+    Term t;
+    t.key = std::move(key);
+    t.group = group;
+    t.label = std::move(label);
+    t.value = value;
+    t.unit = std::move(unit);
+    return t;
+}
 
 } // namespace shardscope::core::detail

@@ -6,6 +6,7 @@
 #include <shardscope/core/term.h>
 
 #include <QDir>
+#include <QFileInfo>
 #include <QObject>
 
 #include <cmath>
@@ -18,6 +19,9 @@ private slots:
     void numbersReadBack();
     void expressionEvaluator_data();
     void expressionEvaluator();
+    void everyScenario_data();
+    void everyScenario();
+    void activationsWithContextParallelByHand();
 };
 
 void TestTerms::numbersReadBack()
@@ -61,6 +65,92 @@ void TestTerms::expressionEvaluator()
         QCOMPARE(v, value);
     else
         QVERIFY(!error.empty());
+}
+
+void TestTerms::everyScenario_data()
+{
+    QTest::addColumn<QString>("path");
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+// For every shipped scenario: the figures explain() gives are evaluate()'s; every expression is plain arithmetic that
+// gives its value; memory terms add up to the memory total and step-time terms to the step total; every term says
+// where it comes from, never an internal note.
+void TestTerms::everyScenario()
+{
+    QFETCH(QString, path);
+    const ScenarioParse p = sstest::parse(sstest::readText(path));
+    QVERIFY(p.ok());
+    const Result plain = evaluate(p.scenario);
+    const Result r = explain(p.scenario);
+    QVERIFY(r.valid);
+    QVERIFY(plain.terms.empty());
+    QCOMPARE(r.memory.total(), plain.memory.total());
+    QCOMPARE(r.step.total(), plain.step.total());
+    QCOMPARE(r.throughput.tokensPerSecond, plain.throughput.tokensPerSecond);
+    QCOMPARE(r.minGpus, plain.minGpus);
+
+    double memory = 0, step = 0, comm = 0;
+    for (const Term& t : r.terms) {
+        const QString key = QString::fromStdString(t.key);
+        double v = 0;
+        std::string error;
+        QVERIFY2(evaluateExpression(t.expression, v, &error), qPrintable(key + ": " + QString::fromStdString(error + " in " + t.expression)));
+        const double tol = 1e-9 * std::max(1.0, std::abs(t.value));
+        QVERIFY2(std::abs(v - t.value) <= tol || (t.value != 0 && std::abs(v / t.value - 1) <= 1e-9),
+                 qPrintable(QStringLiteral("%1: expression gives %2, value %3: %4").arg(key).arg(v, 0, 'g', 17)
+                                .arg(t.value, 0, 'g', 17).arg(QString::fromStdString(t.expression))));
+        QVERIFY2(!t.formula.empty() && !t.label.empty() && !t.source.empty() && !t.anchor.empty(), qPrintable(key));
+        QVERIFY2(t.source.find("formulas.md") == std::string::npos && t.source.find("shared/") == std::string::npos,
+                 qPrintable(key));
+        if (t.group == TermGroup::Memory)
+            memory += t.value;
+        else if (t.group == TermGroup::StepTime)
+            step += t.value;
+        else if (t.group == TermGroup::Communication)
+            comm += t.value;
+    }
+    QCOMPARE(termsOf(r.terms, TermGroup::Memory).size(), size_t(7));
+    QCOMPARE(termsOf(r.terms, TermGroup::StepTime).size(), size_t(6));
+    QVERIFY(sstest::relClose(memory, r.memory.total(), 1e-12));
+    QVERIFY(sstest::relClose(step, r.step.total(), 1e-12));
+    QVERIFY(sstest::relClose(comm, r.totalCommBytes, 1e-12) || r.totalCommBytes == 0);
+}
+
+// The case the issue reports: with CP = 4 the per-layer activations use s/c tokens, and the term's expression shows it.
+// Llama 3 70B (h 8192, 64 heads, 8 KV heads of 128, f 28672, SwiGLU), s 8192, b 1, bf16 (β 2), no dropout (δ 0),
+// FlashAttention, no recompute, t 1, c 4: T = 8192/4 = 2048 tokens;
+// A = T·h·4β (inputs of the two norms, QKV and the MLP) + T·(2β·q + 2β·kv + 3β·f) (Q, K, V, out-projection input,
+// SwiGLU's gate, up and product) + 4·a·T (FlashAttention's fp32 log-sum-exp) (Korthikanti Eq. 2 generalised; Dao
+// et al. §3.1).
+void TestTerms::activationsWithContextParallelByHand()
+{
+    Scenario s = sstest::presetScenario("llama3-70b", 4, 8);
+    s.training.seqLen = 8192;
+    s.training.microBatch = 1;
+    s.training.globalBatch = 8;
+    s.training.recompute = Recompute::None;
+    s.training.dropout = false;
+    s.training.flashAttention = true;
+    s.parallelism.cp = 4;
+    s.parallelism.tp = 1;
+    s.parallelism.pp = 1;
+    const Result r = explain(s);
+    QVERIFY2(r.valid, qPrintable(sstest::issuesText(r.issues)));
+    const double T = 8192.0 / 4, h = 8192, q = 64 * 128, kv = 8 * 128, f = 28672, beta = 2;
+    const double perLayer = T * h * 4 * beta + T * (2 * beta * q + 2 * beta * kv + 3 * beta * f) + 4 * 64 * T;
+    const Term* act = nullptr;
+    for (const Term& t : r.terms)
+        if (t.key == "memory.activations")
+            act = &t;
+    QVERIFY(act);
+    QVERIFY2(act->expression.find("(8192/4*1)") != std::string::npos, act->expression.c_str()); // s/c visible
+    // 1F1B with pp 1 keeps one micro-batch: 80 layers + the embedding (8·T token ids) + the head (2·β·T·h + 6·T·V).
+    const double V = 128256;
+    const double expected = 80 * perLayer + 8 * T + (2 * beta * T * h + 6 * T * V);
+    QVERIFY2(sstest::relClose(act->value, expected, 1e-12), qPrintable(sstest::relMessage("activations", act->value, expected, 1e-12)));
+    QCOMPARE(act->value, r.memory.activations);
 }
 
 QTEST_GUILESS_MAIN(TestTerms)

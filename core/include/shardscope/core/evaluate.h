@@ -4,6 +4,7 @@
 
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
+#include "shardscope/core/term.h"
 
 #include <vector>
 
@@ -16,14 +17,19 @@ namespace shardscope::core {
 /// has valid == false, the issues, and no figures. Deterministic and allocation-light (called per slider move).
 [[nodiscard]] Result evaluate(const Scenario& scenario);
 
-/// Parameter count of an architecture (catalogs.md "Parameter-count check"; honours params override).
+/// Parameter count of an architecture (docs/model.md §parameter-count; honours params override).
 struct ModelSize {
     double total = 0;   ///< Ψ
     double active = 0;  ///< parameters one token uses (top-k experts for MoE)
 };
 [[nodiscard]] ModelSize modelSize(const ModelSpec& model);
 
-/// As evaluate() but skips validation and min_gpus (for searches that generate only valid layouts).
-void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus);
+/// evaluate() and the terms every view lists (Result::terms): each figure with its formula, substituted expression,
+/// inputs and source. Slower than evaluate() (text is built): for the views, the CLI and exports, not for searches.
+[[nodiscard]] Result explain(const Scenario& scenario);
+
+/// As evaluate() but skips validation and min_gpus (for searches that generate only valid layouts). With `terms`,
+/// also appends the terms of the figures.
+void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus, std::vector<Term>* terms = nullptr);
 
 } // namespace shardscope::core

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-/// The output of evaluate(): every figure the views show (shared/DESIGN.md, "Result JSON").
+/// The output of evaluate(): every figure the views show (shardscope.result/1; docs/model.md).
 /// Memory in bytes, time in seconds, volumes in bytes; figures are for the most loaded GPU unless named otherwise.
+
+#include "shardscope/core/term.h"
 
 #include <array>
 #include <cstdint>
@@ -56,7 +58,7 @@ struct Collective {
     CollectiveOp op = CollectiveOp::AllReduce;
     int groupSize = 1;
     int64_t count = 0;       ///< calls per optimizer step
-    double messageBytes = 0; ///< S of one call (nccl-tests convention, formulas.md §4.1)
+    double messageBytes = 0; ///< S of one call (nccl-tests doc/PERFORMANCE.md convention)
     double bytes = 0;        ///< bytes this GPU sends over the step, all calls
     double time = 0;         ///< seconds over the step, all calls
     double exposedTime = 0;  ///< part of time not hidden behind compute
@@ -119,6 +121,10 @@ struct Result {
     StepTime step;
     Throughput throughput;
     int minGpus = 0;                 ///< fewest GPUs on which this strategy and settings fit (0 = none up to the limit)
+
+    /// The figures as named terms (explain(); empty from evaluate()): memory terms add up to memory.total(),
+    /// step-time terms to step.total().
+    std::vector<Term> terms;
 };
 
 const char* toString(Group g);

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Terms for the model size, step time, throughput and communication (docs/model.md). Each expression uses the
+// very numbers evaluateInto combined, so it evaluates to the figure the views show.
+#include "step_terms.h"
+
+#include "term_builder.h"
+
+#include <algorithm>
+
+namespace shardscope::core::detail {
+
+namespace {
+
+constexpr const char* kNarayanan = "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters "
+                                   "Using Megatron-LM (SC'21)";
+
+/// Forward or backward compute time of one layer for one micro-batch: GEMMs at the sustained matmul rate, core
+/// attention at the attention rate, element-wise HBM traffic at the memory bandwidth.
+std::string layerComputeText(bool backward, bool moe, const Scenario& s, const Shape& sh, const StepTerms& st,
+                             double elementwise)
+{
+    const double mlp = moe ? st.moeLinear : st.denseLinear;
+    const double act = sh.layerActivationFull + (moe ? sh.moeLayerExtraFull : 0.0);
+    const double hbm = s.cluster.gpu.memoryBandwidth;
+    if (!backward)
+        return substitute("(({}+{})/{}+{}/{}+{}*{}/{})",
+                          { st.attnLinear, mlp, st.peak.linear, st.attnCore, st.peak.attention, elementwise, act, hbm });
+    // backward: dgrad + wgrad GEMMs (2×), attention backward (2×) and FlashAttention's recomputed scores (+1×)
+    const double attnPasses = s.training.flashAttention ? 3.0 : 2.0;
+    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{})", { st.attnLinear, mlp, st.peak.linear, attnPasses, st.attnCore,
+                                                            st.peak.attention, elementwise, act, hbm });
+}
+
+std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const StepTerms& st, double elementwise)
+{
+    return {
+        { "m", st.m, "micro-batches", "micro-batches per step (gradient accumulation)" },
+        { "L_d", double(st.slow.denseLayers), "layers", "dense layers on the slowest stage" },
+        { "L_moe", double(st.slow.moeLayers), "layers", "MoE layers on the slowest stage" },
+        { "F_attn", st.attnLinear, "FLOP", "attention projections of one layer, one micro-batch: 2·T·P_attn/t" },
+        { "F_mlp", st.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t" },
+        { "F_moe", st.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
+        { "F_core", st.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
+        { "R_lin", st.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
+        { "R_attn", st.peak.attention, "FLOP/s", "sustained rate of the attention products (BF16 even with FP8)" },
+        { "k_e", elementwise, "", "element-wise HBM traffic per stored activation byte (fitted)" },
+        { "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute" },
+        { "H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)" },
+    };
+}
+
+} // namespace
+
+void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const StepTerms& st, double elementwise,
+                  std::vector<Term>& out)
+{
+    const ModelCounts& c = sh.counts;
+    const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+    const double seq = static_cast<double>(s.training.seqLen);
+
+    // ---- Model.
+    {
+        Term t = makeTerm("model.parameters", TermGroup::Model, "Parameters", r.parameters, "parameters");
+        t.formula = "Ψ = V·h (embedding) + head + positions + final norm + L_d·(P_attn + P_norms + P_mlp) "
+                    "+ L_moe·(P_attn + P_norms + P_routed + P_shared + P_router)";
+        t.expression = substitute("{}+{}+{}+{}+{}*({}+{}+{}+{})+{}*({}+{}+{}+{}+{}+{})",
+                                  { c.embedding, c.head, c.positions, c.finalNorm, double(c.denseLayers), c.attention,
+                                    c.attentionNorms, c.layerNorms, c.denseMlp, double(c.moeLayers), c.attention,
+                                    c.attentionNorms, c.layerNorms, c.routedExperts, c.sharedExperts, c.router });
+        t.inputs = { { "V", V, "tokens", "vocabulary" }, { "h", h, "", "hidden size" },
+                     { "P_attn", c.attention, "parameters", "Q, K, V, O projections of one layer" },
+                     { "P_mlp", c.denseMlp, "parameters", "dense MLP of one layer (3·h·f SwiGLU, 2·h·f otherwise)" } };
+        t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (compute_weight_and_optimizer_memory)";
+        t.anchor = "parameter-count";
+        if (s.model.paramsOverride > 0) { // the user's Ψ: every part scaled to it
+            t.formula = "Ψ (model.params override)";
+            t.expression = exprNumber(r.parameters);
+        }
+        out.push_back(std::move(t));
+    }
+    {
+        const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
+        const double matmul = c.active - c.embedding - c.head - c.positions - norms + V * h;
+        Term t = makeTerm("model.flops_per_token", TermGroup::Model, "Model FLOPs per token", r.flopsPerToken, "FLOP");
+        t.formula = "6·P_mm + 6·L·s·q (3 GEMMs per matmul weight: forward, dgrad, wgrad; causal attention)";
+        t.expression = substitute("6*{}+6*{}*{}*{}", { matmul, double(s.model.layers), seq, c.qSize });
+        t.inputs = { { "P_mm", matmul, "parameters", "active matmul weights + the V·h output GEMM" },
+                     { "L", double(s.model.layers), "layers", "" }, { "s", seq, "tokens", "sequence length" },
+                     { "q", c.qSize, "", "heads × head dim" } };
+        t.source = std::string("Megatron-LM megatron/training/training.py (num_floating_point_operations); ") + kNarayanan
+            + " §5.1";
+        t.anchor = "flops";
+        out.push_back(std::move(t));
+    }
+
+    // ---- Step time (the slowest pipeline stage sets it).
+    const std::string fd = layerComputeText(false, false, s, sh, st, elementwise);
+    const std::string bd = layerComputeText(true, false, s, sh, st, elementwise);
+    const std::string fm = layerComputeText(false, true, s, sh, st, elementwise);
+    const std::string bm = layerComputeText(true, true, s, sh, st, elementwise);
+    {
+        Term t = makeTerm("step_time.compute", TermGroup::StepTime, "Compute", r.step.compute, "s");
+        t.formula = "m·(L_d·(t_f + t_b) + L_moe·(t_f,moe + t_b,moe) + head), t_f = (F_attn + F_mlp)/R_lin + F_core/R_attn "
+                    "+ k_e·A_full/H, t_b = 2·(F_attn + F_mlp)/R_lin + (2 or 3 with FlashAttention)·F_core/R_attn "
+                    "+ k_e·A_full/H";
+        std::string e = substitute("{}*({}*(", { st.m, double(st.slow.denseLayers) }) + fd + "+" + bd
+            + substitute(")+{}*(", { double(st.slow.moeLayers) }) + fm + "+" + bm + ")";
+        if (st.slow.head) {
+            // output layer: logits GEMM forward + 2× backward, softmax/cross-entropy element-wise traffic both ways
+            const double T = sh.tokensPerMicroBatch;
+            e += substitute("+3*{}/{}+2*{}*6*{}*{}/{}/{}",
+                            { st.headLinear, st.peak.linear, elementwise, T, V, double(s.parallelism.tp),
+                              s.cluster.gpu.memoryBandwidth });
+            t.formula += "; head = 3·F_head/R_lin + 2·k_e·6·T·V/t/H";
+        }
+        t.expression = e + ")";
+        t.inputs = layerInputs(s, sh, st, elementwise);
+        if (st.slow.head)
+            t.inputs.push_back({ "F_head", st.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t" });
+        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Dao et al., FlashAttention (NeurIPS'22) §3.1; "
+                   "GPU datasheets and measured matmul rates (catalog)";
+        t.anchor = "compute-time";
+        out.push_back(std::move(t));
+    }
+    {
+        Term t = makeTerm("step_time.recompute", TermGroup::StepTime, "Recompute", r.step.recompute, "s");
+        switch (s.training.recompute) {
+        case Recompute::Full: t.formula = "m·(L_d·r + L_moe·r_moe), r = t_f + the forward's exposed collectives"; break;
+        case Recompute::Selective:
+            t.formula = s.training.flashAttention
+                ? "0 (FlashAttention's backward already recomputes the attention scores: counted in compute)"
+                : "m·(L_d·r + L_moe·r), r = F_core/R_attn + k_e·(A_full − A)/H (core attention re-run)";
+            break;
+        case Recompute::None: t.formula = "0 (no activation recomputation)"; break;
+        }
+        t.expression = substitute("{}*({}*{}+{}*{})", { st.m, double(st.slow.denseLayers), st.dense.recompute,
+                                                        double(st.slow.moeLayers), st.moe.recompute });
+        t.inputs = { { "m", st.m, "micro-batches", "" },
+                     { "r", st.dense.recompute, "s", "recompute time of one dense layer, one micro-batch" },
+                     { "r_moe", st.moe.recompute, "s", "recompute time of one MoE layer" } };
+        t.source = "Korthikanti et al. (MLSys'23) §5 (selective and full recomputation)";
+        t.anchor = "recompute";
+        out.push_back(std::move(t));
+    }
+    {
+        Term t = makeTerm("step_time.exposed_communication", TermGroup::StepTime, "Exposed communication",
+                          r.step.exposedCommunication, "s");
+        t.formula = "m·C_mb + C_pp + C_dp (per micro-batch TP/CP/EP and ZeRO-3/FSDP exposure, pipeline fill/drain "
+                    "send/recv, data-parallel collectives after the last backward)";
+        t.expression = substitute("{}*{}+{}+{}", { st.m, st.commPerMb, st.ppExposed, st.dpTail });
+        t.inputs = { { "m", st.m, "micro-batches", "" },
+                     { "C_mb", st.commPerMb, "s", "exposed communication per micro-batch on the slowest stage" },
+                     { "C_dp,mb", st.stageDpPerMb, "s", "of which ZeRO-3/FSDP/ZeRO-2 collectives not hidden by compute" },
+                     { "C_pp", st.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops" },
+                     { "C_dp", st.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward" } };
+        t.source = "NCCL src/graph/tuning.cc (collective times); PyTorch DDP and FSDP, DeepSpeed ZeRO overlap "
+                   "(torch/nn/parallel/distributed.py, torch/distributed/fsdp, deepspeed/runtime/zero)";
+        t.anchor = "communication-time";
+        out.push_back(std::move(t));
+    }
+    {
+        Term t = makeTerm("step_time.pipeline_bubble", TermGroup::StepTime, "Pipeline bubble", r.step.pipelineBubble, "s");
+        if (s.parallelism.pp == 1) {
+            t.formula = "0 (no pipeline)";
+            t.expression = "0";
+        } else if (s.parallelism.schedule == PpSchedule::Interleaved) {
+            t.formula = "(Σ_i t_i − t_slow)/v: every stage but the slowest is idle once per step, ÷ virtual stages";
+            t.expression = substitute("({}-{})/{}", { st.sumStage, st.tSlow, double(st.v) });
+        } else if (s.parallelism.schedule == PpSchedule::ZeroBubble) {
+            const double keep = std::max(0.0, st.tSlow - 2.0 * st.weightGrad) / st.tSlow;
+            t.formula = "(Σ_i t_i − t_slow)·(t − 2·t_w)/t (ZB-H1 fills the bubble with weight-gradient work)";
+            t.expression = substitute("({}-{})*{}", { st.sumStage, st.tSlow, keep });
+            t.inputs.push_back({ "(t − 2·t_w)/t", keep, "", "share of the 1F1B bubble that remains" });
+        } else {
+            t.formula = "Σ_i t_i − t_slow (1F1B/GPipe: (p − 1) stage times when stages are equal)";
+            t.expression = substitute("{}-{}", { st.sumStage, st.tSlow });
+        }
+        t.inputs.insert(t.inputs.begin(), { { "Σ_i t_i", st.sumStage, "s", "one micro-batch through every stage" },
+                                            { "t_slow", st.tSlow, "s", "one micro-batch on the slowest stage" } });
+        t.source = std::string(kNarayanan) + " §2.2; Qi et al., Zero Bubble Pipeline Parallelism (ICLR'24) (ZB-H1)";
+        t.anchor = "pipeline-bubble";
+        out.push_back(std::move(t));
+    }
+    {
+        Term t = makeTerm("step_time.offload", TermGroup::StepTime, "Offload", r.step.offload, "s");
+        t.formula = st.offloadText.empty()
+            ? "0 (nothing offloaded)"
+            : "max(0, D2H − t_b) + CPU Adam + H2D (+ NVMe states) + m·max(0, fetch − t_stage) (exposed transfers)";
+        t.expression = st.offloadText.empty() ? "0" : st.offloadText;
+        t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
+        t.anchor = "offload-time";
+        out.push_back(std::move(t));
+    }
+    {
+        Term t = makeTerm("step_time.optimizer", TermGroup::StepTime, "Optimizer step", r.step.optimizer, "s");
+        t.formula = st.optimizerText.empty() ? "0 (the optimizer runs on the CPU: see Offload)"
+                                             : "Ψ_opt·(g + g32 + 2·(m + o) + w)/H (memory-bound: read and write states)";
+        t.expression = st.optimizerText.empty() ? "0" : st.optimizerText;
+        t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound)";
+        t.anchor = "optimizer-time";
+        out.push_back(std::move(t));
+    }
+
+    // ---- Throughput.
+    const double total = r.step.total();
+    if (total > 0) {
+        const double gpus = r.gpus;
+        {
+            Term t = makeTerm("throughput.tokens_per_second", TermGroup::Throughput, "Tokens per second",
+                              r.throughput.tokensPerSecond, "tokens/s");
+            t.formula = "B·s / T_step";
+            t.expression = substitute("{}*{}/{}", { double(s.training.globalBatch), seq, total });
+            t.inputs = { { "B", double(s.training.globalBatch), "sequences", "global batch" },
+                         { "s", seq, "tokens", "sequence length" }, { "T_step", total, "s", "step time" } };
+            t.source = kNarayanan;
+            t.anchor = "throughput";
+            out.push_back(std::move(t));
+        }
+        {
+            Term t = makeTerm("throughput.tokens_per_second_per_gpu", TermGroup::Throughput, "Tokens per second per GPU",
+                              r.throughput.tokensPerSecondPerGpu, "tokens/s");
+            t.formula = "tokens/s ÷ N";
+            t.expression = substitute("{}/{}", { r.throughput.tokensPerSecond, gpus });
+            t.inputs = { { "N", gpus, "GPUs", "" } };
+            t.source = kNarayanan;
+            t.anchor = "throughput";
+            out.push_back(std::move(t));
+        }
+        {
+            Term t = makeTerm("throughput.model_tflops_per_gpu", TermGroup::Throughput, "Model TFLOP/s per GPU",
+                              r.throughput.modelTflopsPerGpu, "TFLOP/s");
+            t.formula = "FLOPs per token × tokens/s per GPU ÷ 10^12";
+            t.expression = substitute("{}*{}/1000000000000", { r.flopsPerToken, r.throughput.tokensPerSecondPerGpu });
+            t.source = std::string(kNarayanan) + " §5.1";
+            t.anchor = "throughput";
+            out.push_back(std::move(t));
+        }
+        {
+            Term t = makeTerm("throughput.mfu", TermGroup::Throughput, "MFU", r.throughput.mfu, "");
+            t.formula = "FLOPs per token × tokens/s ÷ (N × datasheet dense peak)";
+            t.expression = substitute("{}*{}/({}*{})", { r.flopsPerToken, r.throughput.tokensPerSecond, gpus,
+                                                         st.peak.mfuPeak });
+            t.inputs = { { "peak", st.peak.mfuPeak, "FLOP/s", "dense BF16 peak (FP8 peak with fp8-mixed; TF32 with fp32)" } };
+            t.source = "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)";
+            t.anchor = "throughput";
+            out.push_back(std::move(t));
+        }
+    }
+
+    // ---- Communication: one term per collective, bytes this GPU sends over the step.
+    for (size_t i = 0; i < r.collectives.size(); ++i) {
+        const Collective& col = r.collectives[i];
+        const double n = col.groupSize;
+        Term t = makeTerm(std::string("communication.") + toString(col.group) + "." + toString(col.op) + "."
+                              + std::to_string(i),
+                          TermGroup::Communication, col.purpose, col.bytes, "B");
+        double factor = 1;
+        switch (col.op) {
+        case CollectiveOp::AllReduce:
+            t.formula = "2·(n − 1)/n · S_total (ring all-reduce sends each byte twice, less its own share)";
+            factor = 2 * (n - 1) / n;
+            t.expression = substitute("2*({}-1)/{}*{}", { n, n, col.bytes / factor });
+            break;
+        case CollectiveOp::ReduceScatter:
+        case CollectiveOp::AllGather:
+        case CollectiveOp::AllToAll:
+            t.formula = "(n − 1)/n · S_total";
+            factor = (n - 1) / n;
+            t.expression = substitute("({}-1)/{}*{}", { n, n, col.bytes / factor });
+            break;
+        case CollectiveOp::SendRecv:
+            t.formula = "S_total (every byte sent once)";
+            t.expression = exprNumber(col.bytes);
+            break;
+        }
+        t.inputs = { { "n", n, "GPUs", "group size" },
+                     { "S", col.messageBytes, "B", "message of one call (nccl-tests convention)" },
+                     { "calls", double(col.count), "", "calls per step" },
+                     { "S_total", col.bytes / factor, "B", "all calls' messages over the step" } };
+        t.source = "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors)";
+        t.anchor = "communication-volume";
+        out.push_back(std::move(t));
+    }
+}
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The step-time, throughput, model and communication terms of evaluate(), built from the figures it computed
+// (docs/model.md: step time, throughput). Kept beside evaluate.cpp so that the timing model stays readable.
+
+#include "engine.h"
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+#include "shardscope/core/term.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope::core::detail {
+
+struct Peak {
+    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
+    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed)
+    double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
+};
+
+struct LayerTimes {
+    double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
+    double recompute = 0;                // extra work in backward from activation recomputation
+    double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
+};
+
+/// What evaluateInto computed for the slowest pipeline stage, which sets the step time.
+struct StepTerms {
+    double m = 0;                 ///< micro-batches per step
+    StageShape slow;              ///< the slowest stage
+    LayerTimes dense, moe;        ///< one dense / MoE layer, one micro-batch
+    double stageDpPerMb = 0;      ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch on the slowest stage
+    double commPerMb = 0;         ///< all exposed communication per micro-batch (layers + data parallel)
+    double ppExposed = 0;         ///< pipeline fill/drain send/recv on the critical path
+    double dpTail = 0;            ///< data-parallel collectives left after the last backward
+    double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part
+    int v = 1;                    ///< virtual stages
+    std::string offloadText;      ///< the offload parts, substituted
+    std::string optimizerText;    ///< the GPU optimizer step, substituted ("" when it runs on the CPU)
+    double attnLinear = 0, denseLinear = 0, moeLinear = 0, attnCore = 0, headLinear = 0; ///< FLOPs per micro-batch
+    Peak peak;
+};
+
+/// Appends the model, step-time, throughput and communication terms of a finished result.
+void addStepTerms(const Scenario& s, const Shape& shape, const Result& r, const StepTerms& st, double elementwiseTraffic,
+                  std::vector<Term>& out);
+
+} // namespace shardscope::core::detail
