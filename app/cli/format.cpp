@@ -21,9 +21,12 @@ std::string fmt(const char* f, double v)
 }
 std::string pad(const std::string& s, size_t w, bool right = false)
 {
-    if (s.size() >= w)
+    size_t width = 0; // characters, not bytes: UTF-8 continuation bytes take no column
+    for (unsigned char c : s)
+        width += (c & 0xc0) != 0x80;
+    if (width >= w)
         return s;
-    return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+    return right ? std::string(w - width, ' ') + s : s + std::string(w - width, ' ');
 }
 /// Names and ids come from files: shown with control characters escaped, never sent raw to the terminal.
 std::string esc(const std::string& text) { return core::escapeForTerminal(text); }
@@ -74,12 +77,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
        << ", ep " << r.ep << ", " << toString(s.parallelism.sharding) << ", " << r.microBatches
        << " micro-batches per step\n\n";
     os << "Memory per GPU (most loaded: stage " << r.peakStage << ")\n";
-    const std::pair<const char*, double> mem[] = { { "parameters", r.memory.parameters },
-        { "gradients", r.memory.gradients }, { "optimizer states", r.memory.optimizerStates },
-        { "activations", r.memory.activations }, { "gathered parameters", r.memory.gatheredParameters },
-        { "communication buffers", r.memory.communicationBuffers }, { "framework overhead", r.memory.frameworkOverhead } };
-    for (const auto& [name, v] : mem)
-        os << "  " << pad(name, 24) << pad(bytes(v), 12, true) << "\n";
+    for (const Term* t : termsOf(r.terms, TermGroup::Memory))
+        os << "  " << pad(t->label, 24) << pad(bytes(t->value), 12, true) << "\n";
     os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.capacity)
        << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
     if (r.hostMemoryPerNode > 0)
@@ -95,11 +94,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
            << pad(seconds(c.exposedTime), 11, true) << "  " << toString(c.algo) << "/" << toString(c.proto)
            << (c.crossesNodes ? " (inter-node)" : "") << "\n";
     os << "\nStep time\n";
-    const std::pair<const char*, double> parts[] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
-        { "exposed communication", r.step.exposedCommunication }, { "pipeline bubble", r.step.pipelineBubble },
-        { "optimizer step", r.step.optimizer }, { "offload", r.step.offload } };
-    for (const auto& [name, v] : parts)
-        os << "  " << pad(name, 24) << pad(seconds(v), 12, true) << "\n";
+    for (const Term* t : termsOf(r.terms, TermGroup::StepTime))
+        os << "  " << pad(t->label, 24) << pad(seconds(t->value), 12, true) << "\n";
     os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "\n\n";
     os << "Throughput: " << fmt("%.0f", r.throughput.tokensPerSecond) << " tokens/s ("
        << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
@@ -109,6 +105,34 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";
     for (const auto& w : r.warnings)
         os << "warning: " << esc(w.field) << ": " << esc(w.message) << "\n";
+}
+
+void printExplanation(std::ostream& os, const core::Result& r)
+{
+    using namespace core;
+    const std::pair<TermGroup, const char*> groups[] = { { TermGroup::Model, "Model" },
+        { TermGroup::Memory, "Memory per GPU (most loaded stage); the terms add up to the total" },
+        { TermGroup::StepTime, "Step time (slowest pipeline stage); the terms add up to the total" },
+        { TermGroup::Throughput, "Throughput" }, { TermGroup::Communication, "Communication per GPU per step" } };
+    for (const auto& [group, title] : groups) {
+        const auto terms = termsOf(r.terms, group);
+        if (terms.empty())
+            continue;
+        os << title << "\n";
+        for (const Term* t : terms) {
+            os << "\n  " << esc(t->label) << " [" << t->key << "] = " << exprNumber(t->value) << " " << t->unit;
+            if (t->unit == "B")
+                os << " (" << bytes(t->value) << ")";
+            else if (t->unit == "s")
+                os << " (" << seconds(t->value) << ")";
+            os << "\n    formula:    " << t->formula << "\n    expression: " << t->expression << "\n";
+            for (const TermInput& in : t->inputs)
+                os << "    " << pad(in.name, 10) << "= " << exprNumber(in.value) << (in.unit.empty() ? "" : " " + in.unit)
+                   << (in.meaning.empty() ? "" : "  " + in.meaning) << "\n";
+            os << "    source:     " << t->source << "\n    reference:  docs/model.md#" << t->anchor << "\n";
+        }
+        os << "\n";
+    }
 }
 
 void printCatalogTable(std::ostream& os, const core::Catalog& c, const std::string& which)

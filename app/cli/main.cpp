@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+
+#include <unistd.h>
 #include <iostream>
 #include <map>
 #include <string>
@@ -28,7 +30,7 @@ namespace {
 constexpr int kOk = 0, kInternal = 1, kInvalid = 2;
 
 const char* kUsage = R"(usage:
-  shardscope-cli evaluate FILE.json [--format json|table]
+  shardscope-cli evaluate FILE.json [--format json|table] [--explain]
   shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload]
@@ -58,7 +60,7 @@ bool takesValue(const std::string& s)
             return true;
     return false;
 }
-bool isFlag(const std::string& s) { return s == "--no-offload"; }
+bool isFlag(const std::string& s) { return s == "--no-offload" || s == "--explain"; }
 
 bool parseArgs(int argc, char** argv, Args& a, std::string& err)
 {
@@ -143,7 +145,7 @@ bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loade
     out.warnings = parsed.warnings;
     const auto issues = evaluate ? std::vector<core::Issue>{} : core::validate(parsed.scenario);
     if (evaluate)
-        out.result = core::evaluate(parsed.scenario);
+        out.result = core::explain(parsed.scenario); // with the terms the JSON and the tables list
     const auto& problems = evaluate ? out.result.issues : issues;
     if (!problems.empty() || (evaluate && !out.result.valid)) {
         for (const auto& e : problems)
@@ -238,7 +240,9 @@ int run(int argc, char** argv)
         auto& result = in.result;
         for (const auto& w : in.warnings)
             result.warnings.push_back(w);
-        if (a.format == "json")
+        if (a.options.count("--explain"))
+            shardscope::cli::printExplanation(std::cout, result);
+        else if (a.format == "json")
             std::cout << shardscope::core::resultToJson(result);
         else
             shardscope::cli::printResultTable(std::cout, in.scenario, result);
@@ -258,10 +262,11 @@ int run(int argc, char** argv)
 /// the command failed, whatever it computed.
 int checkedExit(int code)
 {
-    errno = 0;
     std::cout.flush();
     if (std::cout.fail() || std::fflush(stdout) != 0) {
-        const int err = errno;
+        // The stream keeps no errno of its first failure: ask the descriptor itself why (ENOSPC, EPIPE, EIO).
+        errno = 0;
+        const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
         std::cerr << "shardscope-cli: error: cannot write standard output" << (err ? std::string(": ") + std::strerror(err) : "")
                   << "\n";
         return kInternal;

@@ -379,7 +379,19 @@ std::string resultToJson(const Result& r, int indent)
         { "hardware_tflops_per_gpu", r.throughput.hardwareTflopsPerGpu }, { "mfu", r.throughput.mfu },
         { "cost_per_step_usd", r.throughput.costPerStepUsd } };
     j["min_gpus"] = r.minGpus;
-    return j.dump(indent) + "\n";
+    if (!r.terms.empty()) {
+        json terms = json::array();
+        for (const Term& t : r.terms) {
+            json inputs = json::array();
+            for (const TermInput& in : t.inputs)
+                inputs.push_back({ { "name", in.name }, { "value", in.value }, { "unit", in.unit }, { "meaning", in.meaning } });
+            terms.push_back({ { "key", t.key }, { "group", toString(t.group) }, { "label", t.label }, { "value", t.value },
+                { "unit", t.unit }, { "formula", t.formula }, { "expression", t.expression }, { "inputs", inputs },
+                { "source", t.source }, { "anchor", t.anchor } });
+        }
+        j["terms"] = terms;
+    }
+    return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 } // namespace shardscope::core
