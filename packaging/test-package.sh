@@ -54,7 +54,7 @@ need=(./usr/bin/shardscope-cli
       ./usr/share/icons/hicolor/16x16/apps/shardscope.png ./usr/share/icons/hicolor/48x48/apps/shardscope.png
       ./usr/share/icons/hicolor/256x256/apps/shardscope.png
       ./usr/share/man/man1/shardscope.1.gz ./usr/share/man/man1/shardscope-cli.1.gz
-      ./usr/share/doc/shardscope/copyright)
+      ./usr/share/doc/shardscope/copyright ./usr/share/doc/shardscope/model.md)
 [ $has_gui -eq 1 ] && need+=(./usr/bin/shardscope)
 [ -f "$SRC/resources/icons/shardscope.svg" ] && need+=(./usr/share/icons/hicolor/scalable/apps/shardscope.svg)
 for f in "${need[@]}"; do

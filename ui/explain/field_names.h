@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-/// Human names of scenario fields (dotted paths as in the scenario file, shared/DESIGN.md). The editors label
+/// Human names of scenario fields (dotted paths as in the shardscope.scenario/1 file). The editors label
 /// their controls with them and the issues panel names the control an issue is about.
 
 #include <QString>

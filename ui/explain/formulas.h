@@ -2,7 +2,7 @@
 #pragma once
 /// What each figure is, the formula it follows and its source: static text keyed by item
 /// ("memory.optimizer_states", "comm.dp.reduce_scatter", "kpi.mfu", "chart.memory"). The numbers come from
-/// the core; this text only explains them (shared/reference/formulas.md has the derivations).
+/// the core; this text only explains them (docs/model.md has the derivations).
 
 #include <QString>
 
@@ -11,7 +11,7 @@ namespace shardscope::ui {
 struct Explanation {
     const char* title = "";    ///< "Optimizer states"
     const char* what = "";     ///< one sentence: what the figure is
-    const char* formula = "";  ///< the formula, in the symbols of formulas.md §0.2
+    const char* formula = "";  ///< the formula, in the symbols of docs/model.md §conventions
     const char* source = "";   ///< paper / code it comes from
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 /// Named terms: every figure a view shows, with its formula, the same formula with the numbers substituted, its
-/// inputs and its published source, so that a user can check it with a calculator (shared/DESIGN.md "terms").
+/// inputs and its published source, so that a user can check it with a calculator (docs/model.md derives each).
 
 #include <string>
 #include <string_view>
