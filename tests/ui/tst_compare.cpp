@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compare and launch configurations (issue 5, items 2 and 4): pins save and load with the file (and the core still
-// reads the file), pinning is an undo step that marks the file modified, at most four pins, New clears them; the
+// reads the file), pinning is an undo step that marks the file modified, any number of pins is kept (issue 12: a
+// file's fifth pin was dropped) and the compare view scrolls through them, New clears them; the
 // compare view shows a memory chart per pin on one scale, the differing settings and the headline figures, and the
 // waterfall whose steps sum to the total difference; the launch panel shows core::launchConfig live.
 #include "test_support.h"
@@ -57,7 +58,7 @@ private slots:
     void cleanup();
     void pinsSaveLoadRoundTrip();
     void pinningIsUndoableAndMarksModified();
-    void atMostFourPins();
+    void manyPinsAreKept();
     void newScenarioClearsPins();
     void brokenPinIsSkippedWithWarning();
     void compareViewShowsPinsOnOneScale();
@@ -90,9 +91,9 @@ void TestCompare::pinsSaveLoadRoundTrip()
 {
     ui::ScenarioDocument* doc = m_window->document();
     ui::PinBoard* pins = m_window->compare()->pins();
-    QVERIFY(pins->pinCurrent());
+    pins->pinCurrent();
     setTp(doc, 8);
-    QVERIFY(pins->pinCurrent());
+    pins->pinCurrent();
     QCOMPARE(pins->count(), 2);
     const std::vector<core::Scenario> pinned = pins->pins();
     const QString path = m_dir.filePath(QStringLiteral("pins.shardscope.json"));
@@ -145,17 +146,51 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QCOMPARE(pins->count(), 1);
 }
 
-void TestCompare::atMostFourPins()
+void TestCompare::manyPinsAreKept()
 {
+    ui::ScenarioDocument* doc = m_window->document();
     ui::PinBoard* pins = m_window->compare()->pins();
-    for (int i = 0; i < ui::PinBoard::kMaxPins; ++i)
-        QVERIFY(pins->pinCurrent());
-    QVERIFY(pins->isFull());
-    QVERIFY(!pins->pinCurrent());
-    QCOMPARE(pins->count(), ui::PinBoard::kMaxPins);
-    std::vector<core::Scenario> many(6, core::defaultScenario(test::catalog()));
-    pins->setPins(many);
-    QCOMPARE(pins->count(), ui::PinBoard::kMaxPins);
+    for (int i = 1; i <= 6; ++i) {
+        doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [i](core::Scenario& s) {
+            s.cluster.nodes = 2 * i;
+            s.name = "pin " + std::to_string(i);
+        });
+        pins->pinCurrent();
+    }
+    QCOMPARE(pins->count(), 6);
+    const std::vector<core::Scenario> pinned = pins->pins();
+    QString error;
+    const QString path = m_dir.filePath(QStringLiteral("six-pins.shardscope.json"));
+    QVERIFY2(m_window->files()->saveTo(path, &error), qPrintable(error));
+    QCOMPARE(QJsonDocument::fromJson(readAll(path)).object().value(QStringLiteral("pins")).toArray().size(), 6);
+
+    // Opened again: all six, in order, and the compare view shows every one.
+    ui::MainWindow other(test::catalog(), m_settings);
+    other.files()->setSecondInstanceHandler([](const QString&, qint64) { return true; }); // m_window has it open too
+    QVERIFY2(other.files()->openFile(path, &error), qPrintable(error));
+    QCOMPARE(other.compare()->pins()->pins(), pinned);
+    ui::CompareView* view = other.compare()->view();
+    QCOMPARE(view->memoryCharts().size(), 6);
+    QCOMPARE(view->differences()->columnCount(), 6);
+    QCOMPARE(view->differences()->horizontalHeaderItem(5)->text(), QStringLiteral("F: pin 6"));
+    for (int i = 0; i < 6; ++i) {
+        QCOMPARE(view->memoryCharts()[i]->barTotal(0), other.compare()->pins()->results()[size_t(i)].memory.total());
+        QCOMPARE(view->timeChart()->total(i), other.compare()->pins()->results()[size_t(i)].step.total());
+    }
+    // In a window that holds four readable columns, the six scroll sideways instead of being squeezed.
+    QWidget* window = other.compare()->window();
+    window->resize(1400, 900);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    for (ui::MemoryChart* chart : view->memoryCharts())
+        QVERIFY2(chart->width() >= 280, qPrintable(QString::number(chart->width())));
+    window->hide();
+    // Letters go on after Z as spreadsheet columns do.
+    QCOMPARE(ui::PinBoard::letter(0), QStringLiteral("A"));
+    QCOMPARE(ui::PinBoard::letter(25), QStringLiteral("Z"));
+    QCOMPARE(ui::PinBoard::letter(26), QStringLiteral("AA"));
+    QCOMPARE(ui::PinBoard::letter(27), QStringLiteral("AB"));
+    QCOMPARE(ui::PinBoard::letter(26 + 26 * 26), QStringLiteral("AAA"));
 }
 
 void TestCompare::newScenarioClearsPins()

@@ -23,14 +23,11 @@ void CompareController::populateMenu(QMenu* menu)
 {
     m_pinAction = menu->addAction(tr("&Pin Current Scenario"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                                   &CompareController::pinCurrent);
-    m_pinAction->setToolTip(tr("Keep a copy of the scenario as it is now, for the comparison (up to 4; saved with the file)"));
+    m_pinAction->setToolTip(tr("Keep a copy of the scenario as it is now, for the comparison (saved with the file)"));
     menu->addAction(tr("&Show Comparison"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this, &CompareController::showComparison);
     menu->addSeparator();
     QAction* clear = menu->addAction(tr("&Clear Pins"), m_pins, &PinBoard::clear);
-    auto update = [this, clear] {
-        m_pinAction->setEnabled(!m_pins->isFull());
-        clear->setEnabled(m_pins->count() > 0);
-    };
+    auto update = [this, clear] { clear->setEnabled(m_pins->count() > 0); };
     connect(m_pins, &PinBoard::changed, this, update);
     update();
 }
@@ -69,11 +66,8 @@ void CompareController::showComparison()
 
 void CompareController::pinCurrent()
 {
-    if (!m_pins->pinCurrent()) {
-        emit statusMessage(tr("Four scenarios are pinned already: unpin one first"));
-        return;
-    }
-    emit statusMessage(tr("Pinned “%1” (%2 of %3)").arg(m_pins->label(m_pins->count() - 1)).arg(m_pins->count()).arg(PinBoard::kMaxPins));
+    m_pins->pinCurrent();
+    emit statusMessage(tr("Pinned “%1” (%n pin(s))", nullptr, m_pins->count()).arg(m_pins->label(m_pins->count() - 1)));
     showComparison();
 }
 

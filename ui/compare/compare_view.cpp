@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -39,6 +40,8 @@ QTableWidgetItem* cell(const QString& text, bool bold = false)
     }
     return item;
 }
+constexpr int kMinColumn = 300; // pixels: a pin's memory chart stays readable
+
 QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::bytes(d); }
 QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::seconds(d); }
 } // namespace
@@ -65,8 +68,14 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     connect(m_pinButton, &QPushButton::clicked, this, &CompareView::pinCurrentRequested);
     connect(m_clearButton, &QPushButton::clicked, m_pins, &PinBoard::clear);
 
-    auto* columns = new QWidget(this);
-    columns->setLayout(m_columns);
+    // One column per pin, side by side; more than fit scroll sideways (a chart narrower than kMinColumn is unreadable).
+    auto* columns = new QScrollArea(this);
+    columns->setWidgetResizable(true);
+    columns->setFrameShape(QFrame::NoFrame);
+    columns->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* strip = new QWidget(columns);
+    strip->setLayout(m_columns);
+    columns->setWidget(strip);
     m_columns->setContentsMargins(0, 0, 0, 0);
 
     for (QTableWidget* t : {m_table, m_steps}) {
@@ -76,6 +85,7 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
         t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     }
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(kMinColumn * 2 / 3); // many pins: scroll, not squeeze
     m_steps->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_steps->horizontalHeader()->setStretchLastSection(true);
     m_steps->verticalHeader()->setVisible(false);
@@ -121,10 +131,9 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
 void CompareView::rebuild()
 {
     const int n = m_pins->count();
-    m_hint->setText(n == 0 ? tr("Pin up to %1 scenarios to compare them (Compare → Pin Current Scenario).").arg(PinBoard::kMaxPins)
-                           : tr("%1 of %2 pins.").arg(n).arg(PinBoard::kMaxPins)
+    m_hint->setText(n == 0 ? tr("Pin scenarios to compare them (Compare → Pin Current Scenario).")
+                           : tr("%n pin(s).", nullptr, n)
                                  + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
-    m_pinButton->setEnabled(!m_pins->isFull());
     m_clearButton->setEnabled(n > 0);
 
     qDeleteAll(m_columnWidgets);
@@ -134,12 +143,13 @@ void CompareView::rebuild()
     double yMax = 0;
     for (int i = 0; i < n; ++i) {
         labels << m_pins->label(i);
-        auto* column = new QWidget(this);
+        auto* column = new QWidget;
+        column->setMinimumWidth(kMinColumn);
         auto* v = new QVBoxLayout(column);
         v->setContentsMargins(0, 0, 0, 0);
         v->setSpacing(2);
         auto* header = new QHBoxLayout;
-        auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(QChar(u'A' + i), m_pins->label(i).toHtmlEscaped()), column);
+        auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(PinBoard::letter(i), m_pins->label(i).toHtmlEscaped()), column);
         name->setToolTip(scenarioCaption(m_pins->pins()[size_t(i)], m_pins->results()[size_t(i)]));
         name->setTextFormat(Qt::RichText);
         name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -170,7 +180,7 @@ void CompareView::rebuild()
         chart->plot()->replot(QCustomPlot::rpQueuedReplot);
     }
     if (n == 0) {
-        auto* empty = new QLabel(tr("No pinned scenarios yet."), this);
+        auto* empty = new QLabel(tr("No pinned scenarios yet."));
         empty->setAlignment(Qt::AlignCenter);
         m_columns->addWidget(empty, 1);
         m_columnWidgets << empty;
@@ -183,7 +193,7 @@ void CompareView::rebuild()
         const QSignalBlocker block(c);
         c->clear();
         for (int i = 0; i < n; ++i)
-            c->addItem(QStringLiteral("%1: %2").arg(QChar(u'A' + i), labels[i]));
+            c->addItem(QStringLiteral("%1: %2").arg(PinBoard::letter(i), labels[i]));
     }
     {
         const QSignalBlocker blockA(m_a);
@@ -230,7 +240,7 @@ void CompareView::updateTable()
     m_table->setRowCount(n == 0 ? 0 : int(settings.size()) + 2 + figureRows);
     QStringList headers;
     for (int i = 0; i < n; ++i)
-        headers << QStringLiteral("%1: %2").arg(QChar(u'A' + i), m_pins->label(i));
+        headers << QStringLiteral("%1: %2").arg(PinBoard::letter(i), m_pins->label(i));
     m_table->setHorizontalHeaderLabels(headers);
     if (n == 0)
         return;

@@ -44,12 +44,18 @@ QString PinBoard::label(int i) const
     return name.empty() ? tr("Pin %1").arg(i + 1) : QString::fromStdString(name);
 }
 
-bool PinBoard::pinCurrent() { return pin(m_doc->scenario()); }
-
-bool PinBoard::pin(const core::Scenario& scenario)
+QString PinBoard::letter(int i)
 {
-    if (isFull())
-        return false;
+    QString text;
+    for (int n = i + 1; n > 0; n = (n - 1) / 26)
+        text.prepend(QChar(u'A' + (n - 1) % 26));
+    return text;
+}
+
+void PinBoard::pinCurrent() { pin(m_doc->scenario()); }
+
+void PinBoard::pin(const core::Scenario& scenario)
+{
     core::Scenario pinned = scenario;
     if (pinned.name.empty())
         pinned.name = tr("Pin %1").arg(count() + 1).toStdString();
@@ -57,7 +63,6 @@ bool PinBoard::pin(const core::Scenario& scenario)
     std::vector<core::Scenario> next = m_pins;
     next.push_back(std::move(pinned));
     push(text, std::move(next));
-    return true;
 }
 
 void PinBoard::unpin(int i)
@@ -83,8 +88,6 @@ void PinBoard::push(const QString& text, std::vector<core::Scenario> next)
 
 void PinBoard::setPins(std::vector<core::Scenario> pins)
 {
-    if (pins.size() > size_t(kMaxPins))
-        pins.resize(size_t(kMaxPins));
     m_pins = std::move(pins);
     m_results.clear();
     for (const core::Scenario& s : m_pins)

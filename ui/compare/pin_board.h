@@ -13,34 +13,33 @@ namespace shardscope::ui {
 
 class ScenarioDocument;
 
-/// Up to four pinned scenarios (and their results) for the compare view. Pinning and unpinning are steps on the
-/// document's undo stack, so they mark the file modified and undo like edits; the pins are saved in the scenario
-/// file ("pins", document/scenario_pins.h) and replaced when a file is opened.
+/// The pinned scenarios (and their results) for the compare view, as many as the file holds. Pinning and
+/// unpinning are steps on the document's undo stack, so they mark the file modified and undo like edits; the pins
+/// are saved in the scenario file ("pins", document/scenario_pins.h) and replaced when a file is opened.
 class PinBoard : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int kMaxPins = 4;
-
     explicit PinBoard(ScenarioDocument* doc, QObject* parent = nullptr);
 
     [[nodiscard]] const std::vector<core::Scenario>& pins() const { return m_pins; }
     [[nodiscard]] const std::vector<core::Result>& results() const { return m_results; }
     [[nodiscard]] int count() const { return int(m_pins.size()); }
-    [[nodiscard]] bool isFull() const { return count() >= kMaxPins; }
     /// The label of pin i: its scenario name, or "Pin N".
     [[nodiscard]] QString label(int i) const;
+    /// The letter of pin i in the compare view: A … Z, then AA, AB, … (spreadsheet columns).
+    [[nodiscard]] static QString letter(int i);
 
-    /// Pins the document's current scenario (one undo step). False when full.
-    bool pinCurrent();
-    /// Pins a scenario (one undo step). False when full.
-    bool pin(const core::Scenario& scenario);
+    /// Pins the document's current scenario (one undo step).
+    void pinCurrent();
+    /// Pins a scenario (one undo step).
+    void pin(const core::Scenario& scenario);
     /// Removes pin i (one undo step).
     void unpin(int i);
     /// Removes every pin (one undo step).
     void clear();
 
-    /// Replaces the pins without an undo step (file open, new, tests). Keeps the first kMaxPins.
+    /// Replaces the pins without an undo step (file open, new, tests).
     void setPins(std::vector<core::Scenario> pins);
 
 signals:
