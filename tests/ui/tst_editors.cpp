@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The scenario editor: controls show the document, write through it, offer only sensible values and mark
-// the controls issues name.
+// the controls issues name. Issue 12: spin-box ranges are core validation's; a document (at the limits, beyond
+// them, with a 40,000-character name) is shown as it is and never modified by being shown.
 #include "test_support.h"
 
 #include "document/scenario_document.h"
+#include "document/scenario_file.h"
+#include "editors/editor_panel.h"
 #include "editors/scenario_editor.h"
 #include "editors/value_slider.h"
 
+#include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
 #include <QLabel>
 #include <QSlider>
 #include <QSpinBox>
@@ -22,6 +31,41 @@ using namespace shardscope;
 using ui::ScenarioDocument;
 using ui::ScenarioEditor;
 using ui::ValueSlider;
+
+namespace {
+/// Sets a dotted path ("model.moe.top_k") in a JSON object, creating objects on the way.
+void setPath(QJsonObject& object, const QStringList& path, double value)
+{
+    if (path.size() == 1) {
+        object.insert(path.front(), value);
+        return;
+    }
+    QJsonObject inner = object.value(path.front()).toObject();
+    setPath(inner, path.mid(1), value);
+    object.insert(path.front(), inner);
+}
+
+/// The scenario with field set to value, through its file form (so values no widget offers can be tried).
+core::Scenario withValue(const core::Scenario& s, const QString& field, double value)
+{
+    QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(core::scenarioToJson(s, test::catalog()))).object();
+    setPath(json, field.split(QLatin1Char('.')), value);
+    const QByteArray text = QJsonDocument(json).toJson();
+    const core::ScenarioParse parsed = core::parseScenario(std::string_view(text.constData(), size_t(text.size())), test::catalog());
+    if (!parsed.ok())
+        qFatal("%s = %g does not parse: %s", qPrintable(field), value, parsed.errors.front().message.c_str());
+    return parsed.scenario;
+}
+
+/// Whether validation refuses field's value as out of its range (the "must be between" rule).
+bool outOfRange(const core::Scenario& s, const QString& field)
+{
+    for (const core::Issue& i : core::validate(s))
+        if (QString::fromStdString(i.field) == field && QString::fromStdString(i.message).contains(QStringLiteral("must be between")))
+            return true;
+    return false;
+}
+} // namespace
 
 class TestEditors : public QObject
 {
@@ -39,6 +83,9 @@ private slots:
     void microBatchValuesDivideReplicaBatch();
     void issueMarksControl();
     void undoRefreshesControls();
+    void rangesMatchValidation();
+    void documentIsShownAsItIs_data();
+    void documentIsShownAsItIs();
 
 private:
     template <class W>
@@ -68,11 +115,11 @@ void TestEditors::cleanup()
 void TestEditors::controlsShowScenario()
 {
     const core::Scenario& s = m_doc->scenario();
-    QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->value(), s.cluster.nodes);
-    QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox()->value(), s.cluster.nodes);
-    QCOMPARE(control<ValueSlider>(QStringLiteral("training.seq_len"))->value(), int(s.training.seqLen));
+    QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->value(), qint64(s.cluster.nodes));
+    QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox()->value(), double(s.cluster.nodes));
+    QCOMPARE(control<ValueSlider>(QStringLiteral("training.seq_len"))->value(), qint64(s.training.seqLen));
     QCOMPARE(control<QSpinBox>(QStringLiteral("model.layers"))->value(), s.model.layers);
-    QCOMPARE(control<ValueSlider>(QStringLiteral("parallelism.tp"))->value(), s.parallelism.tp);
+    QCOMPARE(control<ValueSlider>(QStringLiteral("parallelism.tp"))->value(), qint64(s.parallelism.tp));
     // Building the editor must not edit the document.
     QCOMPARE(m_doc->undoStack()->count(), 0);
     QCOMPARE(m_doc->scenario(), core::defaultScenario(test::catalog()));
@@ -118,7 +165,7 @@ void TestEditors::sliderDragIsOneUndoStep()
     QCOMPARE(m_doc->undoStack()->count(), 1);
     m_doc->undoStack()->undo();
     QCOMPARE(m_doc->scenario().cluster.nodes, start);
-    QCOMPARE(nodes->value(), start);
+    QCOMPARE(nodes->value(), qint64(start));
 }
 
 void TestEditors::spinBoxEditsDocument()
@@ -195,6 +242,124 @@ void TestEditors::undoRefreshesControls()
     layers->setValue(before + 8);
     m_doc->undoStack()->undo();
     QCOMPARE(layers->value(), before);
+}
+
+void TestEditors::rangesMatchValidation()
+{
+    // On a MoE scenario (every row live): each spin box's maximum passes validation's range rule and one more fails
+    // it; so does its minimum and one less, unless the minimum is a special value ("dense", "default", "one node").
+    const core::Scenario base = test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
+    int checked = 0;
+    for (ui::EditorPanel* panel : m_editor->findChildren<ui::EditorPanel*>()) {
+        for (const QString& field : panel->fields()) {
+            QWidget* w = panel->widgetForField(field);
+            std::function<void(double)> set;
+            double min = 0, max = 0;
+            bool special = false;
+            auto* wide = qobject_cast<QDoubleSpinBox*>(w);
+            if (auto* slider = qobject_cast<ValueSlider*>(w))
+                wide = slider->spinBox();
+            if (auto* spin = qobject_cast<QSpinBox*>(w)) {
+                set = [spin](double v) { spin->setValue(int(v)); };
+                min = spin->minimum();
+                max = spin->maximum();
+                special = !spin->specialValueText().isEmpty();
+            } else if (wide) {
+                set = [wide](double v) { wide->setValue(v); };
+                min = wide->minimum();
+                max = wide->maximum();
+            } else {
+                continue; // combo boxes, check boxes, sliders over a list of values
+            }
+            for (const auto& [limit, beyond] : {std::pair{max, max + 1}, std::pair{min, min - 1}}) {
+                if (limit == min && special)
+                    continue;
+                m_doc->reset(base, QString());
+                set(limit);
+                QVERIFY2(m_doc->undoStack()->count() <= 1, qPrintable(field)); // 0: the scenario has that value already
+                QVERIFY2(!outOfRange(m_doc->scenario(), field), qPrintable(QStringLiteral("%1 = %2 is refused").arg(field).arg(limit)));
+                QVERIFY2(outOfRange(withValue(m_doc->scenario(), field, beyond), field),
+                         qPrintable(QStringLiteral("%1 = %2 is accepted, the control stops at %3").arg(field).arg(beyond).arg(limit)));
+            }
+            ++checked;
+        }
+    }
+    QCOMPARE(checked, 19);
+}
+
+void TestEditors::documentIsShownAsItIs_data()
+{
+    QTest::addColumn<QByteArray>("values");
+    // At core validation's limits (each field on its own; together they break other rules, which is fine here).
+    QTest::newRow("at the limits")
+        << QByteArray(R"("model": {"preset": "mixtral-8x7b", "layers": 10000, "hidden": 1048576, "heads": 65536,
+                         "kv_heads": 65536, "ffn_hidden": 16777216, "vocab": 100000000,
+                         "moe": {"experts": 65536, "top_k": 65536, "expert_ffn_hidden": 16777216, "shared_experts": 65536,
+                                 "dense_layers": 10000}},
+                      "cluster": {"gpu": "h100-sxm5-80gb", "nodes": 9765, "gpus_per_node": 1024, "nics_per_node": 1024},
+                      "training": {"seq_len": 100000000, "global_batch": 1000000000, "micro_batch": 1000000000},
+                      "parallelism": {"sharding": "fsdp-hybrid", "tp": 1048576, "pp": 1048576, "cp": 1048576, "ep": 1048576,
+                                      "pp_schedule": "interleaved", "virtual_stages": 1024, "shard_group": 10000000},
+                      "nccl": {"min_channels": 64})");
+    // Beyond them (validation reports each), 64-bit sizes past 2^31 included: shown, not clamped.
+    QTest::newRow("beyond the limits")
+        << QByteArray(R"("model": {"preset": "mixtral-8x7b", "layers": 20000, "hidden": 5000000000000, "heads": 100000,
+                         "kv_heads": 100000, "ffn_hidden": 70000000000, "vocab": 3000000000,
+                         "moe": {"experts": 70000, "top_k": 70000, "expert_ffn_hidden": 40000000000, "shared_experts": 70000,
+                                 "dense_layers": 20000}},
+                      "cluster": {"gpu": "h100-sxm5-80gb", "nodes": 10000001, "gpus_per_node": 200, "nics_per_node": 2000},
+                      "training": {"seq_len": 5000000000, "global_batch": 5000000000000, "micro_batch": 4000000000},
+                      "parallelism": {"sharding": "fsdp-hybrid", "tp": 3000000, "pp": 3000000, "cp": 3000000, "ep": 3000000,
+                                      "pp_schedule": "interleaved", "virtual_stages": 5000, "shard_group": 20000000},
+                      "nccl": {"min_channels": 100})");
+}
+
+void TestEditors::documentIsShownAsItIs()
+{
+    QFETCH(QByteArray, values);
+    QString name;
+    while (name.size() < 40000)
+        name += QStringLiteral("Zürich – 東京 ");
+    name.truncate(40000);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("limits.shardscope.json"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const QByteArray quoted = QJsonDocument(QJsonArray{name}).toJson(QJsonDocument::Compact).mid(1).chopped(1); // "…"
+        f.write(R"({"schema": "shardscope.scenario/1", "name": )" + quoted + ", " + values + "}");
+    }
+    const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
+    QVERIFY2(load.ok(), qPrintable(load.errors.join(QLatin1Char('\n'))));
+    const core::Scenario loaded = load.scenario;
+    QCOMPARE(QString::fromStdString(loaded.name), name);
+    m_doc->reset(loaded, path);
+    QVERIFY(!m_doc->result().valid);
+    QApplication::processEvents();
+
+    // Leaving the name field (as a click elsewhere would) is not an edit.
+    auto* nameEdit = qobject_cast<QLineEdit*>(m_editor->widgetForField(QStringLiteral("name")));
+    QCOMPARE(nameEdit->text(), name);
+    emit nameEdit->editingFinished();
+    // Every control shows the document's value, not its range's end.
+    QCOMPARE(control<QSpinBox>(QStringLiteral("model.layers"))->value(), loaded.model.layers);
+    QCOMPARE(control<QSpinBox>(QStringLiteral("model.heads"))->value(), loaded.model.heads);
+    QCOMPARE(control<QDoubleSpinBox>(QStringLiteral("model.hidden"))->value(), double(loaded.model.hidden));
+    QCOMPARE(control<QDoubleSpinBox>(QStringLiteral("model.vocab"))->value(), double(loaded.model.vocab));
+    QCOMPARE(control<QSpinBox>(QStringLiteral("model.moe.top_k"))->value(), loaded.model.moe.topK);
+    QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox()->value(), double(loaded.cluster.nodes));
+    QCOMPARE(control<QSpinBox>(QStringLiteral("cluster.gpus_per_node"))->value(), loaded.cluster.gpusPerNode);
+    QCOMPARE(control<ValueSlider>(QStringLiteral("training.seq_len"))->spinBox()->value(), double(loaded.training.seqLen));
+    QCOMPARE(control<QDoubleSpinBox>(QStringLiteral("training.global_batch"))->value(), double(loaded.training.globalBatch));
+    QCOMPARE(control<ValueSlider>(QStringLiteral("training.micro_batch"))->value(), qint64(loaded.training.microBatch));
+    QCOMPARE(control<ValueSlider>(QStringLiteral("parallelism.tp"))->value(), qint64(loaded.parallelism.tp));
+    QCOMPARE(control<QSpinBox>(QStringLiteral("parallelism.virtual_stages"))->value(), loaded.parallelism.virtualStages);
+    QCOMPARE(control<QSpinBox>(QStringLiteral("parallelism.shard_group"))->value(), loaded.parallelism.shardGroup);
+    QCOMPARE(control<QSpinBox>(QStringLiteral("nccl.min_channels"))->value(), loaded.nccl.minChannels);
+    // And the document is as loaded: no edit, not modified.
+    QCOMPARE(m_doc->undoStack()->count(), 0);
+    QVERIFY(!m_doc->isModified());
+    QVERIFY(m_doc->scenario() == loaded);
 }
 
 QTEST_MAIN(TestEditors)

@@ -15,10 +15,10 @@ namespace shardscope::ui {
 using core::Scenario;
 
 namespace {
-QList<int> nodeSteps()
+QList<qint64> nodeSteps()
 {
     // 1..16 one by one, then 24, 32, 48, 64, ... 8192 (about log scale).
-    QList<int> v;
+    QList<qint64> v;
     for (int i = 1; i <= 16; ++i)
         v << i;
     for (int base = 16; base < 8192; base *= 2)
@@ -57,7 +57,7 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
     auto* nodes = addSlider(QStringLiteral("cluster.nodes"), [](const Scenario& s) { return s.cluster.nodes; },
                             [](Scenario& s, int64_t v) { s.cluster.nodes = int(v); }, tr("Number of nodes (servers)"));
     nodes->setValues(nodeSteps());
-    nodes->setFreeEntry(1, 100000);
+    nodes->setFreeEntry(1, 10'000'000); // core validation: at most 10^7 GPUs
     addSpin(QStringLiteral("cluster.gpus_per_node"), 1, 1024, [](const Scenario& s) { return s.cluster.gpusPerNode; },
             [](Scenario& s, int64_t v) { s.cluster.gpusPerNode = int(v); },
             tr("GPUs in one node (8 in an HGX/DGX server, 72 in an NVL72 rack)"));
@@ -120,7 +120,8 @@ void ClusterPanel::refreshExtras(const Scenario& s)
     selectCatalogEntry(m_inter, m_interEntries, QString::fromStdString(s.cluster.interNode.id),
                        !inter || !(*inter == s.cluster.interNode),
                        tr("%1 (custom)").arg(QString::fromStdString(s.cluster.interNode.name)));
-    m_total->setText(tr("%1 × %2 = %3").arg(s.cluster.nodes).arg(s.cluster.gpusPerNode).arg(s.cluster.gpus()));
+    // In 64 bits: each factor may be at its limit (validation then refuses the product).
+    m_total->setText(tr("%1 × %2 = %3").arg(s.cluster.nodes).arg(s.cluster.gpusPerNode).arg(qint64(s.cluster.nodes) * s.cluster.gpusPerNode));
 }
 
 } // namespace shardscope::ui

@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
@@ -94,12 +95,26 @@ QSpinBox* EditorPanel::addSpin(const QString& field, int min, int max, Get<int64
     connect(spin, &QSpinBox::valueChanged, this, [this, field, set](int v) {
         commit(field, QLocale().toString(v), [&set, v](core::Scenario& s) { set(s, v); });
     });
-    addRefresher([spin, get](const core::Scenario& s) {
-        const int v = int(get(s));
-        if (spin->value() == v)
-            return; // QAbstractSpinBox::setValue repaints even when nothing changes
-        const QSignalBlocker block(spin);
-        spin->setValue(v);
+    addRefresher([spin, get, min, max](const core::Scenario& s) { showInSpinBox(spin, min, max, int(get(s))); });
+    return spin;
+}
+
+QDoubleSpinBox* EditorPanel::addWideSpin(const QString& field, int64_t min, int64_t max, Get<int64_t> get, Set<int64_t> set,
+                                         const QString& toolTip)
+{
+    auto* spin = new QDoubleSpinBox(this);
+    spin->setDecimals(0);
+    spin->setRange(double(min), double(max));
+    spin->setKeyboardTracking(false);
+    spin->setAccelerated(true);
+    spin->setGroupSeparatorShown(true);
+    addRow(field, spin, toolTip);
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, field, set](double d) {
+        const auto v = int64_t(d);
+        commit(field, QLocale().toString(qint64(v)), [&set, v](core::Scenario& s) { set(s, v); });
+    });
+    addRefresher([spin, get, min, max](const core::Scenario& s) {
+        showInSpinBox(spin, double(min), double(max), double(get(s)));
     });
     return spin;
 }
@@ -145,12 +160,12 @@ ValueSlider* EditorPanel::addSlider(const QString& field, Get<int64_t> get, Set<
     addRow(field, slider, toolTip);
     if (!toolTip.isEmpty())
         slider->slider()->setToolTip(toolTip);
-    connect(slider, &ValueSlider::valueEdited, this, [this, field, set](int v) {
+    connect(slider, &ValueSlider::valueEdited, this, [this, field, set](qint64 v) {
         commit(field, QLocale().toString(v), [&set, v](core::Scenario& s) { set(s, v); });
     });
     connect(slider, &ValueSlider::interactionStarted, m_doc, &ScenarioDocument::beginInteraction);
     connect(slider, &ValueSlider::interactionFinished, m_doc, &ScenarioDocument::endInteraction);
-    addRefresher([slider, get](const core::Scenario& s) { slider->setValue(int(get(s))); });
+    addRefresher([slider, get](const core::Scenario& s) { slider->setValue(get(s)); });
     return slider;
 }
 

@@ -15,6 +15,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QSpinBox;
@@ -51,8 +52,14 @@ protected:
     virtual void refreshExtras(const core::Scenario&) { }
 
     QLabel* addRow(const QString& field, QWidget* widget, const QString& toolTip = {});
+    /// A spin box over [min, max] (core validation's range) for an int field; a document value outside the range
+    /// is shown as it is (showInSpinBox).
     QSpinBox* addSpin(const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set,
                       const QString& toolTip = {});
+    /// The same for a 64-bit field (sizes, batches): whole numbers in a QDoubleSpinBox, exact up to 2^53, which
+    /// holds every value a scenario file can give (json_fields.cpp: 9e15).
+    QDoubleSpinBox* addWideSpin(const QString& field, int64_t min, int64_t max, Get<int64_t> get, Set<int64_t> set,
+                                const QString& toolTip = {});
     QComboBox* addEnum(const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set,
                        const QString& toolTip = {});
     QCheckBox* addCheck(const QString& field, Get<bool> get, Set<bool> set, const QString& toolTip = {});

@@ -42,21 +42,24 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
     m_params->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Parameters:"), m_params);
 
-    const int kMax = 1 << 30;
-    addSpin(QStringLiteral("model.layers"), 1, 100000, [](const Scenario& s) { return s.model.layers; },
+    // Ranges are core validation's (core/src/validate.cpp; tst_editors checks them against validate()).
+    constexpr int64_t kMaxHidden = 1 << 20;
+    constexpr int kMaxLayers = 10000;
+    constexpr int kMaxHeads = 1 << 16;
+    addSpin(QStringLiteral("model.layers"), 1, kMaxLayers, [](const Scenario& s) { return s.model.layers; },
             [](Scenario& s, int64_t v) { s.model.layers = int(v); }, tr("Transformer layers L"));
-    addSpin(QStringLiteral("model.hidden"), 1, kMax, [](const Scenario& s) { return s.model.hidden; },
+    addWideSpin(QStringLiteral("model.hidden"), 1, kMaxHidden, [](const Scenario& s) { return s.model.hidden; },
             [](Scenario& s, int64_t v) { s.model.hidden = v; }, tr("Hidden size h (d_model)"))
         ->setSingleStep(128);
-    addSpin(QStringLiteral("model.heads"), 1, 100000, [](const Scenario& s) { return s.model.heads; },
+    addSpin(QStringLiteral("model.heads"), 1, kMaxHeads, [](const Scenario& s) { return s.model.heads; },
             [](Scenario& s, int64_t v) { s.model.heads = int(v); }, tr("Attention (query) heads a"));
-    addSpin(QStringLiteral("model.kv_heads"), 1, 100000, [](const Scenario& s) { return s.model.kvHeads; },
+    addSpin(QStringLiteral("model.kv_heads"), 1, kMaxHeads, [](const Scenario& s) { return s.model.kvHeads; },
             [](Scenario& s, int64_t v) { s.model.kvHeads = int(v); },
             tr("Key/value heads g (g = a: multi-head, 1: multi-query, otherwise grouped-query attention)"));
-    addSpin(QStringLiteral("model.ffn_hidden"), 1, kMax, [](const Scenario& s) { return s.model.ffnHidden; },
+    addWideSpin(QStringLiteral("model.ffn_hidden"), 1, 16 * kMaxHidden, [](const Scenario& s) { return s.model.ffnHidden; },
             [](Scenario& s, int64_t v) { s.model.ffnHidden = v; }, tr("MLP intermediate size f"))
         ->setSingleStep(256);
-    addSpin(QStringLiteral("model.vocab"), 1, kMax, [](const Scenario& s) { return s.model.vocab; },
+    addWideSpin(QStringLiteral("model.vocab"), 1, 100'000'000, [](const Scenario& s) { return s.model.vocab; },
             [](Scenario& s, int64_t v) { s.model.vocab = v; }, tr("Vocabulary size V"))
         ->setSingleStep(1024);
     addEnum(QStringLiteral("model.mlp"), mlpChoices(), [](const Scenario& s) { return int(s.model.mlp); },
@@ -69,21 +72,21 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
     addCheck(QStringLiteral("model.tied_embeddings"), [](const Scenario& s) { return s.model.tiedEmbeddings; },
              [](Scenario& s, bool v) { s.model.tiedEmbeddings = v; },
              tr("Input embedding and output layer share one weight matrix"));
-    addSpin(QStringLiteral("model.moe.experts"), 0, 4096, [](const Scenario& s) { return s.model.moe.experts; },
+    addSpin(QStringLiteral("model.moe.experts"), 0, kMaxHeads, [](const Scenario& s) { return s.model.moe.experts; },
             [](Scenario& s, int64_t v) { s.model.moe.experts = int(v); },
             tr("Routed experts per MoE layer (0 = dense model)"))
         ->setSpecialValueText(tr("dense"));
-    m_moeRows << addSpin(QStringLiteral("model.moe.top_k"), 0, 64, [](const Scenario& s) { return s.model.moe.topK; },
+    m_moeRows << addSpin(QStringLiteral("model.moe.top_k"), 1, kMaxHeads, [](const Scenario& s) { return s.model.moe.topK; },
                          [](Scenario& s, int64_t v) { s.model.moe.topK = int(v); }, tr("Experts each token visits"));
-    m_moeRows << addSpin(QStringLiteral("model.moe.expert_ffn_hidden"), 0, kMax,
+    m_moeRows << addWideSpin(QStringLiteral("model.moe.expert_ffn_hidden"), 1, 16 * kMaxHidden,
                          [](const Scenario& s) { return s.model.moe.expertFfnHidden; },
                          [](Scenario& s, int64_t v) { s.model.moe.expertFfnHidden = v; },
                          tr("Intermediate size of one expert"));
-    m_moeRows << addSpin(QStringLiteral("model.moe.shared_experts"), 0, 64,
+    m_moeRows << addSpin(QStringLiteral("model.moe.shared_experts"), 0, kMaxHeads,
                          [](const Scenario& s) { return s.model.moe.sharedExperts; },
                          [](Scenario& s, int64_t v) { s.model.moe.sharedExperts = int(v); },
                          tr("Always-active experts (DeepSeek)"));
-    m_moeRows << addSpin(QStringLiteral("model.moe.dense_layers"), 0, 100000,
+    m_moeRows << addSpin(QStringLiteral("model.moe.dense_layers"), 0, kMaxLayers,
                          [](const Scenario& s) { return s.model.moe.denseLayers; },
                          [](Scenario& s, int64_t v) { s.model.moe.denseLayers = int(v); },
                          tr("Leading layers with a dense MLP"));

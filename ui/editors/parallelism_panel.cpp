@@ -15,12 +15,12 @@ using core::Scenario;
 
 namespace {
 /// Divisors of n up to limit (at least {1}).
-QList<int> divisors(int64_t n, int64_t limit)
+QList<qint64> divisors(int64_t n, int64_t limit)
 {
-    QList<int> d;
+    QList<qint64> d;
     for (int64_t i = 1; i <= std::min(n, limit); ++i)
         if (n % i == 0)
-            d << int(i);
+            d << i;
     if (d.isEmpty())
         d << 1;
     return d;
@@ -50,7 +50,7 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
     // A long text must not widen the editor (no word wrap: see ModelPanel, the EP row can be hidden).
     m_dp->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Data parallel (DP):"), m_dp);
-    m_dp->setToolTip(tr("Derived: DP = GPUs / (TP × PP × CP) (shared/DESIGN.md)"));
+    m_dp->setToolTip(tr("Derived: DP = GPUs / (TP × PP × CP) (docs/model.md §layout)"));
     m_sp = addCheck(QStringLiteral("parallelism.sequence_parallel"),
                     [](const Scenario& s) { return s.parallelism.sequenceParallel; },
                     [](Scenario& s, bool v) { s.parallelism.sequenceParallel = v; },
@@ -58,11 +58,11 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
     m_schedule = addEnum(QStringLiteral("parallelism.pp_schedule"), scheduleChoices(),
                          [](const Scenario& s) { return int(s.parallelism.schedule); },
                          [](Scenario& s, int v) { s.parallelism.schedule = core::PpSchedule(v); });
-    m_virtual = addSpin(QStringLiteral("parallelism.virtual_stages"), 1, 64,
+    m_virtual = addSpin(QStringLiteral("parallelism.virtual_stages"), 1, 1024,
                         [](const Scenario& s) { return s.parallelism.virtualStages; },
                         [](Scenario& s, int64_t v) { s.parallelism.virtualStages = int(v); },
                         tr("Model chunks per pipeline rank v (interleaved schedule)"));
-    m_shardGroup = addSpin(QStringLiteral("parallelism.shard_group"), 0, 1 << 20,
+    m_shardGroup = addSpin(QStringLiteral("parallelism.shard_group"), 0, 10'000'000,
                            [](const Scenario& s) { return s.parallelism.shardGroup; },
                            [](Scenario& s, int64_t v) { s.parallelism.shardGroup = int(v); },
                            tr("FSDP hybrid: GPUs that fully shard among themselves (0 = one node)"));
@@ -71,23 +71,23 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
 
 void ParallelismPanel::refreshExtras(const Scenario& s)
 {
-    const int gpus = std::max(1, s.cluster.gpus());
+    const qint64 gpus = std::max<qint64>(1, qint64(s.cluster.nodes) * s.cluster.gpusPerNode); // no int overflow at the limits
     // TP must divide the heads and the KV heads (each rank owns whole heads).
-    QList<int> tp;
-    for (int d : divisors(s.model.heads, gpus))
+    QList<qint64> tp;
+    for (qint64 d : divisors(s.model.heads, gpus))
         if (s.model.kvHeads <= 0 || s.model.kvHeads % d == 0 || d % s.model.kvHeads == 0)
             tp << d;
     m_tp->setValues(tp);
     m_pp->setValues(divisors(s.model.layers, gpus));
-    QList<int> cp;
-    for (int c = 1; c <= gpus && s.training.seqLen % c == 0 && c <= 64; c *= 2)
+    QList<qint64> cp;
+    for (qint64 c = 1; c <= gpus && s.training.seqLen % c == 0 && c <= 64; c *= 2)
         cp << c;
     m_cp->setValues(cp);
-    m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<int>{1});
+    m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<qint64>{1});
     setRowVisible(m_ep, s.model.isMoe() || s.parallelism.ep != 1);
     const int dp = core::dataParallel(s);
     m_dp->setText(dp > 0 ? QStringLiteral("%1 / (%2 × %3 × %4) = %5")
-                               .arg(s.cluster.gpus())
+                               .arg(gpus)
                                .arg(s.parallelism.tp)
                                .arg(s.parallelism.pp)
                                .arg(s.parallelism.cp)

@@ -17,6 +17,8 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
+#include <limits>
+
 namespace shardscope::ui {
 
 ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
@@ -36,9 +38,12 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     nameForm->addRow(tr("Scenario:"), m_name);
     m_name->setToolTip(tr("Name of the scenario (saved in the file)"));
     m_name->setProperty("scenarioField", QStringLiteral("name"));
+    // QLineEdit's default maxLength (32767) would cut a longer name from a file; names have no limit but the file's.
+    m_name->setMaxLength(std::numeric_limits<int>::max());
     layout->addLayout(nameForm);
     connect(m_name, &QLineEdit::editingFinished, this, [this] {
         const std::string name = m_name->text().toStdString();
+        m_name->setModified(false); // typed text is committed: refresh() shows the document's name again
         m_doc->edit(tr("Rename scenario"), QStringLiteral("name"), [name](core::Scenario& s) { s.name = name; });
     });
 
@@ -57,6 +62,12 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     refresh();
 }
 
+ScenarioEditor::~ScenarioEditor()
+{
+    // ~QWidget takes the focus from the name field, which emits editingFinished: no edit from a half-destroyed editor.
+    disconnect(m_name, nullptr, this, nullptr);
+}
+
 void ScenarioEditor::addGroup(const QString& title, EditorPanel* panel)
 {
     auto* box = new QGroupBox(title, m_content);
@@ -70,7 +81,7 @@ void ScenarioEditor::addGroup(const QString& title, EditorPanel* panel)
 void ScenarioEditor::refresh()
 {
     const core::Scenario& s = m_doc->scenario();
-    if (!m_name->hasFocus()) {
+    if (!m_name->hasFocus() || !m_name->isModified()) { // keep what the user is typing, show everything else
         const QSignalBlocker block(m_name);
         m_name->setText(QString::fromStdString(s.name));
         m_name->setCursorPosition(0); // show the start of a long name

@@ -19,6 +19,7 @@ class ScenarioEditor : public QScrollArea
     Q_OBJECT
 public:
     explicit ScenarioEditor(ScenarioDocument* doc, QWidget* parent = nullptr);
+    ~ScenarioEditor() override;
 
     /// The control that edits field ("parallelism.tp"), or its nearest parent field's; nullptr if none.
     [[nodiscard]] QWidget* widgetForField(const QString& field) const;

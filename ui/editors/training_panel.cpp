@@ -15,12 +15,12 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
     auto* seq = addSlider(QStringLiteral("training.seq_len"), [](const Scenario& s) { return s.training.seqLen; },
                           [](Scenario& s, int64_t v) { s.training.seqLen = v; },
                           tr("Tokens per sequence s (the slider moves in powers of two; type any value)"));
-    QList<int> powers;
-    for (int v = 128; v <= (1 << 20); v *= 2)
+    QList<qint64> powers;
+    for (qint64 v = 128; v <= (1 << 20); v *= 2)
         powers << v;
     seq->setValues(powers);
-    seq->setFreeEntry(1, 1 << 24);
-    addSpin(QStringLiteral("training.global_batch"), 1, 1 << 24, [](const Scenario& s) { return s.training.globalBatch; },
+    seq->setFreeEntry(1, 100'000'000); // core validation's limits (validate.cpp)
+    addWideSpin(QStringLiteral("training.global_batch"), 1, 1'000'000'000, [](const Scenario& s) { return s.training.globalBatch; },
             [](Scenario& s, int64_t v) { s.training.globalBatch = v; }, tr("Sequences per optimizer step B"));
     m_microBatch = addSlider(QStringLiteral("training.micro_batch"), [](const Scenario& s) { return s.training.microBatch; },
                              [](Scenario& s, int64_t v) { s.training.microBatch = v; },
@@ -51,14 +51,14 @@ void TrainingPanel::refreshExtras(const Scenario& s)
 {
     // Micro-batch sizes that divide the per-replica batch B / DP; powers of two when that is not whole.
     const int dp = core::dataParallel(s);
-    QList<int> values;
+    QList<qint64> values;
     if (dp > 0 && s.training.globalBatch % dp == 0) {
         const int64_t perReplica = s.training.globalBatch / dp;
         for (int64_t b = 1; b <= std::min<int64_t>(perReplica, 1024); ++b)
             if (perReplica % b == 0)
-                values << int(b);
+                values << b;
     } else {
-        for (int b = 1; b <= 64; b *= 2)
+        for (qint64 b = 1; b <= 64; b *= 2)
             values << b;
     }
     m_microBatch->setValues(values);

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editors/value_slider.h"
 
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
-#include <QSignalBlocker>
 #include <QSlider>
-#include <QSpinBox>
-
-#include <algorithm>
 
 namespace shardscope::ui {
 
@@ -16,7 +13,7 @@ ValueSlider::ValueSlider(QWidget* parent)
     : QWidget(parent)
     , m_slider(new QSlider(Qt::Horizontal, this))
     , m_label(new QLabel(this))
-    , m_format([](int v) { return QLocale().toString(v); })
+    , m_format([](qint64 v) { return QLocale().toString(v); })
 {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -32,7 +29,7 @@ ValueSlider::ValueSlider(QWidget* parent)
     connect(m_slider, &QSlider::sliderReleased, this, &ValueSlider::interactionFinished);
 }
 
-void ValueSlider::setValues(const QList<int>& values)
+void ValueSlider::setValues(const QList<qint64>& values)
 {
     if (values == m_values)
         return;
@@ -40,15 +37,18 @@ void ValueSlider::setValues(const QList<int>& values)
     rebuild();
 }
 
-void ValueSlider::setFreeEntry(int min, int max)
+void ValueSlider::setFreeEntry(qint64 min, qint64 max)
 {
     if (!m_spin) {
-        m_spin = new QSpinBox(this);
+        m_spin = new QDoubleSpinBox(this);
+        m_spin->setDecimals(0);
         m_spin->setKeyboardTracking(false);
         m_spin->setAccelerated(true);
-        layout()->replaceWidget(m_label, m_spin);
+        m_spin->setGroupSeparatorShown(true);
+        delete layout()->replaceWidget(m_label, m_spin); // the caller owns the returned layout item
         m_label->hide();
-        connect(m_spin, &QSpinBox::valueChanged, this, [this](int v) {
+        connect(m_spin, &QDoubleSpinBox::valueChanged, this, [this](double d) {
+            const auto v = qint64(d);
             if (v == m_value)
                 return;
             m_value = v;
@@ -56,20 +56,18 @@ void ValueSlider::setFreeEntry(int min, int max)
             emit valueEdited(v);
         });
     }
-    {
-        const QSignalBlocker block(m_spin); // clamping to the new range is not a user edit
-        m_spin->setRange(min, max);
-    }
+    m_min = min;
+    m_max = max;
     showValue();
 }
 
-void ValueSlider::setFormatter(std::function<QString(int)> format)
+void ValueSlider::setFormatter(std::function<QString(qint64)> format)
 {
     m_format = std::move(format);
     showValue();
 }
 
-void ValueSlider::setValue(int value)
+void ValueSlider::setValue(qint64 value)
 {
     if (value == m_value && m_display.contains(value))
         return;
@@ -79,7 +77,7 @@ void ValueSlider::setValue(int value)
 
 void ValueSlider::rebuild()
 {
-    QList<int> display = m_values;
+    QList<qint64> display = m_values;
     if (!display.contains(m_value))
         display.insert(std::lower_bound(display.begin(), display.end(), m_value), m_value);
     m_display = display;
@@ -92,21 +90,17 @@ void ValueSlider::rebuild()
 
 void ValueSlider::showValue()
 {
-    if (m_spin) {
-        if (m_spin->value() == m_value)
-            return; // QAbstractSpinBox::setValue repaints even when nothing changes
-        const QSignalBlocker block(m_spin);
-        m_spin->setValue(m_value);
-    } else {
+    if (m_spin)
+        showInSpinBox(m_spin, double(m_min), double(m_max), double(m_value));
+    else
         m_label->setText(m_format(m_value));
-    }
 }
 
 void ValueSlider::onSliderMoved(int index)
 {
     if (index < 0 || index >= m_display.size())
         return;
-    const int v = m_display.at(index);
+    const qint64 v = m_display.at(index);
     if (v == m_value)
         return;
     m_value = v;
