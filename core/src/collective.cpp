@@ -81,19 +81,6 @@ double hopLatency(double simpleLatencySeconds, const double* table, int proto)
 
 } // namespace
 
-GroupPlacement placeGroup(int size, int stride, int gpusPerNode)
-{
-    if (size <= 1)
-        return { 1, 1, 1 };
-    const double span = static_cast<double>(stride) * size;
-    if (span <= gpusPerNode)
-        return { size, size, 1 };
-    if (stride >= gpusPerNode)
-        return { size, 1, size };
-    const int perNode = std::max(1, gpusPerNode / stride);
-    return { size, perNode, (size + perNode - 1) / perNode };
-}
-
 int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl)
 {
     int ch;

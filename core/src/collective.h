@@ -2,20 +2,14 @@
 #pragma once
 // Collective time: an alpha-beta model following NCCL's own tuning model (NVIDIA/nccl src/graph/tuning.cc).
 
+#include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
 namespace shardscope::core::detail {
 
-/// Where a communication group sits: its size, GPUs of the group per node and nodes spanned.
-struct GroupPlacement {
-    int size = 1;
-    int perNode = 1;
-    int nodes = 1;
-};
-
-/// Members of a group are `stride` ranks apart in Megatron's rank order (tp fastest, then cp, ep/dp, pp).
-GroupPlacement placeGroup(int size, int stride, int gpusPerNode);
+using core::GroupPlacement; // layout.h: where a group sits
+using core::placeGroup;
 
 struct CollectiveCost {
     double time = 0;    ///< seconds for one call

@@ -479,7 +479,7 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
 }
 } // namespace
 
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int dp,
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const Layout& l,
                             int64_t m, double* hostPerGpu, double* nvmePerGpu, std::vector<Term>* terms)
 {
     MemoryBreakdown mem;
@@ -488,13 +488,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     const bool ds = s.training.accounting == Accounting::DeepSpeed;
     // Sharding degree: the dense data-parallel group folds in CP (Megatron-LM distributed optimizer);
     // experts shard over the expert data-parallel group dp·cp/ep; fsdp-hybrid shards inside its group only.
-    double nDense = static_cast<double>(dp) * sh.cp;
-    double nExpert = std::max(1.0, nDense / sh.ep);
-    if (shard == Sharding::FsdpHybrid) {
-        const double group = s.parallelism.shardGroup > 0 ? s.parallelism.shardGroup : s.cluster.gpusPerNode;
-        nDense = std::min(nDense, group);
-        nExpert = std::min(nExpert, group);
-    }
+    const double nDense = l.shardGroup;
+    const double nExpert = std::min(l.expertDp, l.shardGroup);
     auto sharded = [&](bool on, double bytesPerParam) {
         return bytesPerParam * (on ? st.dense / nDense + st.expert / nExpert : st.dense + st.expert);
     };
@@ -611,11 +606,11 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
     return c;
 }
 
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, int dp, int64_t m)
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const Layout& l, int64_t m)
 {
     double peak = 0;
     for (int k = 0; k < c.count; ++k)
-        peak = std::max(peak, stageMemory(s, shape, c.shape[k], c.index[k], dp, m, nullptr, nullptr).total());
+        peak = std::max(peak, stageMemory(s, shape, c.shape[k], c.index[k], l, m, nullptr, nullptr).total());
     return peak;
 }
 

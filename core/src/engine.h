@@ -3,6 +3,7 @@
 // Internal building blocks of evaluate(): the shape of a layout and its memory model.
 
 #include "model_counts.h"
+#include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
@@ -69,9 +70,9 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
-/// Per-GPU memory of one stage, for a data-parallel degree dp (min_gpus search varies it).
+/// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree).
 /// With `terms`, also adds the memory terms of this stage (docs/model.md), NCCL buffers excepted (evaluate adds them).
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, int dp,
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const Layout& layout,
                             int64_t microBatches, double* hostPerGpu, double* nvmePerGpu,
                             std::vector<Term>* terms = nullptr);
 
@@ -91,8 +92,9 @@ struct PeakCandidates {
 };
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 
-/// Largest per-GPU memory (without NCCL buffers) over the candidate stages at data-parallel degree dp.
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, int dp, int64_t microBatches);
+/// Largest per-GPU memory (without NCCL buffers) over the candidate stages for a layout (min_gpus varies its dp).
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const Layout& layout,
+                            int64_t microBatches);
 
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (NCCL user guide,
 /// environment variables).
@@ -102,7 +104,7 @@ double ncclCommunicatorBytes(int channels, int peers);
 double ncclPointToPointBytes(int peers);
 
 /// NCCL buffers of every communicator a GPU of this layout belongs to (defined in evaluate.cpp).
-double ncclBufferBytes(const Scenario& s, int dp);
+double ncclBufferBytes(const Scenario& s, const Layout& layout);
 
 /// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True
 /// (deepspeed/runtime/zero/stage3.py).

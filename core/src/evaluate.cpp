@@ -17,15 +17,6 @@
 
 namespace shardscope::core {
 
-int dataParallel(const Scenario& s)
-{
-    const long long denom = static_cast<long long>(s.parallelism.tp) * s.parallelism.pp * s.parallelism.cp;
-    if (denom <= 0)
-        return 0;
-    const long long g = static_cast<long long>(s.cluster.nodes) * s.cluster.gpusPerNode;
-    return (g % denom == 0) ? static_cast<int>(g / denom) : 0;
-}
-
 namespace detail {
 namespace {
 
@@ -135,31 +126,22 @@ Bucketed bucketed(CollectiveOp op, double total, double bucket, const GroupPlace
 
 } // namespace
 
-double ncclBufferBytes(const Scenario& s, int dp)
+double ncclBufferBytes(const Scenario& s, const Layout& l)
 {
-    const Cluster& cl = s.cluster;
-    const Parallelism& par = s.parallelism;
-    const int tp = par.tp, cp = par.cp, pp = par.pp;
-    const int ep = s.model.isMoe() ? par.ep : 1;
     double bytes = 0;
     auto add = [&](const GroupPlacement& g) {
         if (g.size > 1)
-            bytes += ncclCommunicatorBytes(ncclChannels(g, cl, s.nccl), 2); // ring: one send and one receive peer
+            bytes += ncclCommunicatorBytes(ncclChannels(g, s.cluster, s.nccl), 2); // ring: one send and one receive peer
     };
-    add(placeGroup(tp, 1, cl.gpusPerNode));
-    add(placeGroup(cp, tp, cl.gpusPerNode));
-    if (par.sharding == Sharding::FsdpHybrid) {
-        const int group = std::min(dp * cp, par.shardGroup > 0 ? par.shardGroup : cl.gpusPerNode);
-        add(placeGroup(group, tp, cl.gpusPerNode));
-        add(placeGroup(std::max(1, dp * cp / group), tp * group, cl.gpusPerNode));
-    } else {
-        add(placeGroup(dp * cp, tp, cl.gpusPerNode));
-    }
-    add(placeGroup(pp > 1 ? 2 : 1, tp * cp * dp, cl.gpusPerNode));
-    if (ep > 1) {
+    add(l.tpGroup);
+    add(l.cpGroup);
+    add(l.shardGroupPlacement); // dp·cp, or fsdp-hybrid's shard group and its replicas
+    add(l.replicaGroup);
+    add(l.ppPair);
+    if (l.ep > 1) {
         // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
-        bytes += ncclPointToPointBytes(ep - 1);
-        add(placeGroup(std::max(1, dp * cp / ep), tp * ep, cl.gpusPerNode));
+        bytes += ncclPointToPointBytes(l.ep - 1);
+        add(l.expertDpGroup);
     }
     return bytes;
 }
@@ -181,11 +163,12 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const StateBytes& B = sh.bytes;
     const Parallelism& par = s.parallelism;
     const Cluster& cl = s.cluster;
-    const int tp = par.tp, pp = par.pp, cp = par.cp, ep = sh.ep;
-    const int dp = dataParallel(s);
-    const int gpus = cl.gpus();
-    const int64_t m = s.training.globalBatch / (s.training.microBatch * dp);
-    const int v = sh.v;
+    const Layout L = makeLayout(s);
+    const int tp = L.tp, pp = L.pp, cp = L.cp, ep = L.ep;
+    const int dp = L.dp;
+    const int gpus = L.gpus;
+    const int64_t m = L.microBatches;
+    const int v = L.virtualStages;
 
     r.parameters = c.total;
     r.activeParameters = c.active;
@@ -207,13 +190,12 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     r.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
 
     // ---- Communication groups, Megatron rank order tp → cp → ep/dp → pp (megatron/core/parallel_state.py).
-    const GroupPlacement tpG = placeGroup(tp, 1, cl.gpusPerNode);
-    const GroupPlacement cpG = placeGroup(cp, tp, cl.gpusPerNode);
-    const GroupPlacement dpG = placeGroup(dp * cp, tp, cl.gpusPerNode);          // dense gradients: dp × cp
-    const GroupPlacement epG = placeGroup(ep, tp, cl.gpusPerNode);
-    const int expertDp = std::max(1, dp * cp / ep);
-    const GroupPlacement edpG = placeGroup(expertDp, tp * ep, cl.gpusPerNode);
-    const GroupPlacement ppPair = placeGroup(pp > 1 ? 2 : 1, tp * cp * dp, cl.gpusPerNode);
+    const GroupPlacement& tpG = L.tpGroup;
+    const GroupPlacement& cpG = L.cpGroup;
+    const GroupPlacement& dpG = L.dpcpGroup; // dense gradients: dp × cp
+    const GroupPlacement& epG = L.epGroup;
+    const GroupPlacement& edpG = L.expertDpGroup;
+    const GroupPlacement& ppPair = L.ppPair;
 
     const Peak peak = peakFor(s);
     const double hbm = cl.gpu.memoryBandwidth;
@@ -268,10 +250,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         const double g = std::max(1, s.model.kvHeads);
         const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
         cpChunk = 2.0 * beta * T * kvLocal;
-        GroupPlacement pair = placeGroup(2, tp, cl.gpusPerNode);
-        if (cpG.nodes > 1)
-            pair.nodes = 2;
-        cpCost = collectiveTime(CollectiveOp::SendRecv, cpChunk, pair, cl, s.nccl);
+        cpCost = collectiveTime(CollectiveOp::SendRecv, cpChunk, L.cpPair, cl, s.nccl);
         cpFwdExposed = std::max(0.0, (cp - 1) * cpCost.time - coreTime);
         cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * cpCost.time - 2.0 * coreTime);
     }
@@ -316,13 +295,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const bool perMicroAG = shard == Sharding::Zero3 || shard == Sharding::FsdpFull || shard == Sharding::FsdpHybrid
         || shard == Sharding::FsdpGradOp;
     const bool hybrid = shard == Sharding::FsdpHybrid;
-    GroupPlacement shardG = dpG;
-    GroupPlacement replicaG;
-    if (hybrid) {
-        const int group = std::min(dp * cp, par.shardGroup > 0 ? par.shardGroup : cl.gpusPerNode);
-        shardG = placeGroup(group, tp, cl.gpusPerNode);
-        replicaG = placeGroup(std::max(1, dp * cp / group), tp * group, cl.gpusPerNode);
-    }
+    const GroupPlacement& shardG = L.shardGroupPlacement; // dp·cp, or fsdp-hybrid's group
+    const GroupPlacement& replicaG = L.replicaGroup;
     const double U = sh.layerUnitParams;
     const CollectiveCost unitAG = collectiveTime(CollectiveOp::AllGather, B.w * U, shardG, cl, s.nccl);
     const CollectiveCost unitRS = collectiveTime(CollectiveOp::ReduceScatter, B.reduce * U, shardG, cl, s.nccl);
@@ -344,7 +318,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         si.head = st.head;
         si.inFlight = static_cast<int>(std::ceil(inFlight(s, i, m)));
         double host = 0, nvme = 0;
-        si.memory = stageMemory(s, sh, st, i, dp, m, &host, &nvme);
+        si.memory = stageMemory(s, sh, st, i, L, m, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
 
@@ -391,7 +365,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     }
     r.memory = r.stages[r.peakStage].memory;
 
-    const double nccl = ncclBufferBytes(s, dp);
+    const double nccl = ncclBufferBytes(s, L);
     for (auto& st : r.stages) {
         st.memory.communicationBuffers += nccl;
     }
@@ -624,7 +598,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
 
     if (terms) {
         // Memory of the peak stage, as stageMemory derives it, + NCCL's buffers in the communication term.
-        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, dp, m, nullptr, nullptr, terms);
+        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, L, m, nullptr, nullptr, terms);
         for (Term& t : *terms)
             if (t.key == "memory.communication_buffers") {
                 t.value = r.memory.communicationBuffers;
@@ -669,9 +643,11 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         // then settle the answer with the exact buffers of the candidate degrees.
         auto fitsAt = [&](int64_t d, double buffers) {
             const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
-            return candidatesPeakMemory(s, sh, cand, static_cast<int>(d), mb) + buffers <= r.capacity;
+            return candidatesPeakMemory(s, sh, cand, makeLayout(s, static_cast<int>(d)), mb) + buffers <= r.capacity;
         };
-        auto fitsExact = [&](int64_t k) { return fitsAt(k * step_, ncclBufferBytes(s, static_cast<int>(k * step_))); };
+        auto fitsExact = [&](int64_t k) {
+            return fitsAt(k * step_, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step_))));
+        };
         // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
         int64_t lo = 1, hi = dpMax / step_;
         const int64_t top = hi;

@@ -69,6 +69,8 @@
 //   0 skips NVLS initialisation at :262).
 #include "shardscope/core/launch_config.h"
 
+#include "shardscope/core/layout.h"
+
 #include "shardscope/core/scenario_json.h"
 
 #include <nlohmann/json.hpp>
@@ -100,31 +102,6 @@ constexpr double kBeta1 = 0.9, kBeta2 = 0.95, kEps = 1e-8, kWeightDecay = 0.1, k
 
 constexpr const char* kNvmePath = "/local_nvme"; // DeepSpeed config-json.md's example path
 
-struct Layout {
-    int gpus = 0, nodes = 0, perNode = 0, dp = 0, tp = 1, pp = 1, cp = 1, ep = 1;
-    int64_t gradAccumulation = 1;
-    int shardSize = 0, replicas = 1; // fsdp-hybrid: shard group (dp·cp ranks) and replica count
-};
-
-Layout layoutOf(const Scenario& s, const Result& r)
-{
-    Layout l;
-    l.nodes = s.cluster.nodes;
-    l.perNode = s.cluster.gpusPerNode;
-    l.gpus = s.cluster.gpus();
-    l.dp = r.dp > 0 ? r.dp : dataParallel(s);
-    l.tp = s.parallelism.tp;
-    l.pp = s.parallelism.pp;
-    l.cp = s.parallelism.cp;
-    l.ep = s.model.isMoe() ? s.parallelism.ep : 1;
-    l.gradAccumulation = std::max<int64_t>(1, r.gradAccumulation);
-    const int dpcp = l.dp * l.cp;
-    // Same rule as evaluate.cpp / engine.cpp: the shard group counts dp·cp ranks, 0 = one node.
-    l.shardSize = std::max(1, std::min(dpcp, s.parallelism.shardGroup > 0 ? s.parallelism.shardGroup : l.perNode));
-    l.replicas = std::max(1, dpcp / l.shardSize);
-    return l;
-}
-
 bool shardsParameters(Sharding s) { return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid; }
 bool isFsdpFamily(Sharding s)
 {
@@ -135,22 +112,22 @@ bool isFsdpFamily(Sharding s)
 std::string layoutLine(const Scenario& s, const Layout& l)
 {
     std::ostringstream o;
-    o << "# Layout: " << l.gpus << " GPUs (" << l.nodes << " x " << l.perNode << " " << commentText(s.cluster.gpu.id) << ") = dp "
+    o << "# Layout: " << l.gpus << " GPUs (" << l.nodes << " x " << l.gpusPerNode << " " << commentText(s.cluster.gpu.id) << ") = dp "
       << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
     if (l.ep > 1)
         o << ", ep " << l.ep;
     o << "; sharding " << toString(s.parallelism.sharding);
     if (s.parallelism.sharding == Sharding::FsdpHybrid)
-        o << " (shard groups of " << l.shardSize << ", " << l.replicas << " replicas)";
+        o << " (shard groups of " << l.shardGroup << ", " << l.replicas << " replicas)";
     o << "\n# Batch: " << s.training.globalBatch << " sequences of " << s.training.seqLen
-      << " tokens per step = micro-batch " << s.training.microBatch << " x " << l.gradAccumulation
+      << " tokens per step = micro-batch " << s.training.microBatch << " x " << std::max<int64_t>(1, l.microBatches)
       << " accumulation steps x dp " << l.dp << "\n";
     return o.str();
 }
 
 std::string torchrunLine(const Layout& l, const std::string& script)
 {
-    return "torchrun --nnodes " + std::to_string(l.nodes) + " --nproc-per-node " + std::to_string(l.perNode)
+    return "torchrun --nnodes " + std::to_string(l.nodes) + " --nproc-per-node " + std::to_string(l.gpusPerNode)
         + " --rdzv-backend c10d --rdzv-endpoint $MASTER_ADDR:29500 " + script;
 }
 
@@ -186,7 +163,7 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
     ojson j;
     j["train_batch_size"] = s.training.globalBatch;
     j["train_micro_batch_size_per_gpu"] = s.training.microBatch;
-    j["gradient_accumulation_steps"] = l.gradAccumulation;
+    j["gradient_accumulation_steps"] = std::max<int64_t>(1, l.microBatches);
     if (l.cp > 1) {
         // DeepSpeed-Ulysses: with both keys, deepspeed.initialize builds a (data_parallel, sequence_parallel) mesh
         // (deepspeed/__init__.py:158-161) and the batch check counts only its data-parallel ranks
@@ -226,7 +203,7 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
             z["stage3_param_persistence_threshold"] = kPersistence;
             z["stage3_max_live_parameters"] = kMaxLive;
             if (sh == Sharding::FsdpHybrid && l.replicas > 1)
-                z["mics_shard_size"] = l.shardSize; // MiCS: shard inside groups, replicate across them (HSDP)
+                z["mics_shard_size"] = l.shardGroup; // MiCS: shard inside groups, replicate across them (HSDP)
         }
     }
     j["zero_optimization"] = z;
@@ -298,7 +275,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
         addDim(l.pp, "pp");
     if (hybrid) {
         addDim(l.replicas, "dp_replicate");
-        addDim(l.shardSize / l.cp, "dp_shard"); // launchConfigIssues: cp divides the shard group
+        addDim(l.shardGroup / l.cp, "dp_shard"); // launchConfigIssues: cp divides the shard group
     } else {
         addDim(l.dp, "dp");
     }
@@ -417,7 +394,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
           << ", mp_policy=mp_policy" << (cpuOffload ? ", offload_policy=CPUOffloadPolicy()" : "") << ")\n";
         if (hybrid)
             o << "# HSDP: a 2-D mesh replicates over dim 0 (" << l.replicas << " groups) and shards over dim 1 ("
-              << l.shardSize << " ranks)\n";
+              << l.shardGroup << " ranks)\n";
         if (!reshard)
             o << "# reshard_after_forward=False: parameters stay gathered from forward to backward "
               << "(ZeRO-2-like, " << toString(sh) << ")\n";
@@ -475,7 +452,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
     // buffers along the sequence and swaps SDPA for ring attention over mesh["cp"]
     // (torch/distributed/tensor/experimental/_attention.py: context_parallel(mesh, buffers, buffer_seq_dims,
     // no_restore_buffers); torchtitan/distributed/utils.py create_context_parallel_ctx).
-    o << "\nGRAD_ACCUM = " << l.gradAccumulation << "  # micro-batches of " << s.training.microBatch
+    o << "\nGRAD_ACCUM = " << std::max<int64_t>(1, l.microBatches) << "  # micro-batches of " << s.training.microBatch
       << " sequence(s) per data-parallel rank per optimizer step\n";
     if (l.cp > 1)
         o << "# Context parallel (cp " << l.cp << "): the " << l.cp << " ranks of a cp group load the same full-length\n"
@@ -589,7 +566,7 @@ std::string megatron(const Scenario& s, const Layout& l)
         flag("--use-distributed-optimizer");
         arg("--ckpt-format", "fsdp_dtensor");
         if (sh == Sharding::FsdpHybrid && l.replicas > 1) {
-            note("hybrid: " + std::to_string(l.replicas) + " replicas of " + std::to_string(l.shardSize)
+            note("hybrid: " + std::to_string(l.replicas) + " replicas of " + std::to_string(l.shardGroup)
                  + "-rank shard groups (Megatron-FSDP HSDP)");
             num("--num-distributed-optimizer-instances", l.replicas);
         }
@@ -599,7 +576,7 @@ std::string megatron(const Scenario& s, const Layout& l)
         note(std::string("alternative to the 4 lines above: PyTorch FSDP2, --use-torch-fsdp2")
              + (shardsParameters(sh) ? "" : " --torch-fsdp2-no-reshard-after-forward")
              + " (also needs --untie-embeddings-and-output-weights and --no-gradient-accumulation-fusion)");
-    if (l.dp * l.cp > 1) {
+    if (l.dpcp > 1) {
         flag("--overlap-grad-reduce");
         if (sh == Sharding::Zero1 || sh == Sharding::Zero2)
             note("ShardScope counts the post-step parameter all-gather as exposed; --overlap-param-gather hides it");
@@ -755,7 +732,7 @@ std::string ncclEnv(const Scenario& s, const Layout& l)
     o << "# NCCL environment for " << "\"" + commentText(s.name) + "\"" << "\n"
       << "# Generated by ShardScope; variable names checked against NVIDIA/nccl v2.30.7 (src/graph/tuning.cc,\n"
       << "# src/init.cc, src/graph/connect.cc, src/graph/paths.cc, src/transport/nvls.cc). Export on every node.\n"
-      << "# " << l.gpus << " GPUs: " << l.nodes << " node(s) x " << l.perNode << " " << commentText(s.cluster.gpu.id) << ", "
+      << "# " << l.gpus << " GPUs: " << l.nodes << " node(s) x " << l.gpusPerNode << " " << commentText(s.cluster.gpu.id) << ", "
       << commentText(s.cluster.intraNode.id) << " inside a node";
     if (l.nodes > 1)
         o << ", " << commentText(s.cluster.interNode.id) << " between nodes";
@@ -851,7 +828,7 @@ std::string commentText(std::string_view text)
 std::vector<Issue> launchConfigIssues(const Scenario& scenario, const Result& result, LaunchTarget target)
 {
     std::vector<Issue> issues;
-    const Layout l = layoutOf(scenario, result);
+    const Layout l = makeLayout(scenario);
     if (l.cp <= 1)
         return issues;
     const auto n = [](int v) { return std::to_string(v); };
@@ -867,9 +844,9 @@ std::vector<Issue> launchConfigIssues(const Scenario& scenario, const Result& re
                                + n(kv) + ") or be smaller than it" });
     }
     if (target == LaunchTarget::Fsdp && scenario.parallelism.sharding == Sharding::FsdpHybrid && l.replicas > 1
-        && l.shardSize % l.cp != 0)
+        && l.shardGroup % l.cp != 0)
         issues.push_back({ "parallelism.shard_group", "the FSDP2 mesh needs cp (" + n(l.cp) + ") to divide the shard "
-                           "group (" + n(l.shardSize) + " ranks): each shard group is dp_shard x cp" });
+                           "group (" + n(l.shardGroup) + " ranks): each shard group is dp_shard x cp" });
     return issues;
 }
 
@@ -901,7 +878,7 @@ const char* toString(LaunchTarget target)
 
 std::string launchConfig(const Scenario& scenario, const Result& result, LaunchTarget target)
 {
-    const Layout l = layoutOf(scenario, result);
+    const Layout l = makeLayout(scenario);
     switch (target) {
     case LaunchTarget::DeepSpeed: return deepSpeed(scenario, l);
     case LaunchTarget::Fsdp: return fsdp(scenario, l);

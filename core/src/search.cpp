@@ -12,7 +12,7 @@
 
 namespace shardscope::core {
 
-Scenario applyLayout(const Scenario& base, const Layout& l)
+Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
 {
     Scenario s = base;
     s.cluster.nodes = std::max(1, l.gpus / std::max(1, base.cluster.gpusPerNode));
@@ -152,13 +152,14 @@ struct Worker {
                         const int nOff = !opt.allowOffload || sh == Sharding::Ddp ? 1 : (fullShard ? 3 : 2);
                         const detail::Shape shape = detail::makeShape(s); // shared by the offload variants
                         const detail::PeakCandidates cand = detail::peakCandidates(s, shape);
-                        const double nccl = detail::ncclBufferBytes(s, dp);
+                        const Layout layout = makeLayout(s, dp);
+                        const double nccl = detail::ncclBufferBytes(s, layout);
                         for (int off = 0; off < nOff; ++off) {
                             s.offload.optimizer = off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None;
                             s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
                             ++evaluated;
                             const int64_t myIndex = index++;
-                            if (detail::candidatesPeakMemory(s, shape, cand, dp, m) > capacity - nccl)
+                            if (detail::candidatesPeakMemory(s, shape, cand, layout, m) > capacity - nccl)
                                 continue;
                             evaluateInto(s, r, false);
                             if (r.memory.total() > capacity)

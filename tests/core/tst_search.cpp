@@ -69,7 +69,7 @@ void TestSearch::bruteForceAgrees()
                                         const bool full = sh == Sharding::Zero3 || sh == Sharding::FsdpFull;
                                         if ((sh == Sharding::Ddp && off > 0) || (!full && off > 1))
                                             continue;
-                                        Layout l{ G, sh, tp, pp, cp, 1, v, sched, mb, rc,
+                                        LayoutChoice l{ G, sh, tp, pp, cp, 1, v, sched, mb, rc,
                                             off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None,
                                             off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None };
                                         const Scenario s = applyLayout(base, l);

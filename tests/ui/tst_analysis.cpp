@@ -153,7 +153,7 @@ void TestAnalysis::applyIsOneUndoableEdit()
     const int undoBefore = doc.undoStack()->count();
     // The best layout differs from the (not fitting) default scenario.
     const int row = 0;
-    const core::Layout layout = pane.model()->point(row).layout;
+    const core::LayoutChoice layout = pane.model()->point(row).layout;
     pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(row, 0)).row());
     QVERIFY(pane.applyButton()->isEnabled());
     QTest::mouseClick(pane.applyButton(), Qt::LeftButton);

@@ -91,7 +91,7 @@ QString offloadShort(core::OffloadTarget optimizer, core::OffloadTarget paramete
     return o ? tr("opt → %1").arg(where(optimizer)) : tr("params → %1").arg(where(parameters));
 }
 
-QString layoutSummary(const core::Layout& l)
+QString layoutSummary(const core::LayoutChoice& l)
 {
     QString text = tr("%1 GPUs · %2 · TP %3 · PP %4").arg(l.gpus).arg(shardingShort(l.sharding)).arg(l.tp).arg(l.pp);
     if (l.pp > 1)

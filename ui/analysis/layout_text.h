@@ -24,7 +24,7 @@ namespace shardscope::ui {
 /// Compact form for tables: "—", "opt → CPU", "opt+params → CPU".
 [[nodiscard]] QString offloadShort(core::OffloadTarget optimizer, core::OffloadTarget parameters);
 /// "32 GPUs · ZeRO-3 · TP 2 · PP 4 (1F1B) · CP 1 · micro-batch 1 · selective recompute"
-[[nodiscard]] QString layoutSummary(const core::Layout& layout);
+[[nodiscard]] QString layoutSummary(const core::LayoutChoice& layout);
 /// Group name as the rank map and collectives use it ("TP", "DP", ...).
 [[nodiscard]] QString groupShort(core::Group group);
 /// A categorical colour for index i: Okabe–Ito, then lighter and darker variants (24 distinct values).

@@ -482,7 +482,7 @@ void SearchPane::applyRow(int row)
 {
     if (row < 0 || row >= m_model->rowCount())
         return;
-    const core::Layout layout = m_model->point(row).layout;
+    const core::LayoutChoice layout = m_model->point(row).layout;
     m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)), QStringLiteral("search.layout"),
                 [layout](core::Scenario& s) { s = core::applyLayout(s, layout); });
 }

@@ -73,7 +73,7 @@ QVariant SearchTableModel::headerData(int section, Qt::Orientation orientation, 
 QVariant SearchTableModel::display(int row, int column) const
 {
     const core::SearchPoint& p = m_points[size_t(row)];
-    const core::Layout& l = p.layout;
+    const core::LayoutChoice& l = p.layout;
     switch (column) {
     case Rank: return m_pareto[size_t(row)] ? QStringLiteral("%1 ★").arg(row + 1) : QString::number(row + 1);
     case Gpus: return l.gpus;
@@ -100,7 +100,7 @@ QVariant SearchTableModel::sortValue(int row, int column) const { return sortKey
 double SearchTableModel::sortKey(int row, int column) const
 {
     const core::SearchPoint& p = m_points[size_t(row)];
-    const core::Layout& l = p.layout;
+    const core::LayoutChoice& l = p.layout;
     switch (column) {
     case Rank: return row;
     case Gpus: return l.gpus;

@@ -30,8 +30,8 @@ struct SearchOptions {
     std::vector<Sharding> shardings; ///< strategies to consider; empty = all seven
 };
 
-/// One layout, compact (what the search varies).
-struct Layout {
+/// One layout choice, compact (what the search varies); the layout it implies is makeLayout(applyLayout(...)).
+struct LayoutChoice {
     int gpus = 0;
     Sharding sharding = Sharding::Zero3;
     int tp = 1, pp = 1, cp = 1, ep = 1, virtualStages = 1;
@@ -43,11 +43,11 @@ struct Layout {
 };
 
 /// The scenario with a layout applied (nodes from gpus / gpus_per_node, sequence parallel whenever tp > 1).
-Scenario applyLayout(const Scenario& base, const Layout& layout);
+Scenario applyLayout(const Scenario& base, const LayoutChoice& layout);
 
 /// A feasible layout as a point of the search space.
 struct SearchPoint {
-    Layout layout;
+    LayoutChoice layout;
     double stepTime = 0;
     double memory = 0;          ///< bytes on the most loaded GPU
     double tokensPerSecond = 0;

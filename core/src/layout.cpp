@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "shardscope/core/layout.h"
+
+#include <algorithm>
+
+namespace shardscope::core {
+
+GroupPlacement placeGroup(int size, int stride, int gpusPerNode)
+{
+    if (size <= 1)
+        return { 1, 1, 1 };
+    const double span = static_cast<double>(stride) * size;
+    if (span <= gpusPerNode)
+        return { size, size, 1 };
+    if (stride >= gpusPerNode)
+        return { size, 1, size };
+    const int perNode = std::max(1, gpusPerNode / stride);
+    return { size, perNode, (size + perNode - 1) / perNode };
+}
+
+int dataParallel(const Scenario& s)
+{
+    const long long denom = static_cast<long long>(s.parallelism.tp) * s.parallelism.pp * s.parallelism.cp;
+    if (denom <= 0)
+        return 0;
+    const long long g = static_cast<long long>(s.cluster.nodes) * s.cluster.gpusPerNode;
+    return (g % denom == 0) ? static_cast<int>(g / denom) : 0;
+}
+
+Layout makeLayout(const Scenario& s) { return makeLayout(s, dataParallel(s)); }
+
+Layout makeLayout(const Scenario& s, int dp)
+{
+    const Parallelism& par = s.parallelism;
+    Layout l;
+    l.nodes = s.cluster.nodes;
+    l.gpusPerNode = s.cluster.gpusPerNode;
+    l.gpus = s.cluster.gpus();
+    l.dp = dp;
+    l.tp = std::max(1, par.tp);
+    l.pp = std::max(1, par.pp);
+    l.cp = std::max(1, par.cp);
+    l.ep = s.model.isMoe() ? std::max(1, par.ep) : 1;
+    l.dpcp = dp * l.cp;
+    l.expertDp = std::max(1, l.dpcp / l.ep);
+    // fsdp-hybrid shards inside groups of shard_group ranks (0 = one node), replicated across them
+    // (torch/distributed/fsdp/api.py HYBRID_SHARD); every other strategy shards over all dp·cp ranks.
+    l.shardGroup = par.sharding == Sharding::FsdpHybrid
+        ? std::max(1, std::min(l.dpcp, par.shardGroup > 0 ? par.shardGroup : l.gpusPerNode))
+        : std::max(1, l.dpcp);
+    l.replicas = std::max(1, l.dpcp / l.shardGroup);
+    l.virtualStages = par.schedule == PpSchedule::Interleaved ? std::max(1, par.virtualStages) : 1;
+    const int64_t perStep = static_cast<int64_t>(s.training.microBatch) * std::max(1, dp);
+    l.microBatches = perStep > 0 ? s.training.globalBatch / perStep : 0;
+    const int gpn = l.gpusPerNode;
+    l.tpGroup = placeGroup(l.tp, 1, gpn);
+    l.cpGroup = placeGroup(l.cp, l.tp, gpn);
+    l.dpcpGroup = placeGroup(l.dpcp, l.tp, gpn);
+    l.epGroup = placeGroup(l.ep, l.tp, gpn);
+    l.expertDpGroup = placeGroup(l.expertDp, l.tp * l.ep, gpn);
+    l.shardGroupPlacement = placeGroup(l.shardGroup, l.tp, gpn);
+    l.replicaGroup = placeGroup(l.replicas, l.tp * l.shardGroup, gpn);
+    l.ppPair = placeGroup(l.pp > 1 ? 2 : 1, l.tp * l.cp * dp, gpn);
+    l.cpPair = placeGroup(l.cp > 1 ? 2 : 1, l.tp, gpn);
+    if (l.cp > 1 && l.cpGroup.nodes > 1)
+        l.cpPair.nodes = 2; // the ring's hop between nodes sets its pace
+
+    return l;
+}
+
+} // namespace shardscope::core
