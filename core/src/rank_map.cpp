@@ -39,80 +39,69 @@ int rankOf(const Scenario& s, int tp, int cp, int dp, int pp)
     return tp + s.parallelism.tp * (cp + s.parallelism.cp * (dp + dpN * pp));
 }
 
-RankGroup makeGroup(const Scenario& s, Group g, std::vector<int> members, bool expertDp = false)
+/// Blocks of `block` consecutive ranks (nodes, scale-up domains) that first + i·stride, i < size, touches. With
+/// stride ≥ block each member is in its own block; with a smaller stride no block between the first and the last
+/// member is skipped.
+int blocksSpanned(int64_t first, int64_t stride, int64_t size, int64_t block)
 {
-    RankGroup out;
-    out.group = g;
-    out.expertDataParallel = expertDp;
-    std::sort(members.begin(), members.end());
-    // Sorted ranks have non-decreasing node and domain indices: count the changes.
-    const int gpn = std::max(1, s.cluster.gpusPerNode);
-    const int domainSize = std::max(1, std::min(s.cluster.gpu.scaleUpDomain, gpn * s.cluster.nodes));
-    int nodes = 0, domains = 0, lastNode = -1, lastDomain = -1;
-    for (int m : members) {
-        nodes += m / gpn != lastNode;
-        domains += m / domainSize != lastDomain;
-        lastNode = m / gpn;
-        lastDomain = m / domainSize;
-    }
-    out.members = std::move(members);
-    out.nodesSpanned = nodes;
-    out.crossesNodes = nodes > 1;
-    out.withinScaleUpDomain = domains <= 1;
-    return out;
+    if (size <= 0)
+        return 0;
+    if (stride >= block)
+        return int(size);
+    const int64_t last = first + (size - 1) * stride;
+    return int(last / block - first / block + 1);
 }
 } // namespace
 
-namespace {
-// Members of the group of kind `g` that the rank at `c` belongs to.
-std::vector<int> members(const Scenario& s, const RankCoord& c, Group g, bool expertDp)
+RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp, size_t maxMembers)
 {
     const auto& p = s.parallelism;
+    const RankCoord c = rankCoord(s, rank);
     const int dpN = std::max(1, dataParallel(s));
     const int ep = s.model.isMoe() ? std::max(1, p.ep) : 1;
-    const int e = c.cp + p.cp * c.dp;
-    std::vector<int> m;
+    const int e = c.cp + p.cp * c.dp; // position in the dp × cp block
+    const int stage = rankOf(s, 0, 0, 0, c.pp);
+    RankGroup out; // { group, expertDataParallel, size, first, stride }
     switch (g) {
     case Group::Tp:
-        for (int i = 0; i < p.tp; ++i)
-            m.push_back(rankOf(s, i, c.cp, c.dp, c.pp));
+        out = { g, false, p.tp, rankOf(s, 0, c.cp, c.dp, c.pp), 1 };
         break;
     case Group::Cp:
-        for (int i = 0; i < p.cp; ++i)
-            m.push_back(rankOf(s, c.tp, i, c.dp, c.pp));
+        out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp };
         break;
     case Group::Dp:
-        if (expertDp) {
-            for (int k = e % ep; k < p.cp * dpN; k += ep)
-                m.push_back(rankOf(s, c.tp, k % p.cp, k / p.cp, c.pp));
-        } else {
-            for (int d = 0; d < dpN; ++d)
-                for (int i = 0; i < p.cp; ++i)
-                    m.push_back(rankOf(s, c.tp, i, d, c.pp));
-        }
+        if (expertDp) // dp × cp positions e % ep, e % ep + ep, ...
+            out = { g, true, (p.cp * dpN - e % ep + ep - 1) / ep, stage + c.tp + p.tp * (e % ep), p.tp * ep };
+        else
+            out = { g, false, p.cp * dpN, rankOf(s, c.tp, 0, 0, c.pp), p.tp };
         break;
     case Group::Pp:
-        for (int i = 0; i < p.pp; ++i)
-            m.push_back(rankOf(s, c.tp, c.cp, c.dp, i));
+        out = { g, false, p.pp, rankOf(s, c.tp, c.cp, c.dp, 0), p.tp * p.cp * dpN };
         break;
-    case Group::Ep:
-        for (int k = (e / ep) * ep; k < (e / ep + 1) * ep; ++k)
-            m.push_back(rankOf(s, c.tp, k % p.cp, k / p.cp, c.pp));
+    case Group::Ep: // ep consecutive dp × cp positions
+        out = { g, false, ep, stage + c.tp + p.tp * (e / ep * ep), p.tp };
         break;
     }
-    return m;
+    const size_t listed = std::min(size_t(std::max(0, out.size)), maxMembers);
+    out.members.reserve(listed);
+    for (size_t i = 0; i < listed; ++i)
+        out.members.push_back(out.first + int(i) * out.stride);
+    const int gpn = std::max(1, s.cluster.gpusPerNode);
+    const int domainSize = std::max(1, std::min(s.cluster.gpu.scaleUpDomain, gpn * s.cluster.nodes));
+    out.nodesSpanned = blocksSpanned(out.first, out.stride, out.size, gpn);
+    out.crossesNodes = out.nodesSpanned > 1;
+    out.withinScaleUpDomain = blocksSpanned(out.first, out.stride, out.size, domainSize) <= 1;
+    return out;
 }
-} // namespace
 
-std::vector<RankGroup> groupsOf(const Scenario& s, int rank)
+std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers)
 {
-    const RankCoord c = rankCoord(s, rank);
     std::vector<RankGroup> out;
     for (Group g : { Group::Tp, Group::Cp, Group::Dp, Group::Pp })
-        out.push_back(makeGroup(s, g, members(s, c, g, false)));
+        out.push_back(groupOf(s, rank, g, false, maxMembers));
     if (s.model.isMoe() && s.parallelism.ep > 1) {
-        out.push_back(makeGroup(s, Group::Ep, members(s, c, Group::Ep, false)));
-        out.push_back(makeGroup(s, Group::Dp, members(s, c, Group::Dp, true), true));
+        out.push_back(groupOf(s, rank, Group::Ep, false, maxMembers));
+        out.push_back(groupOf(s, rank, Group::Dp, true, maxMembers));
     }
     return out;
 }

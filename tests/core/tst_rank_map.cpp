@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Rank map: Megatron's rank order (tp fastest, then cp, dp, pp), groups worked out by hand.
+// Rank map: Megatron's rank order (tp fastest, then cp, dp, pp), groups worked out by hand; the constant-time groups
+// (arithmetic progressions, issue 12) against every rank's coordinates; a group of 10^7 / 32 ranks in no time.
 #include "test_support.h"
 
 #include "shardscope/core/rank_map.h"
+
+#include <set>
 
 using namespace sstest;
 
@@ -13,6 +16,8 @@ private slots:
     void groupsByHand();
     void expertGroups();
     void spillWarnings();
+    void groupsMatchCoordinates();
+    void hugeGroupsListFewMembers();
 };
 
 namespace {
@@ -76,6 +81,76 @@ void TestRankMap::spillWarnings()
     QVERIFY(hasIssue(placementWarnings(s), "parallelism.tp", "spans 2 nodes"));
     s.parallelism.tp = 8;
     QVERIFY(placementWarnings(s).empty());
+}
+
+void TestRankMap::groupsMatchCoordinates()
+{
+    // Every group = the ranks that share every coordinate but the group's own, found by brute force; its node and
+    // NVLink-domain span counted from the members.
+    Scenario moe = presetScenario("mixtral-8x7b", 4, 8);
+    moe.parallelism.tp = 2;
+    moe.parallelism.cp = 2;
+    moe.parallelism.ep = 4;
+    moe.cluster.gpu.scaleUpDomain = 4;
+    Scenario wide = grid();
+    wide.cluster.gpusPerNode = 3; // nodes of 3 GPUs: groups straddle nodes in every way
+    wide.cluster.nodes = 8;
+    wide.parallelism.cp = 1;
+    wide.parallelism.pp = 3;
+    for (const Scenario& s : { grid(), moe, wide }) {
+        QVERIFY(evaluate(s).valid);
+        const int gpus = s.cluster.gpus();
+        const int gpn = s.cluster.gpusPerNode;
+        const int domain = std::min(s.cluster.gpu.scaleUpDomain, gpus);
+        for (int r = 0; r < gpus; ++r) {
+            const RankCoord a = rankCoord(s, r);
+            for (const RankGroup& g : groupsOf(s, r)) {
+                std::vector<int> expected;
+                for (int q = 0; q < gpus; ++q) {
+                    const RankCoord b = rankCoord(s, q);
+                    bool same = a.tp == b.tp && a.pp == b.pp;
+                    switch (g.group) {
+                    case Group::Tp: same = a.cp == b.cp && a.dp == b.dp && a.pp == b.pp; break;
+                    case Group::Cp: same = same && a.dp == b.dp; break;
+                    case Group::Pp: same = a.tp == b.tp && a.cp == b.cp && a.dp == b.dp; break;
+                    case Group::Ep: same = same && a.expertDp == b.expertDp; break;
+                    case Group::Dp: same = same && (!g.expertDataParallel || a.ep == b.ep); break;
+                    }
+                    if (same)
+                        expected.push_back(q);
+                }
+                QCOMPARE(g.members, expected);
+                QCOMPARE(g.size, int(expected.size()));
+                std::set<int> nodes, domains;
+                for (int m : expected) {
+                    nodes.insert(m / gpn);
+                    domains.insert(m / domain);
+                }
+                QCOMPARE(g.nodesSpanned, int(nodes.size()));
+                QCOMPARE(g.crossesNodes, nodes.size() > 1);
+                QCOMPARE(g.withinScaleUpDomain, domains.size() == 1);
+            }
+        }
+    }
+}
+
+void TestRankMap::hugeGroupsListFewMembers()
+{
+    // ~10^7 GPUs: the DP group of the last rank has 312,480 members; asked for 16, it lists 16 and still knows its
+    // size and span.
+    Scenario s = presetScenario("llama3-70b", 9765, 1024);
+    s.parallelism.tp = 8;
+    s.parallelism.pp = 4;
+    const RankGroup dp = groupOf(s, s.cluster.gpus() - 1, Group::Dp, false, 16);
+    QCOMPARE(dp.size, 9765 * 1024 / 32);
+    QCOMPARE(dp.members.size(), size_t(16));
+    const int first = 3 * (s.cluster.gpus() / 4) + 7; // the last pipeline stage, TP rank 7
+    QCOMPARE(dp.first, first);
+    QCOMPARE(dp.members.front(), first);
+    QCOMPARE(dp.members[1] - dp.members[0], 8);
+    QCOMPARE(dp.nodesSpanned, (s.cluster.gpus() - 1) / 1024 - first / 1024 + 1); // the stage's quarter of the nodes
+    QVERIFY(dp.crossesNodes);
+    QCOMPARE(groupsOf(s, 0, 0).front().members.size(), size_t(0));
 }
 
 QTEST_APPLESS_MAIN(TestRankMap)

@@ -32,6 +32,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -83,6 +84,7 @@ private slots:
     void rankMapColoursTpGroups();
     void rankMapShowsPlacementWarnings();
     void rankMapLimitsNodes();
+    void rankMapIsBoundedAtTheLimits();
     void tabsInMainWindow();
 };
 
@@ -438,6 +440,38 @@ void TestAnalysis::rankMapLimitsNodes()
     chart.setScenario(s, r, core::Group::Dp, 16);
     QCOMPARE(chart.nodesShown(), 16);
     QCOMPARE(chart.cellCount(), 16 * s.cluster.gpusPerNode);
+}
+
+void TestAnalysis::rankMapIsBoundedAtTheLimits()
+{
+    // About 10^7 GPUs (9,765 nodes of 1,024; issue 12: 24 s and 5 GB on the UI thread): the map draws at most
+    // kMaxCells GPUs and says how many of how many; the groups table and a rank's tooltip know a DP group of 312,480
+    // ranks without listing it.
+    ui::ScenarioDocument doc(test::catalog());
+    doc.edit(QStringLiteral("huge"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) {
+        s.cluster.nodes = 9765;
+        s.cluster.gpusPerNode = 1024;
+        s.parallelism.tp = 8;
+        s.parallelism.pp = 4;
+        s.training.globalBatch = int64_t(s.cluster.gpus()) / 32 * 4;
+    });
+    QVERIFY(doc.result().valid);
+    ui::RankMapPane pane(&doc);
+    pane.findChild<QSpinBox*>()->setValue(512);
+    pane.refresh();
+    QCOMPARE(pane.chart()->cellCount(), ui::RankMapChart::kMaxCells);
+    QCOMPARE(pane.chart()->nodesShown(), ui::RankMapChart::kMaxCells / 1024);
+    QVERIFY2(pane.noteText().contains(QStringLiteral("Showing 4 of %1 nodes").arg(QLocale().toString(9765))), qPrintable(pane.noteText()));
+    QVERIFY2(pane.noteText().contains(QStringLiteral("At most %1 GPUs").arg(QLocale().toString(4096))), qPrintable(pane.noteText()));
+    const QString dpSize = QString::number(9765 * 1024 / 32);
+    bool found = false;
+    for (int row = 0; row < pane.groupsTable()->rowCount(); ++row)
+        if (pane.groupsTable()->item(row, 0)->text() == QStringLiteral("DP"))
+            found = pane.groupsTable()->item(row, 1)->text() == dpSize;
+    QVERIFY(found);
+    const QString tip = pane.chart()->rankToolTip(4095);
+    QVERIFY2(tip.contains(QStringLiteral("… (%1)").arg(dpSize)), qPrintable(tip));
+    QVERIFY(pane.chart()->rankToolTip(9765 * 1024).isEmpty()); // no such rank
 }
 
 void TestAnalysis::tabsInMainWindow()

@@ -18,8 +18,6 @@ public:
         int group = -1;         ///< index of its group of the chosen kind (colour), -1: none
         QColor color;
         QString label;          ///< second line ("TP 3")
-        std::vector<core::RankGroup> groups;
-        core::RankCoord coord;
     };
     RankCells(QCPAxis* key, QCPAxis* value)
         : QCPAbstractPlottable(key, value)
@@ -173,45 +171,23 @@ void RankMapChart::setScenario(const core::Scenario& s, const core::Result& r, c
     }
     setMessage({});
     const int gpn = std::max(1, s.cluster.gpusPerNode);
-    m_nodes = std::clamp(maxNodes, 1, std::max(1, s.cluster.nodes));
-    const int ranks = std::min(s.cluster.gpus(), m_nodes * gpn);
+    m_nodes = std::min(std::clamp(maxNodes, 1, std::max(1, s.cluster.nodes)), std::max(1, kMaxCells / gpn));
+    // Ranks fill nodes in order (rank = node × gpus_per_node + GPU), so the cells are row-major as cellAt() reads them.
     // Group index = order of first appearance of the group's lowest rank, so neighbouring groups differ in colour.
     std::map<int, int> groupIndex;
     std::vector<RankCells::Cell> cells(size_t(m_nodes) * size_t(gpn));
-    for (int node = 0; node < m_nodes; ++node)
-        for (int gpu = 0; gpu < gpn; ++gpu) {
-            auto& c = cells[size_t(node) * size_t(gpn) + size_t(gpu)];
-            c.node = node;
-            c.gpu = gpu;
-            c.rank = -1;
-            c.color = m_theme.grid;
-        }
-    for (int rank = 0; rank < ranks; ++rank) {
-        const core::RankCoord coord = core::rankCoord(s, rank);
-        if (coord.node >= m_nodes || coord.localGpu >= gpn)
-            continue;
-        auto& c = cells[size_t(coord.node) * size_t(gpn) + size_t(coord.localGpu)];
+    for (int rank = 0; rank < int(cells.size()); ++rank) {
+        auto& c = cells[size_t(rank)];
         c.rank = rank;
-        c.coord = coord;
-        c.groups = core::groupsOf(s, rank);
-        for (const core::RankGroup& g : c.groups) {
-            if (g.group != kind || g.expertDataParallel || g.members.empty())
-                continue;
-            const int key = g.members.front();
-            const auto [it, inserted] = groupIndex.emplace(key, int(groupIndex.size()));
-            c.group = it->second;
-            // Groups of one GPU (degree 1) carry no communication: one neutral colour says so.
-            c.color = g.members.size() > 1 ? categoricalColor(c.group) : m_theme.grid;
-            c.label = g.members.size() > 1 ? QStringLiteral("%1 %2").arg(groupShort(kind)).arg(c.group)
-                                           : tr("%1 = 1").arg(groupShort(kind));
-        }
-        if (c.group < 0)
-            c.label = QString();
+        c.node = rank / gpn;
+        c.gpu = rank % gpn;
+        const core::RankGroup g = core::groupOf(s, rank, kind, false, 0);
+        const auto [it, inserted] = groupIndex.emplace(g.first, int(groupIndex.size()));
+        c.group = it->second;
+        // Groups of one GPU (degree 1) carry no communication: one neutral colour says so.
+        c.color = g.size > 1 ? categoricalColor(c.group) : m_theme.grid;
+        c.label = g.size > 1 ? QStringLiteral("%1 %2").arg(groupShort(kind)).arg(c.group) : tr("%1 = 1").arg(groupShort(kind));
     }
-    // Cells with no rank (a partial last node cannot happen, but be safe) stay grey and unlabelled.
-    cells.erase(std::remove_if(cells.begin(), cells.end(), [](const RankCells::Cell& c) { return c.rank < 0; }), cells.end());
-    // Keep row-major order so cellAt() can index directly.
-    std::sort(cells.begin(), cells.end(), [](const auto& a, const auto& b) { return a.node != b.node ? a.node < b.node : a.gpu < b.gpu; });
     m_cells->cells = std::move(cells);
     m_cells->columns = gpn;
     m_cells->rows = m_nodes;
@@ -232,18 +208,12 @@ int RankMapChart::cellCount() const { return int(m_cells->cells.size()); }
 
 QColor RankMapChart::cellColor(int rank) const
 {
-    for (const auto& c : m_cells->cells)
-        if (c.rank == rank)
-            return c.color;
-    return {};
+    return rank >= 0 && rank < cellCount() ? m_cells->cells[size_t(rank)].color : QColor(); // cell i is rank i
 }
 
 int RankMapChart::cellGroup(int rank) const
 {
-    for (const auto& c : m_cells->cells)
-        if (c.rank == rank)
-            return c.group;
-    return -1;
+    return rank >= 0 && rank < cellCount() ? m_cells->cells[size_t(rank)].group : -1;
 }
 
 void RankMapChart::setHoveredRank(int rank)
@@ -259,18 +229,25 @@ QString RankMapChart::plottableToolTip(QCPAbstractPlottable* plottable, int inde
 {
     if (plottable != m_cells || index < 0 || index >= int(m_cells->cells.size()))
         return {};
-    const auto& c = m_cells->cells[size_t(index)];
-    const core::RankCoord& k = c.coord;
-    QString text = tr("<b>Rank %1</b> · node %2, GPU %3 · NVLink domain %4").arg(c.rank).arg(k.node).arg(k.localGpu).arg(k.domain);
+    return rankToolTip(m_cells->cells[size_t(index)].rank);
+}
+
+QString RankMapChart::rankToolTip(int rank) const
+{
+    if (!m_valid || rank < 0 || rank >= m_scenario.cluster.gpus())
+        return {};
+    constexpr size_t kListed = 16;
+    const core::RankCoord k = core::rankCoord(m_scenario, rank);
+    QString text = tr("<b>Rank %1</b> · node %2, GPU %3 · NVLink domain %4").arg(rank).arg(k.node).arg(k.localGpu).arg(k.domain);
     text += tr("<br>coordinates: tp %1 · cp %2 · dp %3 · pp %4").arg(k.tp).arg(k.cp).arg(k.dp).arg(k.pp);
     if (m_scenario.parallelism.ep > 1)
         text += tr(" · ep %1 · expert-dp %2").arg(k.ep).arg(k.expertDp);
-    for (const core::RankGroup& g : c.groups) {
+    for (const core::RankGroup& g : core::groupsOf(m_scenario, rank, kListed)) {
         QStringList members;
-        for (size_t i = 0; i < g.members.size() && i < 16; ++i)
-            members << QString::number(g.members[i]);
-        if (g.members.size() > 16)
-            members << QStringLiteral("… (%1)").arg(g.members.size());
+        for (int m : g.members)
+            members << QString::number(m);
+        if (size_t(g.size) > kListed)
+            members << QStringLiteral("… (%1)").arg(g.size);
         const QString name = g.expertDataParallel ? tr("expert DP") : groupShort(g.group);
         text += tr("<br><b>%1</b> group: %2").arg(name, members.join(QStringLiteral(", ")));
         if (g.crossesNodes)

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -107,6 +108,8 @@ void RankMapPane::showEvent(QShowEvent* event)
 
 QString RankMapPane::warningsText() const { return m_warnings->text(); }
 
+QString RankMapPane::noteText() const { return m_note->text(); }
+
 void RankMapPane::refresh()
 {
     m_debounce->stop();
@@ -123,9 +126,15 @@ void RankMapPane::refresh()
         return;
     }
     const int nodes = s.cluster.nodes;
-    QString note = nodes > m_chart->nodesShown()
-        ? tr("Showing nodes 0–%1 of %2 (%3 GPUs); the pattern repeats.").arg(m_chart->nodesShown() - 1).arg(nodes).arg(s.cluster.gpus())
-        : tr("%1 nodes × %2 GPUs").arg(nodes).arg(s.cluster.gpusPerNode);
+    const int shown = m_chart->nodesShown();
+    QString note = nodes > shown ? tr("Showing %1 of %2 nodes (%3 of %4 GPUs); the pattern repeats.")
+                                       .arg(shown)
+                                       .arg(QLocale().toString(nodes))
+                                       .arg(QLocale().toString(shown * s.cluster.gpusPerNode))
+                                       .arg(QLocale().toString(s.cluster.gpus()))
+                                 : tr("%1 nodes × %2 GPUs").arg(nodes).arg(s.cluster.gpusPerNode);
+    if (shown < std::min(nodes, m_maxNodes->value()))
+        note += tr(" At most %1 GPUs are drawn.").arg(QLocale().toString(RankMapChart::kMaxCells));
     note += tr(" · rank order: TP fastest, then CP, DP, PP (Megatron-LM). Hover a GPU for its coordinates and groups.");
     m_note->setText(note);
 
@@ -151,8 +160,8 @@ void RankMapPane::fillGroupsTable()
     const core::Result& r = m_doc->result();
     const int gpus = s.cluster.gpus();
     // Megatron's layout gives every group of a kind the same shape; rank 0's and the last rank's groups show it.
-    std::vector<core::RankGroup> first = core::groupsOf(s, 0);
-    const std::vector<core::RankGroup> last = core::groupsOf(s, gpus - 1);
+    const std::vector<core::RankGroup> first = core::groupsOf(s, 0, 0);
+    const std::vector<core::RankGroup> last = core::groupsOf(s, gpus - 1, 0);
     m_groups->setRowCount(0);
     for (const core::RankGroup& g : first) {
         int spanned = g.nodesSpanned;
@@ -164,7 +173,7 @@ void RankMapPane::fillGroupsTable()
                 crosses = crosses || h.crossesNodes;
                 inDomain = inDomain && h.withinScaleUpDomain;
             }
-        const int size = int(g.members.size());
+        const int size = g.size;
         QStringList collectives;
         for (const core::Collective& c : r.collectives)
             if (c.group == g.group && !g.expertDataParallel)

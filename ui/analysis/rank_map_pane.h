@@ -25,6 +25,8 @@ public:
     [[nodiscard]] RankMapChart* chart() const { return m_chart; }
     [[nodiscard]] QTableWidget* groupsTable() const { return m_groups; }
     [[nodiscard]] QString warningsText() const;
+    /// The line above the map: nodes shown of how many, rank order.
+    [[nodiscard]] QString noteText() const;
     void setGroupKind(int group);
 
 public slots:

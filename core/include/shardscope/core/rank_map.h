@@ -7,6 +7,8 @@
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace shardscope::core {
@@ -24,14 +26,21 @@ RankCoord rankCoord(const Scenario& s, int rank);
 struct RankGroup {
     Group group = Group::Tp;     ///< Dp here is the dense-gradient group (dp × cp ranks)
     bool expertDataParallel = false;
-    std::vector<int> members;    ///< ranks, ascending
+    /// Every group is an arithmetic progression of ranks in Megatron's order: first + i·stride, i < size.
+    int size = 0, first = 0, stride = 1;
+    std::vector<int> members;    ///< the first min(size, maxMembers) ranks, ascending
     int nodesSpanned = 0;
     bool crossesNodes = false;
     bool withinScaleUpDomain = true;
 };
 
-/// The groups `rank` belongs to (tp, cp, dp, pp and, for MoE with ep > 1, ep and expert-dp), members listed.
-std::vector<RankGroup> groupsOf(const Scenario& s, int rank);
+/// The group of kind g (expertDp: the expert data-parallel group, g = Dp) that `rank` belongs to, with at most
+/// maxMembers members listed. Size, span and placement take constant time whatever the group's size.
+RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp = false, size_t maxMembers = SIZE_MAX);
+
+/// The groups `rank` belongs to (tp, cp, dp, pp and, for MoE with ep > 1, ep and expert-dp), each listing at most
+/// maxMembers members.
+std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers = SIZE_MAX);
 
 /// Placement advice: a TP or EP group that spills across nodes or out of the NVLink domain, a CP group that does.
 std::vector<Issue> placementWarnings(const Scenario& s);
