@@ -14,6 +14,7 @@
 #include "document/scenario_document.h"
 #include "editors/scenario_editor.h"
 #include "export/export_controller.h"
+#include "help/model_reference.h"
 #include "launch/launch_config_panel.h"
 #include "settings/app_settings.h"
 #include "teach/teaching_controller.h"
@@ -183,6 +184,10 @@ void MainWindow::buildMenus()
     m_compare->populateMenu(menuBar()->addMenu(tr("&Compare")));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* reference = help->addAction(tr("&Model Reference"), this, [this] { showModelReference({}, this); });
+    reference->setShortcut(QKeySequence::HelpContents);
+    reference->setObjectName(QStringLiteral("modelReferenceAction"));
+    help->addSeparator();
     help->addAction(tr("&About ShardScope"), this, [this] {
         QMessageBox::about(this, tr("About ShardScope"),
                            tr("<b>ShardScope</b> %1<br>Per-GPU memory, communication and step time of sharded LLM "
