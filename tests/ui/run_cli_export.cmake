@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # cli_export: runs `shardscope-cli export` with no display (QT_QPA_PLATFORM, DISPLAY and WAYLAND_DISPLAY unset) for
 # every chart and format and checks the files: PNG signature and size, SVG root element, PDF header and one page;
-# the report's pages; a bad option is exit code 2; `evaluate` works with a Qt platform that does not exist, so it
+# the report's pages; a bad option is exit code 2; 1200 DPI gives its pixels; a PNG over the pixel budget is exit 2
+# and an --out that cannot be written exit 1 naming it (issue 12); `evaluate` works with a Qt platform that does not exist, so it
 # never starts Qt. Variables: CLI, SCENARIO, OUT.
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -60,6 +61,35 @@ file(READ "${OUT}/memory-192.png" head LIMIT 24 HEX)
 if(NOT head MATCHES "0000070800000460$")  # 1800 x 1120
   message(FATAL_ERROR "memory-192.png: not 1800 x 1120 (${head})")
 endif()
+
+# 1200 DPI, the highest: 12.5 image pixels per logical pixel (400 x 300 -> 5000 x 3750), drawn without warnings
+check_run(export "${SCENARIO}" --chart memory --out "${OUT}/memory-1200.png" --width 400 --height 300 --dpi 1200)
+file(READ "${OUT}/memory-1200.png" head LIMIT 24 HEX)
+if(NOT head MATCHES "0000138800000ea6$")  # 5000 x 3750
+  message(FATAL_ERROR "memory-1200.png: not 5000 x 3750 (${head})")
+endif()
+
+# Over the pixel budget (20000 x 20000 at 300 DPI = 3.9 gigapixels): invalid input (2), refused before drawing,
+# naming the limit and the options to change; no file
+execute_process(COMMAND ${_env} ${CLI} export "${SCENARIO}" --chart memory --out "${OUT}/huge.png" --width 20000 --height 20000
+                        --dpi 300 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "limit of 100 megapixels" OR NOT err MATCHES "--dpi" OR EXISTS "${OUT}/huge.png")
+  message(FATAL_ERROR "export 20000 x 20000 at 300 dpi: exit ${rc}, expected 2 naming the limit\n${err}")
+endif()
+
+# An --out that cannot be written (no such folder; a file where a folder should be): exit 1, the path and the reason
+file(WRITE "${OUT}/plain-file" "x")
+foreach(bad "${OUT}/no-such-folder/x.png:No such file or directory" "${OUT}/plain-file/x.pdf:Not a directory")
+  string(REGEX REPLACE ":[^:]*$" "" path "${bad}")
+  string(REGEX REPLACE "^.*:" "" reason "${bad}")
+  execute_process(COMMAND ${_env} ${CLI} export "${SCENARIO}" --chart time --out "${path}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${err}" "shardscope-cli: export: ${path}: " at)
+  string(FIND "${err}" "${reason}" why)
+  if(NOT rc EQUAL 1 OR NOT at EQUAL 0 OR why EQUAL -1 OR err MATCHES "internal error")
+    message(FATAL_ERROR "export --out ${path}: exit ${rc}, expected 1 with the path and '${reason}'\n${err}")
+  endif()
+endforeach()
 
 # The report: title page, five charts, collectives
 check_run(export "${SCENARIO}" --chart report --out "${OUT}/report.pdf")

@@ -2,6 +2,8 @@
 // Exports (issue 5, item 1): every chart as PNG, SVG and PDF is a valid file of the chosen size with the title and
 // caption in it; the light theme gives a white background in a dark app; the report has the expected pages; the
 // numbers as CSV and JSON; copy to the clipboard; the dialog's choices; the window's menu and context menus.
+// Issue 12: a PNG over the pixel budget is refused before it is drawn (writer, dialog, clipboard); high DPI gives the
+// pixels it promises; a failed write (injected, core/file_io.h) says what failed and keeps the previous file.
 #include "test_support.h"
 
 #include "analysis/timeline_chart.h"
@@ -23,9 +25,13 @@
 #include "settings/app_settings.h"
 
 #include <shardscope/core/evaluate.h>
+#include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_json.h>
 
 #include <QClipboard>
+#include <QDir>
+#include <QLabel>
+#include <QPushButton>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QGuiApplication>
@@ -89,6 +95,10 @@ private slots:
     void chartFilesAreValid_data();
     void chartFilesAreValid();
     void pngScaleAndDpi();
+    void highDpiPngHasItsPixels();
+    void pngOverPixelBudgetIsRefused();
+    void failedWriteKeepsOldFile_data();
+    void failedWriteKeepsOldFile();
     void lightThemeInDarkApp();
     void timelineDrawsEveryStage();
     void reportHasExpectedPages_data();
@@ -195,6 +205,122 @@ void TestExport::pngScaleAndDpi()
     const QImage image(path);
     QCOMPARE(image.size(), QSize(1280, 800));
     QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 192);
+}
+
+void TestExport::highDpiPngHasItsPixels()
+{
+    // 1200 DPI, the CLI's highest: 12.5 image pixels per logical pixel, every one of them drawn.
+    const Case c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    ui::FigureOptions o;
+    o.size = QSize(400, 300);
+    o.scale = 1200 / 96.0;
+    QVERIFY(ui::pixelBudgetError(o).isEmpty());
+    const QString path = m_dir.filePath(QStringLiteral("dpi1200.png"));
+    const QString error = figure.save(path, ui::FigureFormat::Png, o);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QImage image(path);
+    QCOMPARE(image.size(), QSize(5000, 3750));
+    QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 1200);
+    QVERIFY(colours(image.scaled(500, 375)) > 8);
+}
+
+void TestExport::pngOverPixelBudgetIsRefused()
+{
+    const Case c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    ui::FigureOptions o;
+    o.size = QSize(20000, 20000);
+    o.scale = 300 / 96.0; // 3.9 gigapixels, 15.6 GB: refused before any memory is taken
+    const QString path = m_dir.filePath(QStringLiteral("huge.png"));
+    const QString error = figure.save(path, ui::FigureFormat::Png, o);
+    QVERIFY2(error.contains(QStringLiteral("100 megapixels")), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(path));
+    // Just inside the budget is accepted by the check.
+    o.size = QSize(10000, 10000);
+    o.scale = 1;
+    QVERIFY(ui::pixelBudgetError(o).isEmpty());
+    o.size = QSize(10001, 10000);
+    QVERIFY(!ui::pixelBudgetError(o).isEmpty());
+
+    // The dialog says so where it shows the pixel count and offers no Save for that PNG, nor Copy.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::ExportDialog::Choice choice;
+    choice.format = ui::FigureFormat::Png;
+    choice.options.size = QSize(8000, 8000);
+    choice.options.scale = 1200 / 96.0;
+    ui::ExportDialog dialog(&doc, choice);
+    QVERIFY2(dialog.pixelsLabel()->text().contains(QStringLiteral("100 megapixels")), qPrintable(dialog.pixelsLabel()->text()));
+    QVERIFY(!dialog.saveButton()->isEnabled());
+    choice.options.scale = 1;
+    dialog.setChoice(choice);
+    QVERIFY(dialog.saveButton()->isEnabled());
+    QVERIFY(dialog.pixelsLabel()->text().contains(QStringLiteral("8000 × 8000")));
+
+    // Copy Chart with such options is refused with a message, the clipboard untouched.
+    QWidget window;
+    ui::ExportController exporter(&doc, &window);
+    QSignalSpy status(&exporter, &ui::ExportController::statusMessage);
+    QGuiApplication::clipboard()->clear();
+    choice.options.scale = 1200 / 96.0;
+    exporter.copyChart(choice);
+    QCOMPARE(status.count(), 1);
+    QVERIFY(status.front().front().toString().contains(QStringLiteral("100 megapixels")));
+    QVERIFY(QGuiApplication::clipboard()->image().isNull());
+}
+
+void TestExport::failedWriteKeepsOldFile_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<int>("step");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("png, disk full") << QStringLiteral("png") << int(core::WriteStep::Write) << ENOSPC << QStringLiteral("No space left on device");
+    QTest::newRow("svg, I/O error on fsync") << QStringLiteral("svg") << int(core::WriteStep::Sync) << EIO << QStringLiteral("Input/output error");
+    QTest::newRow("pdf, rename refused") << QStringLiteral("pdf") << int(core::WriteStep::Rename) << EACCES << QStringLiteral("Permission denied");
+    QTest::newRow("report, close fails") << QStringLiteral("report") << int(core::WriteStep::Close) << EDQUOT << QStringLiteral("quota");
+    QTest::newRow("csv, short file") << QStringLiteral("csv") << int(core::WriteStep::Verify) << EIO << QStringLiteral("Input/output error");
+}
+
+void TestExport::failedWriteKeepsOldFile()
+{
+    QFETCH(QString, what);
+    QFETCH(int, step);
+    QFETCH(int, error);
+    QFETCH(QString, reason);
+    const Case c = makeCase({});
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("export.") + (what == QLatin1String("report") ? QStringLiteral("pdf") : what));
+    // Writes the export of this scenario and returns the error; the second export differs from the first.
+    auto write = [&](bool second) {
+        if (what == QLatin1String("report")) {
+            ui::ReportWriter::Options o;
+            if (second)
+                o.charts = {ui::ChartKind::Memory};
+            return ui::ReportWriter().write(path, c.scenario, c.result, c.comparison, o);
+        }
+        if (what == QLatin1String("csv"))
+            return ui::writeBytes(path, second ? ui::resultCsv(c.scenario, c.result) : QByteArray("old\n"));
+        ui::FigureFormat format{};
+        [&] { QVERIFY(ui::figureFormatFromPath(path, format)); }();
+        const ui::ChartFigure figure(ui::ChartKind::Time, c.scenario, c.result, c.comparison);
+        ui::FigureOptions o;
+        o.size = second ? QSize(900, 560) : QSize(600, 400);
+        return figure.save(path, format, o);
+    };
+    QString message = write(false);
+    QVERIFY2(message.isEmpty(), qPrintable(message));
+    const QByteArray before = readAll(path);
+    QVERIFY(!before.isEmpty());
+
+    core::setAtomicWriteFaultForTesting(core::WriteStep(step), error);
+    message = write(true);
+    core::setAtomicWriteFaultForTesting(core::WriteStep(step), 0);
+    QVERIFY2(message.contains(path), qPrintable(message));
+    QVERIFY2(message.contains(reason, Qt::CaseInsensitive), qPrintable(message));
+    QCOMPARE(readAll(path), before);
+    // No temporary file left beside it.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("export.") + QFileInfo(path).suffix()});
 }
 
 void TestExport::lightThemeInDarkApp()

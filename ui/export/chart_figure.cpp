@@ -9,7 +9,9 @@
 #include "charts/qcp.h"
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
+#include "util/atomic_file.h"
 
+#include <QBuffer>
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QImageWriter>
@@ -133,6 +135,26 @@ void initPdf(QPdfWriter& pdf, const QString& title)
     pdf.setResolution(96); // painter units are logical pixels; fonts in points keep their size
 }
 } // namespace
+
+QSize figurePixels(const FigureOptions& options)
+{
+    return {int(std::lround(options.size.width() * options.scale)), int(std::lround(options.size.height() * options.scale))};
+}
+
+QString pixelBudgetError(const FigureOptions& options)
+{
+    const double pixels = double(options.size.width()) * options.size.height() * options.scale * options.scale;
+    if (pixels <= double(kMaxFigurePixels))
+        return {};
+    return QCoreApplication::translate("ChartFigure",
+                                       "an image of %1 × %2 pixels (%3 megapixels) is over the limit of %4 megapixels "
+                                       "(%5 MB of image memory); make the size or the DPI smaller")
+        .arg(std::lround(options.size.width() * options.scale))
+        .arg(std::lround(options.size.height() * options.scale))
+        .arg(std::lround(pixels / 1e6))
+        .arg(kMaxFigurePixels / 1'000'000)
+        .arg(kMaxFigurePixels * 4 / 1'000'000);
+}
 
 bool figureFormatFromPath(const QString& path, FigureFormat& out)
 {
@@ -289,9 +311,10 @@ void ChartFigure::paint(QCPPainter& painter, const QRectF& rect, const QString& 
 
 QImage ChartFigure::toImage(const FigureOptions& options) const
 {
-    const double scale = std::clamp(options.scale, 0.25, 8.0);
-    const QSize pixels(int(std::lround(options.size.width() * scale)), int(std::lround(options.size.height() * scale)));
-    QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
+    const double scale = options.scale;
+    QImage image(figurePixels(options), QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull())
+        return image;
     // Fonts in points are laid out at 96 DPI in logical pixels; the device pixel ratio scales everything.
     image.setDotsPerMeterX(int(std::lround(kDotsPerMeterAt96Dpi)));
     image.setDotsPerMeterY(int(std::lround(kDotsPerMeterAt96Dpi)));
@@ -318,52 +341,62 @@ QString ChartFigure::save(const QString& path, FigureFormat format, const Figure
         return QCoreApplication::translate("ChartFigure", "size %1 × %2 is outside 100 × 80 … 20000 × 20000")
             .arg(size.width())
             .arg(size.height());
+    // Rendered into memory first, then written in one atomic step.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     switch (format) {
     case FigureFormat::Png: {
-        QImageWriter writer(path, "png");
-        if (!writer.write(toImage(options)))
+        if (const QString budget = pixelBudgetError(options); !budget.isEmpty())
+            return budget;
+        const QImage image = toImage(options);
+        if (image.isNull())
+            return QCoreApplication::translate("ChartFigure", "not enough memory for an image of %1 × %2 pixels")
+                .arg(figurePixels(options).width())
+                .arg(figurePixels(options).height());
+        QImageWriter writer(&buffer, "png");
+        if (!writer.write(image))
             return writer.errorString();
-        return {};
+        break;
     }
     case FigureFormat::Svg: {
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(96); // the default 72 would shrink text by a quarter (toolchain.md §6)
+        svg.setResolution(96); // the default 72 would shrink text by a quarter (Qt's SVG generator)
         svg.setTitle(title());
         svg.setDescription(options.caption);
         clampToAxisRanges(m_chart->plot());
         QCPPainter painter;
         if (!painter.begin(&svg))
-            return QCoreApplication::translate("ChartFigure", "cannot write %1").arg(path);
+            return QCoreApplication::translate("ChartFigure", "cannot draw the SVG image");
         painter.setMode(QCPPainter::pmVectorized);
         painter.setMode(QCPPainter::pmNoCaching);
         paint(painter, QRectF(QPointF(0, 0), QSizeF(size)), options.caption);
         painter.end();
-        if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0)
-            return QCoreApplication::translate("ChartFigure", "cannot write %1").arg(path);
-        return {};
+        break;
     }
     case FigureFormat::Pdf: {
-        QPdfWriter pdf(path);
+        QPdfWriter pdf(&buffer);
         initPdf(pdf, title());
         // Page = the figure at 96 logical pixels per inch (size × 0.75 points), no margins.
         pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(size) * 0.75, QPageSize::Point, QString(), QPageSize::ExactMatch),
                                       QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
         QCPPainter painter;
         if (!painter.begin(&pdf))
-            return QCoreApplication::translate("ChartFigure", "cannot write %1").arg(path);
+            return QCoreApplication::translate("ChartFigure", "cannot draw the PDF page");
         painter.setMode(QCPPainter::pmVectorized);
         painter.setMode(QCPPainter::pmNoCaching);
         painter.setMode(QCPPainter::pmNonCosmetic);
         const QRect page = painter.viewport();
         paint(painter, QRectF(QPointF(0, 0), QSizeF(page.size())), options.caption);
         painter.end();
-        return {};
+        break;
     }
     }
-    return {};
+    buffer.close();
+    return writeBytes(path, bytes);
 }
 
 } // namespace shardscope::ui

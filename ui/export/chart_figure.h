@@ -39,6 +39,15 @@ struct FigureOptions {
     QString caption;
 };
 
+/// PNG exports (and copied images) are refused above this many device pixels, width × height × (dpi / 96)²:
+/// 100 megapixels is 400 MB as 32-bit ARGB and renders in seconds. SVG and PDF are vectors; dpi does not apply.
+constexpr qint64 kMaxFigurePixels = 100'000'000;
+
+/// Device pixels of the image of options: size × scale on each side.
+[[nodiscard]] QSize figurePixels(const FigureOptions& options);
+/// "" when the image of options fits kMaxFigurePixels, otherwise why not, naming the limit.
+[[nodiscard]] QString pixelBudgetError(const FigureOptions& options);
+
 /// A chart prepared for export: its own chart widget (never shown; the window's charts are not touched), filled
 /// with the scenario's figures, and the parts the window shows outside the plot (title, legend), which exports
 /// draw into the image together with the caption. QCustomPlot draws the plot as vectors into SVG and PDF.
@@ -58,9 +67,11 @@ public:
 
     /// Draws title, plot, legend and caption into rect (logical pixels) of an active painter.
     void paint(QCPPainter& painter, const QRectF& rect, const QString& caption) const;
-    /// The figure as an image of size × scale device pixels (device pixel ratio = scale).
+    /// The figure as an image of figurePixels(options) (device pixel ratio = scale); null when the memory for it
+    /// cannot be had (callers check pixelBudgetError first).
     [[nodiscard]] QImage toImage(const FigureOptions& options) const;
-    /// Writes PNG, SVG or PDF. Returns "" on success, otherwise the reason.
+    /// Writes PNG, SVG or PDF atomically (util/atomic_file.h): the old file stays on any failure. Returns "" on
+    /// success, otherwise the reason.
     [[nodiscard]] QString save(const QString& path, FigureFormat format, const FigureOptions& options) const;
 
 private:

@@ -85,6 +85,10 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
 
 void ExportController::copyChart(const ExportDialog::Choice& choice)
 {
+    if (const QString budget = pixelBudgetError(choice.options); !budget.isEmpty()) {
+        emit statusMessage(tr("Cannot copy the chart: %1").arg(budget));
+        return;
+    }
     const ChartFigure figure(choice.chart, m_doc->scenario(), m_doc->result(), m_doc->comparison(), choice.options.lightTheme);
     QImage image = figure.toImage(choice.options);
     image.setDevicePixelRatio(1); // the clipboard carries pixels; paste targets size it themselves

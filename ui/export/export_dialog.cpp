@@ -66,6 +66,7 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
     size->addWidget(new QLabel(QStringLiteral("×"), this));
     size->addWidget(m_height);
     size->addStretch(1);
+    m_pixels->setWordWrap(true); // the reason an image is refused is a sentence
     auto* dpi = new QHBoxLayout;
     dpi->addWidget(m_dpi);
     dpi->addWidget(m_pixels, 1);
@@ -157,11 +158,16 @@ void ExportDialog::updateControls()
     m_caption->setEnabled(chart);
     m_light->setEnabled(chart || c.target == Target::Report);
     m_dpi->setEnabled(chart && c.format == FigureFormat::Png);
-    m_copy->setEnabled(chart);
-    if (chart && c.format == FigureFormat::Png)
-        m_pixels->setText(tr("PNG of %1 × %2 pixels")
-                              .arg(std::lround(c.options.size.width() * c.options.scale))
-                              .arg(std::lround(c.options.size.height() * c.options.scale)));
+    // Images over the pixel budget are refused, with the reason where the pixel count would be.
+    const QString budget = chart ? pixelBudgetError(c.options) : QString();
+    const bool png = chart && c.format == FigureFormat::Png;
+    m_copy->setEnabled(chart && budget.isEmpty());
+    m_save->setEnabled(!png || budget.isEmpty());
+    m_pixels->setStyleSheet(png && !budget.isEmpty() ? QStringLiteral("QLabel { color: #D55E00; }") : QString());
+    if (png && !budget.isEmpty())
+        m_pixels->setText(budget);
+    else if (png)
+        m_pixels->setText(tr("PNG of %1 × %2 pixels").arg(figurePixels(c.options).width()).arg(figurePixels(c.options).height()));
     else if (chart && c.format == FigureFormat::Pdf)
         m_pixels->setText(tr("PDF page %1 × %2 mm")
                               .arg(std::lround(c.options.size.width() / 96.0 * 25.4))

@@ -38,6 +38,9 @@ public:
     void setChoice(const Choice& choice);
     /// The preview image (tests).
     [[nodiscard]] QImage previewImage() const { return m_previewImage; }
+    /// The line beside the DPI (pixel count, or why the image is refused); Save (tests).
+    [[nodiscard]] QLabel* pixelsLabel() const { return m_pixels; }
+    [[nodiscard]] QPushButton* saveButton() const { return m_save; }
 
 signals:
     /// Save pressed: the controller asks for a file and writes it.

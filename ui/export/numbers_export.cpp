@@ -3,8 +3,6 @@
 
 #include <shardscope/core/scenario_json.h>
 
-#include <QSaveFile>
-
 namespace shardscope::ui {
 
 namespace {
@@ -113,21 +111,6 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
 QByteArray resultJson(const core::Result& result)
 {
     return QByteArray::fromStdString(core::resultToJson(result)) + '\n';
-}
-
-QString writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    if (file.write(bytes) != bytes.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return reason;
-    }
-    if (!file.commit())
-        return file.errorString();
-    return {};
 }
 
 } // namespace shardscope::ui

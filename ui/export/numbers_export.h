@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 /// The figures as data: CSV (one row per figure, C locale, raw SI units) and the result JSON of
-/// `shardscope-cli evaluate` (core::resultToJson).
+/// `shardscope-cli evaluate` (core::resultToJson), written with writeBytes (util/atomic_file.h).
+
+#include "util/atomic_file.h"
 
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
@@ -17,8 +19,5 @@ namespace shardscope::ui {
 
 /// core::resultToJson(result) with a trailing newline.
 [[nodiscard]] QByteArray resultJson(const core::Result& result);
-
-/// Writes bytes atomically (QSaveFile). Returns "" on success, otherwise the reason.
-[[nodiscard]] QString writeBytes(const QString& path, const QByteArray& bytes);
 
 } // namespace shardscope::ui

@@ -8,9 +8,11 @@
 #include "explain/tooltips.h"
 #include "export/chart_figure.h"
 #include "export/scenario_text.h"
+#include "util/atomic_file.h"
 #include "util/units.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QPdfWriter>
 
 namespace shardscope::ui {
@@ -141,7 +143,11 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                             const StrategyComparison& comparison, const Options& options)
 {
     m_pages = 0;
-    QPdfWriter pdf(path);
+    // Drawn into memory, then written in one atomic step: a failed write keeps the previous report.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter pdf(&buffer);
     const QString name = scenario.name.empty() ? tr("Untitled scenario") : QString::fromStdString(scenario.name);
     pdf.setCreator(QStringLiteral("ShardScope %1").arg(QCoreApplication::applicationVersion()).trimmed());
     pdf.setTitle(tr("ShardScope report: %1").arg(name));
@@ -149,7 +155,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
     pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
     QCPPainter painter;
     if (!painter.begin(&pdf))
-        return tr("cannot write %1").arg(path);
+        return tr("cannot draw the PDF report");
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setMode(QCPPainter::pmNonCosmetic);
@@ -241,6 +247,9 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                       tr("Collectives (continued)"), {2, 3, 4, 5, 6, 7});
     }
     painter.end();
+    buffer.close();
+    if (QString error = writeBytes(path, bytes); !error.isEmpty())
+        return error;
     m_pages = pages;
     return {};
 }

@@ -25,7 +25,8 @@ public:
         QList<ChartKind> charts{kAllChartKinds.begin(), kAllChartKinds.end()};
     };
 
-    /// Writes the report. Returns "" on success, otherwise the reason.
+    /// Writes the report atomically (util/atomic_file.h): the old file stays on any failure. Returns "" on success,
+    /// otherwise the reason.
     [[nodiscard]] QString write(const QString& path, const core::Scenario& scenario, const core::Result& result,
                                 const StrategyComparison& comparison, const Options& options);
     [[nodiscard]] QString write(const QString& path, const core::Scenario& scenario, const core::Result& result,
