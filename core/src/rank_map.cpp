@@ -3,7 +3,7 @@
 
 #include "shardscope/core/evaluate.h"
 
-#include "collective.h"
+#include "shardscope/core/layout.h"
 
 #include <algorithm>
 
@@ -111,25 +111,20 @@ std::vector<Issue> placementWarnings(const Scenario& s)
     std::vector<Issue> w;
     if (dataParallel(s) == 0)
         return w;
-    // Same placement arithmetic as the communication model (collective.cpp placeGroup): no member lists needed.
+    // The communication model's own placements (layout.h): no member lists needed.
+    const Layout l = makeLayout(s);
     const auto& p = s.parallelism;
-    const int gpn = std::max(1, s.cluster.gpusPerNode);
-    const auto tpG = detail::placeGroup(p.tp, 1, gpn);
-    if (tpG.nodes > 1)
-        w.push_back({ "parallelism.tp", "the TP group spans " + std::to_string(tpG.nodes)
+    if (l.tpGroup.nodes > 1)
+        w.push_back({ "parallelism.tp", "the TP group spans " + std::to_string(l.tpGroup.nodes)
                 + " nodes: every layer's TP collectives cross the inter-node network" });
     else if (p.tp > s.cluster.gpu.scaleUpDomain)
         w.push_back({ "parallelism.tp", "the TP group leaves the NVLink domain of " + std::to_string(s.cluster.gpu.scaleUpDomain)
                 + " GPUs" });
-    if (s.model.isMoe() && p.ep > 1) {
-        const auto epG = detail::placeGroup(p.ep, p.tp, gpn);
-        if (epG.nodes > 1)
-            w.push_back({ "parallelism.ep", "the EP group spans " + std::to_string(epG.nodes)
-                    + " nodes: expert all-to-all traffic crosses the inter-node network" });
-    }
-    const auto cpG = detail::placeGroup(p.cp, p.tp, gpn);
-    if (cpG.nodes > 1)
-        w.push_back({ "parallelism.cp", "the CP group spans " + std::to_string(cpG.nodes)
+    if (l.epGroup.nodes > 1)
+        w.push_back({ "parallelism.ep", "the EP group spans " + std::to_string(l.epGroup.nodes)
+                + " nodes: expert all-to-all traffic crosses the inter-node network" });
+    if (l.cpGroup.nodes > 1)
+        w.push_back({ "parallelism.cp", "the CP group spans " + std::to_string(l.cpGroup.nodes)
                 + " nodes: K/V ring exchanges cross the inter-node network" });
     return w;
 }
