@@ -297,11 +297,14 @@ void ChartFigure::paint(QCPPainter& painter, const QRectF& rect, const QString& 
     const QSize plotSize(int(std::floor(plotRect.width())), int(std::floor(plotRect.height())));
     QCustomPlot* plot = m_chart->plot();
     if (plot->size() != plotSize) {
-        // The charts adapt tick density to their width on resize events; the widget is never shown, so send one.
+        // The charts adapt tick density to their width when the plot is resized (ChartBase's event filter); the widget
+        // is never shown, so hand the filter the event. Not to QCustomPlot itself: its resize handler replots into
+        // screen buffers of the whole size (4 bytes a pixel per layer, 1.6 GB at 20000 × 20000), which a figure drawn
+        // straight into the painter never uses.
         const QSize old = plot->size();
         plot->resize(plotSize);
         QResizeEvent resize(plotSize, old);
-        QCoreApplication::sendEvent(plot, &resize);
+        static_cast<QObject*>(m_chart.get())->eventFilter(plot, &resize);
     }
     painter.translate(plotRect.topLeft());
     painter.setClipRect(QRectF(QPointF(0, 0), QSizeF(plotSize)));
