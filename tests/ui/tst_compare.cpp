@@ -184,6 +184,8 @@ void TestCompare::manyPinsAreKept()
     QVERIFY(QTest::qWaitForWindowExposed(window));
     for (ui::MemoryChart* chart : view->memoryCharts())
         QVERIFY2(chart->width() >= 280, qPrintable(QString::number(chart->width())));
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(window->grab().save(dir + QStringLiteral("/compare-six-pins.png")));
     window->hide();
     // Letters go on after Z as spreadsheet columns do.
     QCOMPARE(ui::PinBoard::letter(0), QStringLiteral("A"));

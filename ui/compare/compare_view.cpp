@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -52,6 +53,7 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     , m_hint(new QLabel(this))
     , m_pinButton(new QPushButton(tr("&Pin Current Scenario"), this))
     , m_clearButton(new QPushButton(tr("C&lear Pins"), this))
+    , m_columnsArea(new QScrollArea(this))
     , m_columns(new QHBoxLayout)
     , m_time(new CompareTimeChart(this))
     , m_table(new QTableWidget(this))
@@ -69,13 +71,12 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     connect(m_clearButton, &QPushButton::clicked, m_pins, &PinBoard::clear);
 
     // One column per pin, side by side; more than fit scroll sideways (a chart narrower than kMinColumn is unreadable).
-    auto* columns = new QScrollArea(this);
-    columns->setWidgetResizable(true);
-    columns->setFrameShape(QFrame::NoFrame);
-    columns->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* strip = new QWidget(columns);
+    m_columnsArea->setWidgetResizable(true);
+    m_columnsArea->setFrameShape(QFrame::NoFrame);
+    m_columnsArea->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* strip = new QWidget(m_columnsArea);
     strip->setLayout(m_columns);
-    columns->setWidget(strip);
+    m_columnsArea->setWidget(strip);
     m_columns->setContentsMargins(0, 0, 0, 0);
 
     for (QTableWidget* t : {m_table, m_steps}) {
@@ -113,7 +114,7 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     m_tabs->addTab(walk, tr("&Waterfall A → B"));
 
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(columns);
+    split->addWidget(m_columnsArea);
     split->addWidget(m_time);
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 4);
@@ -173,6 +174,9 @@ void CompareView::rebuild()
         m_columnWidgets << column;
         m_memory << chart;
     }
+    // The strip scrolls sideways only: as tall as a column needs, plus the scroll bar.
+    m_columnsArea->setMinimumHeight(m_columnsArea->widget()->minimumSizeHint().height()
+                                    + m_columnsArea->horizontalScrollBar()->sizeHint().height());
     // One scale for every pin, or the bars cannot be compared by eye.
     for (MemoryChart* chart : std::as_const(m_memory)) {
         chart->plot()->yAxis->setRange(0, yMax);

@@ -7,6 +7,7 @@ class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QTableWidget;
 class QTabWidget;
 
@@ -49,6 +50,7 @@ private:
     QLabel* m_hint;
     QPushButton* m_pinButton;
     QPushButton* m_clearButton;
+    QScrollArea* m_columnsArea; ///< the pins' columns, side by side, scrolling sideways
     QHBoxLayout* m_columns;
     QList<QWidget*> m_columnWidgets;
     QList<MemoryChart*> m_memory;
