@@ -20,11 +20,9 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QPushButton>
-#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -120,7 +118,7 @@ private slots:
     void initTestCase();
     void init();
     void cleanup();
-    void saveKilledAtRandomMomentsLeavesOldOrNewFile();
+    void saveKilledDuringSavesLeavesOldOrNewFile();
     void failedSaveKeepsOldFileAndNamesIt();
     void autosavesEveryIntervalWhileModified();
     void cleanSaveRemovesAutosave();
@@ -168,21 +166,16 @@ void TestNoLostWork::cleanup()
     m_dir.reset();
 }
 
-void TestNoLostWork::saveKilledAtRandomMomentsLeavesOldOrNewFile()
+void TestNoLostWork::saveKilledDuringSavesLeavesOldOrNewFile()
 {
     // save_victim saves ~4 MB scenarios to one file through FileController::saveTo in a loop; it is killed with
-    // SIGKILL at a random moment, 30 times. Each time the file must be exactly the last completed save or the
-    // one in progress (if its rename happened just before the kill), and parse to that scenario.
+    // SIGKILL 30 times, each time as soon as it reports that save number first + (kill mod 4) has begun (no sleeps:
+    // the kill follows an event, and lands inside that save or, rarely, just after its rename). Each time the file
+    // must be exactly the last completed save or the one in progress, and parse to that scenario.
     const core::Catalog& catalog = test::catalog();
     const QString target = m_dir->filePath(QStringLiteral("victim.shardscope.json"));
     const QString victimSettings = m_dir->filePath(QStringLiteral("victim.ini"));
     QVERIFY(ui::writeScenarioFile(target, test::victimScenario(0, catalog), catalog).isEmpty());
-    const quint32 seed = qEnvironmentVariableIsSet("SHARDSCOPE_KILL_SEED")
-        ? quint32(qEnvironmentVariableIntValue("SHARDSCOPE_KILL_SEED"))
-        : QRandomGenerator::global()->generate();
-    qInfo("kill seed %u (set SHARDSCOPE_KILL_SEED to repeat)", seed);
-    QRandomGenerator rng(seed);
-
     int inFile = 0;        // victimScenario(inFile) is in the file
     int insideSave = 0;    // kills that landed between "begin" and "end"
     int completedSaves = 0;
@@ -194,7 +187,8 @@ void TestNoLostWork::saveKilledAtRandomMomentsLeavesOldOrNewFile()
         QVERIFY2(victim.waitForStarted(), qPrintable(victim.errorString()));
         QByteArray out;
         QVERIFY2(waitForOutput(victim, out, "ready\n"), victim.readAllStandardError().constData());
-        QThread::usleep(rng.bounded(1, 400'000)); // about 0 to 10 saves
+        const QByteArray begun = QStringLiteral("begin %1\n").arg(first + kill % 4).toLatin1();
+        QVERIFY2(waitForOutput(victim, out, begun), victim.readAllStandardError().constData());
         QCOMPARE(::kill(pid_t(victim.processId()), SIGKILL), 0);
         QVERIFY(victim.waitForFinished(30000));
         QCOMPARE(victim.exitStatus(), QProcess::CrashExit);
@@ -202,12 +196,12 @@ void TestNoLostWork::saveKilledAtRandomMomentsLeavesOldOrNewFile()
         QVERIFY2(victim.readAllStandardError().isEmpty(), "the victim reported a save error");
 
         int ended = 0;
-        bool begun = false; // the save after the last completed one had started
+        bool started = false; // the save after the last completed one had started
         for (const QByteArray& line : out.split('\n')) {
             if (line.startsWith("end "))
-                ++ended, begun = false;
+                ++ended, started = false;
             else if (line.startsWith("begin "))
-                begun = true;
+                started = true;
         }
         const int last = ended == 0 ? inFile : first + ended - 1; // the last save that completed
         const int inProgress = first + ended;                     // the one the kill interrupted
@@ -215,14 +209,14 @@ void TestNoLostWork::saveKilledAtRandomMomentsLeavesOldOrNewFile()
         int found = -1;
         if (bytes == QByteArray::fromStdString(test::victimBytes(last, catalog)))
             found = last;
-        else if (begun && bytes == QByteArray::fromStdString(test::victimBytes(inProgress, catalog)))
+        else if (started && bytes == QByteArray::fromStdString(test::victimBytes(inProgress, catalog)))
             found = inProgress;
         QVERIFY2(found >= 0, qPrintable(QStringLiteral("kill %1: the file (%2 bytes) is neither save %3 nor save %4")
                                             .arg(kill).arg(bytes.size()).arg(last).arg(inProgress)));
         const core::ScenarioParse parsed = core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
         QVERIFY(parsed.ok());
         QVERIFY(parsed.scenario == test::victimScenario(found, catalog));
-        insideSave += begun ? 1 : 0;
+        insideSave += started ? 1 : 0;
         replacedByInterruptedSave += found == inProgress ? 1 : 0;
         completedSaves += ended;
         inFile = found;
@@ -282,7 +276,7 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     QCOMPARE(autosave->interval(), 30'000); // the default
     autosave->setInterval(100);
     QSignalSpy written(autosave, &Autosaver::autosaved);
-    QTest::qWait(300);
+    autosave->tick(); // a period passes
     QCOMPARE(written.count(), 0); // nothing unsaved, nothing written
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
 
@@ -303,7 +297,8 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     QVERIFY(qAbs(at.secsTo(QDateTime::currentDateTimeUtc())) < 60);
     QVERIFY(autosave->orphans().isEmpty()); // our own, not a crash's
 
-    QTest::qWait(350);
+    autosave->tick();
+    autosave->tick();
     QCOMPARE(written.count(), 1); // no change since: not rewritten
     doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
     QVERIFY(written.wait(5000));

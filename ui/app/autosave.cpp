@@ -52,10 +52,7 @@ Autosaver::Autosaver(ScenarioDocument* doc, QObject* parent)
     , m_dir(defaultDirectory())
 {
     m_timer->setInterval(kDefaultIntervalMs);
-    connect(m_timer, &QTimer::timeout, this, [this] {
-        if (m_pending)
-            autosaveNow();
-    });
+    connect(m_timer, &QTimer::timeout, this, &Autosaver::tick);
     connect(m_doc, &ScenarioDocument::changed, this, [this] { m_pending = true; });
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &Autosaver::onModifiedChanged);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, [this] {
@@ -100,6 +97,12 @@ QString Autosaver::keyFor(const QString& documentPath) const
         : QString::fromLatin1(QCryptographicHash::hash(QFileInfo(documentPath).absoluteFilePath().toUtf8(),
                                                        QCryptographicHash::Sha1).toHex().left(16));
     return QStringLiteral("%1-%2").arg(base).arg(QCoreApplication::applicationPid());
+}
+
+void Autosaver::tick()
+{
+    if (m_pending)
+        autosaveNow();
 }
 
 bool Autosaver::autosaveNow(QString* error)

@@ -58,6 +58,9 @@ public:
     void setPinsProvider(std::function<std::vector<core::Scenario>()> provider) { m_pinsProvider = std::move(provider); }
     /// Removes this process's autosave: the user saved, or decided to drop the changes.
     void discard();
+    /// What the interval timer does each period: writes the autosave if the document changed since the last one
+    /// (tests call it to step the timer without waiting for it).
+    void tick();
     /// This process's autosave file, or "" when there is none.
     [[nodiscard]] QString currentFile() const { return m_current; }
 
