@@ -32,6 +32,9 @@ private slots:
     void forcedTreeInsideOneNodeIsNotFree();
     void byGroupSumsToTotal_data();
     void byGroupSumsToTotal();
+    void ddpAllReducesBucketsOf25MiB();
+    void deepspeedBucketsOf5e8Elements();
+    void epAllToAllDispatchesInFp8();
 };
 
 namespace {
@@ -375,6 +378,57 @@ void TestCommunication::byGroupSumsToTotal()
     for (const char* k : { "dp", "tp", "pp", "cp", "ep" })
         jsonSum += by.value(QLatin1String(k)).toDouble();
     SS_COMPARE_REL(jsonSum, comm.value(QLatin1String("total_bytes")).toDouble(), 1e-12);
+}
+
+void TestCommunication::ddpAllReducesBucketsOf25MiB()
+{
+    // PyTorch DDP all-reduces gradients in buckets of bucket_cap_mb = 25 MiB (torch/nn/parallel/distributed.py;
+    // c10d reducer.hpp kDefaultBucketBytesCap), the last one partial: Llama 3 8B over 16 GPUs, 2Ψ bytes of bf16
+    // gradients in ⌈2Ψ / 25 MiB⌉ calls of at most 25 MiB. (DDP's 1 MiB first bucket is not modelled.)
+    const double psi = 8'030'261'248.0, cap = 25 * MiB;
+    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Ddp));
+    const Collective* ar = sstest::findCollective(r, Group::Dp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QCOMPARE(ar->messageBytes, cap);
+    QCOMPARE(ar->count, int64_t(std::ceil(2 * psi / cap)));
+}
+
+void TestCommunication::deepspeedBucketsOf5e8Elements()
+{
+    // DeepSpeed ZeRO-1/2 (deepspeed/runtime/zero/config.py): gradients reduce-scattered in reduce_bucket_size = 5e8
+    // elements, updated parameters all-gathered in allgather_bucket_size = 5e8 elements; bf16, 2 bytes each.
+    // Llama 3 8B over 16 GPUs: ⌈Ψ / 5e8⌉ calls of each.
+    const double psi = 8'030'261'248.0, bucket = 5e8;
+    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Zero1));
+    const Collective* rs = sstest::findCollective(r, Group::Dp, CollectiveOp::ReduceScatter);
+    const Collective* ag = sstest::findCollective(r, Group::Dp, CollectiveOp::AllGather);
+    QVERIFY(rs && ag);
+    QCOMPARE(rs->messageBytes, 2 * bucket);
+    QCOMPARE(ag->messageBytes, 2 * bucket);
+    QCOMPARE(rs->count, int64_t(std::ceil(psi / bucket)));
+    QCOMPARE(ag->count, int64_t(std::ceil(psi / bucket)));
+    // ZeRO-2 reduce-scatters the same buckets after every micro-batch's backward.
+    SS_EVALUATE(z2, dpScenario("llama3-8b", 2, Sharding::Zero2, 3));
+    const Collective* rs2 = sstest::findCollective(z2, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(rs2);
+    QCOMPARE(rs2->messageBytes, 2 * bucket);
+    QCOMPARE(rs2->count, 3 * int64_t(std::ceil(psi / bucket)));
+}
+
+void TestCommunication::epAllToAllDispatchesInFp8()
+{
+    // DeepSeek-V3 technical report §3.3 (low-precision communication): activations are quantized to FP8 before the
+    // dispatch, and so are the activation gradients before the backward dispatch; both combines stay in BF16. Of the
+    // four all-to-alls per MoE layer (dispatch and combine, forward and backward) two move 1 byte per element and two
+    // move 2. Mixtral 8x7B as in epAllToAllBytes, fp8-mixed: L·(1 + 2 + 1 + 2)·h·T·k·(e−1)/e bytes.
+    const double L = 32, h = 4096, s = 4096, b = 1, k = 2, e = 8;
+    Scenario sc = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    sc.training.seqLen = int64_t(s);
+    sc.training.precision = Precision::Fp8Mixed;
+    sc.parallelism.ep = int(e);
+    sstest::setBatch(sc, int64_t(b), 1);
+    SS_EVALUATE(r, sc);
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Ep)], L * (1 + 2 + 1 + 2) * h * s * b * k * (e - 1) / e, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestCommunication)

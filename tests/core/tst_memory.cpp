@@ -35,6 +35,9 @@ private slots:
     void doublingTpHalvesShardedWeights();
     void memoryPartsSumToTotal_data();
     void memoryPartsSumToTotal();
+    void frameworkOverheadAndNcclBuffers();
+    void deepspeedBucketsAndPrefetch();
+    void fsdpFullHoldsThreeUnits();
 };
 
 namespace {
@@ -551,6 +554,73 @@ void TestMemory::memoryPartsSumToTotal()
     QCOMPARE(mem.value(QLatin1String("fits")).toBool(),
         mem.value(QLatin1String("total")).toDouble() <= mem.value(QLatin1String("capacity")).toDouble());
     QCOMPARE(mem.value(QLatin1String("capacity")).toDouble(), p.scenario.cluster.gpu.memoryBytes);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Framework terms, each from its source (issue 9: every model constant pinned).
+
+void TestMemory::frameworkOverheadAndNcclBuffers()
+{
+    // The TP + SP scenario of activationsWholeModelWithEmbeddingAndHead (t = 2 inside one A100 node, no data
+    // parallelism, pp = 1), with Megatron's DDP, which reduces its contiguous gradient buffer in place: no bucket copy
+    // and no gathered parameters, so the only transient memory is the activations (Korthikanti Table 2, §4.3).
+    //  - NCCL buffers of the one communicator (TP: 2 ranks on NVSwitch, 12 channels on A100, one send and one receive
+    //    peer per ring): channels × peers × NCCL_NUM_PROTOCOLS (3: LL, LL128, Simple; nccl src/include/plugin/
+    //    nccl_tuner.h) × NCCL_BUFFSIZE (4 MiB: nccl src/init.cc DEFAULT_BUFFSIZE = 1 << 22; user guide, NCCL_BUFFSIZE).
+    //  - framework overhead: the CUDA context, 1 GiB (stas00 ml-engineering training/performance: 0.5–2 GB for the
+    //    context, cuBLAS/cuDNN workspaces and kernel images; the model takes 1 GiB), plus Megatron's 5% on transient
+    //    memory (megatron/training/theoretical_memory_usage.py: overhead_factor = 1.05, "optimizer and
+    //    miscellaneous temporaries").
+    const double s = kS, b = kB, h = kH, a = kA, V = kV, t = 2, L = 4;
+    const double activations = L * s * b * h * (34 / t + 5 * a * s / (h * t)) + (8 * s * b + s * b * h) / t
+        + (2 * s * b * h + 2 * s * b * h) / t + 6 * s * b * V / t;
+    const double channels = 12, peers = 2, protocols = 3, buffSize = double(1 << 22);
+    Scenario sc = activationScenario(int(L), int(t), true, Recompute::None);
+    sc.training.accounting = Accounting::Megatron;
+    sc.cluster.miscBytes = 0;
+    SS_EVALUATE(r, sc);
+    QCOMPARE(r.dp, 1);
+    SS_COMPARE_REL(r.memory.activations, activations, 1e-12);
+    QCOMPARE(r.memory.gatheredParameters, 0.0);
+    SS_COMPARE_REL(r.memory.communicationBuffers, channels * peers * protocols * buffSize, 1e-12);
+    SS_COMPARE_REL(r.memory.frameworkOverhead, GiB + (1.05 - 1) * activations, 1e-12);
+}
+
+void TestMemory::deepspeedBucketsAndPrefetch()
+{
+    // DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size = allgather_bucket_size = 5e8
+    // elements, stage3_prefetch_bucket_size = 5e7 elements; with overlap_comm the reduce bucket is double-buffered
+    // (stage_1_and_2.py, stage3.py). Llama 2 7B (Ψ ≫ 5e8) on one GPU (no NCCL communicator), bf16: 2 bytes per
+    // reduced and gathered element.
+    Scenario s = sstest::presetScenario("llama2-7b", 1, 1);
+    s.parallelism.sharding = Sharding::Zero2;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(z2, s);
+    SS_COMPARE_REL(z2.memory.communicationBuffers, 2 * 5e8 * 2 + 5e8 * 2, 1e-12);
+    // ZeRO-3: the double reduce bucket; gathered: the current unit, the prefetch bucket (at most 5e7 elements) and the
+    // unit's unsharded gradients, the unit being DeepSpeed's largest parameter tensor, the 32000 × 4096 embedding.
+    s.parallelism.sharding = Sharding::Zero3;
+    SS_EVALUATE(z3, s);
+    const double U = 32000.0 * 4096;
+    SS_COMPARE_REL(z3.memory.communicationBuffers, 2 * 5e8 * 2, 1e-12);
+    SS_COMPARE_REL(z3.memory.gatheredParameters, 2 * U + 2 * std::min(U, 5e7) + 2 * U, 1e-12);
+}
+
+void TestMemory::fsdpFullHoldsThreeUnits()
+{
+    // PyTorch FSDP, BackwardPrefetch.BACKWARD_PRE (torch/distributed/fsdp/api.py): during backward a rank holds the
+    // current unit's parameters, the next unit's (prefetched) and the current unit's unsharded gradients, three units
+    // of 2-byte elements. Units: each transformer layer, and the root (embedding and output layer). Llama 2 7B: a layer
+    // is 4h² (attention) + 3hf (SwiGLU) + 2h (two RMSNorm weights), the root 2·V·h, the larger.
+    const double h = 4096, f = 11008, V = 32000;
+    const double layer = 4 * h * h + 3 * h * f + 2 * h, root = 2 * V * h;
+    for (Sharding sh : { Sharding::FsdpFull, Sharding::FsdpHybrid }) {
+        Scenario s = sstest::presetScenario("llama2-7b", 2, 8);
+        s.parallelism.sharding = sh;
+        sstest::setBatch(s, 1, 1);
+        SS_EVALUATE(r, s);
+        SS_COMPARE_REL(r.memory.gatheredParameters, 3 * 2 * std::max(layer, root), 1e-12);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestMemory)

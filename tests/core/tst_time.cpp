@@ -24,6 +24,8 @@ private slots:
     void stepPartsSumToTotal();
     void throughputAndMfu_data();
     void throughputAndMfu();
+    void oneGpuStepByHand();
+    void cpuOffloadedOptimizerStep();
 };
 
 namespace {
@@ -227,6 +229,78 @@ void TestTime::throughputAndMfu()
     SS_COMPARE_REL(r.throughput.mfu, r.flopsPerToken * tokensPerSecond / (gpus * peak), 1e-12);
     QVERIFY(r.throughput.mfu > 0 && r.throughput.mfu < 1);
     QVERIFY(r.throughput.hardwareTflopsPerGpu >= r.throughput.modelTflopsPerGpu * (1 - 1e-12));
+}
+
+void TestTime::oneGpuStepByHand()
+{
+    // One step of a small Llama-style model (2 layers, h 1024, 8 heads, SwiGLU f 4096, RMSNorm, RoPE, untied V 32000,
+    // no biases) on one H100 SXM, s = 2048, b = 1, one micro-batch, bf16, FlashAttention, no recompute, no dropout.
+    // Rates: GEMMs at 80% of the GPU's measured best-shape matmul rate (catalog bf16 peak × MAMF fraction), and
+    // element-wise kernels moving 3 bytes of HBM traffic per byte a layer stores, in each of forward and backward:
+    // the two fitted constants of README "Calibration" (fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al.
+    // Table 5). FLOPs: 2 per weight per token forward and 4 backward (dgrad + wgrad; Megatron-LM
+    // num_floating_point_operations); causal FlashAttention 2·s·q per token forward (half of 4·s·q), backward twice
+    // that plus the recomputed forward. Stored bytes per layer (Korthikanti et al. §4.1, generalised): two norm inputs,
+    // the QKV and MLP inputs (2·sbh each), Q, K, V and the attention output (2·sbh each, MHA), the SwiGLU gate, up and
+    // product (2·sbf each), FlashAttention's fp32 log-sum-exp (4·a·s·b). Output layer: 2·T·V·h FLOPs forward,
+    // element-wise over 6 bytes per logit. Optimizer: 28 bytes of HBM traffic per parameter (see above).
+    const double L = 2, h = 1024, a = 8, f = 4096, V = 32000, s = 2048, b = 1, T = s * b;
+    Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
+    ModelSpec m;
+    m.name = "small llama";
+    m.layers = int(L);
+    m.hidden = int64_t(h);
+    m.heads = int(a);
+    m.kvHeads = int(a);
+    m.ffnHidden = int64_t(f);
+    m.vocab = int64_t(V);
+    m.maxSeq = int64_t(s);
+    sc.model = m; // SwiGLU, RMSNorm, RoPE, untied, no biases: the ModelSpec defaults
+    sc.training.seqLen = int64_t(s);
+    sc.training.recompute = Recompute::None;
+    sc.training.flashAttention = true;
+    sc.training.dropout = false;
+    sc.parallelism.sharding = Sharding::Ddp;
+    sstest::setBatch(sc, int64_t(b), 1);
+    SS_EVALUATE(r, sc);
+
+    const GpuSpec& g = sc.cluster.gpu;
+    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80, hbm = g.memoryBandwidth;
+    const double linear = 2 * T * (4 * h * h + 3 * h * f) / gemm;
+    const double core = 2 * T * s * h / gemm;
+    const double stored = 2 * T * h * 4 + 2 * T * h * 4 + 2 * T * f * 3 + 4 * a * T;
+    const double elementwise = 3 * stored / hbm;
+    const double forward = linear + core + elementwise;
+    const double backward = 2 * linear + 2 * core + core + elementwise;
+    const double head = 2 * T * V * h / gemm, headElementwise = 3 * 6 * T * V / hbm;
+    const double compute = L * (forward + backward) + 3 * head + 2 * headElementwise;
+    const double psi = L * (4 * h * h + 3 * h * f + 2 * h) + 2 * V * h + h;
+    SS_COMPARE_REL(r.parameters, psi, 1e-15);
+    SS_COMPARE_REL(r.step.compute, compute, 1e-12);
+    SS_COMPARE_REL(r.step.total(), compute + 28 * psi / hbm, 1e-12);
+}
+
+void TestTime::cpuOffloadedOptimizerStep()
+{
+    // ZeRO-Offload (Ren et al., USENIX ATC'21, §4): each GPU copies its bf16 gradient shard to the host (hidden
+    // behind the backward), the node's CPUs run Adam on every GPU's shard, and the updated bf16 parameters come back.
+    // Host copies run at NCCL's rating of PCIe: width × speed / 80 GB/s (nccl src/graph/topo.cc), 16 × 240 / 80 = 48 of
+    // the 16 × 32 GT/s / 8 = 64 GB/s of an x16 Gen5 link. CPU Adam: the scenario's parameters per second per node.
+    // Llama 2 7B, ZeRO-2 over one node of 8 H100s, s = 4096, one micro-batch.
+    const double psi = 6'738'415'616.0, n = 8;
+    Scenario sc = sstest::presetScenario("llama2-7b", 1, 8);
+    sc.training.seqLen = 4096;
+    sc.parallelism.sharding = Sharding::Zero2;
+    sc.offload.optimizer = OffloadTarget::Cpu;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(r, sc);
+    const double pcie = sc.cluster.gpu.hostLinkBandwidth * (16 * 240 / 80.0) / (16 * 32.0 / 8);
+    const double shard = psi / n;
+    const double toHost = 2 * shard / pcie, cpuAdam = shard * n / sc.cluster.cpuAdamParamsPerSecond,
+                 toGpu = 2 * shard / pcie;
+    QVERIFY(toHost < r.stages[0].backwardTime); // the gradient copy hides behind the last backward
+    QCOMPARE(r.step.optimizer, 0.0);
+    SS_COMPARE_REL(r.step.offload, cpuAdam + toGpu, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestTime)
