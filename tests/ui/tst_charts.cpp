@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Charts render exactly the Result they are given (in the display unit), mark the excess, explain every
-// element in its tooltip and survive invalid results.
+// element in its tooltip and survive invalid results. Their series, the KPI cards and the status line are the
+// core's terms (labels, values, order); a tooltip is the term's formula, substituted expression, inputs and
+// source, with a link to its derivation that a click opens.
 #include "test_support.h"
 
 #include "charts/capacity_marks.h"
@@ -11,7 +13,11 @@
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
 #include "document/strategy_comparison.h"
+#include "explain/status_summary.h"
+#include "explain/tooltips.h"
+#include "help/model_reference.h"
 #include "util/units.h"
+#include "views/kpi_panel.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
@@ -27,6 +33,22 @@ double stackedAt(QCPBars* bars, double key)
         if (qFuzzyCompare(it->key, key))
             return it->value;
     return -1;
+}
+
+/// The tooltip as text to search: the line-break hints (zero-width spaces) of expressions removed.
+QString plain(const QString& tip)
+{
+    return QString(tip).remove(QChar(0x200B));
+}
+
+/// Middle of stacked segment `item` (a series of the memory chart) of bar 1, in pixels.
+QPoint segmentCentre(const ui::MemoryChart& chart, int item)
+{
+    double below = 0;
+    for (int i = 0; i < item; ++i)
+        below += chart.stack().bars(i)->data()->at(0)->value;
+    const double mid = below + chart.stack().bars(item)->data()->at(0)->value / 2;
+    return {int(chart.plot()->xAxis->coordToPixel(1)), int(chart.plot()->yAxis->coordToPixel(mid))};
 }
 
 template <class Chart>
@@ -45,6 +67,10 @@ class TestCharts : public QObject
 private slots:
     void initTestCase() { ui::Units::setByteUnit(ui::ByteUnit::GiB); }
     void memoryBarMatchesResult();
+    void memorySeriesAreTheCoreTerms();
+    void activationsTooltipIsTheTerm();
+    void clickOpensDerivation();
+    void kpiAndStatusAreTheTerms();
     void memoryOneBarPerStage();
     void memoryMarksExcess();
     void memoryTooltipExplains();
@@ -57,25 +83,148 @@ private slots:
 
 void TestCharts::memoryBarMatchesResult()
 {
+    // A result of evaluate() (no terms, as the compare view's pins): the breakdown under the core's labels.
     const core::Scenario s = core::defaultScenario(test::catalog());
     const core::Result r = core::evaluate(s);
+    QVERIFY(r.terms.empty());
     ui::MemoryChart chart;
     chart.setResult(s, r);
     QCOMPARE(chart.barCount(), 1);
     QCOMPARE(chart.barTotal(0), r.memory.total());
-    // Each stacked item holds its own value, in GiB.
-    int found = 0;
-    for (int i = 0; i < chart.plot()->plottableCount(); ++i) {
-        auto* bars = qobject_cast<QCPBars*>(chart.plot()->plottable(i));
-        if (!bars)
-            continue;
-        for (int item = 0; item < ui::MemoryStack::kItems; ++item)
-            if (bars->name() == ui::MemoryStack::itemName(item)) {
-                QCOMPARE(stackedAt(bars, 1), ui::MemoryStack::itemBytes(r.memory, item) / 1073741824.0);
-                ++found;
-            }
+    double sum = 0;
+    for (int i = 0; i < chart.stack().count(); ++i) {
+        const double v = chart.stack().bars(i)->data()->at(0)->value;
+        QCOMPARE(v, ui::breakdownValue(r.memory, chart.stack().key(i).toStdString()) / 1073741824.0);
+        sum += v;
     }
-    QCOMPARE(found, ui::MemoryStack::kItems);
+    QVERIFY(qAbs(sum - r.memory.total() / 1073741824.0) <= 1e-9 * sum);
+}
+
+void TestCharts::memorySeriesAreTheCoreTerms()
+{
+    for (const QString& file : {QStringLiteral("resources/scenarios/default.shardscope.json"),
+                                QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"),
+                                QStringLiteral("resources/scenarios/offload-llama3-8b-cpu.shardscope.json")}) {
+        const core::Scenario s = test::loadScenario(file);
+        const core::Result r = core::explain(s);
+        QVERIFY(r.valid);
+        const std::vector<const core::Term*> terms = core::termsOf(r.terms, core::TermGroup::Memory);
+        ui::MemoryChart chart;
+        chart.setResult(s, r);
+        // Series and legend: the core's labels, in its order; each segment the term's value.
+        QCOMPARE(chart.stack().count(), int(terms.size()));
+        for (size_t i = 0; i < terms.size(); ++i) {
+            QCOMPARE(chart.stack().key(int(i)), QString::fromStdString(terms[i]->key));
+            QCOMPARE(chart.stack().name(int(i)), QString::fromStdString(terms[i]->label));
+            QCOMPARE(chart.legend()->entries().at(qsizetype(i)).text, QString::fromStdString(terms[i]->label));
+            QCOMPARE(chart.stack().bars(int(i))->data()->at(0)->value, terms[i]->value / 1073741824.0);
+            // A breakdown without terms (a pipeline stage) reads the same figure under the same key.
+            QCOMPARE(ui::breakdownValue(r.memory, terms[i]->key), terms[i]->value);
+        }
+        // The step-time chart likewise.
+        const std::vector<const core::Term*> parts = core::termsOf(r.terms, core::TermGroup::StepTime);
+        ui::StepTimeChart time;
+        time.setResult(s, r, ui::compareStrategies(s));
+        QCOMPARE(time.partCount(), int(parts.size()));
+        for (size_t p = 0; p < parts.size(); ++p) {
+            QCOMPARE(time.partName(int(p)), QString::fromStdString(parts[p]->label));
+            QCOMPARE(time.legend()->entries().at(qsizetype(p)).text, QString::fromStdString(parts[p]->label));
+            QCOMPARE(time.value(0, int(p)) * time.timeScale(), parts[p]->value);
+            QCOMPARE(ui::breakdownValue(r.step, parts[p]->key), parts[p]->value);
+        }
+    }
+}
+
+void TestCharts::activationsTooltipIsTheTerm()
+{
+    core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/cp-llama3-70b-128k.shardscope.json"));
+    s.parallelism.cp = 4;
+    const core::Result r = core::explain(s);
+    QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues.front().message.c_str());
+    const core::Term* term = ui::findTerm(r.terms, "memory.activations");
+    QVERIFY(term);
+    // CP shows where it enters: the sequence per CP rank, s/c.
+    QVERIFY2(QString::fromStdString(term->expression).contains(QStringLiteral("131072/4")), term->expression.c_str());
+    ui::MemoryChart chart;
+    chart.setResult(s, r);
+    showChart(chart);
+    int item = -1;
+    for (int i = 0; i < chart.stack().count(); ++i)
+        if (chart.stack().key(i) == QLatin1String("memory.activations"))
+            item = i;
+    QVERIFY(item >= 0);
+    const QString tip = chart.toolTipAt(segmentCentre(chart, item));
+    QVERIFY2(plain(tip).contains(QString::fromStdString(term->expression)), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::fromStdString(term->source).toHtmlEscaped()), qPrintable(tip));
+    QVERIFY(tip.contains(QString::fromStdString(term->formula).toHtmlEscaped()));
+    for (const core::TermInput& in : term->inputs)
+        if (!in.meaning.empty())
+            QVERIFY2(tip.contains(QString::fromStdString(in.meaning).toHtmlEscaped()), in.meaning.c_str());
+    QVERIFY(tip.contains(QStringLiteral("docs/model.md §")));
+    QCOMPARE(ui::derivationAnchor(tip), QString::fromStdString(term->anchor));
+}
+
+void TestCharts::clickOpensDerivation()
+{
+    const core::Scenario s = core::defaultScenario(test::catalog());
+    const core::Result r = core::explain(s);
+    ui::MemoryChart chart;
+    chart.setResult(s, r);
+    showChart(chart);
+    int item = -1;
+    for (int i = 0; i < chart.stack().count(); ++i)
+        if (chart.stack().key(i) == QLatin1String("memory.activations"))
+            item = i;
+    QVERIFY(item >= 0);
+    QTest::mouseClick(chart.plot(), Qt::LeftButton, {}, segmentCentre(chart, item));
+    ui::ModelReferenceWindow* reference = ui::showModelReference();
+    QVERIFY(reference->isVisible());
+    QCOMPARE(reference->currentSection(), QString::fromStdString(ui::findTerm(r.terms, "memory.activations")->anchor));
+    // Every memory and step-time term links to a section that exists.
+    for (const core::Term& t : r.terms)
+        if (t.group == core::TermGroup::Memory || t.group == core::TermGroup::StepTime)
+            QVERIFY2(reference->hasSection(QString::fromStdString(t.anchor)), t.anchor.c_str());
+    reference->close();
+}
+
+void TestCharts::kpiAndStatusAreTheTerms()
+{
+    for (const QString& file : {QStringLiteral("resources/scenarios/default.shardscope.json"),
+                                QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")}) {
+        const core::Scenario s = test::loadScenario(file);
+        const core::Result r = core::explain(s);
+        QVERIFY(r.valid);
+        double step = 0;
+        for (const core::Term* t : core::termsOf(r.terms, core::TermGroup::StepTime))
+            step += t->value;
+        const std::vector<const core::Term*> memory = core::termsOf(r.terms, core::TermGroup::Memory);
+        double total = 0;
+        const core::Term* largest = memory.front();
+        for (const core::Term* t : memory) {
+            total += t->value;
+            if (t->value > largest->value)
+                largest = t;
+        }
+        ui::KpiPanel kpis;
+        kpis.setResult(s, r);
+        QCOMPARE(kpis.valueText(QStringLiteral("kpi.step_time")), ui::Units::seconds(step));
+        QCOMPARE(kpis.valueText(QStringLiteral("kpi.fits")), ui::Units::bytes(total));
+        QCOMPARE(kpis.valueText(QStringLiteral("kpi.tokens_per_second")),
+                 ui::Units::count(ui::findTerm(r.terms, "throughput.tokens_per_second")->value, 1));
+        QCOMPARE(kpis.valueText(QStringLiteral("kpi.mfu")), ui::Units::percent(ui::findTerm(r.terms, "throughput.mfu")->value));
+        // The cards' tooltips list the terms the figures add up from, and the terms themselves.
+        const QString stepTip = kpis.cardToolTip(QStringLiteral("kpi.step_time"));
+        for (const core::Term* t : core::termsOf(r.terms, core::TermGroup::StepTime))
+            QVERIFY2(stepTip.contains(QString::fromStdString(t->label)), qPrintable(stepTip));
+        QVERIFY(plain(kpis.cardToolTip(QStringLiteral("kpi.mfu"))).contains(QString::fromStdString(ui::findTerm(r.terms, "throughput.mfu")->expression)));
+        // The status line names the largest memory term with its value, the total and (when it fits) the step.
+        const QString status = ui::summarize(s, r).text;
+        QVERIFY2(status.contains(QString::fromStdString(largest->label).toLower()), qPrintable(status));
+        QVERIFY2(status.contains(ui::Units::bytes(largest->value)), qPrintable(status));
+        QVERIFY2(status.contains(ui::Units::bytes(total)), qPrintable(status));
+        if (r.fits)
+            QVERIFY2(status.contains(ui::Units::seconds(step)), qPrintable(status));
+    }
 }
 
 void TestCharts::memoryOneBarPerStage()
@@ -109,7 +258,7 @@ void TestCharts::memoryMarksExcess()
 void TestCharts::memoryTooltipExplains()
 {
     const core::Scenario s = core::defaultScenario(test::catalog());
-    const core::Result r = core::evaluate(s);
+    const core::Result r = core::explain(s);
     ui::MemoryChart chart;
     chart.setResult(s, r);
     showChart(chart);
@@ -120,7 +269,7 @@ void TestCharts::memoryTooltipExplains()
     QVERIFY2(tip.contains(QStringLiteral("Parameters")), qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("Formula")));
     QVERIFY(tip.contains(QStringLiteral("Source")));
-    QVERIFY(tip.contains(QStringLiteral("Ψ =")));
+    QVERIFY(tip.contains(QStringLiteral("Ψ_d</i> =")));
     // Empty space explains the chart itself.
     const QString chartTip = chart.toolTipAt(QPoint(plot->axisRect()->left() + 3, plot->axisRect()->top() + 3));
     QVERIFY2(chartTip.contains(QStringLiteral("Memory per GPU")), qPrintable(chartTip));
@@ -174,20 +323,21 @@ void TestCharts::commRowsMatchCollectives()
     chart.setResult(s, r);
     QCOMPARE(chart.rowCount(), int(r.collectives.size()));
     for (size_t i = 0; i < r.collectives.size(); ++i)
-        QCOMPARE(stackedAt(chart.bytesBars(), double(i + 1)), r.collectives[i].bytes / 1073741824.0);
+        QCOMPARE(stackedAt(chart.bytesBars(), double(i + 1)), r.collectives[i].bytes / chart.bytesScale());
     showChart(chart);
     QVERIFY(chart.message().isEmpty());
 }
 
 void TestCharts::stepTimeMatchesResult()
 {
+    // A result without terms: the step breakdown under the core's keys.
     const core::Scenario s = core::defaultScenario(test::catalog());
     const core::Result r = core::evaluate(s);
     ui::StepTimeChart chart;
     chart.setResult(s, r, ui::compareStrategies(s));
     double sum = 0;
-    for (int p = 0; p < ui::StepTimeChart::kParts; ++p) {
-        QCOMPARE(chart.value(0, p) * chart.timeScale(), ui::StepTimeChart::partSeconds(r.step, p));
+    for (int p = 0; p < chart.partCount(); ++p) {
+        QCOMPARE(chart.value(0, p) * chart.timeScale(), ui::breakdownValue(r.step, chart.partKey(p).toStdString()));
         sum += chart.value(0, p) * chart.timeScale();
     }
     QVERIFY(qAbs(sum - r.step.total()) <= 1e-9 * r.step.total());
@@ -202,6 +352,8 @@ void TestCharts::strategyChartShowsVariants()
     showChart(chart);
     const QString tip = chart.toolTipAt(QPoint(int(chart.plot()->xAxis->coordToPixel(4)), int(chart.plot()->yAxis->coordToPixel(1))));
     QVERIFY2(tip.contains(QStringLiteral("ZeRO-3")), qPrintable(tip));
+    // The variant under the mouse is explained by its own terms.
+    QVERIFY2(tip.contains(QStringLiteral("Substituted")), qPrintable(tip));
 }
 
 QTEST_MAIN(TestCharts)

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -174,6 +175,14 @@ bool ChartBase::eventFilter(QObject* watched, QEvent* event)
                 axis->ticker()->setTickCount(std::clamp(width / 65, 3, 8));
         }
         plotResized();
+    }
+    if (watched == m_plot && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonRelease)) {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        const QPoint pos = mouse->position().toPoint();
+        if (mouse->button() == Qt::LeftButton && event->type() == QEvent::MouseButtonPress)
+            m_pressPos = pos;
+        else if (mouse->button() == Qt::LeftButton && (pos - m_pressPos).manhattanLength() <= 4)
+            openDerivation(toolTipAt(pos), window()); // a click, not the end of a drag
     }
     if (watched == m_plot && event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);

@@ -5,6 +5,7 @@
 #include "charts/legend_strip.h"
 
 #include <QHash>
+#include <QPoint>
 #include <QWidget>
 
 class QCPAbstractItem;
@@ -21,7 +22,8 @@ namespace shardscope::ui {
 /// A QCustomPlot with a title and optional legend (plain widgets: they do not change between edits, so they
 /// stay out of the replot), the app's theme (re-applied on palette changes), a centred message for "nothing
 /// to show", and tooltips: the element under the mouse explains itself (plottableToolTip / itemToolTip);
-/// elsewhere the chart says what it is (explain/formulas.h key chartKey).
+/// elsewhere the chart says what it is (explain/formulas.h key chartKey). A click on an element whose tooltip
+/// links to a derivation opens it in Help → Model Reference.
 class ChartBase : public QWidget
 {
     Q_OBJECT
@@ -72,6 +74,7 @@ private:
     QHBoxLayout* m_row;
     QCPItemText* m_message;
     bool m_axesShown = true;
+    QPoint m_pressPos{-1, -1}; ///< where the left button went down on the plot (a click opens the derivation)
     QHash<QCPAxis*, std::pair<bool, bool>> m_savedVisibility; ///< axis, grid visible before the message
 };
 

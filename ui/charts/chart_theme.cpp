@@ -52,18 +52,28 @@ void ChartTheme::apply(QCustomPlot* plot) const
             text->setTextColor(foreground);
 }
 
-QColor memoryColor(int item)
+QColor termColor(std::string_view key)
 {
     using namespace okabe_ito;
-    static const QColor colors[] = {blue, skyBlue, bluishGreen, orange, reddishPurple, yellow, grey};
-    return colors[std::clamp(item, 0, 6)];
-}
-
-QColor timeColor(int part)
-{
-    using namespace okabe_ito;
-    static const QColor colors[] = {blue, skyBlue, vermillion, yellow, reddishPurple, bluishGreen};
-    return colors[std::clamp(part, 0, 5)];
+    static const std::pair<std::string_view, const QColor*> colours[] = {
+        {"memory.parameters", &blue},
+        {"memory.gradients", &skyBlue},
+        {"memory.optimizer_states", &bluishGreen},
+        {"memory.activations", &orange},
+        {"memory.gathered_parameters", &reddishPurple},
+        {"memory.communication_buffers", &yellow},
+        {"memory.framework_overhead", &grey},
+        {"step_time.compute", &blue},
+        {"step_time.recompute", &skyBlue},
+        {"step_time.exposed_communication", &vermillion},
+        {"step_time.pipeline_bubble", &yellow},
+        {"step_time.offload", &reddishPurple},
+        {"step_time.optimizer", &bluishGreen},
+    };
+    for (const auto& [k, colour] : colours)
+        if (k == key)
+            return *colour;
+    return grey;
 }
 
 } // namespace shardscope::ui

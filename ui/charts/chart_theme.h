@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QPalette>
 
+#include <string_view>
+
 class QCustomPlot;
 
 namespace shardscope::ui {
@@ -36,9 +38,8 @@ struct ChartTheme {
     void apply(QCustomPlot* plot) const;
 };
 
-/// Colours of the memory items in MemoryBreakdown order (parameters ... framework overhead).
-QColor memoryColor(int item);
-/// Colours of the step-time parts (compute, recompute, exposed comm, bubble, offload, optimizer).
-QColor timeColor(int part);
+/// The colour of a memory or step-time term in every chart, by core::Term::key ("memory.activations",
+/// "step_time.pipeline_bubble"); grey for a key without its own colour.
+QColor termColor(std::string_view key);
 
 } // namespace shardscope::ui

@@ -81,6 +81,11 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
         maxBytes = std::max(maxBytes, cs[i].bytes);
     }
     const auto [scale, unit] = Units::timeScale(maxTime);
+    // Thousands of GiB would need four-digit tick labels on a narrow axis: TiB (TB) then.
+    const bool binary = Units::byteUnit() == ByteUnit::GiB;
+    const bool tera = maxBytes >= 1000 * Units::bytesPerUnit();
+    m_bytesScale = Units::bytesPerUnit() * (tera ? (binary ? 1024.0 : 1000.0) : 1.0);
+    const QString bytesUnit = tera ? (binary ? QStringLiteral("TiB") : QStringLiteral("TB")) : Units::unitName();
     m_timeScale = scale;
     QStringList labels;
     for (const core::Collective& c : cs)
@@ -93,7 +98,7 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
         QString label = labels[qsizetype(i)];
         if (labels.count(label) > 1)
             label += QStringLiteral(", n=%1").arg(c.groupSize);
-        bytes << Units::toUnit(c.bytes);
+        bytes << c.bytes / m_bytesScale;
         hidden << std::max(0.0, c.time - c.exposedTime) / scale;
         exposed << c.exposedTime / scale;
         m_ticker->addTick(key, label);
@@ -103,8 +108,8 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
     m_exposed->setData(keys, exposed, true);
     for (QCPAxisRect* rect : {m_bytesRect, m_timeRect})
         rect->axis(QCPAxis::atLeft)->setRange(0.4, double(cs.size()) + 0.6);
-    bytesAxis->setRange(0, std::max(Units::toUnit(maxBytes) * 1.08, 1e-6));
-    bytesAxis->setLabel(tr("bytes per step (%1)").arg(Units::unitName()));
+    bytesAxis->setRange(0, std::max(maxBytes / m_bytesScale * 1.08, 1e-6));
+    bytesAxis->setLabel(tr("bytes per step (%1)").arg(bytesUnit));
     timeAxis->setRange(0, std::max(maxTime / scale * 1.08, 1e-6));
     timeAxis->setLabel(tr("time per step (%1)").arg(unit));
     requestReplot();
@@ -120,9 +125,14 @@ QString CommChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) 
         return {};
     const core::Collective& c = m_result.collectives[size_t(i)];
     const QString values = collectiveValues(c, m_scenario);
-    if (plottable == m_bytes)
-        return explainHtml(collectiveKey(c),
-                           tr("%1 sent per GPU per step (%2)").arg(Units::bytes(c.bytes), collectiveLabel(c)), values);
+    if (plottable == m_bytes) {
+        const QString value = tr("%1 sent per GPU per step (%2)").arg(Units::bytes(c.bytes), collectiveLabel(c));
+        // The core's communication terms: one per collective, in the same order.
+        const std::vector<const core::Term*> terms = core::termsOf(m_result.terms, core::TermGroup::Communication);
+        if (size_t(i) < terms.size())
+            return termHtml(*terms[size_t(i)], value, values);
+        return explainHtml(m_chartKey, value, values);
+    }
     if (plottable == m_hidden)
         return explainHtml(QStringLiteral("comm.hidden"),
                            tr("%1 of %2 (%3)").arg(Units::seconds(c.time - c.exposedTime), Units::seconds(c.time), collectiveLabel(c)),

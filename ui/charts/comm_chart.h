@@ -22,6 +22,8 @@ public:
     void setResult(const core::Scenario& scenario, const core::Result& result);
     [[nodiscard]] int rowCount() const { return int(m_result.valid ? m_result.collectives.size() : 0); }
     [[nodiscard]] QCPBars* bytesBars() const { return m_bytes; }
+    /// Bytes per unit of the bytes axis: the display unit (GiB or GB), or TiB/TB from 1000 of them.
+    [[nodiscard]] double bytesScale() const { return m_bytesScale; }
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
@@ -34,6 +36,7 @@ private:
     QCPBars* m_exposed;
     QSharedPointer<QCPAxisTickerText> m_ticker;
     double m_timeScale = 1;
+    double m_bytesScale = 1;
     core::Scenario m_scenario;
     core::Result m_result;
 };

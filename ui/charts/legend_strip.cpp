@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "charts/legend_strip.h"
 
+#include "explain/tooltips.h"
+
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 
@@ -83,15 +86,37 @@ void LegendStrip::paintEvent(QPaintEvent*)
     }
 }
 
+int LegendStrip::entryAt(const QPoint& pos) const
+{
+    for (int i = 0; i < m_entries.size(); ++i)
+        if (entryRect(i).contains(pos))
+            return i;
+    return -1;
+}
+
+QString LegendStrip::entryToolTip(int index) const
+{
+    if (index < 0 || index >= m_entries.size())
+        return {};
+    return m_toolTip ? m_toolTip(index) : m_entries[index].toolTip;
+}
+
+void LegendStrip::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && openDerivation(entryToolTip(entryAt(event->position().toPoint())), window()))
+        return;
+    QWidget::mouseReleaseEvent(event);
+}
+
 bool LegendStrip::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        for (int i = 0; i < m_entries.size(); ++i)
-            if (entryRect(i).contains(help->pos()) && !m_entries[i].toolTip.isEmpty()) {
-                QToolTip::showText(help->globalPos(), m_entries[i].toolTip, this, entryRect(i));
-                return true;
-            }
+        const int i = entryAt(help->pos());
+        if (const QString tip = entryToolTip(i); !tip.isEmpty()) {
+            QToolTip::showText(help->globalPos(), tip, this, entryRect(i));
+            return true;
+        }
         QToolTip::hideText();
         event->ignore();
         return true;

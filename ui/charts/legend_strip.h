@@ -5,10 +5,13 @@
 #include <QList>
 #include <QWidget>
 
+#include <functional>
+
 namespace shardscope::ui {
 
 /// A chart legend drawn as a plain widget beside or below the plot. It does not change between edits, so
-/// keeping it out of QCustomPlot saves its text layout on every replot. Each entry explains itself in a tooltip.
+/// keeping it out of QCustomPlot saves its text layout on every replot. Each entry explains itself in a tooltip;
+/// a click on an entry whose tooltip links to a derivation opens it in Help → Model Reference.
 class LegendStrip : public QWidget
 {
     Q_OBJECT
@@ -24,6 +27,10 @@ public:
     /// columns = 1: a vertical list; otherwise entries fill rows of that many columns.
     explicit LegendStrip(int columns, QWidget* parent = nullptr);
     void setEntries(const QList<Entry>& entries);
+    /// Tooltips made when shown (they follow the result): provider(index) replaces the entries' fixed text.
+    void setToolTipProvider(std::function<QString(int)> provider) { m_toolTip = std::move(provider); }
+    /// The tooltip of entry index, as a hover shows it.
+    [[nodiscard]] QString entryToolTip(int index) const;
     [[nodiscard]] const QList<Entry>& entries() const { return m_entries; }
     [[nodiscard]] QSize sizeHint() const override;
     [[nodiscard]] QSize minimumSizeHint() const override { return sizeHint(); }
@@ -32,11 +39,14 @@ protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
+    [[nodiscard]] int entryAt(const QPoint& pos) const;
     [[nodiscard]] QRect entryRect(int index) const;
     [[nodiscard]] int columnWidth() const;
     QList<Entry> m_entries;
+    std::function<QString(int)> m_toolTip;
     int m_columns;
 };
 

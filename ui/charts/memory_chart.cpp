@@ -4,6 +4,7 @@
 #include "charts/capacity_marks.h"
 #include "charts/memory_stack.h"
 #include "charts/qcp.h"
+#include "charts/chart_theme.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
 
@@ -22,11 +23,12 @@ MemoryChart::MemoryChart(QWidget* parent)
     // Legend in its own column right of the plot, so it never covers a bar.
     auto* legend = addLegend(Qt::RightEdge, 1);
     QList<LegendStrip::Entry> entries;
-    for (int i = 0; i < MemoryStack::kItems; ++i)
-        entries.push_back({MemoryStack::itemName(i), memoryColor(i), LegendStrip::Swatch::Box, explainHtml(MemoryStack::itemKey(i))});
-    entries.push_back({tr("GPU memory"), QColor(), LegendStrip::Swatch::DashedLine, explainHtml(QStringLiteral("memory.capacity"))});
-    entries.push_back({tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, explainHtml(QStringLiteral("memory.excess"))});
+    for (int i = 0; i < m_stack->count(); ++i)
+        entries.push_back({m_stack->name(i), termColor(m_stack->key(i).toStdString()), LegendStrip::Swatch::Box, {}});
+    entries.push_back({tr("GPU memory"), QColor(), LegendStrip::Swatch::DashedLine, {}});
+    entries.push_back({tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, {}});
     legend->setEntries(entries);
+    legend->setToolTipProvider([this](int i) { return legendToolTip(i); });
     applyTheme();
 }
 
@@ -43,6 +45,19 @@ const core::MemoryBreakdown* MemoryChart::breakdown(int bar) const
     if (bar < 0 || bar >= m_keys.size())
         return nullptr;
     return m_perStage ? &m_result.stages[size_t(bar)].memory : &m_result.memory;
+}
+
+QString MemoryChart::legendToolTip(int item) const
+{
+    if (item < m_stack->count()) {
+        const QString key = m_stack->key(item);
+        if (const core::Term* t = findTerm(m_result.terms, key.toStdString()))
+            return termHtml(*t, {}, tr("on the most loaded GPU"));
+        return explainHtml(key);
+    }
+    if (item == m_stack->count())
+        return explainHtml(QStringLiteral("memory.capacity"), m_result.valid ? Units::bytes(m_result.capacity) : QString());
+    return explainHtml(QStringLiteral("memory.excess"));
 }
 
 double MemoryChart::barTotal(int i) const
@@ -69,14 +84,19 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     }
     setMessage({});
     m_perStage = result.pp > 1 && result.stages.size() > 1;
-    std::vector<const core::MemoryBreakdown*> breakdowns;
+    std::vector<std::vector<TermFigure>> figures;
     QVector<double> totals;
     const int bars = m_perStage ? int(result.stages.size()) : 1;
     const int labelEvery = bars <= 10 ? 1 : (bars + 9) / 10;
     for (int i = 0; i < bars; ++i) {
         m_keys << i + 1;
-        breakdowns.push_back(breakdown(i));
-        totals << Units::toUnit(breakdowns.back()->total());
+        // One bar: the core's terms of the most loaded GPU. Per stage: that stage's breakdown.
+        figures.push_back(m_perStage ? memoryFigures(result.stages[size_t(i)].memory)
+                                     : termFigures(result, core::TermGroup::Memory));
+        double total = 0;
+        for (const TermFigure& f : figures.back())
+            total += f.value;
+        totals << Units::toUnit(total);
         if (!m_perStage) {
             m_ticker->addTick(1, tr("most loaded GPU"));
         } else if (i % labelEvery == 0) {
@@ -91,7 +111,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     const double barWidth = m_perStage ? 0.7 : 0.45;
     m_marks->setCompactLabels(bars > 4); // narrow bars: numbers only, the axis names the unit
     m_stack->setWidth(barWidth);
-    m_stack->setData(m_keys, breakdowns);
+    m_stack->setData(m_keys, figures);
     x->setLabel(m_perStage ? tr("pipeline stage") : QString());
     x->setRange(0.4, bars + 0.6);
     const double capacity = Units::toUnit(result.capacity);
@@ -113,21 +133,38 @@ QString MemoryChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
     const core::MemoryBreakdown* m = breakdown(bar);
     if (!m)
         return {};
-    const core::StageInfo* stage = m_perStage ? &m_result.stages[size_t(bar)] : nullptr;
-    if (!stage && size_t(m_result.peakStage) < m_result.stages.size())
-        stage = &m_result.stages[size_t(m_result.peakStage)]; // the most loaded GPU's stage
-    QString value = Units::bytes(MemoryStack::itemBytes(*m, item));
-    value += m_perStage ? tr(" on stage %1 of %2 (total %3)").arg(bar).arg(m_keys.size()).arg(Units::bytes(m->total()))
-                        : tr(" of %1 total").arg(Units::bytes(m->total()));
-    return explainHtml(MemoryStack::itemKey(item), value,
-                       memoryValues(MemoryStack::itemKey(item), m_scenario, m_result, stage));
+    const QString& key = m_stack->key(item);
+    const double bytes = breakdownValue(*m, key.toStdString());
+    const core::Term* term = findTerm(m_result.terms, key.toStdString());
+    if (!m_perStage) {
+        const QString value = tr("%1 of %2 total").arg(Units::bytes(term ? term->value : bytes), Units::bytes(m->total()));
+        return term ? termHtml(*term, value, tr("on the most loaded GPU")) : explainHtml(key, value);
+    }
+    const QString value = tr("%1 on stage %2 of %3 (total %4)")
+                              .arg(Units::bytes(bytes))
+                              .arg(bar)
+                              .arg(m_keys.size())
+                              .arg(Units::bytes(m->total()));
+    if (!term)
+        return explainHtml(key, value);
+    // The core derives the terms of the most loaded stage; another stage differs in its layers and micro-batches in flight.
+    const core::StageInfo& st = m_result.stages[size_t(bar)];
+    return termHtml(*term, value,
+                    bar == m_result.peakStage
+                        ? tr("Stage %1 is the most loaded: %2 layers, %3 micro-batches in flight.").arg(bar).arg(st.layers).arg(st.inFlight)
+                        : tr("This stage: %1 layers, %2 micro-batches in flight. Formula and numbers below are for stage %3, "
+                             "the most loaded (%4 there).")
+                              .arg(st.layers)
+                              .arg(st.inFlight)
+                              .arg(m_result.peakStage)
+                              .arg(Units::bytes(term->value)));
 }
 
 QString MemoryChart::itemToolTip(QCPAbstractItem* item) const
 {
     if (m_marks->isCapacityItem(item))
         return explainHtml(QStringLiteral("memory.capacity"), Units::bytes(m_result.capacity),
-                           memoryValues(QStringLiteral("memory.capacity"), m_scenario, m_result));
+                           QStringLiteral("%1: %2").arg(QString::fromStdString(m_scenario.cluster.gpu.name), Units::bytes(m_result.capacity)));
     const int bar = m_marks->excessIndexOf(item);
     if (const core::MemoryBreakdown* m = breakdown(bar))
         return explainHtml(QStringLiteral("memory.excess"), Units::bytes(m->total() - m_result.capacity),

@@ -15,8 +15,9 @@ namespace shardscope::ui {
 class CapacityMarks;
 class MemoryStack;
 
-/// Memory per GPU: the seven items stacked, one bar per pipeline stage when PP > 1, against a line at the
-/// GPU's memory, with the excess hatched and labelled.
+/// Memory per GPU: the core's memory terms stacked, one bar per pipeline stage when PP > 1, against a line at
+/// the GPU's memory, with the excess hatched and labelled. Each segment's tooltip is its term (the peak stage's:
+/// the core derives the terms of the most loaded GPU).
 class MemoryChart : public ChartBase
 {
     Q_OBJECT
@@ -30,6 +31,8 @@ public:
     /// Stacked total of bar i in bytes.
     [[nodiscard]] double barTotal(int i) const;
     [[nodiscard]] const CapacityMarks& capacityMarks() const { return *m_marks; }
+    /// The stacked series (one per memory term, in the core's order), for tests.
+    [[nodiscard]] const MemoryStack& stack() const { return *m_stack; }
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
@@ -38,6 +41,7 @@ protected:
 
 private:
     [[nodiscard]] const core::MemoryBreakdown* breakdown(int bar) const;
+    [[nodiscard]] QString legendToolTip(int item) const;
     std::unique_ptr<MemoryStack> m_stack;
     std::unique_ptr<CapacityMarks> m_marks;
     QSharedPointer<QCPAxisTickerText> m_ticker;

@@ -5,6 +5,8 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
+#include <shardscope/core/evaluate.h>
+
 namespace shardscope::ui {
 
 StepTimeChart::StepTimeChart(QWidget* parent)
@@ -13,12 +15,16 @@ StepTimeChart::StepTimeChart(QWidget* parent)
     , m_totals(new QCPAxisTickerText)
 {
     m_bars = setupStackedRows(m_plot, m_ticker, m_totals, 0.62);
-    addLegend(Qt::BottomEdge, 3)->setEntries(legendEntries());
+    for (const core::Term* t : core::termsOf(referenceTerms(), core::TermGroup::StepTime))
+        m_keys.push_back(QString::fromStdString(t->key));
+    LegendStrip* legend = addLegend(Qt::BottomEdge, 3);
+    legend->setEntries(legendEntries(m_bars));
+    legend->setToolTipProvider([this](int part) { return legendToolTip(part); });
     applyTheme();
 }
 
-std::array<QCPBars*, StepTimeChart::kParts> StepTimeChart::setupStackedRows(QCustomPlot* plot,
-    const QSharedPointer<QCPAxisTickerText>& rows, const QSharedPointer<QCPAxisTickerText>& totals, double barWidth)
+std::vector<QCPBars*> StepTimeChart::setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
+                                                      const QSharedPointer<QCPAxisTickerText>& totals, double barWidth)
 {
     QCPAxis* key = plot->yAxis;
     QCPAxis* value = plot->xAxis;
@@ -35,61 +41,47 @@ std::array<QCPBars*, StepTimeChart::kParts> StepTimeChart::setupStackedRows(QCus
     right->setSubTicks(false);
     QObject::connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right,
         qOverload<const QCPRange&>(&QCPAxis::setRange));
-    std::array<QCPBars*, kParts> out{};
+    std::vector<QCPBars*> out;
     QCPBars* below = nullptr;
-    for (int i = 0; i < kParts; ++i) {
+    for (const core::Term* term : core::termsOf(referenceTerms(), core::TermGroup::StepTime)) {
+        const QColor colour = termColor(term->key);
         auto* bars = new QCPBars(key, value);
-        bars->setName(partName(i));
-        bars->setBrush(timeColor(i));
-        bars->setPen(QPen(timeColor(i).darker(130), 1));
+        bars->setName(QString::fromStdString(term->label));
+        bars->setBrush(colour);
+        bars->setPen(QPen(colour.darker(130), 1));
         bars->setWidth(barWidth);
         bars->setStackingGap(0);
         bars->setSelectable(QCP::stNone);
         if (below)
             bars->moveAbove(below);
         below = bars;
-        out[size_t(i)] = bars;
+        out.push_back(bars);
     }
     return out;
 }
 
-QList<LegendStrip::Entry> StepTimeChart::legendEntries()
+QList<LegendStrip::Entry> StepTimeChart::legendEntries(const std::vector<QCPBars*>& bars)
 {
     QList<LegendStrip::Entry> entries;
-    for (int i = 0; i < kParts; ++i)
-        entries.push_back({partName(i), timeColor(i), LegendStrip::Swatch::Box, explainHtml(partKey(i))});
+    for (QCPBars* b : bars)
+        entries.push_back({b->name(), b->brush().color(), LegendStrip::Swatch::Box, {}});
     return entries;
 }
 
-QString StepTimeChart::partKey(int part)
+QString StepTimeChart::partKey(int part) const { return m_keys[size_t(part)]; }
+
+QString StepTimeChart::partName(int part) const { return m_bars[size_t(part)]->name(); }
+
+std::vector<TermFigure> StepTimeChart::figures(int row) const
 {
-    static const char* keys[] = {"time.compute", "time.recompute", "time.exposed_communication",
-                                 "time.pipeline_bubble", "time.offload", "time.optimizer"};
-    return QString::fromLatin1(keys[part]);
+    return termFigures(*m_rows[row].result, core::TermGroup::StepTime);
 }
 
-QString StepTimeChart::partName(int part)
+QString StepTimeChart::legendToolTip(int part) const
 {
-    static const char* names[] = {QT_TRANSLATE_NOOP("StepTimeChart", "Compute"),
-                                  QT_TRANSLATE_NOOP("StepTimeChart", "Recompute"),
-                                  QT_TRANSLATE_NOOP("StepTimeChart", "Exposed comm."),
-                                  QT_TRANSLATE_NOOP("StepTimeChart", "Pipeline bubble"),
-                                  QT_TRANSLATE_NOOP("StepTimeChart", "Offload"),
-                                  QT_TRANSLATE_NOOP("StepTimeChart", "Optimizer")};
-    return QCoreApplication::translate("StepTimeChart", names[part]);
-}
-
-double StepTimeChart::partSeconds(const core::StepTime& t, int part)
-{
-    switch (part) {
-    case 0: return t.compute;
-    case 1: return t.recompute;
-    case 2: return t.exposedCommunication;
-    case 3: return t.pipelineBubble;
-    case 4: return t.offload;
-    case 5: return t.optimizer;
-    }
-    return 0;
+    if (const core::Term* t = findTerm(m_result.terms, m_keys[size_t(part)].toStdString()))
+        return termHtml(*t, {}, tr("this scenario"));
+    return explainHtml(m_keys[size_t(part)]);
 }
 
 void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result& result,
@@ -111,7 +103,7 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
     m_scale = scale;
     m_ticker->clear();
     m_totals->clear();
-    std::array<QVector<double>, kParts> values;
+    std::vector<QVector<double>> values(m_bars.size());
     QVector<double> keys;
     for (qsizetype i = 0; i < m_rows.size(); ++i) {
         const Row& row = m_rows[i];
@@ -122,13 +114,17 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
             continue;
         }
         keys << key;
-        for (int p = 0; p < kParts; ++p)
-            values[size_t(p)] << partSeconds(row.result->step, p) / scale;
-        const double t = row.result->step.total();
+        const std::vector<TermFigure> parts = figures(int(i));
+        double t = 0;
+        for (size_t p = 0; p < m_bars.size(); ++p) {
+            const double seconds = figureValue(parts, m_keys[p], p);
+            values[p] << seconds / scale;
+            t += seconds;
+        }
         m_totals->addTick(key, row.result->fits ? Units::seconds(t) : tr("%1 · OOM").arg(Units::seconds(t)));
     }
-    for (int p = 0; p < kParts; ++p)
-        m_bars[size_t(p)]->setData(keys, values[size_t(p)], true);
+    for (size_t p = 0; p < m_bars.size(); ++p)
+        m_bars[p]->setData(keys, values[p], true);
     m_plot->yAxis->setRange(0.4, double(m_rows.size()) + 0.9);
     m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.04 : 1);
     m_plot->xAxis->setLabel(tr("time per optimizer step (%1)").arg(unit));
@@ -138,9 +134,9 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
 
 double StepTimeChart::value(int row, int part) const
 {
-    if (row < 0 || row >= m_rows.size() || !m_rows[row].result->valid)
+    if (row < 0 || row >= m_rows.size() || !m_rows[row].result->valid || part < 0 || size_t(part) >= m_bars.size())
         return 0;
-    return partSeconds(m_rows[row].result->step, part) / m_scale;
+    return figureValue(figures(row), m_keys[size_t(part)], size_t(part)) / m_scale;
 }
 
 int StepTimeChart::rowAt(double key) const
@@ -156,30 +152,35 @@ QString StepTimeChart::rowToolTip(int row) const
         return tr("<b>%1 is not allowed with this scenario</b><br>%2")
             .arg(r.label.toHtmlEscaped(),
                  r.result->issues.empty() ? QString() : QString::fromStdString(r.result->issues.front().message).toHtmlEscaped());
-    return explainHtml(QStringLiteral("time.total"),
-                       Units::seconds(r.result->step.total()) + QStringLiteral(", ") + r.label
-                           + (r.result->fits ? QString() : tr(" (does not fit in GPU memory)")),
-                       timeValues(QStringLiteral("time.total"), *r.scenario, *r.result));
+    return sumHtml(QStringLiteral("step_time.total"), figures(row), "s", Units::seconds(r.result->step.total()),
+                   r.label + (r.result->fits ? QString() : tr(" (does not fit in GPU memory)")));
 }
 
 QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
 {
     int part = -1;
-    for (int p = 0; p < kParts; ++p)
-        if (m_bars[size_t(p)] == plottable)
-            part = p;
+    for (size_t p = 0; p < m_bars.size(); ++p)
+        if (m_bars[p] == plottable)
+            part = int(p);
     if (part < 0 || index < 0)
         return {};
     const int row = rowAt(static_cast<QCPBars*>(plottable)->data()->at(index)->key);
     if (row < 0)
         return {};
     const Row& r = m_rows[row];
-    const double seconds = partSeconds(r.result->step, part);
+    const std::string key = m_keys[size_t(part)].toStdString();
+    const double seconds = breakdownValue(r.result->step, key);
     const double total = r.result->step.total();
-    return explainHtml(partKey(part),
-                       tr("%1 (%2 of %3), %4").arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0),
-                                                 Units::seconds(total), r.label),
-                       timeValues(partKey(part), *r.scenario, *r.result));
+    const QString value = tr("%1 (%2 of %3)").arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0),
+                                                 Units::seconds(total));
+    // The strategy rows are evaluated without terms (fast); the one under the mouse is explained now.
+    const core::Term* term = findTerm(r.result->terms, key);
+    core::Result explained;
+    if (!term) {
+        explained = core::explain(*r.scenario);
+        term = findTerm(explained.terms, key);
+    }
+    return term ? termHtml(*term, value, r.label) : explainHtml(m_keys[size_t(part)], value, r.label);
 }
 
 QString StepTimeChart::axisToolTip(QCPAxis* axis, const QPoint& pos) const

@@ -3,40 +3,41 @@
 
 #include "charts/chart_base.h"
 #include "document/strategy_comparison.h"
+#include "explain/formulas.h"
 
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
 
-#include <array>
+#include <vector>
 
 class QCPAxisTickerText;
 class QCPBars;
 
 namespace shardscope::ui {
 
-/// Step time as stacked horizontal bars (compute, recompute, exposed communication, pipeline bubble, offload,
-/// optimizer): the open scenario on top, then the same scenario under each sharding strategy.
+/// Step time as stacked horizontal bars, one part per step-time term of the core, in its order: the open
+/// scenario on top, then the same scenario under each sharding strategy.
 class StepTimeChart : public ChartBase
 {
     Q_OBJECT
 public:
-    static constexpr int kParts = 6;
     explicit StepTimeChart(QWidget* parent = nullptr);
     void setResult(const core::Scenario& scenario, const core::Result& result, const StrategyComparison& comparison);
     /// Stacked value of part for row (0 = this scenario), in the axis unit; for tests.
     [[nodiscard]] double value(int row, int part) const;
     [[nodiscard]] double timeScale() const { return m_scale; }
-
-    static QString partKey(int part);
-    static QString partName(int part);
-    static double partSeconds(const core::StepTime& t, int part);
+    /// The parts (series), one per step-time term: their number, term keys and names, for tests and callouts.
+    [[nodiscard]] int partCount() const { return int(m_bars.size()); }
+    [[nodiscard]] QString partKey(int part) const;
+    [[nodiscard]] QString partName(int part) const;
 
     /// Lays out horizontal stacked step-time rows on `plot`: rows on the reversed y axis (`rows` ticker), each row's
-    /// total on the right axis (`totals` ticker), one bar set per part stacked in order. Shared with the compare view.
-    static std::array<QCPBars*, kParts> setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
-                                                         const QSharedPointer<QCPAxisTickerText>& totals, double barWidth);
-    /// The legend of the parts, with their explanations.
-    static QList<LegendStrip::Entry> legendEntries();
+    /// total on the right axis (`totals` ticker), one bar set per step-time term (the core's label and order,
+    /// termColor). Shared with the compare view.
+    static std::vector<QCPBars*> setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
+                                                  const QSharedPointer<QCPAxisTickerText>& totals, double barWidth);
+    /// The legend of the bar sets setupStackedRows made (their names and colours; tooltips from the caller).
+    static QList<LegendStrip::Entry> legendEntries(const std::vector<QCPBars*>& bars);
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
@@ -50,7 +51,11 @@ private:
     };
     [[nodiscard]] int rowAt(double key) const;
     [[nodiscard]] QString rowToolTip(int row) const;
-    std::array<QCPBars*, kParts> m_bars{};
+    [[nodiscard]] QString legendToolTip(int part) const;
+    /// The step-time figures of a row: the result's terms, or its breakdown for a strategy variant.
+    [[nodiscard]] std::vector<TermFigure> figures(int row) const;
+    std::vector<QCPBars*> m_bars;
+    std::vector<QString> m_keys; ///< term key of each bar set
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QSharedPointer<QCPAxisTickerText> m_totals; ///< step time of each row, on the right axis
     double m_scale = 1;

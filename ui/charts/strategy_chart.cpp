@@ -8,6 +8,8 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
+#include <shardscope/core/evaluate.h>
+
 namespace shardscope::ui {
 
 namespace {
@@ -62,7 +64,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     m_ticker->clear();
     QVector<double> keys;
     QVector<double> totals;
-    std::vector<const core::MemoryBreakdown*> breakdowns;
+    std::vector<std::vector<TermFigure>> figures;
     double capacityBytes = 0;
     int current = -1;
     while (m_invalid.size() < qsizetype(comparison.size())) {
@@ -79,7 +81,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
         const double key = double(i + 1);
         keys << key;
         const bool ok = v.result.valid;
-        breakdowns.push_back(ok ? &v.result.memory : nullptr);
+        figures.push_back(termFigures(v.result, core::TermGroup::Memory)); // empty when not allowed
         totals << (ok ? Units::toUnit(v.result.memory.total()) : -1.0);
         m_invalid[i]->setVisible(!ok);
         m_invalid[i]->position->setCoords(key, 0.97);
@@ -93,7 +95,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     }
     for (qsizetype i = comparison.size(); i < m_invalid.size(); ++i)
         m_invalid[i]->setVisible(false);
-    m_stack->setData(keys, breakdowns);
+    m_stack->setData(keys, figures);
     QCPAxis* y = m_plot->yAxis;
     y->setLabel(tr("per GPU (%1)").arg(Units::unitName()));
     m_plot->xAxis->setRange(0.4, double(comparison.size()) + 0.6);
@@ -130,12 +132,16 @@ QString StrategyChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     if (i < 0 || i >= int(m_comparison.size()))
         return {};
     const StrategyVariant& v = m_comparison[size_t(i)];
-    const QString key = MemoryStack::itemKey(item);
+    const std::string key = m_stack->key(item).toStdString();
     const QString value = tr("%1 with %2 (total %3, step %4)")
-                              .arg(Units::bytes(MemoryStack::itemBytes(v.result.memory, item)),
+                              .arg(Units::bytes(breakdownValue(v.result.memory, key)),
                                    QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
                                    Units::bytes(v.result.memory.total()), Units::seconds(v.result.step.total()));
-    return explainHtml(key, value, memoryValues(key, v.scenario, v.result));
+    // The variants are evaluated without terms (fast); the one under the mouse is explained now.
+    const core::Result explained = core::explain(v.scenario);
+    if (const core::Term* term = findTerm(explained.terms, key))
+        return termHtml(*term, value);
+    return explainHtml(m_stack->key(item), value);
 }
 
 QString StrategyChart::itemToolTip(QCPAbstractItem* item) const

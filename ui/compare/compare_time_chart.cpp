@@ -8,13 +8,24 @@
 
 namespace shardscope::ui {
 
+namespace {
+/// The term key of bar set `part` (the core's step-time terms, in the order setupStackedRows stacks them).
+std::string stepKey(int part)
+{
+    const std::vector<const core::Term*> terms = core::termsOf(referenceTerms(), core::TermGroup::StepTime);
+    return part >= 0 && size_t(part) < terms.size() ? terms[size_t(part)]->key : std::string();
+}
+} // namespace
+
 CompareTimeChart::CompareTimeChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.time"), tr("Step time of the pinned scenarios"), parent)
     , m_ticker(new QCPAxisTickerText)
     , m_totals(new QCPAxisTickerText)
 {
     m_bars = StepTimeChart::setupStackedRows(m_plot, m_ticker, m_totals, 0.6);
-    addLegend(Qt::BottomEdge, 6)->setEntries(StepTimeChart::legendEntries());
+    LegendStrip* legend = addLegend(Qt::BottomEdge, 6);
+    legend->setEntries(StepTimeChart::legendEntries(m_bars));
+    legend->setToolTipProvider([this](int part) { return explainHtml(QString::fromStdString(stepKey(part))); });
     applyTheme();
 }
 
@@ -29,7 +40,7 @@ void CompareTimeChart::setResults(const QStringList& labels, const std::vector<c
     const auto [scale, unit] = Units::timeScale(maxTotal);
     m_ticker->clear();
     m_totals->clear();
-    std::array<QVector<double>, StepTimeChart::kParts> values;
+    std::vector<QVector<double>> values(m_bars.size());
     QVector<double> keys;
     for (size_t i = 0; i < results.size(); ++i) {
         const double key = double(i + 1);
@@ -40,12 +51,12 @@ void CompareTimeChart::setResults(const QStringList& labels, const std::vector<c
             continue;
         }
         keys << key;
-        for (int p = 0; p < StepTimeChart::kParts; ++p)
-            values[size_t(p)] << StepTimeChart::partSeconds(r.step, p) / scale;
+        for (size_t p = 0; p < m_bars.size(); ++p)
+            values[p] << breakdownValue(r.step, stepKey(int(p))) / scale;
         m_totals->addTick(key, r.fits ? Units::seconds(r.step.total()) : tr("%1 · OOM").arg(Units::seconds(r.step.total())));
     }
-    for (int p = 0; p < StepTimeChart::kParts; ++p)
-        m_bars[size_t(p)]->setData(keys, values[size_t(p)], true);
+    for (size_t p = 0; p < m_bars.size(); ++p)
+        m_bars[p]->setData(keys, values[p], true);
     m_plot->yAxis->setRange(0.4, double(results.size()) + 0.6);
     m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.04 : 1);
     m_plot->xAxis->setLabel(tr("time per optimizer step (%1)").arg(unit));
@@ -63,17 +74,17 @@ double CompareTimeChart::total(int row) const
 QString CompareTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
 {
     int part = -1;
-    for (int p = 0; p < StepTimeChart::kParts; ++p)
-        if (m_bars[size_t(p)] == plottable)
-            part = p;
+    for (size_t p = 0; p < m_bars.size(); ++p)
+        if (m_bars[p] == plottable)
+            part = int(p);
     if (part < 0 || index < 0)
         return {};
     const int row = int(static_cast<QCPBars*>(plottable)->data()->at(index)->key) - 1;
     if (row < 0 || size_t(row) >= m_results.size())
         return {};
     const core::Result& r = m_results[size_t(row)];
-    const double seconds = StepTimeChart::partSeconds(r.step, part);
-    return explainHtml(StepTimeChart::partKey(part),
+    const double seconds = breakdownValue(r.step, stepKey(part));
+    return explainHtml(QString::fromStdString(stepKey(part)),
                        tr("%1 of %2, %3").arg(Units::seconds(seconds), Units::seconds(r.step.total()), m_labels.value(row)));
 }
 

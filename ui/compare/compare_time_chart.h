@@ -7,7 +7,6 @@
 
 #include <QStringList>
 
-#include <array>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -30,7 +29,7 @@ protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
 
 private:
-    std::array<QCPBars*, 6> m_bars{};
+    std::vector<QCPBars*> m_bars; ///< one per step-time term (StepTimeChart::setupStackedRows)
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QSharedPointer<QCPAxisTickerText> m_totals;
     QStringList m_labels;

@@ -77,7 +77,7 @@ QString ScenarioDocument::displayName() const
 void ScenarioDocument::apply(const core::Scenario& next)
 {
     m_scenario = next;
-    m_result = core::evaluate(m_scenario);
+    m_result = core::explain(m_scenario); // the figures and their terms, which every view lists
     m_comparison = compareStrategies(m_scenario);
     emit changed();
 }

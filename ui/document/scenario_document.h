@@ -16,7 +16,8 @@ class QUndoStack;
 
 namespace shardscope::ui {
 
-/// The open scenario: one Scenario value, its Result (always core::evaluate(scenario())), the strategy
+/// The open scenario: one Scenario value, its Result (always core::explain(scenario()): the figures with their
+/// named terms, which every view lists), the strategy
 /// comparison, the undo stack of whole-Scenario edits and the file it belongs to.
 class ScenarioDocument : public QObject
 {

@@ -33,20 +33,11 @@ struct Tried {
     core::Result result;
 };
 
-/// The memory items, largest first.
-std::vector<std::pair<QString, double>> memoryItems(const core::MemoryBreakdown& m)
+/// The memory terms, largest first.
+std::vector<TermFigure> largestFirst(std::vector<TermFigure> figures)
 {
-    std::vector<std::pair<QString, double>> items = {
-        {QStringLiteral("memory.parameters"), m.parameters},
-        {QStringLiteral("memory.gradients"), m.gradients},
-        {QStringLiteral("memory.optimizer_states"), m.optimizerStates},
-        {QStringLiteral("memory.activations"), m.activations},
-        {QStringLiteral("memory.gathered_parameters"), m.gatheredParameters},
-        {QStringLiteral("memory.communication_buffers"), m.communicationBuffers},
-        {QStringLiteral("memory.framework_overhead"), m.frameworkOverhead},
-    };
-    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    return items;
+    std::stable_sort(figures.begin(), figures.end(), [](const TermFigure& a, const TermFigure& b) { return a.value > b.value; });
+    return figures;
 }
 
 bool divides(int64_t d, int64_t n) { return d > 0 && n % d == 0; }
@@ -122,30 +113,25 @@ QString suggestion(const core::Scenario& s)
 
 QString timeLimit(const core::Result& r)
 {
-    const double total = r.step.total();
+    const std::vector<TermFigure> parts = termFigures(r, core::TermGroup::StepTime);
+    double total = 0;
+    for (const TermFigure& p : parts)
+        total += p.value;
     if (total <= 0)
         return {};
-    const std::pair<const char*, double> parts[] = {
-        {"time.compute", r.step.compute},
-        {"time.recompute", r.step.recompute},
-        {"time.exposed_communication", r.step.exposedCommunication},
-        {"time.pipeline_bubble", r.step.pipelineBubble},
-        {"time.offload", r.step.offload},
-        {"time.optimizer", r.step.optimizer},
-    };
     QString text = tr("step %1, %2 tokens/s, MFU %3")
-                       .arg(Units::seconds(total), Units::count(r.throughput.tokensPerSecond),
-                            Units::percent(r.throughput.mfu));
+                       .arg(Units::seconds(total), Units::count(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
+                            Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)));
     // Name the biggest overhead beyond compute when it is material.
-    const auto* worst = &parts[1];
-    for (const auto& p : parts)
-        if (p.second > worst->second && p.first != parts[0].first)
+    const TermFigure* worst = nullptr;
+    for (const TermFigure& p : parts)
+        if (p.key != QLatin1String("step_time.compute") && (!worst || p.value > worst->value))
             worst = &p;
-    const double share = worst->second / total;
+    const double share = worst ? worst->value / total : 0;
     if (share < 0.05)
         return text + tr("; compute-bound");
-    QString what = explanationTitle(QString::fromLatin1(worst->first)).toLower();
-    if (worst->first == parts[2].first) {
+    QString what = worst->label.toLower();
+    if (worst->key == QLatin1String("step_time.exposed_communication")) {
         const auto top = std::max_element(r.collectives.begin(), r.collectives.end(),
                                           [](const auto& a, const auto& b) { return a.exposedTime < b.exposedTime; });
         if (top != r.collectives.end() && top->exposedTime > 0)
@@ -171,14 +157,17 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
             out.text += tr(" (and %n more, see Issues)", nullptr, int(result.issues.size() - 1));
         return out;
     }
-    const double total = result.memory.total();
-    const auto items = memoryItems(result.memory);
-    const QString largest = explanationTitle(items.front().first).toLower();
+    const std::vector<TermFigure> items = largestFirst(termFigures(result, core::TermGroup::Memory));
+    double total = 0;
+    for (const TermFigure& f : items)
+        total += f.value;
+    const QString largest = items.empty() ? QString() : items.front().label.toLower();
+    const double largestBytes = items.empty() ? 0 : items.front().value;
     if (!result.fits) {
         out.level = StatusSummary::Level::Bad;
         out.text = tr("Does not fit: %1 of %2 per GPU (%3 over); largest item %4 %5")
                        .arg(Units::bytes(total), Units::bytes(result.capacity), Units::bytes(total - result.capacity),
-                            largest, Units::bytes(items.front().second));
+                            largest, Units::bytes(largestBytes));
         if (result.pp > 1)
             out.text += tr(" on stage %1").arg(result.peakStage);
         const QString hint = suggestion(scenario);
@@ -194,7 +183,7 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
     out.level = headroom < 0.05 ? StatusSummary::Level::Warning : StatusSummary::Level::Good;
     out.text = tr("Fits: %1 of %2 per GPU (%3 free; largest item %4 %5); %6.")
                    .arg(Units::bytes(total), Units::bytes(result.capacity), Units::percent(headroom, 0), largest,
-                        Units::bytes(items.front().second), timeLimit(result));
+                        Units::bytes(largestBytes), timeLimit(result));
     if (!result.warnings.empty()) {
         out.level = StatusSummary::Level::Warning;
         out.text += tr(" %n warning(s), see Issues.", nullptr, int(result.warnings.size()));

@@ -1,116 +1,202 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "explain/tooltips.h"
 
-#include "explain/formulas.h"
+#include "help/model_reference.h"
 #include "util/units.h"
 
 #include <shardscope/core/scenario_json.h>
 
 #include <QCoreApplication>
+#include <QHash>
+#include <QFontMetrics>
+#include <QRegularExpression>
+#include <QToolTip>
 
 namespace shardscope::ui {
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("Tooltips", text); }
 QString str(const char* text) { return QString::fromUtf8(text); }
-QString num(double v) { return Units::count(v); }
+QString str(const std::string& text) { return QString::fromStdString(text); }
+
+constexpr QChar kBreak(0x200B); // zero-width space: a line may break here
+
+/// Section titles of docs/model.md by anchor id (aliases included), read once from the compiled-in text.
+QString sectionTitle(const QString& anchor)
+{
+    static const QHash<QString, QString> titles = [] {
+        QHash<QString, QString> t;
+        static const QRegularExpression anchorLine(QStringLiteral(R"re(^\s*<a\s+(?:id|name)\s*=\s*"([^"]+)"\s*>\s*</a>\s*$)re"));
+        static const QRegularExpression heading(QStringLiteral(R"re(^#{1,6}\s+(.*?)\s*#*\s*$)re"));
+        QStringList pending;
+        const QStringList lines = modelReferenceMarkdown().split(QLatin1Char('\n'));
+        for (const QString& line : lines) {
+            if (const auto m = anchorLine.match(line); m.hasMatch()) {
+                pending << m.captured(1);
+            } else if (const auto h = heading.match(line); h.hasMatch()) {
+                for (const QString& id : std::as_const(pending))
+                    t.insert(id, h.captured(1));
+                pending.clear();
+            } else if (!line.trimmed().isEmpty()) {
+                pending.clear();
+            }
+        }
+        return t;
+    }();
+    return titles.value(anchor);
+}
+
+QString derivationLink(const QString& anchor)
+{
+    if (anchor.isEmpty())
+        return {};
+    const QString title = sectionTitle(anchor);
+    return QStringLiteral("<br>%1 <a href='model:%2'>docs/model.md §%3</a> <span style='color:gray'>%4</span>")
+        .arg(tr("Derivation:"), anchor.toHtmlEscaped(), (title.isEmpty() ? anchor : title).toHtmlEscaped(),
+             tr("(click to open)"));
+}
+
+/// The expression as monospace text that may wrap after each operator.
+QString wrappedExpression(const std::string& expression)
+{
+    QString out;
+    out.reserve(qsizetype(expression.size() * 5 / 4));
+    for (size_t i = 0; i < expression.size(); ++i) {
+        const char c = expression[i];
+        out += QLatin1Char(c);
+        const bool op = c == '+' || c == '*' || c == '/' || (c == '-' && i > 0 && expression[i - 1] != 'e');
+        if (op && i + 1 < expression.size() && expression[i + 1] != '*')
+            out += kBreak;
+    }
+    return out.toHtmlEscaped();
+}
+
+/// An input's value as the expression writes it, with a readable form for bytes and seconds.
+QString inputValue(const core::TermInput& in)
+{
+    QString text = str(core::exprNumber(in.value));
+    if (in.unit == "B" && std::abs(in.value) >= 1024)
+        return QStringLiteral("%1 B (%2)").arg(text, Units::bytes(in.value));
+    if (in.unit == "s" && in.value != 0)
+        return QStringLiteral("%1 s (%2)").arg(text, Units::seconds(in.value));
+    return in.unit.empty() ? text : QStringLiteral("%1 %2").arg(text, str(in.unit));
+}
+
+QString heading(const QString& title, const QString& value)
+{
+    return QStringLiteral("<b>%1%2</b>").arg(title.toHtmlEscaped(),
+                                              value.isEmpty() ? QString() : QStringLiteral(": ") + value.toHtmlEscaped());
+}
+
+QString wrap(const QString& body)
+{
+    return QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(body);
+}
+
+/// A term's account, 80 characters wide (as QToolTip wraps long rich text), so that a short one does not wrap into
+/// a narrow column (QToolTip halves the width of short rich text).
+QString wrapTerm(const QString& body)
+{
+    const int width = QFontMetrics(QToolTip::font()).averageCharWidth() * 80;
+    return QStringLiteral("<table width='%1' cellspacing='0' cellpadding='0'><tr><td style='white-space:pre-wrap'>%2</td></tr></table>")
+        .arg(width)
+        .arg(body);
+}
 } // namespace
+
+QString figureText(double value, const std::string& unit)
+{
+    if (unit == "B")
+        return Units::bytes(value);
+    if (unit == "s")
+        return Units::seconds(value);
+    if (unit.empty())
+        return Units::percent(value);
+    if (unit == "TFLOP/s")
+        return QStringLiteral("%1 TFLOP/s").arg(value, 0, 'f', 1);
+    return QStringLiteral("%1 %2").arg(Units::count(value), str(unit));
+}
 
 QString explainHtml(const QString& key, const QString& value, const QString& values)
 {
-    const Explanation* e = explanation(key);
-    QString html = QStringLiteral("<p style='white-space:pre-wrap; max-width:420px'>");
-    const QString title = e ? QCoreApplication::translate("Formulas", e->title) : key;
-    html += QStringLiteral("<b>%1%2</b>").arg(title.toHtmlEscaped(),
-                                               value.isEmpty() ? QString() : QStringLiteral(": ") + value.toHtmlEscaped());
-    if (e && *e->what)
-        html += QStringLiteral("<br>%1").arg(QCoreApplication::translate("Formulas", e->what).toHtmlEscaped());
-    if (e && *e->formula)
-        html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Formula:"), QCoreApplication::translate("Formulas", e->formula).toHtmlEscaped());
-    if (!values.isEmpty())
-        html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Values:"), values.toHtmlEscaped());
-    if (e && *e->source)
-        html += QStringLiteral("<br><i>%1 %2</i>").arg(tr("Source:"), QCoreApplication::translate("Formulas", e->source).toHtmlEscaped());
-    html += QStringLiteral("</p>");
-    return html;
-}
-
-QString memoryValues(const QString& key, const core::Scenario& s, const core::Result& r, const core::StageInfo* stage)
-{
-    const auto& p = s.parallelism;
-    const QString layout = QStringLiteral("t = %1, p = %2, N_d = %3 (%4)")
-                               .arg(r.tp)
-                               .arg(r.pp)
-                               .arg(r.dp)
-                               .arg(str(core::toString(p.sharding)));
-    const QString psi = QStringLiteral("Ψ = %1").arg(num(r.parameters));
-    if (key == QLatin1String("memory.activations")) {
-        QString v = QStringLiteral("s = %1, b = %2, h = %3, a = %4, L = %5, t = %6, SP %7, recompute %8, "
-                                   "FlashAttention %9")
-                        .arg(s.training.seqLen)
-                        .arg(s.training.microBatch)
-                        .arg(s.model.hidden)
-                        .arg(s.model.heads)
-                        .arg(s.model.layers)
-                        .arg(r.tp)
-                        .arg(p.sequenceParallel ? tr("on") : tr("off"))
-                        .arg(str(core::toString(s.training.recompute)))
-                        .arg(s.training.flashAttention ? tr("on") : tr("off"));
-        if (stage)
-            v += tr(", this stage: %1 layers, %2 micro-batches in flight").arg(stage->layers).arg(stage->inFlight);
-        return v;
+    QString html;
+    if (const Explanation* e = explanation(key)) {
+        html = heading(QCoreApplication::translate("Formulas", e->title), value);
+        if (*e->what)
+            html += QStringLiteral("<br>%1").arg(QCoreApplication::translate("Formulas", e->what).toHtmlEscaped());
+        if (*e->formula)
+            html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Formula:"), QCoreApplication::translate("Formulas", e->formula).toHtmlEscaped());
+        if (!values.isEmpty())
+            html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Values:"), values.toHtmlEscaped());
+        if (*e->source)
+            html += QStringLiteral("<br><i>%1 %2</i>").arg(tr("Source:"), QCoreApplication::translate("Formulas", e->source).toHtmlEscaped());
+        return wrap(html);
     }
-    if (key == QLatin1String("memory.parameters") || key == QLatin1String("memory.gradients")
-        || key == QLatin1String("memory.optimizer_states") || key == QLatin1String("memory.gathered_parameters"))
-        return QStringLiteral("%1, %2, %3, %4, %5")
-            .arg(psi, layout, str(core::toString(s.training.precision)), str(core::toString(s.training.optimizer)),
-                 tr("accounting %1").arg(str(core::toString(s.training.accounting))));
-    if (key == QLatin1String("memory.capacity"))
-        return QStringLiteral("%1: %2").arg(QString::fromStdString(s.cluster.gpu.name), Units::bytes(r.capacity));
-    if (key == QLatin1String("memory.communication_buffers"))
-        return QStringLiteral("%1, NCCL %2/%3").arg(layout, str(core::toString(s.nccl.algo)), str(core::toString(s.nccl.proto)));
-    return layout;
+    const core::Term* t = findTerm(referenceTerms(), key.toStdString());
+    html = heading(t ? str(t->label) : key, value);
+    if (!values.isEmpty())
+        html += QStringLiteral("<br>%1").arg(values.toHtmlEscaped());
+    if (t)
+        html += derivationLink(str(t->anchor));
+    return wrap(html);
 }
 
-QString timeValues(const QString& key, const core::Scenario& s, const core::Result& r)
+QString termHtml(const core::Term& term, const QString& value, const QString& note)
 {
-    const double tokens = double(s.training.globalBatch) * double(s.training.seqLen);
-    const double peak = s.training.precision == core::Precision::Fp8Mixed && s.cluster.gpu.fp8DenseFlops > 0
-        ? s.cluster.gpu.fp8DenseFlops
-        : s.cluster.gpu.bf16DenseFlops;
-    const QString hw = tr("%1 GPUs × %2 TFLOP/s peak × %3 achievable")
-                           .arg(r.gpus)
-                           .arg(peak / 1e12, 0, 'f', 0)
-                           .arg(s.cluster.gpu.achievableMatmulFraction, 0, 'f', 2);
-    if (key == QLatin1String("time.compute") || key == QLatin1String("time.recompute") || key == QLatin1String("kpi.mfu")
-        || key == QLatin1String("kpi.step_time") || key == QLatin1String("time.total"))
-        return tr("FLOPs/token = %1, tokens/step = B·s = %2, %3, recompute %4")
-            .arg(num(r.flopsPerToken), num(tokens), hw, str(core::toString(s.training.recompute)));
-    if (key == QLatin1String("time.pipeline_bubble"))
-        return tr("p = %1, m = %2 micro-batches, v = %3, schedule %4")
-            .arg(r.pp)
-            .arg(r.microBatches)
-            .arg(s.parallelism.virtualStages)
-            .arg(str(core::toString(s.parallelism.schedule)));
-    if (key == QLatin1String("time.offload"))
-        return tr("optimizer → %1, parameters → %2, host link %3 GB/s, Ψ = %4")
-            .arg(str(core::toString(s.offload.optimizer)), str(core::toString(s.offload.parameters)))
-            .arg(s.cluster.gpu.hostLinkBandwidth / 1e9, 0, 'f', 0)
-            .arg(num(r.parameters));
-    if (key == QLatin1String("time.optimizer"))
-        return tr("Ψ = %1, N_d = %2 (%3), HBM %4 TB/s")
-            .arg(num(r.parameters))
-            .arg(r.dp)
-            .arg(str(core::toString(s.parallelism.sharding)))
-            .arg(s.cluster.gpu.memoryBandwidth / 1e12, 0, 'f', 2);
-    if (key == QLatin1String("kpi.tokens_per_second"))
-        return tr("B = %1, s = %2, step = %3").arg(s.training.globalBatch).arg(s.training.seqLen).arg(Units::seconds(r.step.total()));
-    if (key == QLatin1String("kpi.cost"))
-        return tr("%1 GPUs × $%2/h × %3")
-            .arg(r.gpus)
-            .arg(s.cluster.gpu.hourlyPriceUsd, 0, 'f', 2)
-            .arg(Units::seconds(r.step.total()));
-    return tr("DP %1 × TP %2 × PP %3 × CP %4, EP %5").arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep);
+    QString html = heading(str(term.label), value.isEmpty() ? figureText(term.value, term.unit) : value);
+    if (!note.isEmpty())
+        html += QStringLiteral("<br>%1").arg(note.toHtmlEscaped());
+    if (!term.formula.empty())
+        html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Formula:"), str(term.formula).toHtmlEscaped());
+    if (!term.expression.empty())
+        html += QStringLiteral("<br><b>%1</b> <span style='font-family:monospace'>%2</span>")
+                    .arg(tr("Substituted:"), wrappedExpression(term.expression));
+    if (!term.inputs.empty()) {
+        html += QStringLiteral("<br><b>%1</b>").arg(tr("Inputs:"));
+        for (const core::TermInput& in : term.inputs) {
+            html += QStringLiteral("<br>&nbsp;&nbsp;<i>%1</i> = %2").arg(str(in.name).toHtmlEscaped(), inputValue(in).toHtmlEscaped());
+            if (!in.meaning.empty())
+                html += QStringLiteral(": %1").arg(str(in.meaning).toHtmlEscaped());
+        }
+    }
+    if (!term.source.empty())
+        html += QStringLiteral("<br><i>%1 %2</i>").arg(tr("Source:"), str(term.source).toHtmlEscaped());
+    html += derivationLink(str(term.anchor));
+    return wrapTerm(html);
+}
+
+QString sumHtml(const QString& key, const std::vector<TermFigure>& figures, const std::string& unit,
+                const QString& value, const QString& note)
+{
+    QString html = heading(explanationTitle(key), value);
+    if (const Explanation* e = explanation(key); e && *e->what)
+        html += QStringLiteral("<br>%1").arg(QCoreApplication::translate("Formulas", e->what).toHtmlEscaped());
+    if (!note.isEmpty())
+        html += QStringLiteral("<br>%1").arg(note.toHtmlEscaped());
+    double total = 0;
+    for (const TermFigure& f : figures)
+        total += f.value;
+    for (const TermFigure& f : figures)
+        html += QStringLiteral("<br>&nbsp;&nbsp;%1: %2 (%3)")
+                    .arg(f.label.toHtmlEscaped(), figureText(f.value, unit).toHtmlEscaped(),
+                         Units::percent(total > 0 ? f.value / total : 0, 0).toHtmlEscaped());
+    return wrap(html);
+}
+
+QString derivationAnchor(const QString& html)
+{
+    static const QRegularExpression link(QStringLiteral("href='model:([^']*)'"));
+    const auto m = link.match(html);
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+bool openDerivation(const QString& html, QWidget* parent)
+{
+    const QString anchor = derivationAnchor(html);
+    if (anchor.isEmpty())
+        return false;
+    showModelReference(anchor, parent);
+    return true;
 }
 
 QString collectiveValues(const core::Collective& c, const core::Scenario& s)
@@ -135,11 +221,6 @@ QString groupLabel(core::Group g)
     case core::Group::Ep: return QStringLiteral("EP");
     }
     return {};
-}
-
-QString collectiveKey(const core::Collective& c)
-{
-    return QStringLiteral("comm.%1.%2").arg(str(core::toString(c.group)), str(core::toString(c.op)));
 }
 
 QString collectiveLabel(const core::Collective& c)

@@ -149,53 +149,48 @@ QString figureTitle(const QString& name)
     return t;
 }
 
-/// Memory items (MemoryBreakdown order) a highlight covers: {first, last}, or {-1, -1}.
-std::pair<int, int> memoryItems(const QString& name)
+/// Index of the figure with key, or -1.
+int figureIndex(const std::vector<TermFigure>& figures, const QString& key)
 {
-    static const std::map<QString, std::pair<int, int>> items = {
-        {QStringLiteral("memory.parameters"), {0, 0}},         {QStringLiteral("memory.gradients"), {1, 1}},
-        {QStringLiteral("memory.optimizer_states"), {2, 2}},   {QStringLiteral("memory.model_states"), {0, 2}},
-        {QStringLiteral("memory.activations"), {3, 3}},        {QStringLiteral("memory.gathered_parameters"), {4, 4}},
-        {QStringLiteral("memory.communication_buffers"), {5, 5}}, {QStringLiteral("memory.framework_overhead"), {6, 6}},
-        {QStringLiteral("memory.total"), {0, 6}},              {QStringLiteral("memory"), {0, 6}},
-    };
-    const auto it = items.find(name);
-    return it == items.end() ? std::pair{-1, -1} : it->second;
+    for (size_t i = 0; i < figures.size(); ++i)
+        if (figures[i].key == key)
+            return int(i);
+    return -1;
 }
 
-/// Step-time parts (StepTimeChart order) a highlight covers: {first, last}, or {-1, -1}.
-std::pair<int, int> timeParts(const QString& name)
+/// The memory terms (the core's order) a highlight covers: {first, last}, or {-1, -1}. "memory.model_states" are
+/// parameters to optimizer states; "memory" and "memory.total" all of them.
+std::pair<int, int> memoryItems(const QString& name, const std::vector<TermFigure>& figures)
 {
-    static const std::map<QString, std::pair<int, int>> parts = {
-        {QStringLiteral("step.compute"), {0, 0}},
-        {QStringLiteral("step.recompute"), {1, 1}},
-        {QStringLiteral("step.recompute_share"), {1, 1}},
-        {QStringLiteral("step.recompute_overhead"), {1, 1}},
-        {QStringLiteral("step.exposed_communication"), {2, 2}},
-        {QStringLiteral("step.communication_share"), {2, 2}},
-        {QStringLiteral("step.pipeline_bubble"), {3, 3}},
-        {QStringLiteral("step.bubble_share"), {3, 3}},
-        {QStringLiteral("step.bubble_overhead"), {3, 3}},
-        {QStringLiteral("step.offload"), {4, 4}},
-        {QStringLiteral("step.offload_share"), {4, 4}},
-        {QStringLiteral("step.offload_overhead"), {4, 4}},
-        {QStringLiteral("step.optimizer"), {5, 5}},
-        {QStringLiteral("step.total"), {0, 5}},
-        {QStringLiteral("step"), {0, 5}},
-    };
-    const auto it = parts.find(name);
-    if (it != parts.end())
-        return it->second;
-    if (name.startsWith(QLatin1String("comm.")) && name.endsWith(QLatin1String("_exposed")))
-        return {2, 2};
-    return {-1, -1};
+    if (name == QLatin1String("memory") || name == QLatin1String("memory.total"))
+        return figures.empty() ? std::pair{-1, -1} : std::pair{0, int(figures.size()) - 1};
+    if (name == QLatin1String("memory.model_states"))
+        return {figureIndex(figures, QStringLiteral("memory.parameters")), figureIndex(figures, QStringLiteral("memory.optimizer_states"))};
+    const int i = figureIndex(figures, name);
+    return {i, i};
 }
 
-double memoryItemBytes(const core::MemoryBreakdown& m, int item)
+/// The step-time terms (the core's order) a highlight covers: {first, last}, or {-1, -1}. Lesson names:
+/// "step.<part>" with "_share"/"_overhead" variants ("step.bubble_share"), "comm.<group>_exposed".
+std::pair<int, int> timeParts(const QString& name, const std::vector<TermFigure>& figures)
 {
-    const double v[] = {m.parameters, m.gradients, m.optimizerStates, m.activations, m.gatheredParameters,
-                        m.communicationBuffers, m.frameworkOverhead};
-    return v[std::clamp(item, 0, 6)];
+    if (name == QLatin1String("step") || name == QLatin1String("step.total"))
+        return figures.empty() ? std::pair{-1, -1} : std::pair{0, int(figures.size()) - 1};
+    QString part;
+    if (name.startsWith(QLatin1String("comm.")) && name.endsWith(QLatin1String("_exposed"))) {
+        part = QStringLiteral("exposed_communication");
+    } else if (name.startsWith(QLatin1String("step."))) {
+        part = name.mid(5);
+        for (const QLatin1String suffix : {QLatin1String("_share"), QLatin1String("_overhead")})
+            if (part.endsWith(suffix))
+                part.chop(suffix.size());
+        if (part == QLatin1String("communication"))
+            part = QStringLiteral("exposed_communication");
+        else if (part == QLatin1String("bubble"))
+            part = QStringLiteral("pipeline_bubble");
+    }
+    const int i = part.isEmpty() ? -1 : figureIndex(figures, QStringLiteral("step_time.") + part);
+    return {i, i};
 }
 } // namespace
 
@@ -567,7 +562,8 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
     QCustomPlot* plot = m_memory->plot();
     const bool perStage = r.pp > 1 && r.stages.size() > 1;
     const int bar = perStage ? std::clamp(r.peakStage, 0, int(r.stages.size()) - 1) : 0;
-    const core::MemoryBreakdown& m = perStage ? r.stages[size_t(bar)].memory : r.memory;
+    const std::vector<TermFigure> figures = perStage ? memoryFigures(r.stages[size_t(bar)].memory)
+                                                     : termFigures(r, core::TermGroup::Memory);
     const double key = bar + 1;
     const double half = (perStage ? 0.7 : 0.45) / 2;
     const QCPRange yRange = plot->yAxis->range();
@@ -592,15 +588,15 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
             m_callouts << line;
             continue;
         }
-        const auto [first, last] = memoryItems(name);
-        if (first < 0)
+        const auto [first, last] = memoryItems(name, figures);
+        if (first < 0 || last < first)
             continue;
         double lower = 0;
         for (int i = 0; i < first; ++i)
-            lower += memoryItemBytes(m, i);
+            lower += figures[size_t(i)].value;
         double upper = lower;
         for (int i = first; i <= last; ++i)
-            upper += memoryItemBytes(m, i);
+            upper += figures[size_t(i)].value;
         if (upper - lower <= 0)
             continue;
         auto* box = new QCPItemRect(plot);
@@ -657,6 +653,7 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
 void PresentationView::addTimeCallouts(const QStringList& names)
 {
     const core::Result& r = m_doc->result();
+    const std::vector<TermFigure> figures = termFigures(r, core::TermGroup::StepTime);
     QCustomPlot* plot = m_time->plot();
     const double scale = m_time->timeScale();
     const double key = 1; // the "this scenario" row
@@ -665,15 +662,15 @@ void PresentationView::addTimeCallouts(const QStringList& names)
     std::set<std::pair<int, int>> done;
     int n = 0;
     for (const QString& name : names) {
-        const auto range = timeParts(name);
+        const auto range = timeParts(name, figures);
         if (range.first < 0 || !done.insert(range).second)
             continue;
         double start = 0;
         for (int p = 0; p < range.first; ++p)
-            start += StepTimeChart::partSeconds(r.step, p);
+            start += figures[size_t(p)].value;
         double end = start;
         for (int p = range.first; p <= range.second; ++p)
-            end += StepTimeChart::partSeconds(r.step, p);
+            end += figures[size_t(p)].value;
         if (end - start <= 0)
             continue;
         auto* box = new QCPItemRect(plot);
@@ -688,7 +685,7 @@ void PresentationView::addTimeCallouts(const QStringList& names)
         auto* text = new QCPItemText(plot);
         text->position->setCoords(rightHalf ? end / scale : start / scale, key + 0.42 + 0.42 * n);
         text->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-        const QString title = range.first == range.second ? StepTimeChart::partName(range.first) : tr("Step time");
+        const QString title = range.first == range.second ? figures[size_t(range.first)].label : tr("Step time");
         text->setText(QStringLiteral("▲ %1  %2").arg(title, Units::seconds(end - start)));
         text->setFont(bold);
         text->setColor(kAccent);

@@ -6,6 +6,7 @@
 
 #include <QHelpEvent>
 #include <QLocale>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 
@@ -14,6 +15,15 @@ namespace shardscope::ui {
 namespace {
 constexpr int kGap = 6;
 constexpr int kPad = 8;
+enum CardIndex { StepCard, TokensCard, MfuCard, MemoryCard, MinGpusCard, CostCard };
+
+double sum(const std::vector<TermFigure>& figures)
+{
+    double s = 0;
+    for (const TermFigure& f : figures)
+        s += f.value;
+    return s;
+}
 } // namespace
 
 KpiPanel::KpiPanel(QWidget* parent)
@@ -27,7 +37,7 @@ KpiPanel::KpiPanel(QWidget* parent)
                  {"kpi.mfu", tr("MFU")},                   {"kpi.fits", tr("Memory per GPU")},
                  {"kpi.min_gpus", tr("Min GPUs")},         {"kpi.cost", tr("Cost per step")}};
     for (const auto& c : cards)
-        m_cards.push_back({QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), explainHtml(QString::fromLatin1(c.key)), {}});
+        m_cards.push_back({QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}});
     updateFonts();
 }
 
@@ -90,28 +100,81 @@ void KpiPanel::paintEvent(QPaintEvent*)
     }
 }
 
+int KpiPanel::cardAt(const QPoint& pos) const
+{
+    for (int i = 0; i < m_cards.size(); ++i)
+        if (cardRect(i).contains(pos))
+            return i;
+    return -1;
+}
+
 bool KpiPanel::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        for (int i = 0; i < m_cards.size(); ++i)
-            if (cardRect(i).contains(help->pos())) {
-                QToolTip::showText(help->globalPos(), m_cards[i].toolTip, this, cardRect(i));
-                return true;
-            }
+        if (const int i = cardAt(help->pos()); i >= 0) {
+            QToolTip::showText(help->globalPos(), toolTipOf(i), this, cardRect(i));
+            return true;
+        }
         QToolTip::hideText();
         return true;
     }
     return QWidget::event(event);
 }
 
-void KpiPanel::setCard(int index, const QString& value, const QString& detail, const QString& toolTip, QColor colour)
+void KpiPanel::mouseReleaseEvent(QMouseEvent* event)
+{
+    const int i = cardAt(event->position().toPoint());
+    if (event->button() == Qt::LeftButton && i >= 0 && openDerivation(toolTipOf(i), window()))
+        return;
+    QWidget::mouseReleaseEvent(event);
+}
+
+void KpiPanel::setCard(int index, const QString& value, const QString& detail, QColor colour)
 {
     Card& c = m_cards[index];
     c.value = value;
     c.detail = detail;
-    c.toolTip = toolTip;
     c.valueColor = colour;
+}
+
+QString KpiPanel::cardToolTip(const QString& key) const
+{
+    for (int i = 0; i < m_cards.size(); ++i)
+        if (m_cards[i].key == key)
+            return toolTipOf(i);
+    return {};
+}
+
+QString KpiPanel::toolTipOf(int index) const
+{
+    const core::Result& r = m_result;
+    const Card& c = m_cards[index];
+    if (!r.valid)
+        return QStringLiteral("<b>%1: %2</b><br>%3").arg(c.caption.toHtmlEscaped(), c.value, tr("The scenario is invalid (see Issues)."));
+    const auto term = [&](std::string_view key) -> QString {
+        if (const core::Term* t = findTerm(r.terms, key))
+            return termHtml(*t);
+        return explainHtml(QString::fromUtf8(key.data(), qsizetype(key.size())), c.value);
+    };
+    switch (index) {
+    case StepCard:
+        return sumHtml(QStringLiteral("step_time.total"), termFigures(r, core::TermGroup::StepTime), "s", c.value,
+                       tr("%1 micro-batches per pipeline; the most loaded GPU").arg(r.microBatches));
+    case TokensCard: return term("throughput.tokens_per_second");
+    case MfuCard: return term("throughput.mfu");
+    case MemoryCard:
+        return sumHtml(QStringLiteral("memory.total"), termFigures(r, core::TermGroup::Memory), "B",
+                       QStringLiteral("%1 / %2").arg(c.value, Units::bytes(r.capacity, 0)),
+                       r.fits ? tr("Fits: total ≤ GPU memory.") : tr("Does not fit: total > GPU memory."));
+    case MinGpusCard:
+        return explainHtml(c.key, c.value,
+                           tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6").arg(r.gpus).arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep));
+    case CostCard:
+        return explainHtml(c.key, c.value,
+                           tr("%1 GPUs × $%2/h × %3").arg(r.gpus).arg(m_hourlyPrice, 0, 'f', 2).arg(Units::seconds(r.step.total())));
+    }
+    return {};
 }
 
 QString KpiPanel::valueText(const QString& key) const
@@ -125,41 +188,31 @@ QString KpiPanel::valueText(const QString& key) const
 void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
 {
     const QString dash = QStringLiteral("—");
+    m_result = r;
+    m_hourlyPrice = s.cluster.gpu.hourlyPriceUsd;
     update();
     if (!r.valid) {
         for (int i = 0; i < m_cards.size(); ++i)
-            setCard(i, dash, tr("invalid scenario"), explainHtml(m_cards[i].key, dash));
+            setCard(i, dash, tr("invalid scenario"));
         return;
     }
-    const double step = r.step.total();
-    setCard(0, Units::seconds(step),
-            tr("%1 micro-batches").arg(r.microBatches),
-            explainHtml(QStringLiteral("kpi.step_time"), Units::seconds(step), timeValues(QStringLiteral("kpi.step_time"), s, r)));
-    setCard(1, Units::count(r.throughput.tokensPerSecond, 1),
-            tr("%1 per GPU").arg(Units::count(r.throughput.tokensPerSecondPerGpu, 1)),
-            explainHtml(QStringLiteral("kpi.tokens_per_second"), Units::count(r.throughput.tokensPerSecond),
-                        timeValues(QStringLiteral("kpi.tokens_per_second"), s, r)));
-    setCard(2, Units::percent(r.throughput.mfu),
-            tr("%1 TFLOP/s per GPU").arg(QLocale().toString(r.throughput.modelTflopsPerGpu, 'f', 0)),
-            explainHtml(QStringLiteral("kpi.mfu"), Units::percent(r.throughput.mfu), timeValues(QStringLiteral("kpi.mfu"), s, r)));
-    const double total = r.memory.total();
-    const QString mem = QStringLiteral("%1 / %2").arg(Units::bytes(total), Units::bytes(r.capacity, 0));
+    setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches));
+    setCard(TokensCard, Units::count(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond), 1),
+            tr("%1 per GPU").arg(Units::count(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu), 1)));
+    setCard(MfuCard, Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)),
+            tr("%1 TFLOP/s per GPU").arg(QLocale().toString(termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu), 'f', 0)));
+    const double total = sum(termFigures(r, core::TermGroup::Memory));
     // Okabe-Ito bluish green / vermillion, readable on light and dark backgrounds.
-    setCard(3, Units::bytes(total),
+    setCard(MemoryCard, Units::bytes(total),
             r.fits ? tr("%1 free of %2").arg(Units::bytes(r.capacity - total), Units::bytes(r.capacity, 0))
                    : tr("+%1 over %2").arg(Units::bytes(total - r.capacity), Units::bytes(r.capacity, 0)),
-            explainHtml(QStringLiteral("kpi.fits"), r.fits ? tr("yes") : tr("no"), mem),
             r.fits ? QColor(0x00, 0x9E, 0x73) : QColor(0xD5, 0x5E, 0x00));
-    setCard(4, r.minGpus > 0 ? QLocale().toString(r.minGpus) : dash,
-            r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"),
-            explainHtml(QStringLiteral("kpi.min_gpus"), r.minGpus > 0 ? QString::number(r.minGpus) : dash,
-                        timeValues(QStringLiteral("kpi.min_gpus"), s, r)));
+    setCard(MinGpusCard, r.minGpus > 0 ? QLocale().toString(r.minGpus) : dash,
+            r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));
     const double cost = r.throughput.costPerStepUsd;
     const bool priced = cost > 0;
-    setCard(5, priced ? QStringLiteral("$%1").arg(QLocale().toString(cost, 'f', cost < 10 ? 3 : 2)) : dash,
-            priced ? tr("at $%1/GPU-hour").arg(s.cluster.gpu.hourlyPriceUsd, 0, 'f', 2) : tr("no price in catalog"),
-            explainHtml(QStringLiteral("kpi.cost"), priced ? QStringLiteral("$%1").arg(cost, 0, 'f', 3) : dash,
-                        timeValues(QStringLiteral("kpi.cost"), s, r)));
+    setCard(CostCard, priced ? QStringLiteral("$%1").arg(QLocale().toString(cost, 'f', cost < 10 ? 3 : 2)) : dash,
+            priced ? tr("at $%1/GPU-hour").arg(s.cluster.gpu.hourlyPriceUsd, 0, 'f', 2) : tr("no price in catalog"));
 }
 
 } // namespace shardscope::ui
