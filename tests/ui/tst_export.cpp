@@ -374,8 +374,9 @@ void TestExport::reportHasExpectedPages()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QByteArray pdf = readAll(path);
     QVERIFY(pdf.startsWith("%PDF-"));
-    // Title page, one page per chart, then (valid scenarios) the collectives table.
-    const int expected = 1 + int(ui::kAllChartKinds.size()) + (invalid ? 0 : 1);
+    // Title page, (valid scenarios) the memory and step-time terms, one page per chart, then (valid scenarios) the
+    // collectives table.
+    const int expected = 1 + (invalid ? 0 : 1) + int(ui::kAllChartKinds.size()) + (invalid ? 0 : 1);
     QCOMPARE(writer.pageCount(), expected);
     QCOMPARE(pdfPages(pdf), expected);
 }
@@ -406,6 +407,13 @@ void TestExport::numbersAsCsvAndJson()
     const QString path = m_dir.filePath(QStringLiteral("numbers.csv"));
     QVERIFY(ui::writeBytes(path, csv).isEmpty());
     QCOMPARE(readAll(path), csv);
+
+    // A name a spreadsheet would run as a formula stays text (OWASP CSV injection); CR and quotes are quoted.
+    core::Scenario hostile = c.scenario;
+    hostile.name = "=HYPERLINK(\"http://x\",\"y\")\r-1+1";
+    const QByteArray evil = ui::resultCsv(hostile, c.result);
+    QVERIFY2(evil.contains("scenario,name,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\r-1+1\","), evil.left(200).constData());
+    QVERIFY(!evil.contains("\n=") && !evil.contains(",=HYPERLINK"));
 }
 
 void TestExport::copyToClipboard()

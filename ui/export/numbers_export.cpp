@@ -9,7 +9,13 @@ namespace {
 QByteArray csvField(const QString& text)
 {
     QByteArray s = text.toUtf8();
-    if (s.contains(',') || s.contains('"') || s.contains('\n')) {
+    // Text that a spreadsheet would run as a formula (=, +, -, @, tab, CR first: OWASP "CSV Injection") is
+    // prefixed with ' so that it stays text; numbers stay numbers.
+    bool number = false;
+    text.toDouble(&number);
+    if (!number && !s.isEmpty() && QByteArray("=+-@\t\r").contains(s.front()))
+        s.prepend('\'');
+    if (s.contains(',') || s.contains('"') || s.contains('\n') || s.contains('\r')) {
         s.replace("\"", "\"\"");
         s = '"' + s + '"';
     }
