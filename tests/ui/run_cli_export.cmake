@@ -91,12 +91,12 @@ foreach(bad "${OUT}/no-such-folder/x.png:No such file or directory" "${OUT}/plai
   endif()
 endforeach()
 
-# The report: title page, five charts, collectives
+# The report: title page, memory and step-time terms, five charts, collectives
 check_run(export "${SCENARIO}" --chart report --out "${OUT}/report.pdf")
 file(STRINGS "${OUT}/report.pdf" pages REGEX "/Type /Page[^s]|/Type /Page$")
 list(LENGTH pages n)
-if(NOT n EQUAL 7)
-  message(FATAL_ERROR "report.pdf: ${n} pages, expected 7")
+if(NOT n EQUAL 8)
+  message(FATAL_ERROR "report.pdf: ${n} pages, expected 8")
 endif()
 
 # A bad chart name is invalid input (2)

@@ -20,9 +20,9 @@ QString str(const char* text) { return QString::fromUtf8(text); }
 QString str(const std::string& text) { return QString::fromStdString(text); }
 
 constexpr QChar kBreak(0x200B); // zero-width space: a line may break here
+} // namespace
 
-/// Section titles of docs/model.md by anchor id (aliases included), read once from the compiled-in text.
-QString sectionTitle(const QString& anchor)
+QString modelSectionTitle(const QString& anchor)
 {
     static const QHash<QString, QString> titles = [] {
         QHash<QString, QString> t;
@@ -43,16 +43,17 @@ QString sectionTitle(const QString& anchor)
         }
         return t;
     }();
-    return titles.value(anchor);
+    const QString title = titles.value(anchor);
+    return title.isEmpty() ? anchor : title;
 }
 
+namespace {
 QString derivationLink(const QString& anchor)
 {
     if (anchor.isEmpty())
         return {};
-    const QString title = sectionTitle(anchor);
     return QStringLiteral("<br>%1 <a href='model:%2'>docs/model.md §%3</a> <span style='color:gray'>%4</span>")
-        .arg(tr("Derivation:"), anchor.toHtmlEscaped(), (title.isEmpty() ? anchor : title).toHtmlEscaped(),
+        .arg(tr("Derivation:"), anchor.toHtmlEscaped(), modelSectionTitle(anchor).toHtmlEscaped(),
              tr("(click to open)"));
 }
 

@@ -36,6 +36,8 @@ namespace shardscope::ui {
 /// A value in a term's unit: "46.6 GiB" (B), "1.23 s" (s), "41.3 %" (ratio), "2.41 M tokens/s".
 [[nodiscard]] QString figureText(double value, const std::string& unit);
 
+/// The title of the docs/model.md section with this anchor ("activations" → "Activations"); the anchor if none.
+[[nodiscard]] QString modelSectionTitle(const QString& anchor);
 /// The docs/model.md anchor the derivation link of a tooltip points to ("" when it has none).
 [[nodiscard]] QString derivationAnchor(const QString& html);
 /// Opens Help → Model Reference at the section the tooltip text links to. False when it links to none.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/numbers_export.h"
 
+#include "explain/formulas.h"
+
 #include <shardscope/core/scenario_json.h>
 
 namespace shardscope::ui {
@@ -34,16 +36,15 @@ struct Csv {
     }
 };
 
-void memoryRows(Csv& csv, const QString& section, const core::MemoryBreakdown& m)
+/// One row per term, named by its key without the group ("memory.activations" → "activations"), then the total.
+void figureRows(Csv& csv, const QString& section, const std::vector<TermFigure>& figures, const char* unit)
 {
-    csv.num(section, QStringLiteral("parameters"), m.parameters, "bytes");
-    csv.num(section, QStringLiteral("gradients"), m.gradients, "bytes");
-    csv.num(section, QStringLiteral("optimizer_states"), m.optimizerStates, "bytes");
-    csv.num(section, QStringLiteral("activations"), m.activations, "bytes");
-    csv.num(section, QStringLiteral("gathered_parameters"), m.gatheredParameters, "bytes");
-    csv.num(section, QStringLiteral("communication_buffers"), m.communicationBuffers, "bytes");
-    csv.num(section, QStringLiteral("framework_overhead"), m.frameworkOverhead, "bytes");
-    csv.num(section, QStringLiteral("total"), m.total(), "bytes");
+    double total = 0;
+    for (const TermFigure& f : figures) {
+        csv.num(section, f.key.section(QLatin1Char('.'), 1), f.value, unit);
+        total += f.value;
+    }
+    csv.num(section, QStringLiteral("total"), total, unit);
 }
 } // namespace
 
@@ -70,22 +71,15 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
     csv.num(layout, QStringLiteral("ep"), r.ep);
     csv.num(layout, QStringLiteral("micro_batches"), double(r.microBatches));
     csv.num(layout, QStringLiteral("grad_accumulation"), double(r.gradAccumulation));
-    memoryRows(csv, QStringLiteral("memory_per_gpu"), r.memory);
+    figureRows(csv, QStringLiteral("memory_per_gpu"), termFigures(r, core::TermGroup::Memory), "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("capacity"), r.capacity, "bytes");
     csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"), r.fits ? QStringLiteral("true") : QStringLiteral("false"));
     if (r.stages.size() > 1)
         for (const core::StageInfo& st : r.stages)
-            memoryRows(csv, QStringLiteral("memory_stage_%1").arg(st.stage), st.memory);
+            figureRows(csv, QStringLiteral("memory_stage_%1").arg(st.stage), memoryFigures(st.memory), "bytes");
     csv.num(QStringLiteral("host"), QStringLiteral("memory_per_node"), r.hostMemoryPerNode, "bytes");
     csv.num(QStringLiteral("host"), QStringLiteral("nvme_per_node"), r.nvmePerNode, "bytes");
-    const QString step = QStringLiteral("step_time");
-    csv.num(step, QStringLiteral("compute"), r.step.compute, "s");
-    csv.num(step, QStringLiteral("recompute"), r.step.recompute, "s");
-    csv.num(step, QStringLiteral("exposed_communication"), r.step.exposedCommunication, "s");
-    csv.num(step, QStringLiteral("pipeline_bubble"), r.step.pipelineBubble, "s");
-    csv.num(step, QStringLiteral("offload"), r.step.offload, "s");
-    csv.num(step, QStringLiteral("optimizer"), r.step.optimizer, "s");
-    csv.num(step, QStringLiteral("total"), r.step.total(), "s");
+    figureRows(csv, QStringLiteral("step_time"), termFigures(r, core::TermGroup::StepTime), "s");
     const QString tp = QStringLiteral("throughput");
     csv.num(tp, QStringLiteral("tokens_per_second"), r.throughput.tokensPerSecond, "tokens/s");
     csv.num(tp, QStringLiteral("tokens_per_second_per_gpu"), r.throughput.tokensPerSecondPerGpu, "tokens/s");

@@ -216,6 +216,38 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                                   tr("Settings (continued)"), {}, doc.area().left() + half + 16, half);
     doc.setY(std::max(end1, end2));
 
+    // The memory and step-time terms of the most loaded GPU, in the core's order
+    if (result.valid) {
+        doc.newPage(QPageLayout::Portrait);
+        doc.text(tr("Memory and step time by term"), font(14, true), Qt::black, 4);
+        doc.text(tr("The figures of the most loaded GPU as the model's named terms; each group adds up to its total. "
+                    "shardscope-cli evaluate FILE --explain prints every term's formula, the formula with the numbers "
+                    "substituted and its inputs; docs/model.md derives each."),
+                 font(9), QColor(0x40, 0x40, 0x40), 8);
+        const struct {
+            core::TermGroup group;
+            QString title;
+            const char* unit;
+        } groups[] = {{core::TermGroup::Memory, tr("Memory per GPU"), "B"}, {core::TermGroup::StepTime, tr("Step time"), "s"}};
+        for (const auto& g : groups) {
+            const std::vector<TermFigure> figures = termFigures(result, g.group);
+            double total = 0;
+            for (const TermFigure& f : figures)
+                total += f.value;
+            QList<QStringList> rows;
+            for (const TermFigure& f : figures) {
+                const core::Term* t = f.term ? f.term : findTerm(referenceTerms(), f.key.toStdString());
+                rows.push_back({f.label, figureText(f.value, g.unit), Units::percent(total > 0 ? f.value / total : 0, 0),
+                                t ? QString::fromStdString(t->source) : QString(),
+                                t ? QStringLiteral("§%1").arg(modelSectionTitle(QString::fromStdString(t->anchor))) : QString()});
+            }
+            rows.push_back({tr("Total"), figureText(total, g.unit), Units::percent(total > 0 ? 1 : 0, 0), QString(), QString()});
+            doc.text(g.title, font(12, true), Qt::black, 4);
+            doc.table({tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md")}, rows,
+                      {0.25, 0.1, 0.07, 0.33, 0.25}, QPageLayout::Portrait, tr("%1 (continued)").arg(g.title), {1, 2});
+        }
+    }
+
     // One chart per landscape page
     const QString caption = scenarioCaption(scenario, result, options.date);
     for (ChartKind kind : options.charts) {

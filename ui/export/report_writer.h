@@ -14,8 +14,9 @@
 namespace shardscope::ui {
 
 /// A PDF report of one scenario (A4): a title page with the status line, headline figures, warnings and the
-/// settings table; then each chart on its own landscape page with the scenario caption; then the table of
-/// collectives (continued on further pages when long).
+/// settings table; a page of the memory and step-time terms (the core's labels, values, order and sources); then
+/// each chart on its own landscape page with the scenario caption; then the table of collectives (continued on
+/// further pages when long).
 class ReportWriter
 {
 public:
