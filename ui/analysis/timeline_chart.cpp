@@ -3,6 +3,7 @@
 
 #include "analysis/layout_text.h"
 #include "charts/qcp.h"
+#include "explain/formulas.h"
 #include "util/units.h"
 
 #include <algorithm>
@@ -473,16 +474,13 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
 
     // The peak and what owns it: the largest item of the peak stage's memory.
     const core::StageInfo& ps = result.stages[size_t(std::clamp(t.peakStage, 0, int(result.stages.size()) - 1))];
-    const std::pair<double, QString> items[] = {
-        {ps.memory.parameters, tr("parameters")},         {ps.memory.gradients, tr("gradients")},
-        {ps.memory.optimizerStates, tr("optimizer states")}, {ps.memory.activations, tr("activations")},
-        {ps.memory.gatheredParameters, tr("gathered parameters")}, {ps.memory.communicationBuffers, tr("comm. buffers")},
-        {ps.memory.frameworkOverhead, tr("framework overhead")}};
-    const auto owner = std::max_element(std::begin(items), std::end(items),
-                                        [](const auto& a, const auto& b) { return a.first < b.first; });
+    const std::vector<TermFigure> items = memoryFigures(ps.memory); // the core's memory terms
+    const auto owner = std::max_element(items.begin(), items.end(),
+                                        [](const TermFigure& a, const TermFigure& b) { return a.value < b.value; });
     QString peak = t.stages > 1 ? tr("peak %1 on stage %2 at %3").arg(Units::bytes(t.peakBytes)).arg(t.peakStage).arg(Units::seconds(t.peakTime))
                                 : tr("peak %1 at %2").arg(Units::bytes(t.peakBytes), Units::seconds(t.peakTime));
-    peak += tr(" · largest item: %1 %2").arg(owner->second, Units::bytes(owner->first));
+    if (owner != items.end())
+        peak += tr(" · largest item: %1 %2").arg(owner->label.toLower(), Units::bytes(owner->value));
     if (ps.inFlight > 0)
         peak += tr(" · %n micro-batch(es) in flight", nullptr, ps.inFlight);
     m_peakLabel->setText(peak);
