@@ -163,12 +163,12 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const StateBytes& B = sh.bytes;
     const Parallelism& par = s.parallelism;
     const Cluster& cl = s.cluster;
-    const Layout L = makeLayout(s);
-    const int tp = L.tp, pp = L.pp, cp = L.cp, ep = L.ep;
-    const int dp = L.dp;
-    const int gpus = L.gpus;
-    const int64_t m = L.microBatches;
-    const int v = L.virtualStages;
+    const Layout layout = makeLayout(s);
+    const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep;
+    const int dp = layout.dp;
+    const int gpus = layout.gpus;
+    const int64_t m = layout.microBatches;
+    const int v = layout.virtualStages;
 
     r.parameters = c.total;
     r.activeParameters = c.active;
@@ -190,12 +190,12 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     r.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
 
     // ---- Communication groups, Megatron rank order tp → cp → ep/dp → pp (megatron/core/parallel_state.py).
-    const GroupPlacement& tpG = L.tpGroup;
-    const GroupPlacement& cpG = L.cpGroup;
-    const GroupPlacement& dpG = L.dpcpGroup; // dense gradients: dp × cp
-    const GroupPlacement& epG = L.epGroup;
-    const GroupPlacement& edpG = L.expertDpGroup;
-    const GroupPlacement& ppPair = L.ppPair;
+    const GroupPlacement& tpG = layout.tpGroup;
+    const GroupPlacement& cpG = layout.cpGroup;
+    const GroupPlacement& dpG = layout.dpcpGroup; // dense gradients: dp × cp
+    const GroupPlacement& epG = layout.epGroup;
+    const GroupPlacement& edpG = layout.expertDpGroup;
+    const GroupPlacement& ppPair = layout.ppPair;
 
     const Peak peak = peakFor(s);
     const double hbm = cl.gpu.memoryBandwidth;
@@ -250,7 +250,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         const double g = std::max(1, s.model.kvHeads);
         const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
         cpChunk = 2.0 * beta * T * kvLocal;
-        cpCost = collectiveTime(CollectiveOp::SendRecv, cpChunk, L.cpPair, cl, s.nccl);
+        cpCost = collectiveTime(CollectiveOp::SendRecv, cpChunk, layout.cpPair, cl, s.nccl);
         cpFwdExposed = std::max(0.0, (cp - 1) * cpCost.time - coreTime);
         cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * cpCost.time - 2.0 * coreTime);
     }
@@ -295,8 +295,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const bool perMicroAG = shard == Sharding::Zero3 || shard == Sharding::FsdpFull || shard == Sharding::FsdpHybrid
         || shard == Sharding::FsdpGradOp;
     const bool hybrid = shard == Sharding::FsdpHybrid;
-    const GroupPlacement& shardG = L.shardGroupPlacement; // dp·cp, or fsdp-hybrid's group
-    const GroupPlacement& replicaG = L.replicaGroup;
+    const GroupPlacement& shardG = layout.shardGroupPlacement; // dp·cp, or fsdp-hybrid's group
+    const GroupPlacement& replicaG = layout.replicaGroup;
     const double U = sh.layerUnitParams;
     const CollectiveCost unitAG = collectiveTime(CollectiveOp::AllGather, B.w * U, shardG, cl, s.nccl);
     const CollectiveCost unitRS = collectiveTime(CollectiveOp::ReduceScatter, B.reduce * U, shardG, cl, s.nccl);
@@ -318,7 +318,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         si.head = st.head;
         si.inFlight = static_cast<int>(std::ceil(inFlight(s, i, m)));
         double host = 0, nvme = 0;
-        si.memory = stageMemory(s, sh, st, i, L, m, &host, &nvme);
+        si.memory = stageMemory(s, sh, st, i, layout, m, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
 
@@ -365,7 +365,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     }
     r.memory = r.stages[r.peakStage].memory;
 
-    const double nccl = ncclBufferBytes(s, L);
+    const double nccl = ncclBufferBytes(s, layout);
     for (auto& st : r.stages) {
         st.memory.communicationBuffers += nccl;
     }
@@ -598,7 +598,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
 
     if (terms) {
         // Memory of the peak stage, as stageMemory derives it, + NCCL's buffers in the communication term.
-        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, L, m, nullptr, nullptr, terms);
+        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, layout, m, nullptr, nullptr, terms);
         for (Term& t : *terms)
             if (t.key == "memory.communication_buffers") {
                 t.value = r.memory.communicationBuffers;
@@ -699,7 +699,8 @@ void addWarnings(const Scenario& s, Result& r)
 }
 } // namespace
 
-Result evaluate(const Scenario& s)
+namespace {
+Result validateAndEvaluate(const Scenario& s, bool withTerms)
 {
     Result r;
     r.issues = validate(s);
@@ -707,22 +708,14 @@ Result evaluate(const Scenario& s)
         r.valid = false;
         return r;
     }
-    evaluateInto(s, r, true);
+    evaluateInto(s, r, true, withTerms ? &r.terms : nullptr);
     addWarnings(s, r);
     return r;
 }
+} // namespace
 
-Result explain(const Scenario& s)
-{
-    Result r;
-    r.issues = validate(s);
-    if (!r.issues.empty()) {
-        r.valid = false;
-        return r;
-    }
-    evaluateInto(s, r, true, &r.terms);
-    addWarnings(s, r);
-    return r;
-}
+Result evaluate(const Scenario& s) { return validateAndEvaluate(s, false); }
+
+Result explain(const Scenario& s) { return validateAndEvaluate(s, true); }
 
 } // namespace shardscope::core
