@@ -61,25 +61,25 @@ RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp, size_t ma
     const int ep = s.model.isMoe() ? std::max(1, p.ep) : 1;
     const int e = c.cp + p.cp * c.dp; // position in the dp × cp block
     const int stage = rankOf(s, 0, 0, 0, c.pp);
-    RankGroup out; // { group, expertDataParallel, size, first, stride }
+    RankGroup out; // { group, expertDataParallel, size, first, stride, members (filled below), ... }
     switch (g) {
     case Group::Tp:
-        out = { g, false, p.tp, rankOf(s, 0, c.cp, c.dp, c.pp), 1 };
+        out = { g, false, p.tp, rankOf(s, 0, c.cp, c.dp, c.pp), 1, {}, 0, false, true };
         break;
     case Group::Cp:
-        out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp };
+        out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp, {}, 0, false, true };
         break;
     case Group::Dp:
         if (expertDp) // dp × cp positions e % ep, e % ep + ep, ...
-            out = { g, true, (p.cp * dpN - e % ep + ep - 1) / ep, stage + c.tp + p.tp * (e % ep), p.tp * ep };
+            out = { g, true, (p.cp * dpN - e % ep + ep - 1) / ep, stage + c.tp + p.tp * (e % ep), p.tp * ep, {}, 0, false, true };
         else
-            out = { g, false, p.cp * dpN, rankOf(s, c.tp, 0, 0, c.pp), p.tp };
+            out = { g, false, p.cp * dpN, rankOf(s, c.tp, 0, 0, c.pp), p.tp, {}, 0, false, true };
         break;
     case Group::Pp:
-        out = { g, false, p.pp, rankOf(s, c.tp, c.cp, c.dp, 0), p.tp * p.cp * dpN };
+        out = { g, false, p.pp, rankOf(s, c.tp, c.cp, c.dp, 0), p.tp * p.cp * dpN, {}, 0, false, true };
         break;
     case Group::Ep: // ep consecutive dp × cp positions
-        out = { g, false, ep, stage + c.tp + p.tp * (e / ep * ep), p.tp };
+        out = { g, false, ep, stage + c.tp + p.tp * (e / ep * ep), p.tp, {}, 0, false, true };
         break;
     }
     const size_t listed = std::min(size_t(std::max(0, out.size)), maxMembers);

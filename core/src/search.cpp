@@ -170,6 +170,7 @@ struct Worker {
                             p.stepTime = r.step.total();
                             p.memory = r.memory.total();
                             p.tokensPerSecond = r.throughput.tokensPerSecond;
+                            p.mfu = r.throughput.mfu;
                             p.costPerToken = r.throughput.costPerStepUsd > 0
                                 ? r.throughput.costPerStepUsd / (r.throughput.tokensPerSecond * p.stepTime)
                                 : 0.0;
@@ -189,12 +190,7 @@ struct Worker {
 
 };
 
-bool tpAllowed(const ModelSpec& m, int tp)
-{
-    if (m.heads % tp != 0 || m.ffnHidden % tp != 0)
-        return false;
-    return m.kvHeads % tp == 0 || tp % m.kvHeads == 0;
-}
+bool tpAllowed(const ModelSpec& m, int tp) { return tensorParallelIssues(m, tp).empty(); }
 
 } // namespace
 

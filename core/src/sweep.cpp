@@ -73,7 +73,7 @@ std::vector<double> defaultSweepValues(const Scenario& base, SweepAxis axis)
     case SweepAxis::Nodes: powers(1, 256); break;
     case SweepAxis::Tp:
         for (int t = 1; t <= base.cluster.gpusPerNode; t *= 2)
-            if (base.model.heads % t == 0)
+            if (tensorParallelIssues(base.model, t).empty())
                 v.push_back(t);
         break;
     case SweepAxis::Pp: powers(1, std::min(64, base.model.layers)); break;

@@ -63,6 +63,27 @@ struct Checker {
 
 } // namespace
 
+std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
+{
+    // Megatron-LM splits attention by heads and the MLP by columns (Shoeybi et al. 2019 §3): every rank owns whole
+    // heads and an equal share of ffn_hidden; KV heads fewer than tp are replicated (megatron/core/transformer).
+    std::vector<Issue> issues;
+    Checker ck{ issues };
+    if (tp < 1) {
+        ck.fail("parallelism.tp", "tp (", tp, ") must be at least 1");
+        return issues;
+    }
+    if (m.heads % tp != 0)
+        ck.fail("parallelism.tp", "tp (", tp, ") must divide heads (", m.heads, ")");
+    else if (m.kvHeads > 0 && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+        ck.fail("parallelism.tp", "tp (", tp, ") must divide kv_heads (", m.kvHeads, ") or be a multiple of it (KV heads are then replicated)");
+    if (m.ffnHidden % tp != 0)
+        ck.fail("parallelism.tp", "tp (", tp, ") must divide ffn_hidden (", m.ffnHidden, ")");
+    if (m.vocab < tp)
+        ck.fail("parallelism.tp", "tp (", tp, ") must not exceed vocab (", m.vocab, ")");
+    return issues;
+}
+
 std::vector<Issue> validate(const Scenario& s)
 {
     std::vector<Issue> issues;
@@ -165,14 +186,8 @@ std::vector<Issue> validate(const Scenario& s)
     if (!(parOk && modelOk && clusterOk && trainOk))
         return issues;
 
-    if (m.heads % p.tp != 0)
-        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide heads (", m.heads, ")");
-    else if (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)
-        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide kv_heads (", m.kvHeads, ") or be a multiple of it (KV heads are then replicated)");
-    if (m.ffnHidden % p.tp != 0)
-        ck.fail("parallelism.tp", "tp (", p.tp, ") must divide ffn_hidden (", m.ffnHidden, ")");
-    if (m.vocab < p.tp)
-        ck.fail("parallelism.tp", "tp (", p.tp, ") must not exceed vocab (", m.vocab, ")");
+    for (Issue& i : tensorParallelIssues(m, p.tp))
+        issues.push_back(std::move(i));
     const double gpus = double(c.nodes) * c.gpusPerNode;
     const double denom = double(p.tp) * p.pp * p.cp;
     const int dp = dataParallel(s);

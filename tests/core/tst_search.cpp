@@ -88,6 +88,7 @@ void TestSearch::bruteForceAgrees()
         const Result r = evaluate(applyLayout(base, l));
         QVERIFY(relClose(r.step.total(), p.stepTime, 1e-12));
         QVERIFY(relClose(r.memory.total(), p.memory, 1e-12));
+        QVERIFY(relClose(r.throughput.mfu, p.mfu, 1e-12)); // MFU comes from the core, not the GUI
     }
     // Best first by tokens/s.
     for (size_t i = 1; i < res.points.size(); ++i)

@@ -20,6 +20,7 @@ private slots:
     void minimalScenarioIsTheDefault();
     void tpMustDivideHeads();
     void tpMustDivideKvHeadsOrBeAMultiple();
+    void oneTensorParallelRule();
     void dpMustBeWhole_data();
     void dpMustBeWhole();
     void globalBatchMultipleOfMicroTimesDp();
@@ -100,6 +101,21 @@ void TestValidation::tpMustDivideKvHeadsOrBeAMultiple()
         const auto ok = issuesOf(model + R"("cluster":{"nodes":1,"gpus_per_node":8},"training":{"global_batch":8},)"
                                          R"("parallelism":{"tp":)" + std::string(tp) + "}");
         QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    }
+}
+
+// The rule views and searches offer TP values with is validate()'s: Llama 3 70B has 64 heads, 8 KV heads and
+// ffn_hidden 28672 = 2^12 · 7, so tp ∈ {1, 2, 4, 8, 16, 32, 64} (powers of two dividing 64; 16 and up replicate KV heads).
+void TestValidation::oneTensorParallelRule()
+{
+    const ModelSpec& m = sstest::presetModel("llama3-70b");
+    for (int tp = 1; tp <= 128; ++tp) {
+        const bool allowed = tp <= 64 && 64 % tp == 0;
+        QVERIFY2(tensorParallelIssues(m, tp).empty() == allowed, qPrintable(QString::number(tp)));
+        Scenario s = sstest::presetScenario("llama3-70b", 128, 8);
+        s.parallelism.tp = tp;
+        s.training.globalBatch = 1024 * 1024;
+        QCOMPARE(sstest::hasIssue(validate(s), "parallelism.tp"), !allowed);
     }
 }
 

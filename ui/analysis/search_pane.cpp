@@ -34,14 +34,13 @@
 
 namespace shardscope::ui {
 
-/// One background search. The thread writes result and mfu, then sets done; the GUI thread reads them only
+/// One background search. The thread writes result, then sets done; the GUI thread reads them only
 /// after done (and joins), and reads progress.evaluated (atomic) meanwhile.
 struct SearchPane::Job {
     core::Scenario base;
     core::SearchOptions options;
     core::SearchProgress progress;
     core::SearchResult result;
-    std::vector<double> mfu;
     std::atomic<bool> done{false};
     std::thread thread;
 };
@@ -361,17 +360,6 @@ void SearchPane::run()
     Job* j = job.get();
     job->thread = std::thread([j] {
         j->result = core::search(j->base, j->options, &j->progress);
-        // MFU = flopsPerToken · tokens/s / (GPUs · peak) (evaluate.cpp): the factor flopsPerToken / peak depends on
-        // the model, sequence, precision and GPU, not on the layout, so one evaluate() gives it for every point.
-        if (!j->result.points.empty()) {
-            const core::Result r = core::evaluate(core::applyLayout(j->base, j->result.points.front().layout));
-            const double k = r.valid && r.throughput.tokensPerSecond > 0
-                ? r.throughput.mfu * r.gpus / r.throughput.tokensPerSecond
-                : 0.0;
-            j->mfu.reserve(j->result.points.size());
-            for (const auto& p : j->result.points)
-                j->mfu.push_back(k * p.tokensPerSecond / std::max(1, p.layout.gpus));
-        }
         j->done = true;
     });
     m_job = std::move(job);
@@ -414,7 +402,7 @@ void SearchPane::finish()
     m_feasible = r.feasible;
     const auto& gpu = job->base.cluster.gpu;
     m_scatter->setPoints(r.points, r.pareto, gpu.memoryBytes * (1.0 - job->options.headroom));
-    m_model->setPoints(std::move(r.points), std::move(job->mfu), r.pareto);
+    m_model->setPoints(std::move(r.points), r.pareto);
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
     m_progress->hide();

@@ -13,13 +13,11 @@ SearchTableModel::SearchTableModel(QObject* parent)
 {
 }
 
-void SearchTableModel::setPoints(std::vector<core::SearchPoint> points, std::vector<double> mfu,
+void SearchTableModel::setPoints(std::vector<core::SearchPoint> points,
                                  const std::vector<size_t>& pareto)
 {
     beginResetModel();
     m_points = std::move(points);
-    m_mfu = std::move(mfu);
-    m_mfu.resize(m_points.size(), 0.0);
     m_pareto.assign(m_points.size(), 0);
     for (size_t i : pareto)
         if (i < m_pareto.size())
@@ -27,7 +25,7 @@ void SearchTableModel::setPoints(std::vector<core::SearchPoint> points, std::vec
     endResetModel();
 }
 
-void SearchTableModel::clear() { setPoints({}, {}, {}); }
+void SearchTableModel::clear() { setPoints({}, {}); }
 
 int SearchTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_points.size()); }
 
@@ -88,7 +86,7 @@ QVariant SearchTableModel::display(int row, int column) const
     case Offload: return offloadShort(l.offloadOptimizer, l.offloadParameters);
     case StepTime: return Units::seconds(p.stepTime);
     case TokensPerSecond: return Units::count(p.tokensPerSecond, 1);
-    case Mfu: return Units::percent(m_mfu[size_t(row)]);
+    case Mfu: return Units::percent(m_points[size_t(row)].mfu);
     case Memory: return Units::bytes(p.memory);
     case CostPerMillion: return p.costPerToken > 0 ? QStringLiteral("%L1").arg(p.costPerToken * 1e6, 0, 'f', 2) : QStringLiteral("—");
     }
@@ -115,7 +113,7 @@ double SearchTableModel::sortKey(int row, int column) const
     case Offload: return int(l.offloadOptimizer) * 4 + int(l.offloadParameters);
     case StepTime: return p.stepTime;
     case TokensPerSecond: return p.tokensPerSecond;
-    case Mfu: return m_mfu[size_t(row)];
+    case Mfu: return m_points[size_t(row)].mfu;
     case Memory: return p.memory;
     case CostPerMillion: return p.costPerToken;
     }

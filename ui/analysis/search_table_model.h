@@ -24,11 +24,11 @@ public:
 
     explicit SearchTableModel(QObject* parent = nullptr);
 
-    /// mfu[i] belongs to points[i]; pareto holds indices into points.
-    void setPoints(std::vector<core::SearchPoint> points, std::vector<double> mfu, const std::vector<size_t>& pareto);
+    /// pareto holds indices into points.
+    void setPoints(std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto);
     void clear();
     [[nodiscard]] const core::SearchPoint& point(int row) const { return m_points[size_t(row)]; }
-    [[nodiscard]] double mfu(int row) const { return m_mfu[size_t(row)]; }
+    [[nodiscard]] double mfu(int row) const { return m_points[size_t(row)].mfu; }
     [[nodiscard]] bool onPareto(int row) const { return m_pareto[size_t(row)] != 0; }
     [[nodiscard]] const std::vector<core::SearchPoint>& points() const { return m_points; }
     /// The number SortRole holds for (row, column), without a QVariant (the sort proxy compares these).
@@ -43,7 +43,6 @@ private:
     [[nodiscard]] QVariant display(int row, int column) const;
     [[nodiscard]] QVariant sortValue(int row, int column) const;
     std::vector<core::SearchPoint> m_points;
-    std::vector<double> m_mfu;
     std::vector<char> m_pareto;
 };
 

@@ -3,6 +3,8 @@
 
 #include "editors/value_slider.h"
 
+#include <shardscope/core/evaluate.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -72,10 +74,10 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
 void ParallelismPanel::refreshExtras(const Scenario& s)
 {
     const qint64 gpus = std::max<qint64>(1, qint64(s.cluster.nodes) * s.cluster.gpusPerNode); // no int overflow at the limits
-    // TP must divide the heads and the KV heads (each rank owns whole heads).
+    // The TP values the core's rule allows (core::tensorParallelIssues: heads, KV heads, ffn_hidden, vocab).
     QList<qint64> tp;
     for (qint64 d : divisors(s.model.heads, gpus))
-        if (s.model.kvHeads <= 0 || s.model.kvHeads % d == 0 || d % s.model.kvHeads == 0)
+        if (core::tensorParallelIssues(s.model, int(d)).empty())
             tp << d;
     m_tp->setValues(tp);
     m_pp->setValues(divisors(s.model.layers, gpus));

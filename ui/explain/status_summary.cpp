@@ -57,7 +57,7 @@ std::vector<Candidate> candidates(const core::Scenario& s)
     if (p.tp > 1 && !p.sequenceParallel)
         c.push_back({tr("sequence parallel"), [](Scenario& x) { x.parallelism.sequenceParallel = true; return true; }});
     for (int tp = p.tp * 2; tp <= s.cluster.gpusPerNode; tp *= 2) {
-        if (!divides(tp, s.model.heads))
+        if (!core::tensorParallelIssues(s.model, tp).empty())
             continue;
         c.push_back({tr("TP=%1").arg(tp), [tp](Scenario& x) { x.parallelism.tp = tp; return true; }});
         break;

@@ -13,6 +13,10 @@ namespace shardscope::core {
 /// Every rule the scenario breaks, each naming its field (dotted scenario path). Empty = valid.
 [[nodiscard]] std::vector<Issue> validate(const Scenario& scenario);
 
+/// The tensor-parallel rule, the one validate() applies and every view and search uses: tp divides the heads and
+/// ffn_hidden, divides the KV heads or is a multiple of them, and does not exceed the vocabulary. Empty = allowed.
+[[nodiscard]] std::vector<Issue> tensorParallelIssues(const ModelSpec& model, int tp);
+
 /// Memory, communication and step time of one optimizer step. If validate() finds issues the result
 /// has valid == false, the issues, and no figures. Deterministic and allocation-light (called per slider move).
 [[nodiscard]] Result evaluate(const Scenario& scenario);

@@ -51,6 +51,7 @@ struct SearchPoint {
     double stepTime = 0;
     double memory = 0;          ///< bytes on the most loaded GPU
     double tokensPerSecond = 0;
+    double mfu = 0;             ///< model FLOPs utilisation (evaluate's)
     double costPerToken = 0;    ///< USD per token; 0 when the GPU has no price
     double score = 0;           ///< larger is better, per the objective
     int64_t index = 0;          ///< enumeration order (ties break on it, so results do not depend on threads)
