@@ -4,6 +4,7 @@
 #include "test_support.h"
 
 #include <shardscope/core/layout.h>
+#include <shardscope/core/strategies.h>
 
 #include <QObject>
 
@@ -17,6 +18,7 @@ private slots:
     void expertsAndContext();
     void placements_data();
     void placements();
+    void strategyLadder();
 };
 
 // 16 nodes × 8 GPUs, tp 8, pp 4, cp 1: dp = 128 / 32 = 4; 512 sequences in micro-batches of 2 → 512 / (2·4) = 64.
@@ -113,6 +115,30 @@ void TestLayout::placements()
     QCOMPARE(g.size, size);
     QCOMPARE(g.perNode, members);
     QCOMPARE(g.nodes, nodes);
+}
+
+// The comparison's strategies: ZeRO's stages in order (Rajbhandari et al. §5), then ZeRO-3 with the optimizer, then
+// also the parameters, on the CPU; applying one changes nothing but sharding and offload.
+void TestLayout::strategyLadder()
+{
+    const auto ladder = comparedStrategies();
+    QCOMPARE(ladder.size(), size_t(6));
+    const Sharding order[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
+    for (size_t i = 0; i < ladder.size(); ++i)
+        QCOMPARE(ladder[i].sharding, order[i]);
+    QCOMPARE(ladder[4].optimizer, OffloadTarget::Cpu);
+    QCOMPARE(ladder[4].parameters, OffloadTarget::None);
+    QCOMPARE(ladder[5].parameters, OffloadTarget::Cpu);
+    Scenario s = sstest::presetScenario("llama3-8b", 2, 8);
+    s.parallelism.tp = 2;
+    s.parallelism.sharding = Sharding::Zero2;
+    const Scenario z3 = withStrategy(s, ladder[5]);
+    QCOMPARE(z3.parallelism.sharding, Sharding::Zero3);
+    QCOMPARE(z3.parallelism.tp, 2);
+    QCOMPARE(z3.offload.parameters, OffloadTarget::Cpu);
+    QVERIFY(z3.model == s.model && z3.cluster == s.cluster && z3.training == s.training);
+    QVERIFY(usesStrategy(s, ladder[2]));
+    QVERIFY(!usesStrategy(s, ladder[3]));
 }
 
 QTEST_GUILESS_MAIN(TestLayout)

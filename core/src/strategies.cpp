@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "shardscope/core/strategies.h"
+
+namespace shardscope::core {
+
+namespace {
+constexpr StrategyChoice kStrategies[] = {
+    { "DDP", Sharding::Ddp, OffloadTarget::None, OffloadTarget::None },
+    { "ZeRO-1", Sharding::Zero1, OffloadTarget::None, OffloadTarget::None },
+    { "ZeRO-2", Sharding::Zero2, OffloadTarget::None, OffloadTarget::None },
+    { "ZeRO-3", Sharding::Zero3, OffloadTarget::None, OffloadTarget::None },
+    { "ZeRO-3\n+CPU opt.", Sharding::Zero3, OffloadTarget::Cpu, OffloadTarget::None },
+    { "ZeRO-3\n+CPU all", Sharding::Zero3, OffloadTarget::Cpu, OffloadTarget::Cpu },
+};
+} // namespace
+
+std::span<const StrategyChoice> comparedStrategies() { return kStrategies; }
+
+Scenario withStrategy(const Scenario& scenario, const StrategyChoice& choice)
+{
+    Scenario s = scenario;
+    s.parallelism.sharding = choice.sharding;
+    s.offload.optimizer = choice.optimizer;
+    s.offload.parameters = choice.parameters;
+    return s;
+}
+
+bool usesStrategy(const Scenario& scenario, const StrategyChoice& choice)
+{
+    const Scenario s = withStrategy(scenario, choice);
+    return s.parallelism == scenario.parallelism && s.offload == scenario.offload;
+}
+
+} // namespace shardscope::core
