@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export_command.h"
 
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 #include "document/strategy_comparison.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // shardscope: the desktop explorer. Usage: shardscope [FILE.shardscope.json]
 #include "analysis/analysis_tabs.h"
-#include "app/app_theme.h"
-#include "app/file_controller.h"
-#include "app/termination_signals.h"
+#include "session/app_theme.h"
+#include "session/file_controller.h"
+#include "session/termination_signals.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
 #include "main_window.h"

@@ -8,7 +8,7 @@
 // with the worse of the two scenarios. Usage: gui_bench [iterations]
 #include "test_support.h"
 
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 #include "document/scenario_document.h"
 #include "charts/qcp.h"
 #include "main_window.h"

@@ -6,7 +6,7 @@
 // waterfall whose steps sum to the total difference; the launch panel shows core::launchConfig live.
 #include "test_support.h"
 
-#include "app/file_controller.h"
+#include "session/file_controller.h"
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_controller.h"

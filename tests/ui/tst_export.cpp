@@ -7,7 +7,7 @@
 #include "test_support.h"
 
 #include "analysis/timeline_chart.h"
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 #include "charts/chart_base.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"

@@ -6,10 +6,10 @@
 // same file is warned; SIGTERM and SIGHUP write the autosave.
 #include "test_support.h"
 
-#include "app/autosave.h"
-#include "app/document_lock.h"
-#include "app/file_controller.h"
-#include "app/termination_signals.h"
+#include "session/autosave.h"
+#include "session/document_lock.h"
+#include "session/file_controller.h"
+#include "session/termination_signals.h"
 #include "compare/compare_controller.h"
 #include "compare/pin_board.h"
 #include "document/scenario_document.h"

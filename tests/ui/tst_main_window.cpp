@@ -4,8 +4,8 @@
 // shows an issue without crashing.
 #include "test_support.h"
 
-#include "app/app_theme.h"
-#include "app/file_controller.h"
+#include "session/app_theme.h"
+#include "session/file_controller.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"

@@ -4,7 +4,7 @@
 // sections work; find finds; the Help menu opens it; the text follows the dark palette.
 #include "test_support.h"
 
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 #include "document/scenario_document.h"
 #include "help/model_reference.h"
 #include "main_window.h"

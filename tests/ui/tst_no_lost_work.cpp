@@ -6,8 +6,8 @@
 #include "save_victim.h"
 #include "test_support.h"
 
-#include "app/autosave.h"
-#include "app/file_controller.h"
+#include "session/autosave.h"
+#include "session/file_controller.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
 #include "settings/app_settings.h"

@@ -2,7 +2,7 @@
 #include "export/chart_figure.h"
 
 #include "analysis/timeline_chart.h"
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 #include "charts/chart_base.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"

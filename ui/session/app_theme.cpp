@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/app_theme.h"
+#include "session/app_theme.h"
 
 #include <QApplication>
 #include <QStyle>

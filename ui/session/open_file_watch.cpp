@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/open_file_watch.h"
+#include "session/open_file_watch.h"
 
 #include <QFile>
 #include <QFileInfo>

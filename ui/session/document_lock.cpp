@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/document_lock.h"
+#include "session/document_lock.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "app/autosave.h"
-#include "app/document_lock.h"
+#include "session/autosave.h"
+#include "session/document_lock.h"
 #include "document/scenario_file.h"
 
 #include <QMessageBox>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/termination_signals.h"
+#include "session/termination_signals.h"
 
-#include "app/autosave.h"
+#include "session/autosave.h"
 
 #include <QSocketNotifier>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/file_controller.h"
+#include "session/file_controller.h"
 
-#include "app/open_file_watch.h"
+#include "session/open_file_watch.h"
 #include "compare/pin_board.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/autosave.h"
+#include "session/autosave.h"
 
 #include "document/scenario_document.h"
 #include "document/scenario_file.h"
