@@ -172,12 +172,12 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
     int code = kOk;
     if (!loadScenario(a, catalog, in, code))
         return code;
-    if (const auto refused = core::launchConfigIssues(in.scenario, in.result, target); !refused.empty()) {
+    if (const auto refused = core::launchConfigIssues(in.scenario, target); !refused.empty()) {
         for (const auto& e : refused)
             std::cerr << "shardscope-cli: error: " << e.field << ": " << e.message << "\n";
         return kInvalid;
     }
-    std::cout << core::launchConfig(in.scenario, in.result, target);
+    std::cout << core::launchConfig(in.scenario, target);
     return kOk;
 }
 

@@ -479,7 +479,7 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
 }
 } // namespace
 
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const Layout& l,
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
                             int64_t m, double* hostPerGpu, double* nvmePerGpu, std::vector<Term>* terms)
 {
     MemoryBreakdown mem;
@@ -606,7 +606,7 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
     return c;
 }
 
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const Layout& l, int64_t m)
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& l, int64_t m)
 {
     double peak = 0;
     for (int k = 0; k < c.count; ++k)

@@ -72,7 +72,7 @@ double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
 /// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree).
 /// With `terms`, also adds the memory terms of this stage (docs/model.md), NCCL buffers excepted (evaluate adds them).
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const Layout& layout,
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const ShardDegrees& degrees,
                             int64_t microBatches, double* hostPerGpu, double* nvmePerGpu,
                             std::vector<Term>* terms = nullptr);
 
@@ -93,7 +93,7 @@ struct PeakCandidates {
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 
 /// Largest per-GPU memory (without NCCL buffers) over the candidate stages for a layout (min_gpus varies its dp).
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const Layout& layout,
+double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& degrees,
                             int64_t microBatches);
 
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (NCCL user guide,

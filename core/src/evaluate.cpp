@@ -643,7 +643,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         // then settle the answer with the exact buffers of the candidate degrees.
         auto fitsAt = [&](int64_t d, double buffers) {
             const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
-            return candidatesPeakMemory(s, sh, cand, makeLayout(s, static_cast<int>(d)), mb) + buffers <= r.capacity;
+            return candidatesPeakMemory(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb) + buffers <= r.capacity;
         };
         auto fitsExact = [&](int64_t k) {
             return fitsAt(k * step_, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step_))));

@@ -825,7 +825,7 @@ std::string commentText(std::string_view text)
     return out;
 }
 
-std::vector<Issue> launchConfigIssues(const Scenario& scenario, const Result& result, LaunchTarget target)
+std::vector<Issue> launchConfigIssues(const Scenario& scenario, LaunchTarget target)
 {
     std::vector<Issue> issues;
     const Layout l = makeLayout(scenario);
@@ -876,7 +876,7 @@ const char* toString(LaunchTarget target)
     return "deepspeed";
 }
 
-std::string launchConfig(const Scenario& scenario, const Result& result, LaunchTarget target)
+std::string launchConfig(const Scenario& scenario, LaunchTarget target)
 {
     const Layout l = makeLayout(scenario);
     switch (target) {

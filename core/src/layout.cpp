@@ -27,6 +27,21 @@ int dataParallel(const Scenario& s)
     return (g % denom == 0) ? static_cast<int>(g / denom) : 0;
 }
 
+ShardDegrees shardDegrees(const Scenario& s, int dp)
+{
+    const Parallelism& par = s.parallelism;
+    ShardDegrees d;
+    d.dpcp = dp * std::max(1, par.cp);
+    const int ep = s.model.isMoe() ? std::max(1, par.ep) : 1;
+    d.expertDp = std::max(1, d.dpcp / ep);
+    // fsdp-hybrid shards inside groups of shard_group ranks (0 = one node), replicated across them
+    // (torch/distributed/fsdp/api.py HYBRID_SHARD); every other strategy shards over all dp·cp ranks.
+    d.shardGroup = par.sharding == Sharding::FsdpHybrid
+        ? std::max(1, std::min(d.dpcp, par.shardGroup > 0 ? par.shardGroup : s.cluster.gpusPerNode))
+        : std::max(1, d.dpcp);
+    return d;
+}
+
 Layout makeLayout(const Scenario& s) { return makeLayout(s, dataParallel(s)); }
 
 Layout makeLayout(const Scenario& s, int dp)
@@ -41,13 +56,7 @@ Layout makeLayout(const Scenario& s, int dp)
     l.pp = std::max(1, par.pp);
     l.cp = std::max(1, par.cp);
     l.ep = s.model.isMoe() ? std::max(1, par.ep) : 1;
-    l.dpcp = dp * l.cp;
-    l.expertDp = std::max(1, l.dpcp / l.ep);
-    // fsdp-hybrid shards inside groups of shard_group ranks (0 = one node), replicated across them
-    // (torch/distributed/fsdp/api.py HYBRID_SHARD); every other strategy shards over all dp·cp ranks.
-    l.shardGroup = par.sharding == Sharding::FsdpHybrid
-        ? std::max(1, std::min(l.dpcp, par.shardGroup > 0 ? par.shardGroup : l.gpusPerNode))
-        : std::max(1, l.dpcp);
+    static_cast<ShardDegrees&>(l) = shardDegrees(s, dp);
     l.replicas = std::max(1, l.dpcp / l.shardGroup);
     l.virtualStages = par.schedule == PpSchedule::Interleaved ? std::max(1, par.virtualStages) : 1;
     const int64_t perStep = static_cast<int64_t>(s.training.microBatch) * std::max(1, dp);

@@ -317,9 +317,9 @@ void TestLaunchConfigKeys::deepSpeedKeys()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
-    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::DeepSpeed).empty())
+    if (!launchConfigIssues(e.scenario, LaunchTarget::DeepSpeed).empty())
         QSKIP("this layout is refused for the target (refusedLayouts checks why)");
-    const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::DeepSpeed);
+    const std::string text = launchConfig(e.scenario, LaunchTarget::DeepSpeed);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
@@ -357,9 +357,9 @@ void TestLaunchConfigKeys::megatronFlags()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
-    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::Megatron).empty())
+    if (!launchConfigIssues(e.scenario, LaunchTarget::Megatron).empty())
         QSKIP("this layout is refused for the target (refusedLayouts checks why)");
-    const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::Megatron);
+    const std::string text = launchConfig(e.scenario, LaunchTarget::Megatron);
     static const std::regex flag(R"(--[a-z0-9][a-z0-9-]*)");
     for (const auto& f : tokens(text, flag))
         QVERIFY2(kMegatronFlags.count(f) || kTorchrunFlags.count(f),
@@ -399,9 +399,9 @@ void TestLaunchConfigKeys::ncclVariables()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
-    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::NcclEnv).empty())
+    if (!launchConfigIssues(e.scenario, LaunchTarget::NcclEnv).empty())
         QSKIP("this layout is refused for the target (refusedLayouts checks why)");
-    const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::NcclEnv);
+    const std::string text = launchConfig(e.scenario, LaunchTarget::NcclEnv);
     static const std::regex var(R"(NCCL_[A-Z0-9_]+)");
     for (const auto& v : tokens(text, var))
         QVERIFY2(kNcclVariables.count(v), qPrintable(QString::fromStdString("not a verified NCCL variable: " + v)));
@@ -425,9 +425,9 @@ void TestLaunchConfigKeys::fsdpImportsAndTorchrun()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
-    if (!launchConfigIssues(e.scenario, e.result, LaunchTarget::Fsdp).empty())
+    if (!launchConfigIssues(e.scenario, LaunchTarget::Fsdp).empty())
         QSKIP("this layout is refused for the target (refusedLayouts checks why)");
-    const std::string text = launchConfig(e.scenario, e.result, LaunchTarget::Fsdp);
+    const std::string text = launchConfig(e.scenario, LaunchTarget::Fsdp);
     static const std::regex flag(R"(--[a-z0-9][a-z0-9-]*)");
     for (const auto& f : tokens(text, flag))
         QVERIFY2(kTorchrunFlags.count(f), qPrintable(QString::fromStdString("not a verified torchrun flag: " + f)));
@@ -463,11 +463,11 @@ void TestLaunchConfigKeys::deterministic()
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
     for (LaunchTarget t : { LaunchTarget::DeepSpeed, LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv }) {
-        if (!launchConfigIssues(e.scenario, e.result, t).empty())
+        if (!launchConfigIssues(e.scenario, t).empty())
             continue;
-        const std::string once = launchConfig(e.scenario, e.result, t);
+        const std::string once = launchConfig(e.scenario, t);
         QVERIFY(!once.empty());
-        QCOMPARE(launchConfig(e.scenario, e.result, t), once);
+        QCOMPARE(launchConfig(e.scenario, t), once);
         QCOMPARE(once.back(), '\n');
     }
 }
@@ -481,13 +481,13 @@ void TestLaunchConfigKeys::contextParallelLayouts()
     QVERIFY(e.result.valid);
     QCOMPARE(e.scenario.parallelism.cp, 4);
     QCOMPARE(e.result.dp, 16 / 4); // 2 nodes x 8 GPUs / cp 4
-    const auto ds = nlohmann::json::parse(launchConfig(e.scenario, e.result, LaunchTarget::DeepSpeed));
+    const auto ds = nlohmann::json::parse(launchConfig(e.scenario, LaunchTarget::DeepSpeed));
     QCOMPARE(ds["sequence_parallel_size"].get<int>(), 4);
     QCOMPARE(ds["data_parallel_size"].get<int>(), 4);
     QCOMPARE(ds["train_batch_size"].get<int>(), 32);
     QCOMPARE(ds["train_micro_batch_size_per_gpu"].get<int>() * ds["gradient_accumulation_steps"].get<int>() * 4, 32);
 
-    const std::string py = launchConfig(e.scenario, e.result, LaunchTarget::Fsdp);
+    const std::string py = launchConfig(e.scenario, LaunchTarget::Fsdp);
     QVERIFY2(py.find("mesh = init_device_mesh(\"cuda\", (4, 4), mesh_dim_names=(\"dp\", \"cp\"))") != std::string::npos, py.c_str());
     QVERIFY(py.find("dp_cp_mesh = mesh[\"dp\", \"cp\"]._flatten(\"dp_cp\")") != std::string::npos);
     QVERIFY(py.find("fsdp_kwargs = dict(mesh=dp_cp_mesh,") != std::string::npos);
@@ -497,7 +497,7 @@ void TestLaunchConfigKeys::contextParallelLayouts()
     // HSDP with cp 2 and shard groups of 8 (dp x cp) ranks on 32 GPUs: replicate 4 x shard 4 x cp 2.
     const Evaluated h = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-hybrid-llama3-8b.shardscope.json"));
     QVERIFY(h.result.valid);
-    const std::string hp = launchConfig(h.scenario, h.result, LaunchTarget::Fsdp);
+    const std::string hp = launchConfig(h.scenario, LaunchTarget::Fsdp);
     QVERIFY2(hp.find("(4, 4, 2), mesh_dim_names=(\"dp_replicate\", \"dp_shard\", \"cp\"))") != std::string::npos, hp.c_str());
     QVERIFY(hp.find("fsdp_kwargs = dict(mesh=mesh[\"dp_replicate\", \"dp_shard_cp\"],") != std::string::npos);
 }
@@ -507,11 +507,11 @@ void TestLaunchConfigKeys::refusedLayouts()
     // TP 8 x CP 8: DeepSpeed's mesh has no tensor-parallel dim; refused naming cp, every other target written.
     const Evaluated e = load(QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios/cp-llama3-70b-128k.shardscope.json"));
     QVERIFY(e.result.valid);
-    const auto ds = launchConfigIssues(e.scenario, e.result, LaunchTarget::DeepSpeed);
+    const auto ds = launchConfigIssues(e.scenario, LaunchTarget::DeepSpeed);
     QCOMPARE(ds.size(), size_t(1));
     QCOMPARE(ds[0].field, std::string("parallelism.cp"));
     for (LaunchTarget t : { LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv })
-        QVERIFY(launchConfigIssues(e.scenario, e.result, t).empty());
+        QVERIFY(launchConfigIssues(e.scenario, t).empty());
 
     // Ulysses scatters KV heads over the cp ranks: cp 16 > kv_heads 8 is refused; FSDP2 with cp 2 in shard groups
     // of 3 ranks cannot be a dp_shard x cp mesh.
@@ -519,7 +519,7 @@ void TestLaunchConfigKeys::refusedLayouts()
     s.parallelism.cp = 16;
     Result r = evaluate(s);
     QVERIFY(r.valid);
-    const auto kv = launchConfigIssues(s, r, LaunchTarget::DeepSpeed);
+    const auto kv = launchConfigIssues(s, LaunchTarget::DeepSpeed);
     QCOMPARE(kv.size(), size_t(1));
     QVERIFY(kv[0].message.find("kv_heads (8)") != std::string::npos);
     s.parallelism.cp = 2;
@@ -529,11 +529,11 @@ void TestLaunchConfigKeys::refusedLayouts()
     s.training.globalBatch = 24;
     r = evaluate(s);
     QVERIFY(r.valid);
-    QVERIFY(launchConfigIssues(s, r, LaunchTarget::Fsdp).empty());
+    QVERIFY(launchConfigIssues(s, LaunchTarget::Fsdp).empty());
     s.parallelism.shardGroup = 3; // 24 / 3 = 8 groups of 3 ranks: 3 is not dp_shard x cp with cp 2
     r = evaluate(s);
     QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues[0].message.c_str());
-    const auto hy = launchConfigIssues(s, r, LaunchTarget::Fsdp);
+    const auto hy = launchConfigIssues(s, LaunchTarget::Fsdp);
     QCOMPARE(hy.size(), size_t(1));
     QCOMPARE(hy[0].field, std::string("parallelism.shard_group"));
 }

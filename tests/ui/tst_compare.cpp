@@ -324,7 +324,7 @@ void TestCompare::launchPanelFollowsTheDocument()
     for (core::LaunchTarget t : {core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp, core::LaunchTarget::Megatron,
                                  core::LaunchTarget::NcclEnv}) {
         panel->setTarget(t);
-        QCOMPARE(panel->text(), QString::fromStdString(core::launchConfig(doc->scenario(), doc->result(), t)));
+        QCOMPARE(panel->text(), QString::fromStdString(core::launchConfig(doc->scenario(), t)));
     }
     panel->setTarget(core::LaunchTarget::Megatron);
     setTp(doc, 8);

@@ -82,7 +82,7 @@ void LaunchConfigPanel::refresh()
         m_config.clear();
         m_text->setPlainText(tr("# No configuration: the scenario is invalid (see Issues)."));
         m_note->setText(QString());
-    } else if (const auto refused = core::launchConfigIssues(m_doc->scenario(), r, target()); !refused.empty()) {
+    } else if (const auto refused = core::launchConfigIssues(m_doc->scenario(), target()); !refused.empty()) {
         // A layout the target cannot express is refused, never written wrongly (e.g. TP x CP for DeepSpeed).
         m_config.clear();
         QStringList lines;
@@ -91,7 +91,7 @@ void LaunchConfigPanel::refresh()
         m_text->setPlainText(tr("# No %1 for this layout:\n%2").arg(m_target->currentText(), lines.join(QLatin1Char('\n'))));
         m_note->setText(tr("This layout cannot be expressed for the chosen target; another target may express it."));
     } else {
-        m_config = QString::fromStdString(core::launchConfig(m_doc->scenario(), r, target()));
+        m_config = QString::fromStdString(core::launchConfig(m_doc->scenario(), target()));
         // Keep the scroll position while the user edits: only the text changes.
         const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
         m_text->setPlainText(m_config);

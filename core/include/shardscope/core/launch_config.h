@@ -24,17 +24,17 @@ enum class LaunchTarget { DeepSpeed, Fsdp, Megatron, NcclEnv };
 /// Why the layout cannot be written for `target` (empty: it can), each issue naming the field it comes from, e.g.
 /// parallelism.cp when DeepSpeed's data × sequence-parallel mesh cannot hold cp together with tp or pp. The CLI
 /// exits 2 with these; the GUI shows them instead of a configuration.
-[[nodiscard]] std::vector<Issue> launchConfigIssues(const Scenario& scenario, const Result& result, LaunchTarget target);
+[[nodiscard]] std::vector<Issue> launchConfigIssues(const Scenario& scenario, LaunchTarget target);
 
 /// Text taken from the scenario (its name, the model's name, catalog ids) for a comment line of generated code:
 /// control characters (newlines, carriage returns, escape sequences), Unicode line and paragraph separators
 /// and bidirectional overrides become spaces, so no string can end the comment and become code.
 [[nodiscard]] std::string commentText(std::string_view text);
 
-/// The configuration text for one target; launchConfigIssues(...) must be empty. `result` must come from evaluate(scenario) and be valid: the
-/// layout figures (dp, gradient accumulation) are taken from it. DeepSpeed is pure JSON (no comments);
+/// The configuration text for one valid scenario and target; launchConfigIssues(...) must be empty. The layout
+/// figures (dp, gradient accumulation, shard groups) are the scenario's Layout (layout.h). DeepSpeed is pure JSON (no comments);
 /// the FSDP fragment is Python; Megatron and NCCL are bash. Deterministic: same input, same bytes. Strings from
 /// the scenario appear only in comments (commentText), never in code, so a hostile name cannot inject code.
-[[nodiscard]] std::string launchConfig(const Scenario& scenario, const Result& result, LaunchTarget target);
+[[nodiscard]] std::string launchConfig(const Scenario& scenario, LaunchTarget target);
 
 } // namespace shardscope::core

@@ -22,13 +22,20 @@ struct GroupPlacement {
 /// A group of `size` ranks whose members are `stride` ranks apart, on nodes of gpusPerNode GPUs.
 [[nodiscard]] GroupPlacement placeGroup(int size, int stride, int gpusPerNode);
 
-struct Layout {
+/// How many ranks share (and shard) the model states: the part of the layout the memory model needs, cheap enough
+/// for min_gpus to try many data-parallel degrees.
+struct ShardDegrees {
+    int dpcp = 1;       ///< ranks holding the same dense weights: dp·cp
+    int expertDp = 1;   ///< ranks holding the same experts: dp·cp/ep
+    int shardGroup = 1; ///< ranks sharding model states: dp·cp, or fsdp-hybrid's group (0 = one node), at most dp·cp
+};
+[[nodiscard]] ShardDegrees shardDegrees(const Scenario& scenario, int dp);
+
+/// dpcp, expertDp and shardGroup come from ShardDegrees.
+struct Layout : ShardDegrees {
     int gpus = 0, nodes = 0, gpusPerNode = 0;
     int dp = 0, tp = 1, pp = 1, cp = 1;
     int ep = 1;            ///< expert parallelism; 1 for a dense model whatever the scenario says
-    int dpcp = 0;          ///< ranks holding the same dense weights: dp·cp (gradients are reduced over them)
-    int expertDp = 1;      ///< ranks holding the same experts: dp·cp/ep
-    int shardGroup = 0;    ///< ranks sharding model states: dp·cp, or fsdp-hybrid's group (0 = one node), at most dp·cp
     int replicas = 1;      ///< fsdp-hybrid: copies of the sharded states, dp·cp / shardGroup
     int virtualStages = 1; ///< pipeline chunks per rank (interleaved schedule), 1 otherwise
     int64_t microBatches = 0; ///< per pipeline per step: global batch / (micro-batch · dp)
