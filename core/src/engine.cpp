@@ -18,9 +18,6 @@ constexpr double kCudaContextBytes = 1.0 * kGiB;
 // Allocator slack: Megatron's theoretical_memory_usage multiplies activations by 1.05 for
 // "optimizer and misc temporaries" (compute_activation_memory); we apply it to all transient memory.
 constexpr double kAllocatorSlack = 0.05;
-// DeepSpeed ZeRO-3 prefetch bucket, stage3_prefetch_bucket_size = 5e7 elements (deepspeed/runtime/zero/config.py);
-// the reduce/allgather buckets and DDP's bucket cap are in engine.h (the time model uses them too).
-constexpr double kDsPrefetchBucket = 5e7;
 // DeepSpeed estimators' additional_buffer_factor (deepspeed/runtime/zero/stage3.py, stage_1_and_2.py).
 constexpr double kDsBufferFactor = 1.5;
 // FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and

@@ -13,12 +13,15 @@
 
 namespace shardscope::core::detail {
 
-// Framework bucket sizes that both the memory model (engine.cpp) and the time model (evaluate.cpp) use.
+// Framework bucket sizes: the memory model (engine.cpp), the time model (evaluate.cpp) and the launch configurations
+// (launch_config.cpp writes the same values into DeepSpeed's config) read them here.
 /// PyTorch DDP bucket_cap_mb = 25 (torch/nn/parallel/distributed.py; c10d reducer.hpp kDefaultBucketBytesCap).
 inline constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
 /// DeepSpeed ZeRO reduce_bucket_size and allgather_bucket_size, elements (deepspeed/runtime/zero/config.py).
 inline constexpr double kDsReduceBucket = 5e8;
 inline constexpr double kDsAllgatherBucket = 5e8;
+/// DeepSpeed ZeRO-3 stage3_prefetch_bucket_size, elements (deepspeed/runtime/zero/config.py).
+inline constexpr double kDsPrefetchBucket = 5e7;
 
 /// Bytes per parameter of each model-state component (ZeRO paper §3.1; Megatron-LM dist_optimizer.md;
 /// docs/model.md §model-state-bytes).

@@ -27,7 +27,7 @@
 //   - deepspeed/__init__.py:158-161: "sequence_parallel_size" + "data_parallel_size" in the config dict build the
 //     (data_parallel, sequence_parallel) mesh; runtime/config.py:728 takes the batch check's world size from its
 //     data_parallel dim; deepspeed/sequence/layer.py:34, 230 (Ulysses scatters heads over the sequence ranks).
-//   - Bucket values are DeepSpeed's defaults, the ones the memory model assumes (engine.cpp kDs*, DeepSpeed zero/config.py).
+//   - Bucket values are DeepSpeed's defaults, the ones the memory model assumes (engine.h kDs*, DeepSpeed zero/config.py).
 // * PyTorch FSDP2, pytorch/pytorch (main, 2025-2026 snapshots):
 //   - torch/distributed/fsdp/__init__.py exports fully_shard, MixedPrecisionPolicy, CPUOffloadPolicy; public there
 //     since 2.6 (PR #141868 "[FSDP2] Move to public torch.distributed.fsdp", "targeting 2.6 release"); before that
@@ -73,6 +73,8 @@
 
 #include "shardscope/core/scenario_json.h"
 
+#include "engine.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -87,10 +89,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// DeepSpeed defaults the memory model assumes (deepspeed/runtime/zero/config.py; engine.cpp kDsReduceBucket etc.).
-constexpr int64_t kReduceBucket = 500000000;     // reduce_bucket_size, elements
-constexpr int64_t kAllgatherBucket = 500000000;  // allgather_bucket_size, elements
-constexpr int64_t kPrefetchBucket = 50000000;    // stage3_prefetch_bucket_size, elements (code default 5e7)
+// The buckets the memory and time model assume (engine.h), as whole numbers of elements for the JSON.
+constexpr int64_t kReduceBucket = static_cast<int64_t>(detail::kDsReduceBucket);
+constexpr int64_t kAllgatherBucket = static_cast<int64_t>(detail::kDsAllgatherBucket);
+constexpr int64_t kPrefetchBucket = static_cast<int64_t>(detail::kDsPrefetchBucket);
 constexpr int64_t kPersistence = 100000;         // stage3_param_persistence_threshold, elements
 constexpr int64_t kMaxLive = 1000000000;         // stage3_max_live_parameters, elements
 
