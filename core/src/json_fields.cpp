@@ -258,7 +258,8 @@ void readGpu(FieldReader& r, const json& o, const std::string& p, GpuSpec& g, bo
 {
     r.unknownKeys(o, p, { "id", "name", "vendor", "arch", "bf16_dense_flops", "fp8_dense_flops", "memory_bytes",
                             "memory_bandwidth", "scale_up_bandwidth", "scale_up_domain", "nvls", "host_link_bandwidth",
-                            "achievable_matmul_fraction", "tdp_watts", "hourly_price_usd", "source" });
+                            "achievable_matmul_fraction", "tdp_watts", "hourly_price_usd", "source", "scale_up_link",
+                            "scale_out_link", "links_source" });
     r.string(o, "id", p, g.id);
     r.string(o, "name", p, g.name);
     r.string(o, "vendor", p, g.vendor);
@@ -276,6 +277,9 @@ void readGpu(FieldReader& r, const json& o, const std::string& p, GpuSpec& g, bo
     r.boolean(o, "nvls", p, g.nvls);
     r.number(o, "tdp_watts", p, g.tdpWatts);
     r.number(o, "hourly_price_usd", p, g.hourlyPriceUsd);
+    r.string(o, "scale_up_link", p, g.scaleUpLink);
+    r.string(o, "scale_out_link", p, g.scaleOutLink);
+    r.string(o, "links_source", p, g.linksSource);
 }
 
 void readLink(FieldReader& r, const json& o, const std::string& p, LinkSpec& l, bool all)
@@ -363,6 +367,12 @@ json gpuToJson(const GpuSpec& g)
         { "scale_up_bandwidth", g.scaleUpBandwidth }, { "scale_up_domain", g.scaleUpDomain }, { "nvls", g.nvls },
         { "host_link_bandwidth", g.hostLinkBandwidth }, { "achievable_matmul_fraction", g.achievableMatmulFraction },
         { "tdp_watts", g.tdpWatts }, { "hourly_price_usd", g.hourlyPriceUsd }, { "source", g.source } };
+    if (!g.scaleUpLink.empty())
+        j["scale_up_link"] = g.scaleUpLink;
+    if (!g.scaleOutLink.empty())
+        j["scale_out_link"] = g.scaleOutLink;
+    if (!g.linksSource.empty())
+        j["links_source"] = g.linksSource;
     return j;
 }
 

@@ -74,6 +74,9 @@ struct GpuSpec {
     double tdpWatts = 0;
     double hourlyPriceUsd = 0;         ///< 0 = unknown
     std::string source;
+    std::string scaleUpLink;           ///< catalog link id of the GPU's own scale-up fabric ("" = not named)
+    std::string scaleOutLink;          ///< catalog link id of the NIC its reference servers ship with ("" = not named)
+    std::string linksSource;           ///< where scaleUpLink and scaleOutLink come from
     friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
 };
 
