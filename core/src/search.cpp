@@ -33,6 +33,26 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
     return s;
 }
 
+namespace {
+/// x rounded to a 40-bit mantissa (about 12 significant digits): scores that differ only by rounding compare equal.
+double rankKey(double x)
+{
+    int e = 0;
+    const double m = std::frexp(x, &e);
+    return std::ldexp(std::round(std::ldexp(m, 40)), e - 40);
+}
+} // namespace
+
+bool rankedBefore(const SearchPoint& a, const SearchPoint& b)
+{
+    const double ka = rankKey(a.score), kb = rankKey(b.score);
+    if (ka != kb)
+        return ka > kb;
+    if (a.memory != b.memory)
+        return a.memory < b.memory;
+    return a.index < b.index;
+}
+
 std::vector<size_t> paretoFront(const std::vector<SearchPoint>& points)
 {
     std::vector<size_t> order(points.size());
@@ -272,11 +292,7 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
     }
     out.feasible = static_cast<int64_t>(out.points.size());
     out.cancelled = progress && progress->cancel.load();
-    std::sort(out.points.begin(), out.points.end(), [](const SearchPoint& a, const SearchPoint& b) {
-        if (a.score != b.score)
-            return a.score > b.score;
-        return a.index < b.index;
-    });
+    std::sort(out.points.begin(), out.points.end(), rankedBefore);
     out.pareto = paretoFront(out.points);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

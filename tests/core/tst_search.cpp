@@ -19,6 +19,8 @@ private slots:
     void threadsGiveSameResults();
     void smallSpaceBestIsSelectiveRecompute();
     void tightMemoryNeedsSharding();
+    void equalScoresRankLessMemoryFirst();
+    void defaultHeadroomKeepsTenPercentFree();
 };
 
 namespace {
@@ -40,6 +42,7 @@ void TestSearch::bruteForceAgrees()
     opt.maxPp = 4;
     opt.maxCp = 2;
     opt.maxMicroBatch = 2;
+    opt.headroom = 0; // the brute force below asks evaluate() whether a layout fits the whole GPU
     const SearchResult res = search(base, opt);
     QVERIFY(res.evaluated > 0);
 
@@ -195,6 +198,64 @@ void TestSearch::tightMemoryNeedsSharding()
         QVERIFY(l.tp * l.pp > 1 || l.offloadOptimizer != OffloadTarget::None);
         QVERIFY(p.memory <= s.cluster.gpu.memoryBytes);
     }
+}
+
+void TestSearch::equalScoresRankLessMemoryFirst()
+{
+    // The rule on its own (issue 13 item 7): equal tokens/s, the smaller memory first; a higher score first whatever
+    // its memory; scores equal to 12 digits tie (sums in another order); then enumeration order.
+    SearchPoint big, small, faster, same;
+    big.score = 1000.0;
+    big.memory = 79.5 * 1073741824.0;
+    big.index = 1;
+    small.score = 1000.0 * (1 + 1e-14); // the same throughput, summed in another order
+    small.memory = 61.0 * 1073741824.0;
+    small.index = 7;
+    faster.score = 1001.0;
+    faster.memory = 80.0 * 1073741824.0;
+    faster.index = 9;
+    same = small;
+    same.index = 8;
+    QVERIFY(rankedBefore(small, big));
+    QVERIFY(!rankedBefore(big, small));
+    QVERIFY(rankedBefore(faster, small) && rankedBefore(faster, big));
+    QVERIFY(rankedBefore(small, same) && !rankedBefore(same, small));
+    QVERIFY(!rankedBefore(small, small));
+
+    // In a real search: every run of equal scores is in increasing memory, and such runs exist (ZeRO-1 and ZeRO-2
+    // with their communication hidden, or offload variants, reach the same speed with different memory).
+    SearchOptions opt;
+    opt.maxPp = 2;
+    opt.maxCp = 1;
+    const SearchResult res = search(smallScenario(), opt);
+    int ties = 0;
+    for (size_t i = 1; i < res.points.size(); ++i) {
+        const SearchPoint& a = res.points[i - 1];
+        const SearchPoint& b = res.points[i];
+        QVERIFY(rankedBefore(a, b));
+        if (std::abs(a.score - b.score) <= 1e-12 * a.score && a.memory != b.memory) {
+            ++ties;
+            QVERIFY2(a.memory < b.memory, qPrintable(QStringLiteral("rank %1: %2 B before %3 B at the same tokens/s")
+                                                         .arg(i).arg(a.memory).arg(b.memory)));
+        }
+    }
+    QVERIFY2(ties > 0, "no equal-throughput layouts with different memory: the test would not see the rule");
+}
+
+void TestSearch::defaultHeadroomKeepsTenPercentFree()
+{
+    // The default: 10% of the GPU stays free (vLLM's gpu_memory_utilization 0.9); 0 is a choice, not the default.
+    QCOMPARE(SearchOptions{}.headroom, 0.10);
+    const Scenario s = smallScenario();
+    const SearchResult tight = search(s, SearchOptions{});
+    QVERIFY(tight.feasible > 0);
+    for (const SearchPoint& p : tight.points)
+        QVERIFY(p.memory <= 0.9 * s.cluster.gpu.memoryBytes);
+    SearchOptions none;
+    none.headroom = 0;
+    const SearchResult full = search(s, none);
+    QVERIFY(full.feasible > tight.feasible); // the layouts between 90% and 100% of the GPU are back
+    QCOMPARE(full.evaluated, tight.evaluated);
 }
 
 QTEST_APPLESS_MAIN(TestSearch)

@@ -14,6 +14,11 @@ namespace shardscope::core {
 
 enum class SearchObjective { TokensPerSecond, CostPerToken, MemoryHeadroom };
 
+/// Memory a searched layout leaves free on every GPU by default: 10%, for allocator fragmentation, spikes and what
+/// the model does not count. The convention of vLLM's gpu_memory_utilization default of 0.9
+/// (vllm/engine/arg_utils.py, EngineArgs.gpu_memory_utilization); a layout at 79.5 of 80 GiB is one spike from OOM.
+inline constexpr double kDefaultSearchHeadroom = 0.10;
+
 struct SearchOptions {
     int minGpus = 0;        ///< 0 = the scenario's GPU count; otherwise every whole node count in [minGpus, maxGpus]
     int maxGpus = 0;
@@ -22,7 +27,7 @@ struct SearchOptions {
     int maxCp = 8;
     int maxEp = 0;          ///< 0 = no limit (divisors of experts)
     int maxMicroBatch = 8;
-    double headroom = 0.0;  ///< fraction of GPU memory that must stay free (0.1 = fit in 90%)
+    double headroom = kDefaultSearchHeadroom; ///< fraction of GPU memory that must stay free (0.1 = fit in 90%)
     SearchObjective objective = SearchObjective::TokensPerSecond;
     int topK = 20;
     int threads = 1;
@@ -67,12 +72,17 @@ struct SearchResult {
     int64_t feasible = 0;            ///< layouts that fit (with the headroom)
     double seconds = 0;              ///< wall time of the search
     bool cancelled = false;
-    std::vector<SearchPoint> points; ///< every feasible layout, best first
+    std::vector<SearchPoint> points; ///< every feasible layout, best first (rankedBefore)
     std::vector<size_t> pareto;      ///< indices into points: the step-time vs memory Pareto front, by step time
 };
 
 /// Runs the search. Deterministic: the same points in the same order for any thread count.
 SearchResult search(const Scenario& base, const SearchOptions& options, SearchProgress* progress = nullptr);
+
+/// The ranking of search results: the higher score first; equal scores (to 12 significant digits, so sums taken in
+/// another order still tie) put the layout with less memory per GPU first, as it has more room for the same
+/// speed; then enumeration order. A strict weak order.
+bool rankedBefore(const SearchPoint& a, const SearchPoint& b);
 
 /// Indices of the points not dominated in (step time, memory), both minimised; sorted by step time.
 std::vector<size_t> paretoFront(const std::vector<SearchPoint>& points);
