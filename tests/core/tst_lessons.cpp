@@ -42,6 +42,8 @@ private slots:
     void highlightNames();
     void rulesOfThumbMemoryVerdicts();
     void rulesOfThumbTimeVerdicts();
+    void contextParallelismClaims();
+    void expertParallelismClaims();
 };
 
 namespace {
@@ -532,6 +534,83 @@ void TestLessons::rulesOfThumbTimeVerdicts()
     QVERIFY2(share7 < 0.15, qPrintable(QStringLiteral("bubble share at m = 32: %1%").arg(100 * share7)));
     // The bubble formula conventions quoted in the text bracket the model's figure at m = 8.
     QVERIFY(share6 <= 3.0 / 8.0 + 0.02);
+}
+
+namespace {
+double groupTime(const Result& r, Group g, bool exposed)
+{
+    double t = 0;
+    for (const Collective& c : r.collectives)
+        if (c.group == g)
+            t += exposed ? c.exposedTime : c.time;
+    return t;
+}
+} // namespace
+
+void TestLessons::contextParallelismClaims()
+{
+    // What lesson 13's prose says, step by step (the text quotes figures through placeholders; these are its verdicts).
+    const LessonParse p = shipped("13-context-parallelism.json");
+    QVERIFY2(p.ok(), qPrintable(errorsText(p)));
+    QCOMPARE(p.lesson.steps.size(), size_t(6));
+    std::vector<Result> r;
+    for (size_t i = 0; i < p.lesson.steps.size(); ++i) {
+        r.push_back(evaluateStep(p.lesson, i));
+        QVERIFY(r.back().valid);
+    }
+    // 1: 128K tokens with TP 8 + SP and no CP do not fit; 2: full recomputation fits and costs recompute time.
+    QVERIFY2(!r[0].fits, "step 1 says the activations do not fit");
+    QVERIFY2(r[1].fits && r[1].step.recompute > 0, "step 2 says full recomputation fits, at a price");
+    // 3: c = 2 halves every token-linear activation (selective recompute both times: step 1 vs step 3).
+    QCOMPARE(r[2].cp, 2);
+    QVERIFY(sstest::relClose(r[2].memory.activations, r[0].memory.activations / 2, 0.02));
+    QVERIFY(r[2].bytesByGroup[size_t(Group::Cp)] > 0);
+    // 4: c = 8 fits with selective recomputation, and is faster than full recomputation.
+    QVERIFY2(r[3].fits && r[3].cp == 8, "step 4 says c = 8 fits");
+    QVERIFY2(r[3].step.total() < r[1].step.total(), "step 4: selective + CP beats full recomputation");
+    // 5: the ring crosses nodes (warned) and hides behind attention (under 1% of its time exposed).
+    QVERIFY(std::any_of(r[4].warnings.begin(), r[4].warnings.end(), [](const Issue& w) { return w.field == "parallelism.cp"; }));
+    QVERIFY(groupTime(r[4], Group::Cp, false) > 0);
+    QVERIFY2(groupTime(r[4], Group::Cp, true) < 0.01 * groupTime(r[4], Group::Cp, false), "step 5 says the ring hides");
+    // 6: at 8K tokens most of the ring is exposed and exposed communication is most of the step.
+    QVERIFY2(groupTime(r[5], Group::Cp, true) > 0.5 * groupTime(r[5], Group::Cp, false), "step 6 says the ring no longer hides");
+    QVERIFY2(r[5].step.exposedCommunication > 0.5 * r[5].step.total(), "step 6 says communication dominates");
+}
+
+void TestLessons::expertParallelismClaims()
+{
+    const LessonParse p = shipped("14-expert-parallelism-moe.json");
+    QVERIFY2(p.ok(), qPrintable(errorsText(p)));
+    QCOMPARE(p.lesson.steps.size(), size_t(6));
+    std::vector<Result> r;
+    for (size_t i = 0; i < p.lesson.steps.size(); ++i) {
+        r.push_back(evaluateStep(p.lesson, i));
+        QVERIFY(r.back().valid);
+    }
+    const auto ep = [](const Result& x) { return x.bytesByGroup[size_t(Group::Ep)]; };
+    const auto dp = [](const Result& x) { return x.bytesByGroup[size_t(Group::Dp)]; };
+    // 1: Mixtral 8x7B, 46.7B total and 12.9B active (catalogs.md: 46,702,792,704 / 12,879,925,248); ZeRO-1 does not fit.
+    QVERIFY(sstest::relClose(r[0].parameters, 46'702'792'704.0, 1e-6));
+    QVERIFY(sstest::relClose(r[0].activeParameters, 12'879'925'248.0, 1e-6));
+    QVERIFY(!r[0].fits);
+    // 2: EP 8 cuts model states and data-parallel bytes, and adds all-to-all, all of it exposed.
+    QCOMPARE(r[1].ep, 8);
+    QVERIFY(sstest::modelStates(r[1].memory) < sstest::modelStates(r[0].memory));
+    QVERIFY(dp(r[1]) < dp(r[0]));
+    QVERIFY(ep(r[0]) == 0 && ep(r[1]) > 0);
+    QVERIFY(sstest::relClose(groupTime(r[1], Group::Ep, true), groupTime(r[1], Group::Ep, false), 1e-9));
+    // 3: TP 2 fits, pushes the EP group over two nodes (warned), and the all-to-all gets slower.
+    QVERIFY(r[2].fits);
+    QVERIFY(std::any_of(r[2].warnings.begin(), r[2].warnings.end(), [](const Issue& w) { return w.field == "parallelism.ep"; }));
+    QVERIFY(groupTime(r[2], Group::Ep, false) > 2 * groupTime(r[1], Group::Ep, false));
+    // 4 → 5: ZeRO-3 with EP moves fewer data-parallel bytes and is faster than ZeRO-3 alone.
+    QCOMPARE(r[3].ep, 1);
+    QCOMPARE(r[4].ep, 8);
+    QVERIFY(dp(r[4]) < dp(r[3]));
+    QVERIFY(r[4].step.total() < r[3].step.total());
+    // 6: FP8 dispatch: the all-to-all bytes are three quarters of bf16's (DeepSeek-V3 §3.3: 1 + 2 bytes for 2 + 2).
+    QVERIFY(sstest::relClose(ep(r[5]), 0.75 * ep(r[4]), 1e-9));
+    QVERIFY(r[5].step.total() < r[4].step.total());
 }
 
 QTEST_APPLESS_MAIN(TestLessons)
