@@ -4,6 +4,7 @@
 #include "shardscope/core/file_io.h"
 
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/scenario_name.h"
 
 #include <cmath>
 #include <cstdio>
@@ -69,7 +70,7 @@ std::string count(double n)
 void printResultTable(std::ostream& os, const core::Scenario& s, const core::Result& r)
 {
     using namespace core;
-    os << "Scenario: " << esc(s.name) << "\n";
+    os << "Scenario: " << esc(scenarioTitle(s)) << "\n";
     os << "Model: " << esc(s.model.name.empty() ? s.model.id : s.model.name) << ", " << count(r.parameters)
        << " parameters (" << count(r.activeParameters) << " active)\n";
     os << "Cluster: " << s.cluster.nodes << " x " << s.cluster.gpusPerNode << " " << esc(s.cluster.gpu.name) << "\n";

@@ -59,29 +59,33 @@ std::string grouped(double v)
 
 constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
 
-std::string memoryText(double b)
+std::string memoryText(double b, LessonBytes units = LessonBytes::Binary)
 {
+    const bool dec = units == LessonBytes::Decimal;
+    const double k = dec ? 1e3 : kKiB, m = dec ? 1e6 : kMiB, g = dec ? 1e9 : kGiB;
+    const char* gName = dec ? " GB" : " GiB";
     const double a = std::fabs(b);
     if (a == 0)
-        return "0 GiB";
-    if (a >= 1000 * kGiB)
-        return fixed(b / kGiB, 0) + " GiB";
-    if (a >= 100 * kGiB)
-        return fixed(b / kGiB, 1) + " GiB";
-    if (a >= kGiB)
-        return fixed(b / kGiB, 2) + " GiB";
-    if (a >= kMiB)
-        return fixed(b / kMiB, a >= 100 * kMiB ? 0 : 1) + " MiB";
-    if (a >= kKiB)
-        return fixed(b / kKiB, 1) + " KiB";
+        return std::string("0") + gName;
+    if (a >= 1000 * g)
+        return fixed(b / g, 0) + gName;
+    if (a >= 100 * g)
+        return fixed(b / g, 1) + gName;
+    if (a >= g)
+        return fixed(b / g, 2) + gName;
+    if (a >= m)
+        return fixed(b / m, a >= 100 * m ? 0 : 1) + (dec ? " MB" : " MiB");
+    if (a >= k)
+        return fixed(b / k, 1) + (dec ? " kB" : " KiB");
     return fixed(b, 0) + " B";
 }
 
-std::string volumeText(double b)
+std::string volumeText(double b, LessonBytes units)
 {
-    if (std::fabs(b) >= kTiB)
-        return fixed(b / kTiB, 2) + " TiB";
-    return memoryText(b);
+    const double t = units == LessonBytes::Decimal ? 1e12 : kTiB;
+    if (std::fabs(b) >= t)
+        return fixed(b / t, 2) + (units == LessonBytes::Decimal ? " TB" : " TiB");
+    return memoryText(b, units);
 }
 
 std::string secondsText(double s)
@@ -133,11 +137,11 @@ std::string usdText(double v)
 
 enum class Unit { Memory, Volume, Seconds, Percent, Ratio, Count, Integer, TokensPerSecond, Tflops, Usd, Flop };
 
-std::string format(Unit u, double v)
+std::string format(Unit u, double v, LessonBytes bytes)
 {
     switch (u) {
-    case Unit::Memory: return memoryText(v);
-    case Unit::Volume: return volumeText(v);
+    case Unit::Memory: return memoryText(v, bytes);
+    case Unit::Volume: return volumeText(v, bytes);
     case Unit::Seconds: return secondsText(v);
     case Unit::Percent: return fixed(100 * v, 1) + "%";
     case Unit::Ratio: return fixed(v, std::fabs(v) >= 10 ? 1 : 2) + "×";
@@ -418,20 +422,24 @@ void forEachPlaceholder(const std::string& text, F f)
     }
 }
 
-std::string renderOne(std::string_view full, const Scenario& s, const Result& r, const Result* prev, bool& known)
+std::string renderOne(std::string_view full, const Scenario& s, const Result& r, const Result* prev, LessonBytes bytes,
+                      bool& known)
 {
     std::string_view name;
     const ByteUnit* unit = nullptr;
     known = splitUnit(full, name, unit);
     if (!known)
         return {};
-    auto fmt = [unit](const NumericPlaceholder& n, double v) {
+    auto fmt = [unit, bytes](const NumericPlaceholder& n, double v) {
         if (v == 0 && n.zeroText)
             return std::string(n.zeroText);
-        return unit ? inByteUnit(v, *unit) : format(n.unit, v);
+        return unit ? inByteUnit(v, *unit) : format(n.unit, v, bytes);
     };
-    if (const auto* t = findText(name))
+    if (const auto* t = findText(name)) {
+        if (name == "gpu.memory") // the one text figure in bytes: in the caller's units too
+            return memoryText(s.cluster.gpu.memoryBytes, bytes);
         return !t->needsResult || r.valid ? t->value(s, r) : std::string("n/a");
+    }
     if (const auto* n = findNumeric(name)) {
         if (!r.valid)
             return "n/a";
@@ -571,14 +579,15 @@ bool isLessonHighlight(std::string_view name)
     return n.find(name) != n.end();
 }
 
-std::string renderLessonText(const std::string& text, const Scenario& scenario, const Result& result, const Result* previous)
+std::string renderLessonText(const std::string& text, const Scenario& scenario, const Result& result, const Result* previous,
+                             LessonBytes bytes)
 {
     std::string out;
     out.reserve(text.size() + 64);
     size_t copied = 0;
     forEachPlaceholder(text, [&](size_t begin, size_t end, std::string_view name) {
         bool known = false;
-        std::string value = renderOne(name, scenario, result, previous, known);
+        std::string value = renderOne(name, scenario, result, previous, bytes, known);
         if (!known)
             return;  // left verbatim
         out.append(text, copied, begin - copied);
@@ -589,16 +598,16 @@ std::string renderLessonText(const std::string& text, const Scenario& scenario, 
     return out;
 }
 
-std::string lessonStepText(const Lesson& lesson, std::size_t index)
+std::string lessonStepText(const Lesson& lesson, std::size_t index, LessonBytes bytes)
 {
     if (index >= lesson.steps.size())
         return {};
     const LessonStep& step = lesson.steps[index];
     const Result now = evaluate(step.scenario);
     if (index == 0)
-        return renderLessonText(step.text, step.scenario, now, nullptr);
+        return renderLessonText(step.text, step.scenario, now, nullptr, bytes);
     const Result before = evaluate(lesson.steps[index - 1].scenario);
-    return renderLessonText(step.text, step.scenario, now, &before);
+    return renderLessonText(step.text, step.scenario, now, &before, bytes);
 }
 
 LessonParse parseLesson(std::string_view text, const Catalog& catalog)

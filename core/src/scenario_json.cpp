@@ -3,6 +3,7 @@
 #include "shardscope/core/scenario_json.h"
 
 #include "json_fields.h"
+#include "shardscope/core/scenario_name.h"
 
 namespace shardscope::core {
 
@@ -90,7 +91,6 @@ SS_NAMES(Proto, "simple", "ll", "ll128")
 Scenario defaultScenario(const Catalog& catalog)
 {
     Scenario s;
-    s.name = "Llama 3 70B, 4 x 8 H100, ZeRO-3";
     if (const auto* m = catalog.model("llama3-70b"))
         s.model = *m;
     if (const auto* g = catalog.gpu("h100-sxm5-80gb"))
@@ -216,6 +216,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer(*n, "min_channels", "nccl", s.nccl.minChannels);
         r.boolean(*n, "gdr", "nccl", s.nccl.gdr);
     }
+    if (s.name == generatedName(s))
+        s.name.clear(); // a name made from the content keeps following it (scenario_name.h)
     return out;
 }
 
@@ -259,7 +261,7 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
 {
     json j;
     j["schema"] = kScenarioSchema;
-    j["name"] = s.name;
+    j["name"] = s.name; // "" = named from the content (scenario_name.h)
     const ModelSpec* preset = s.model.id.empty() ? nullptr : catalog.model(s.model.id);
     if (preset) {
         json m = diffObject(detail::modelToJson(*preset), detail::modelToJson(s.model));

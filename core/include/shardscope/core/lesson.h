@@ -58,14 +58,18 @@ struct LessonParse {
 /// would silently teach the wrong thing) and pass validate(); every placeholder and highlight must be known.
 LessonParse parseLesson(std::string_view json, const Catalog& catalog);
 
+/// The units of byte figures written without a suffix: binary (GiB, MiB, TiB for volumes) or decimal (GB, MB, TB),
+/// as the app's memory-units setting says. Suffixed placeholders ({memory.model_states:GB}) keep their own unit.
+enum class LessonBytes { Binary, Decimal };
+
 /// Replaces known placeholders with the figures of `result` (and `previous`, for prev./change./ratio.) in human
-/// units: GiB for memory, "70.6 B" for parameter counts, ms/s for times, % for MFU, yes/no for fits.
+/// units: GiB (or GB, `bytes`) for memory, "70.6 B" for parameter counts, ms/s for times, % for MFU, yes/no for fits.
 /// Unknown placeholders are left verbatim; prev./change./ratio. render "n/a" when `previous` is null.
 std::string renderLessonText(const std::string& text, const Scenario& scenario, const Result& result,
-                             const Result* previous = nullptr);
+                             const Result* previous = nullptr, LessonBytes bytes = LessonBytes::Binary);
 
 /// Evaluates step `index` (and the one before it, for prev./change./ratio.) and renders its text.
-std::string lessonStepText(const Lesson& lesson, std::size_t index);
+std::string lessonStepText(const Lesson& lesson, std::size_t index, LessonBytes bytes = LessonBytes::Binary);
 
 /// The {name} placeholders of `text` that renderLessonText does not know, in order of appearance, without braces.
 /// Only {identifier} spans (a letter or '_', then letters, digits, '_', '.', '-', ':') are placeholders; other braces

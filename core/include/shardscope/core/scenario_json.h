@@ -19,13 +19,16 @@ struct ScenarioParse {
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 
-/// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (the design example). Needs the catalog.
+/// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (the design example), unnamed (its title is
+/// generated from its content, scenario_name.h). Needs the catalog.
 Scenario defaultScenario(const Catalog& catalog);
 
-/// Parses scenario JSON text; fields absent take the default scenario's values.
+/// Parses scenario JSON text; fields absent take the default scenario's values. A "name" equal to the one
+/// generatedName() makes from the content is dropped, so it keeps following the content after edits.
 ScenarioParse parseScenario(std::string_view json, const Catalog& catalog);
 
-/// Writes a scenario file; catalog entries that are unchanged are written as ids, changed ones as objects.
+/// Writes a scenario file; catalog entries that are unchanged are written as ids, changed ones as objects. An
+/// unnamed scenario is written with "name": "" (named from its content when read).
 std::string scenarioToJson(const Scenario& scenario, const Catalog& catalog, int indent = 2);
 
 /// One catalog as JSON: which = "gpus", "interconnects" or "models".
