@@ -87,6 +87,45 @@ const ModelSpec* Catalog::model(std::string_view id) const
     return nullptr;
 }
 
+const FrameworkProfile* Catalog::profile(std::string_view id) const
+{
+    for (const auto& p : profiles)
+        if (p.id == id)
+            return &p;
+    return nullptr;
+}
+
+CatalogErrors parseProfileInto(std::string_view json, Catalog& into)
+{
+    ProfileParse parsed = parseProfile(json);
+    CatalogErrors out;
+    out.errors = std::move(parsed.errors);
+    if (!out.ok())
+        return out;
+    for (auto& p : into.profiles)
+        if (p.id == parsed.profile.id) {
+            p = std::move(parsed.profile);
+            return out;
+        }
+    into.profiles.push_back(std::move(parsed.profile));
+    return out;
+}
+
+bool applyFramework(Scenario& s, Framework f, const Catalog& catalog)
+{
+    const FrameworkProfile* p = catalog.profile(toString(f));
+    if (!p && f != Framework::Megatron)
+        return false;
+    s.training.framework = f;
+    s.profile = p ? *p : megatronProfile();
+    return true;
+}
+
+std::vector<std::string> profileFileNames()
+{
+    return { "megatron.json", "deepspeed.json", "pytorch.json", "pytorch-compile.json" };
+}
+
 CatalogErrors parseGpuCatalog(std::string_view json, Catalog& into)
 {
     return parseList(json, "gpus", into.gpus,
@@ -120,6 +159,20 @@ CatalogErrors loadCatalogDirectory(const std::string& dir, Catalog& into)
         }
         for (auto& e : parse(text, into).errors)
             all.errors.push_back(path + ": " + e);
+    }
+    const std::string profiles = dir + "/../profiles";
+    std::error_code ec;
+    if (std::filesystem::is_directory(profiles, ec)) {
+        for (const std::string& name : profileFileNames()) {
+            const std::string path = profiles + "/" + name;
+            std::string text, error;
+            if (!readRegularFile(path, detail::kMaxJsonBytes, text, error)) {
+                all.errors.push_back(error);
+                continue;
+            }
+            for (auto& e : parseProfileInto(text, into).errors)
+                all.errors.push_back(path + ": " + e);
+        }
     }
     return all;
 }

@@ -15,9 +15,6 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // CUDA context, cuBLAS/cuDNN workspaces and kernel images loaded at the first CUDA call: 0.5–2 GB
 // (stas00 ml-engineering, training/performance); we take 1 GiB.
 constexpr double kCudaContextBytes = 1.0 * kGiB;
-// Allocator slack: Megatron's theoretical_memory_usage multiplies activations by 1.05 for
-// "optimizer and misc temporaries" (compute_activation_memory); we apply it to all transient memory.
-constexpr double kAllocatorSlack = 0.05;
 // DeepSpeed estimators' additional_buffer_factor (deepspeed/runtime/zero/stage3.py, stage_1_and_2.py).
 constexpr double kDsBufferFactor = 1.5;
 // FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and
@@ -96,6 +93,23 @@ int layersOnStage(int layers, int pp, int i)
     return base + (i >= pp - extra ? 1 : 0);
 }
 
+double selectiveOpActivation(const Scenario& s, const Shape& sh, double T)
+{
+    // torchtitan's op-level selective checkpointing (torchtitan/models/llama3/infra/parallelize.py, _save_list and
+    // _get_custom_policy): the layer's input is kept; of the outputs of aten.mm every other one is saved (the 1st,
+    // 3rd, ... in forward order wq, wk, wv, wo, w1, w3, w2: wq, wv, w1 and, gated, w2), and the attention kernel's
+    // output with its fp32 log-sum-exp; everything else is recomputed in backward.
+    const ModelSpec& m = s.model;
+    const double t = s.parallelism.tp, beta = sh.bytes.act;
+    const double r = s.parallelism.sequenceParallel && s.parallelism.tp > 1 ? t : 1.0;
+    const double h = static_cast<double>(m.hidden), q = sh.counts.qSize;
+    const double g = std::max(1, m.kvHeads);
+    const double kv = sh.counts.kvSize * std::max(g, t) / g;
+    const double f = static_cast<double>(m.ffnHidden);
+    const double w2 = m.mlp == Mlp::SwiGlu ? beta * T * h : 0.0; // the 7th mm of a gated MLP: its local output
+    return beta * T * h / r + beta * T * (q + kv + f) / t + w2 + (beta * T * q + 4.0 * m.heads * T) / t;
+}
+
 Shape makeShape(const Scenario& s)
 {
     Shape sh;
@@ -149,6 +163,8 @@ Shape makeShape(const Scenario& s)
         sh.layerActivation = sh.layerInput;
     else if (selective)
         sh.layerActivation = sh.layerActivationFull - core / t; // selective recompute drops core attention (Table 2)
+    else if (s.training.recompute == Recompute::SelectiveOp)
+        sh.layerActivation = selectiveOpActivation(s, sh, T);
     else
         sh.layerActivation = sh.layerActivationFull;
 
@@ -164,9 +180,9 @@ Shape makeShape(const Scenario& s)
     }
     // Embedding stage: int64 token ids (8sb) and the embedding dropout mask (sbh), ÷t (Korthikanti §4.3; Megatron code).
     sh.embeddingActivation = (8.0 * T + delta * T * h) / t;
-    // Output stage: final-norm input and LM-head input (2·β·sbh) and the logits + loss peak: bf16 logits up-cast to
-    // fp32, 6 bytes per logit (stas00 ml-engineering training/performance/README.md), vocabulary-parallel over TP.
-    sh.headActivation = 2 * beta * T * h / repDiv + 6.0 * T * static_cast<double>(m.vocab) / t;
+    // Output stage: final-norm input and LM-head input (2·β·sbh) and the logits + loss peak, vocabulary-parallel
+    // over TP: the framework's bytes per logit (profile: Megatron's fused cross-entropy 6, PyTorch's 10).
+    sh.headActivation = 2 * beta * T * h / repDiv + s.profile.logitBytes * T * static_cast<double>(m.vocab) / t;
 
     // ZeRO-3/FSDP gather unit: one transformer layer (or DeepSpeed's largest module), or the FSDP root's embeddings.
     const auto& c = sh.counts;
@@ -268,6 +284,18 @@ LayerActivationText layerActivationText(const Scenario& s, const Shape& sh)
         out = { "A = β·T·h/r (full recompute: only the layer input is kept), T = s·b/c",
                 detail::substitute("{}*", { beta }) + T + detail::substitute("*{}/{}", { double(m.hidden), r }) };
         break;
+    case Recompute::SelectiveOp: {
+        const bool gated = m.mlp == Mlp::SwiGlu;
+        out = { std::string("A = β·T·h/r + β·T·(q + kv + f)/t") + (gated ? " + β·T·h" : "")
+                    + " + (β·T·q + 4·a·T)/t (op-level selective: layer input, every other matmul output, attention "
+                      "output and log-sum-exp kept), T = s·b/c",
+                detail::substitute("{}*", { beta }) + T + detail::substitute("*{}/{}+{}*", { double(m.hidden), r, beta })
+                    + T + detail::substitute("*({}+{}+{})/{}", { sh.counts.qSize, kv, double(m.ffnHidden), t })
+                    + (gated ? detail::substitute("+{}*", { beta }) + T + "*" + exprNumber(double(m.hidden)) : "")
+                    + detail::substitute("+({}*", { beta }) + T + detail::substitute("*{}+4*{}*", { sh.counts.qSize,
+                    double(m.heads) }) + T + ")/" + exprNumber(t) };
+        break;
+    }
     }
     return out;
 }
@@ -401,7 +429,8 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
             t.inputs.push_back({ "A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t" });
         if (st.head)
             t.inputs.push_back({ "A_head", sh.headActivation, "B",
-                                 "final norm and head inputs (2·β·T·h/r) + logits and loss (6 B per logit ÷t)" });
+                                 "final norm and head inputs (2·β·T·h/r) + logits and loss ("
+                                     + exprNumber(s.profile.logitBytes) + " B per logit, framework profile, ÷t)" });
         t.source = "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models (MLSys'23) "
                    "Eq. 2 and Table 2, generalised; Dao et al., FlashAttention (NeurIPS'22) §3.1; Narayanan et al. "
                    "(SC'21) §2.2 (micro-batches in flight)";
@@ -461,12 +490,14 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
     // Framework overhead.
     {
         Term t = makeTerm("memory.framework_overhead", TermGroup::Memory, "Framework overhead", mem.frameworkOverhead, "B");
-        t.formula = "C_cuda + σ·(activations + gathered + buckets) + misc";
-        t.expression = substitute("{}+{}*({}+{}+{})+{}", { kCudaContextBytes, kAllocatorSlack, mem.activations,
-                                                           mem.gatheredParameters, mem.communicationBuffers,
-                                                           s.cluster.miscBytes });
+        t.formula = "C_cuda + σ·(activations + gathered + buckets) + M_fw + misc";
+        t.expression = substitute("{}+{}*({}+{}+{})+{}+{}", { kCudaContextBytes, s.profile.allocatorSlack,
+                                                              mem.activations, mem.gatheredParameters,
+                                                              mem.communicationBuffers, s.profile.memoryOverheadBytes,
+                                                              s.cluster.miscBytes });
         t.inputs = { { "C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images" },
-                     { "σ", kAllocatorSlack, "", "allocator slack on transient memory" },
+                     { "σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)" },
+                     { "M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)" },
                      { "misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)" } };
         t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
                    "PyTorch CUDA semantics (context and caching allocator)";
@@ -577,7 +608,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     mem.activations = act;
 
     mem.frameworkOverhead = kCudaContextBytes
-        + kAllocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers) + s.cluster.miscBytes;
+        + s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
+        + s.profile.memoryOverheadBytes + s.cluster.miscBytes;
     if (hostPerGpu)
         *hostPerGpu = host;
     if (nvmePerGpu)

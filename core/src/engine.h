@@ -64,6 +64,10 @@ struct Shape {
 
 Shape makeShape(const Scenario& s);
 
+/// Stored bytes of one dense layer per micro-batch under PyTorch's op-level selective checkpointing (recompute
+/// selective-op), T tokens per micro-batch.
+double selectiveOpActivation(const Scenario& s, const Shape& sh, double T);
+
 /// Layers on pipeline stage `i` of `pp` (uneven splits give the extra layers to the last stages).
 int layersOnStage(int layers, int pp, int i);
 
@@ -106,7 +110,7 @@ double ncclCommunicatorBytes(int channels, int peers);
 /// NCCL send/recv buffers towards `peers` peers: one Simple-protocol buffer per peer and direction.
 double ncclPointToPointBytes(int peers);
 
-/// NCCL buffers of every communicator a GPU of this layout belongs to (defined in evaluate.cpp).
+/// NCCL buffers of every communicator a GPU of this layout belongs to (defined in communication_stage.cpp).
 double ncclBufferBytes(const Scenario& s, const Layout& layout);
 
 /// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True

@@ -308,8 +308,10 @@ std::string fsdp(const Scenario& s, const Layout& l)
     if (fsdp2)
         o << "from torch.distributed.fsdp import fully_shard, MixedPrecisionPolicy"
           << (cpuOffload ? ", CPUOffloadPolicy" : "") << "\n";
-    if (s.training.recompute == Recompute::Full)
+    if (s.training.recompute == Recompute::Full || s.training.recompute == Recompute::SelectiveOp)
         o << "from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n";
+    if (s.training.recompute == Recompute::SelectiveOp)
+        o << "from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts\n";
     if (l.tp > 1)
         o << "from torch.distributed.tensor.parallel import parallelize_module, ColwiseParallel, RowwiseParallel\n";
     if (l.cp > 1)
@@ -367,6 +369,24 @@ std::string fsdp(const Scenario& s, const Layout& l)
     if (s.training.recompute == Recompute::Full) {
         o << "\nfor i, block in enumerate(model.layers):\n"
           << "    model.layers[i] = checkpoint_wrapper(block)  # recompute: full (each block re-run in backward)\n";
+    } else if (s.training.recompute == Recompute::SelectiveOp) {
+        // torchtitan/models/llama3/infra/parallelize.py: save the outputs of every other matmul and of attention.
+        o << "\n# recompute: selective-op (torchtitan's op-level policy): keep attention outputs and every other "
+          << "matmul output\n"
+          << "_save_list = {torch.ops.aten.mm.default, "
+          << "torch.ops.aten._scaled_dot_product_flash_attention.default,\n"
+          << "              torch.ops.aten._scaled_dot_product_efficient_attention.default}\n\n"
+          << "def _op_policy():\n"
+          << "    mm_count = {\"forward\": 0, \"recompute\": 0}  # counted apart so both passes save the same\n\n"
+          << "    def policy(ctx, func, *args, **kwargs):\n"
+          << "        mode = \"recompute\" if ctx.is_recompute else \"forward\"\n"
+          << "        if func == torch.ops.aten.mm.default:\n"
+          << "            mm_count[mode] += 1\n"
+          << "        save = func in _save_list and not (func == torch.ops.aten.mm.default and mm_count[mode] % 2 == 0)\n"
+          << "        return CheckpointPolicy.MUST_SAVE if save else CheckpointPolicy.PREFER_RECOMPUTE\n"
+          << "    return create_selective_checkpoint_contexts(policy)\n\n"
+          << "for i, block in enumerate(model.layers):\n"
+          << "    model.layers[i] = checkpoint_wrapper(block, context_fn=_op_policy, preserve_rng_state=False)\n";
     } else if (s.training.recompute == Recompute::Selective) {
         o << "\n# recompute: selective -> keep attention in a fused SDPA/FlashAttention kernel, whose backward "
           << "recomputes the\n# attention scores; no per-op checkpoint policy is emitted.\n";
@@ -673,7 +693,8 @@ std::string megatron(const Scenario& s, const Layout& l)
     }
     arg("--attention-backend", s.training.flashAttention ? "flash" : "unfused");
     switch (s.training.recompute) {
-    case Recompute::None: break;
+    case Recompute::None:
+    case Recompute::SelectiveOp: break; // refused by launchConfigIssues
     case Recompute::Selective: arg("--recompute-granularity", "selective"); break;
     case Recompute::Full:
         arg("--recompute-granularity", "full");
@@ -831,6 +852,10 @@ std::string commentText(std::string_view text)
 std::vector<Issue> launchConfigIssues(const Scenario& scenario, LaunchTarget target)
 {
     std::vector<Issue> issues;
+    if (target == LaunchTarget::Megatron && scenario.training.recompute == Recompute::SelectiveOp)
+        issues.push_back({ "training.recompute", "selective-op is PyTorch's op-level checkpointing policy "
+                           "(torch.utils.checkpoint.create_selective_checkpoint_contexts); Megatron-LM has no such "
+                           "flag (--recompute-granularity is selective or full): use selective or full, or --target fsdp" });
     const Layout l = makeLayout(scenario);
     if (l.cp <= 1)
         return issues;

@@ -73,7 +73,7 @@ const json* objectAt(FieldReader& r, const json& root, const char* key)
 SS_NAMES(Sharding, "ddp", "zero1", "zero2", "zero3", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid")
 SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed")
 SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
-SS_NAMES(Recompute, "none", "selective", "full")
+SS_NAMES(Recompute, "none", "selective", "full", "selective-op")
 SS_NAMES(Accounting, "zero-paper", "megatron", "deepspeed")
 SS_NAMES(PpSchedule, "gpipe", "1f1b", "interleaved", "zero-bubble")
 SS_NAMES(OffloadTarget, "none", "cpu", "nvme")
@@ -99,6 +99,8 @@ Scenario defaultScenario(const Catalog& catalog)
         s.cluster.intraNode = *l;
     if (const auto* l = catalog.link("ib-ndr400"))
         s.cluster.interNode = *l;
+    if (const auto* p = catalog.profile("megatron"))
+        s.profile = *p;
     s.cluster.nodes = 4;
     s.cluster.gpusPerNode = 8;
     return s;
@@ -162,7 +164,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     if (const json* t = objectAt(r, root, "training")) {
         auto& tr = s.training;
         r.unknownKeys(*t, "training", { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute",
-                                          "flash_attention", "dropout", "accounting" });
+                                          "flash_attention", "dropout", "accounting", "framework" });
         r.integer64(*t, "seq_len", "training", tr.seqLen);
         r.integer64(*t, "global_batch", "training", tr.globalBatch);
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
@@ -173,12 +175,20 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
             { { "adamw", Optimizer::AdamW }, { "adamw-8bit", Optimizer::AdamW8bit },
                 { "sgd-momentum", Optimizer::SgdMomentum }, { "adafactor", Optimizer::Adafactor } });
         r.enumeration(*t, "recompute", "training", tr.recompute,
-            { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full } });
+            { { "none", Recompute::None }, { "selective", Recompute::Selective }, { "full", Recompute::Full },
+                { "selective-op", Recompute::SelectiveOp } });
         r.boolean(*t, "flash_attention", "training", tr.flashAttention);
         r.boolean(*t, "dropout", "training", tr.dropout);
         r.enumeration(*t, "accounting", "training", tr.accounting,
             { { "zero-paper", Accounting::ZeroPaper }, { "megatron", Accounting::Megatron },
                 { "deepspeed", Accounting::DeepSpeed } });
+        Framework framework = tr.framework;
+        if (r.enumeration(*t, "framework", "training", framework,
+                { { "megatron", Framework::Megatron }, { "deepspeed", Framework::DeepSpeed },
+                    { "pytorch", Framework::PyTorch }, { "pytorch-compile", Framework::PyTorchCompile } })
+            && !applyFramework(s, framework, catalog))
+            r.error("training.framework", std::string("no profile '") + toString(framework)
+                + "' in the catalog (resources/profiles/)");
     }
     if (const json* p = objectAt(r, root, "parallelism")) {
         auto& pa = s.parallelism;
@@ -282,7 +292,7 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     j["training"] = { { "seq_len", t.seqLen }, { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
         { "precision", toString(t.precision) }, { "optimizer", toString(t.optimizer) },
         { "recompute", toString(t.recompute) }, { "flash_attention", t.flashAttention }, { "dropout", t.dropout },
-        { "accounting", toString(t.accounting) } };
+        { "accounting", toString(t.accounting) }, { "framework", toString(t.framework) } };
     const auto& p = s.parallelism;
     j["parallelism"] = { { "sharding", toString(p.sharding) }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp },
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },

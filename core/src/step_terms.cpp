@@ -19,16 +19,16 @@ constexpr const char* kNarayanan = "Narayanan et al., Efficient Large-Scale Lang
 std::string layerComputeText(bool backward, bool moe, const Scenario& s, const Shape& sh, const StepTerms& st,
                              double elementwise)
 {
-    const double mlp = moe ? st.moeLinear : st.denseLinear;
+    const double mlp = moe ? st.compute.moeLinear : st.compute.denseLinear;
     const double act = sh.layerActivationFull + (moe ? sh.moeLayerExtraFull : 0.0);
     const double hbm = s.cluster.gpu.memoryBandwidth;
     if (!backward)
         return substitute("(({}+{})/{}+{}/{}+{}*{}/{})",
-                          { st.attnLinear, mlp, st.peak.linear, st.attnCore, st.peak.attention, elementwise, act, hbm });
+                          { st.compute.attnLinear, mlp, st.compute.peak.linear, st.compute.attnCore, st.compute.peak.attention, elementwise, act, hbm });
     // backward: dgrad + wgrad GEMMs (2×), attention backward (2×) and FlashAttention's recomputed scores (+1×)
     const double attnPasses = s.training.flashAttention ? 3.0 : 2.0;
-    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{})", { st.attnLinear, mlp, st.peak.linear, attnPasses, st.attnCore,
-                                                            st.peak.attention, elementwise, act, hbm });
+    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{})", { st.compute.attnLinear, mlp, st.compute.peak.linear, attnPasses, st.compute.attnCore,
+                                                            st.compute.peak.attention, elementwise, act, hbm });
 }
 
 std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const StepTerms& st, double elementwise)
@@ -37,12 +37,12 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
         { "m", st.m, "micro-batches", "micro-batches per step (gradient accumulation)" },
         { "L_d", double(st.slow.denseLayers), "layers", "dense layers on the slowest stage" },
         { "L_moe", double(st.slow.moeLayers), "layers", "MoE layers on the slowest stage" },
-        { "F_attn", st.attnLinear, "FLOP", "attention projections of one layer, one micro-batch: 2·T·P_attn/t" },
-        { "F_mlp", st.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t" },
-        { "F_moe", st.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
-        { "F_core", st.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
-        { "R_lin", st.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
-        { "R_attn", st.peak.attention, "FLOP/s", "sustained rate of the attention products (BF16 even with FP8)" },
+        { "F_attn", st.compute.attnLinear, "FLOP", "attention projections of one layer, one micro-batch: 2·T·P_attn/t" },
+        { "F_mlp", st.compute.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t" },
+        { "F_moe", st.compute.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
+        { "F_core", st.compute.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
+        { "R_lin", st.compute.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
+        { "R_attn", st.compute.peak.attention, "FLOP/s", "sustained rate of the attention products (BF16 even with FP8)" },
         { "k_e", elementwise, "", "element-wise HBM traffic per stored activation byte (fitted)" },
         { "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute" },
         { "H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)" },
@@ -51,9 +51,9 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
 
 } // namespace
 
-void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const StepTerms& st, double elementwise,
-                  std::vector<Term>& out)
+void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const StepTerms& st, std::vector<Term>& out)
 {
+    const double elementwise = s.profile.elementwiseTraffic;
     const ModelCounts& c = sh.counts;
     const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
     const double seq = static_cast<double>(s.training.seqLen);
@@ -109,14 +109,14 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
             // output layer: logits GEMM forward + 2× backward, softmax/cross-entropy element-wise traffic both ways
             const double T = sh.tokensPerMicroBatch;
             e += substitute("+3*{}/{}+2*{}*6*{}*{}/{}/{}",
-                            { st.headLinear, st.peak.linear, elementwise, T, V, double(s.parallelism.tp),
+                            { st.compute.headLinear, st.compute.peak.linear, elementwise, T, V, double(s.parallelism.tp),
                               s.cluster.gpu.memoryBandwidth });
             t.formula += "; head = 3·F_head/R_lin + 2·k_e·6·T·V/t/H";
         }
         t.expression = e + ")";
         t.inputs = layerInputs(s, sh, st, elementwise);
         if (st.slow.head)
-            t.inputs.push_back({ "F_head", st.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t" });
+            t.inputs.push_back({ "F_head", st.compute.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t" });
         t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Dao et al., FlashAttention (NeurIPS'22) §3.1; "
                    "GPU datasheets and measured matmul rates (catalog)";
         t.anchor = "compute-time";
@@ -130,6 +130,10 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
             t.formula = s.training.flashAttention
                 ? "0 (FlashAttention's backward already recomputes the attention scores: counted in compute)"
                 : "m·(L_d·r + L_moe·r), r = F_core/R_attn + k_e·(A_full − A)/H (core attention re-run)";
+            break;
+        case Recompute::SelectiveOp:
+            t.formula = "m·(L_d·r + L_moe·r), r = 2·T·h·(kv + q + f)/t/R_lin + k_e·(A_full − A)/H (the matmuls "
+                        "whose outputs were not saved and the element-wise kernels re-run)";
             break;
         case Recompute::None: t.formula = "0 (no activation recomputation)"; break;
         }
@@ -239,8 +243,8 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
             Term t = makeTerm("throughput.mfu", TermGroup::Throughput, "MFU", r.throughput.mfu, "");
             t.formula = "FLOPs per token × tokens/s ÷ (N × datasheet dense peak)";
             t.expression = substitute("{}*{}/({}*{})", { r.flopsPerToken, r.throughput.tokensPerSecond, gpus,
-                                                         st.peak.mfuPeak });
-            t.inputs = { { "peak", st.peak.mfuPeak, "FLOP/s", "dense BF16 peak (FP8 peak with fp8-mixed; TF32 with fp32)" } };
+                                                         st.compute.peak.mfuPeak });
+            t.inputs = { { "peak", st.compute.peak.mfuPeak, "FLOP/s", "dense BF16 peak (FP8 peak with fp8-mixed; TF32 with fp32)" } };
             t.source = "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)";
             t.anchor = "throughput";
             out.push_back(std::move(t));

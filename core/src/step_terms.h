@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The step-time, throughput, model and communication terms of evaluate(), built from the figures it computed
-// (docs/model.md: step time, throughput). Kept beside evaluate.cpp so that the timing model stays readable.
+// (docs/model.md: step time, throughput), from the compute, communication and timing stages' values.
 
+#include "compute_stage.h"
 #include "engine.h"
+#include "timing_stage.h"
 
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
@@ -14,18 +16,6 @@
 #include <vector>
 
 namespace shardscope::core::detail {
-
-struct Peak {
-    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
-    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed)
-    double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
-};
-
-struct LayerTimes {
-    double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
-    double recompute = 0;                // extra work in backward from activation recomputation
-    double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
-};
 
 /// What evaluateInto computed for the slowest pipeline stage, which sets the step time.
 struct StepTerms {
@@ -40,12 +30,10 @@ struct StepTerms {
     int v = 1;                    ///< virtual stages
     std::string offloadText;      ///< the offload parts, substituted
     std::string optimizerText;    ///< the GPU optimizer step, substituted ("" when it runs on the CPU)
-    double attnLinear = 0, denseLinear = 0, moeLinear = 0, attnCore = 0, headLinear = 0; ///< FLOPs per micro-batch
-    Peak peak;
+    LayerCompute compute;         ///< FLOPs per micro-batch and the rates they run at
 };
 
 /// Appends the model, step-time, throughput and communication terms of a finished result.
-void addStepTerms(const Scenario& s, const Shape& shape, const Result& r, const StepTerms& st, double elementwiseTraffic,
-                  std::vector<Term>& out);
+void addStepTerms(const Scenario& s, const Shape& shape, const Result& r, const StepTerms& st, std::vector<Term>& out);
 
 } // namespace shardscope::core::detail

@@ -60,6 +60,7 @@ QString recomputeText(core::Recompute recompute)
     case core::Recompute::None: return tr("none");
     case core::Recompute::Selective: return tr("selective");
     case core::Recompute::Full: return tr("full");
+    case core::Recompute::SelectiveOp: return tr("selective-op");
     }
     return {};
 }

@@ -31,6 +31,8 @@ QStringList loadCatalogFromResources(core::Catalog& into)
     loadOne(QStringLiteral(":/catalog/gpus.json"), &core::parseGpuCatalog, into, problems);
     loadOne(QStringLiteral(":/catalog/links.json"), &core::parseLinkCatalog, into, problems);
     loadOne(QStringLiteral(":/catalog/models.json"), &core::parseModelCatalog, into, problems);
+    for (const std::string& name : core::profileFileNames())
+        loadOne(QStringLiteral(":/profiles/") + QString::fromStdString(name), &core::parseProfileInto, into, problems);
     return problems;
 }
 

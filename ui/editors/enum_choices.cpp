@@ -36,6 +36,8 @@ const Choice kRecompute[] = {
     {int(Recompute::None), T("None"), T("Store every activation.")},
     {int(Recompute::Selective), T("Selective"), T("Recompute core attention only (Korthikanti et al. 2022).")},
     {int(Recompute::Full), T("Full"), T("Store only each layer's input; recompute the layer in backward.")},
+    {int(Recompute::SelectiveOp), T("Selective (op-level)"),
+     T("PyTorch's op-level policy as torchtitan applies it: keep attention outputs and every other matmul output.")},
 };
 const Choice kAccounting[] = {
     {int(Accounting::ZeroPaper), T("ZeRO paper (16 B/param)"), T("2 + 2 + 12 bytes per parameter for mixed-precision Adam.")},
@@ -58,6 +60,12 @@ const Choice kNcclProto[] = {{int(NcclProto::Auto), T("Auto")},
                              {int(NcclProto::Simple), T("Simple")},
                              {int(NcclProto::LL), T("LL")},
                              {int(NcclProto::LL128), T("LL128")}};
+const Choice kFramework[] = {
+    {int(Framework::Megatron), T("Megatron-Core"), T("Megatron-LM / NeMo: fused kernels, overlapped collectives.")},
+    {int(Framework::DeepSpeed), T("DeepSpeed"), T("DeepSpeed ZeRO (Megatron-DeepSpeed kernels).")},
+    {int(Framework::PyTorch), T("PyTorch (eager)"), T("PyTorch FSDP/FSDP2 or DDP without torch.compile (torchtitan).")},
+    {int(Framework::PyTorchCompile), T("PyTorch + compile"), T("The same under torch.compile (fused element-wise kernels).")},
+};
 const Choice kMlp[] = {{int(Mlp::Gelu), T("GELU")}, {int(Mlp::Relu), T("ReLU")}, {int(Mlp::SwiGlu), T("SwiGLU")}};
 const Choice kNorm[] = {{int(Norm::LayerNorm), T("LayerNorm")}, {int(Norm::RmsNorm), T("RMSNorm")}};
 const Choice kPosition[] = {{int(PositionEmbedding::Learned), T("Learned")},
@@ -71,6 +79,7 @@ std::span<const Choice> precisionChoices() { return kPrecision; }
 std::span<const Choice> optimizerChoices() { return kOptimizer; }
 std::span<const Choice> recomputeChoices() { return kRecompute; }
 std::span<const Choice> accountingChoices() { return kAccounting; }
+std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }
 std::span<const Choice> ncclAlgoChoices() { return kNcclAlgo; }

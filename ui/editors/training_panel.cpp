@@ -45,6 +45,11 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
             [](const Scenario& s) { return int(s.training.accounting); },
             [](Scenario& s, int v) { s.training.accounting = core::Accounting(v); },
             tr("How model-state bytes per parameter are counted"));
+    addEnum(QStringLiteral("training.framework"), frameworkChoices(),
+            [](const Scenario& s) { return int(s.training.framework); },
+            [this](Scenario& s, int v) { core::applyFramework(s, core::Framework(v), m_doc->catalog()); },
+            tr("Training framework: selects its profile (resources/profiles): kernel fusion, host overhead, "
+               "allocator, loss memory"));
 }
 
 void TrainingPanel::refreshExtras(const Scenario& s)

@@ -14,9 +14,11 @@ struct Catalog {
     std::vector<GpuSpec> gpus;
     std::vector<LinkSpec> links;
     std::vector<ModelSpec> models;
+    std::vector<FrameworkProfile> profiles; ///< resources/profiles/*.json
     [[nodiscard]] const GpuSpec* gpu(std::string_view id) const;
     [[nodiscard]] const LinkSpec* link(std::string_view id) const;
     [[nodiscard]] const ModelSpec* model(std::string_view id) const;
+    [[nodiscard]] const FrameworkProfile* profile(std::string_view id) const;
 };
 
 /// Parse errors name a JSON pointer-ish path ("gpus[3].memory_bytes") and the rule.
@@ -28,8 +30,18 @@ struct CatalogErrors {
 CatalogErrors parseGpuCatalog(std::string_view json, Catalog& into);
 CatalogErrors parseLinkCatalog(std::string_view json, Catalog& into);
 CatalogErrors parseModelCatalog(std::string_view json, Catalog& into);
+/// One shardscope.profile/1 document (resources/profiles/ID.json); replaces a profile of the same id.
+CatalogErrors parseProfileInto(std::string_view json, Catalog& into);
 
-/// Reads gpus.json, links.json and models.json from a directory (used by the CLI and tests).
+/// Sets training.framework and the scenario's profile to the catalog's profile of that framework (Megatron-Core's
+/// built-in one when the catalog has none). False, and nothing changed, when the catalog lacks another framework's.
+bool applyFramework(Scenario& s, Framework f, const Catalog& catalog);
+
+/// The framework profiles' files, by id, beside a catalog directory (DIR/../profiles/ID.json).
+std::vector<std::string> profileFileNames();
+
+/// Reads gpus.json, links.json and models.json from a directory, and the framework profiles from DIR/../profiles
+/// when that folder exists (used by the CLI and tests).
 CatalogErrors loadCatalogDirectory(const std::string& directory, Catalog& into);
 
 /// The directory the CLI reads catalogs from: $SHARDSCOPE_CATALOG_DIR, the source tree, or the installed share dir.

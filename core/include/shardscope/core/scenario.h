@@ -4,6 +4,8 @@
 /// All sizes are counts, bandwidths bytes/s per direction, times seconds, compute FLOP/s.
 /// Catalog references are resolved when the scenario is parsed, so evaluate() needs no catalog.
 
+#include "shardscope/core/profile.h"
+
 #include <cstdint>
 #include <string>
 
@@ -109,7 +111,9 @@ struct Cluster {
 
 enum class Precision { Fp32, Bf16Mixed, Fp16Mixed, Bf16, Fp8Mixed };
 enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Adafactor };
-enum class Recompute { None, Selective, Full };
+/// Selective: Megatron's core-attention recomputation (Korthikanti et al. 2022 §4.2); SelectiveOp: PyTorch's op-level
+/// selective checkpointing as torchtitan applies it (torchtitan/models/llama3/infra/parallelize.py, `_save_list`).
+enum class Recompute { None, Selective, Full, SelectiveOp };
 enum class Accounting { ZeroPaper, Megatron, DeepSpeed };
 
 struct Training {
@@ -122,6 +126,7 @@ struct Training {
     bool flashAttention = true;
     bool dropout = false;
     Accounting accounting = Accounting::ZeroPaper;
+    Framework framework = Framework::Megatron; ///< selects Scenario::profile (absent in a file: megatron)
     friend bool operator==(const Training&, const Training&) = default;
 };
 
@@ -165,6 +170,7 @@ struct Scenario {
     Parallelism parallelism;
     Offload offload;
     Nccl nccl;
+    FrameworkProfile profile = megatronProfile(); ///< training.framework's profile from the catalog, or one given with --profile
     friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The compute stage: FLOPs per layer and the rates they run at (docs/model.md §compute-time).
+#include "compute_stage.h"
+
+namespace shardscope::core::detail {
+
+Peak peakFor(const Scenario& s)
+{
+    const GpuSpec& g = s.cluster.gpu;
+    const double eff = g.achievableMatmulFraction * s.profile.gemmEfficiency; // measured MAMF / peak (catalog)
+    Peak p;
+    switch (s.training.precision) {
+    case Precision::Fp32:
+        // fp32 GEMMs run on TF32 tensor cores at half the BF16 rate (A100/H100 datasheets)
+        p.linear = p.attention = g.bf16DenseFlops * 0.5 * eff;
+        p.mfuPeak = g.bf16DenseFlops * 0.5;
+        break;
+    case Precision::Fp8Mixed:
+        p.linear = g.fp8DenseFlops * eff;
+        p.attention = g.bf16DenseFlops * eff;
+        p.mfuPeak = g.fp8DenseFlops;
+        break;
+    default:
+        p.linear = p.attention = g.bf16DenseFlops * eff;
+        p.mfuPeak = g.bf16DenseFlops;
+        break;
+    }
+    return p;
+}
+
+LayerCompute computeStage(const Scenario& s, const Shape& sh)
+{
+    const ModelCounts& c = sh.counts;
+    const double tp = sh.tp;
+    const double hbm = s.cluster.gpu.memoryBandwidth;
+    const double T = sh.tokensPerMicroBatch;
+    const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+    const double seq = static_cast<double>(s.training.seqLen);
+    const double traffic = s.profile.elementwiseTraffic;
+    LayerCompute lc;
+    lc.peak = peakFor(s);
+
+    // Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul parameter
+    // (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
+    const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
+    const double matmulParams = c.active - c.embedding - c.head - c.positions - norms + V * h;
+    lc.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
+
+    // Linear GEMMs: 2 FLOPs per weight per token forward, twice that backward (dgrad + wgrad) (Kaplan et al. 2020,
+    // Table 1).
+    lc.attnLinear = 2.0 * T * c.attention / tp;
+    lc.denseLinear = 2.0 * T * c.denseMlp / tp;
+    const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
+    // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router
+    // (Megatron-LM num_floating_point_operations)
+    lc.moeLinear = s.model.isMoe() ? 2.0 * T * (cf * c.routedActive + c.sharedExperts + c.router) / tp : 0.0;
+    // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
+    // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
+    // scripts/train/benchmarking/README.md).
+    lc.attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    lc.coreTime = lc.attnCore / lc.peak.attention;
+    lc.elemLayer = traffic * sh.layerActivationFull / hbm;
+    lc.elemMoeExtra = traffic * sh.moeLayerExtraFull / hbm;
+
+    // Op-level selective recompute re-runs wk, wo and one f-wide MLP projection: 2·T·h·(kv + q + f)/t FLOPs
+    // (torchtitan parallelize.py: every other aten.mm output is saved).
+    if (s.training.recompute == Recompute::SelectiveOp)
+        lc.recomputeLinear = 2.0 * T * h * (c.kvSize + c.qSize + static_cast<double>(s.model.ffnHidden)) / tp;
+
+    // Output layer (last stage): logits GEMM 2·T·V·h/tp forward, twice backward; softmax/CE element-wise over the
+    // logits' bytes.
+    lc.headLinear = 2.0 * T * V * h / tp;
+    lc.headElem = traffic * 6.0 * T * V / tp / hbm;
+    return lc;
+}
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The compute stage of evaluate(): FLOPs of one transformer layer and of the output layer per micro-batch per GPU,
+// the rates they run at, and the model FLOPs per token (docs/model.md §compute-time).
+
+#include "engine.h"
+
+#include "shardscope/core/scenario.h"
+
+namespace shardscope::core::detail {
+
+struct Peak {
+    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
+    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed)
+    double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
+};
+
+/// Sustained GEMM rates of a scenario: the GPU's measured matmul fraction × the profile's GEMM efficiency.
+Peak peakFor(const Scenario& s);
+
+/// One layer (and the output layer) for one micro-batch on one GPU.
+struct LayerCompute {
+    Peak peak;
+    double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
+    double attnCore = 0;      ///< attention score and value FLOPs forward
+    double coreTime = 0;      ///< attnCore at the attention rate
+    double elemLayer = 0;     ///< element-wise kernels of a dense layer, seconds, each of forward and backward
+    double elemMoeExtra = 0;  ///< the same, extra for an MoE layer
+    double recomputeLinear = 0; ///< op-level selective recompute: FLOPs of the matmuls whose outputs are not saved
+    double headLinear = 0;    ///< output-layer GEMM FLOPs forward
+    double headElem = 0;      ///< output-layer softmax/cross-entropy element-wise seconds
+    double flopsPerToken = 0; ///< model FLOPs per token (Megatron-LM's count), for MFU
+};
+LayerCompute computeStage(const Scenario& s, const Shape& sh);
+
+} // namespace shardscope::core::detail

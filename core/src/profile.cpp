@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Framework profiles: shardscope.profile/1 documents (resources/profiles/*.json and calibrate's output).
+#include "shardscope/core/profile.h"
+
+#include "shardscope/core/term.h"
+
+#include "json_fields.h"
+
+#include <cmath>
+
+namespace shardscope::core {
+
+using detail::json;
+
+namespace {
+// ---- Megatron-Core's profile. The two fitted time-model constants: fit on Narayanan et al. SC'21 Table 1 and
+// Korthikanti et al. MLSys'23 Table 5 only (grid search; tests/core/tst_calibration.cpp holds the rows,
+// docs/model.md §validation); every other figure comes from a datasheet, NCCL's model or the framework's source.
+// Fraction of the best-shape measured matmul rate (MAMF, stas00 ml-engineering compute/accelerator/README.md) that a
+// training step's GEMMs sustain: real shapes, kernel launch gaps and host overhead. 0.80 × A100's 0.869 MAMF = 70%.
+constexpr double kGemmRealized = 0.80;
+// HBM traffic of the element-wise kernels (norms, GELU/SwiGLU, dropout, softmax, residual adds, casts) per byte of
+// activation the layer stores, in each of forward and backward: unfused element-wise kernels read and write each
+// stored tensor about three times. Korthikanti Table 4 (22B layer, 7.7 ms forward) pins it together with the above.
+constexpr double kElementwiseTraffic = 3.0;
+// Allocator slack: Megatron's theoretical_memory_usage multiplies activations by 1.05 for "optimizer and misc
+// temporaries" (megatron/training/theoretical_memory_usage.py); applied to all transient memory.
+constexpr double kAllocatorSlack = 0.05;
+// Megatron's fused vocab-parallel cross-entropy keeps the bf16 logits and overwrites them with the fp32 softmax it
+// returns as their gradient (megatron/core/tensor_parallel/cross_entropy.py): 2 + 4 bytes per logit.
+constexpr double kMegatronLogitBytes = 6.0;
+} // namespace
+
+FrameworkProfile megatronProfile()
+{
+    FrameworkProfile p;
+    p.id = "megatron";
+    p.name = "Megatron-Core";
+    p.framework = Framework::Megatron;
+    p.gemmEfficiency = kGemmRealized;
+    p.elementwiseTraffic = kElementwiseTraffic;
+    p.hostOverheadPerLayer = 0;  // launches run ahead of the GPU at these layer sizes (no host-bound gaps)
+    p.collectiveEfficiency = 1;  // NCCL's own model (collective.cpp) as it stands
+    p.overlapSlowdown = 0;       // the overlap model of the time stage as it stands
+    p.memoryOverheadBytes = 0;   // everything Megatron holds is in the memory model
+    p.allocatorSlack = kAllocatorSlack;
+    p.logitBytes = kMegatronLogitBytes;
+    p.sources = {
+        { "gemm_efficiency", "fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23 Table 5" },
+        { "elementwise_traffic", "fitted on Korthikanti et al. MLSys'23 Table 4 and Table 5" },
+        { "host_overhead_per_layer", "Megatron-Core launches ahead of the GPU (none measured at these layer sizes)" },
+        { "collective_efficiency", "NCCL's tuning model (src/graph/tuning.cc) as is" },
+        { "overlap_slowdown", "not modelled for Megatron-Core" },
+        { "memory_overhead_bytes", "none beyond the memory model" },
+        { "allocator_slack", "megatron/training/theoretical_memory_usage.py (activations × 1.05)" },
+        { "logit_bytes", "megatron/core/tensor_parallel/cross_entropy.py (bf16 logits + fp32 softmax in place)" },
+    };
+    return p;
+}
+
+const std::vector<ProfileConstant>& profileConstants()
+{
+    // Bounds are physical: a GEMM cannot beat its measured best shape (MAMF) nor fall under a fifth of it on
+    // transformer shapes; an element-wise kernel moves each byte at least once, an unfused chain rarely > 12 times;
+    // a layer's host work beyond 5 ms means the run is not GPU-bound; NCCL cannot beat its bus bandwidth by > 20%;
+    // fragmentation beyond half the transient memory is an allocator failure, not a constant (docs/model.md §calibration).
+    static const std::vector<ProfileConstant> all = {
+        { "gemm_efficiency", 0.2, 1.0, &FrameworkProfile::gemmEfficiency, "fraction of the measured matmul rate" },
+        { "elementwise_traffic", 0.5, 12.0, &FrameworkProfile::elementwiseTraffic,
+            "HBM passes per stored activation byte" },
+        { "host_overhead_per_layer", 0.0, 5e-3, &FrameworkProfile::hostOverheadPerLayer,
+            "host seconds per layer per micro-batch" },
+        { "collective_efficiency", 0.2, 1.2, &FrameworkProfile::collectiveEfficiency,
+            "achieved / modelled collective bandwidth" },
+        { "overlap_slowdown", 0.0, 1.0, &FrameworkProfile::overlapSlowdown,
+            "share of overlapped communication added to compute" },
+        { "memory_overhead_bytes", 0.0, 64e9, &FrameworkProfile::memoryOverheadBytes, "bytes per GPU besides the model" },
+        { "allocator_slack", 0.0, 0.5, &FrameworkProfile::allocatorSlack,
+            "reserved beyond allocated, per byte of transient memory" },
+    };
+    return all;
+}
+
+namespace {
+struct Fact {
+    const char* key;
+    double lo, hi;
+    double FrameworkProfile::*member;
+};
+// Framework facts a profile states (bounds: bf16 logits alone are 2 bytes; fp32 logits, up-cast and log-softmax 12).
+const Fact kFacts[] = { { "logit_bytes", 2.0, 16.0, &FrameworkProfile::logitBytes } };
+
+const std::pair<Framework, const char*> kFrameworkNames[] = { { Framework::Megatron, "megatron" },
+    { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
+    { Framework::PyTorchCompile, "pytorch-compile" } };
+
+std::string allowedFrameworks()
+{
+    std::string s;
+    for (const auto& [f, n] : kFrameworkNames)
+        s += (s.empty() ? "" : ", ") + std::string(n);
+    return s;
+}
+} // namespace
+
+const char* toString(Framework f)
+{
+    for (const auto& [v, n] : kFrameworkNames)
+        if (v == f)
+            return n;
+    return "megatron";
+}
+
+bool frameworkFromString(std::string_view name, Framework& out)
+{
+    for (const auto& [v, n] : kFrameworkNames)
+        if (name == n) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+ProfileParse parseProfile(std::string_view text)
+{
+    ProfileParse out;
+    FrameworkProfile& p = out.profile;
+    p = megatronProfile(); // a value the document leaves out keeps Megatron-Core's (and its source)
+    json root;
+    std::string err, field;
+    if (!detail::parseJsonText(text, root, err, &field)) {
+        out.errors.push_back((field.empty() ? "" : field + ": ") + err);
+        return out;
+    }
+    if (!root.is_object()) {
+        out.errors.push_back("a profile must be a JSON object");
+        return out;
+    }
+    auto str = [&](const char* key, std::string& into, bool required) {
+        const auto it = root.find(key);
+        if (it == root.end()) {
+            if (required)
+                out.errors.push_back(std::string(key) + ": is required");
+            return;
+        }
+        if (!it->is_string())
+            out.errors.push_back(std::string(key) + ": must be a string");
+        else
+            into = it->get<std::string>();
+    };
+    std::string schema, framework;
+    str("schema", schema, true);
+    if (!schema.empty() && schema != kProfileSchema)
+        out.errors.push_back("schema: '" + schema + "' is not supported; expected \"" + kProfileSchema + "\"");
+    str("id", p.id, true);
+    str("name", p.name, false);
+    str("framework", framework, true);
+    if (!framework.empty() && !frameworkFromString(framework, p.framework))
+        out.errors.push_back("framework: '" + framework + "' is not one of: " + allowedFrameworks());
+    const auto values = root.find("values");
+    if (values == root.end() || !values->is_object()) {
+        out.errors.push_back("values: is required and must be an object of {\"value\": number, \"source\": text}");
+        return out;
+    }
+    auto read = [&](const char* key, double lo, double hi, double FrameworkProfile::*member) {
+        const auto it = values->find(key);
+        if (it == values->end())
+            return; // absent: Megatron-Core's value
+        const std::string path = std::string("values.") + key;
+        if (!it->is_object() || !it->contains("value") || !(*it)["value"].is_number()) {
+            out.errors.push_back(path + ": must be {\"value\": number, \"source\": text}");
+            return;
+        }
+        const double v = (*it)["value"].get<double>();
+        if (!std::isfinite(v) || v < lo || v > hi) {
+            out.errors.push_back(path + ".value: must be in [" + exprNumber(lo) + ", "
+                + exprNumber(hi) + "]");
+            return;
+        }
+        p.*member = v;
+        const auto src = it->find("source");
+        if (src == it->end() || !src->is_string() || src->get<std::string>().empty()) {
+            out.errors.push_back(path + ".source: is required (the publication, datasheet or fit it comes from)");
+            return;
+        }
+        for (auto& [k, text] : p.sources)
+            if (k == key)
+                text = src->get<std::string>();
+    };
+    for (const auto& c : profileConstants())
+        read(c.key, c.lo, c.hi, c.member);
+    for (const auto& f : kFacts)
+        read(f.key, f.lo, f.hi, f.member);
+    for (auto it = values->begin(); it != values->end(); ++it) {
+        bool known = false;
+        for (const auto& c : profileConstants())
+            known = known || it.key() == c.key;
+        for (const auto& f : kFacts)
+            known = known || it.key() == f.key;
+        if (!known)
+            out.errors.push_back("values." + it.key() + ": unknown profile value");
+    }
+    return out;
+}
+
+std::string profileJson(const FrameworkProfile& p)
+{
+    json values = json::object();
+    auto sourceOf = [&](const char* key) {
+        for (const auto& [k, s] : p.sources)
+            if (k == key)
+                return s;
+        return std::string();
+    };
+    for (const auto& c : profileConstants())
+        values[c.key] = { { "value", p.*c.member }, { "source", sourceOf(c.key) } };
+    for (const auto& f : kFacts)
+        values[f.key] = { { "value", p.*f.member }, { "source", sourceOf(f.key) } };
+    json root = { { "schema", kProfileSchema }, { "id", p.id }, { "name", p.name },
+        { "framework", toString(p.framework) }, { "values", values } };
+    return root.dump(2) + "\n";
+}
+
+} // namespace shardscope::core

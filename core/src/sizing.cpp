@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The sizing stage: min_gpus by bisection over the data-parallel degree (docs/model.md §min-gpus).
+#include "sizing.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace shardscope::core::detail {
+
+int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers)
+{
+    const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, dp = layout.dp;
+    // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
+    const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch,
+        static_cast<int64_t>(1e7) / (static_cast<int64_t>(tp) * pp * cp));
+    const int step = ep > 1 ? ep / std::gcd(ep, cp) : 1;
+    const PeakCandidates cand = peakCandidates(s, sh);
+    // NCCL buffers change little with dp (only the dp-group placement): bisect with this layout's buffers,
+    // then settle the answer with the exact buffers of the candidate degrees.
+    auto fitsAt = [&](int64_t d, double nccl) {
+        const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
+        return candidatesPeakMemory(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb) + nccl <= capacity;
+    };
+    auto fitsExact = [&](int64_t k) {
+        return fitsAt(k * step, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step))));
+    };
+    // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
+    int64_t lo = 1, hi = dpMax / step;
+    const int64_t top = hi;
+    const int64_t here = dp / step;
+    if (fitsHere && here >= 1 && dp % step == 0)
+        hi = here;
+    else if (here >= 1 && here < hi)
+        lo = here + 1;
+    if (hi < lo || !fitsExact(hi))
+        return 0;
+    while (lo < hi) {
+        const int64_t mid = (lo + hi) / 2;
+        if (fitsAt(mid * step, buffers))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    while (lo < top && !fitsExact(lo))
+        ++lo;
+    while (lo > 1 && fitsExact(lo - 1))
+        --lo;
+    // GPU counts beyond the validated limit (1e7) are reported as "none up to the limit" (0).
+    const double gpusNeeded = double(lo) * step * tp * pp * cp;
+    return gpusNeeded <= 1e7 ? static_cast<int>(gpusNeeded) : 0;
+}
+
+} // namespace shardscope::core::detail

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The timing stage of evaluate(): one layer's forward, backward and recompute times, each pipeline stage's
+// micro-batch time with its exposed data-parallel collectives, the pipeline bubble and the optimizer step and
+// offload (docs/model.md §step-time, §pipeline-parallel, §optimizer-step, §offload-time).
+
+#include "communication_stage.h"
+#include "compute_stage.h"
+#include "engine.h"
+
+#include "shardscope/core/layout.h"
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+
+#include <string>
+
+namespace shardscope::core::detail {
+
+struct LayerTimes {
+    double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
+    double recompute = 0;                // extra work in backward from activation recomputation
+    double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
+};
+LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe);
+
+/// One micro-batch through one pipeline stage.
+struct StageTime {
+    double forward = 0, backward = 0, weightGrad = 0; ///< incl. exposed layer and data-parallel communication
+    double dpFwd = 0, dpBwd = 0;                      ///< the exposed data-parallel part of forward / backward
+};
+StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, const StageShape& st,
+                    const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe);
+
+/// The pipeline bubble (Narayanan et al. SC'21 §2.2) given every stage's micro-batch time and the slowest stage.
+double pipelineBubble(const Scenario& s, const Layout& layout, double sumStage, double tSlow, double slowWeightGrad);
+
+/// The optimizer step on the GPU, or the offloaded optimizer and parameter traffic (ZeRO-Offload, ZeRO-Infinity).
+struct OptimizerTime {
+    double optimizer = 0, offload = 0;
+    std::string optimizerText, offloadText; ///< substituted expressions, for the terms (when asked)
+};
+OptimizerTime optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
+                            double tSlow, bool withText);
+
+} // namespace shardscope::core::detail
