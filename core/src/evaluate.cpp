@@ -4,6 +4,7 @@
 #include "shardscope/core/evaluate.h"
 
 #include "shardscope/core/rank_map.h"
+#include "shardscope/core/uncertainty.h"
 
 #include "communication_stage.h"
 #include "compute_stage.h"
@@ -197,6 +198,7 @@ Result validateAndEvaluate(const Scenario& s, bool withTerms)
         return r;
     }
     evaluateInto(s, r, true, withTerms ? &r.terms : nullptr);
+    addUncertainty(s, r);
     addWarnings(s, r);
     return r;
 }

@@ -28,6 +28,11 @@ struct MemoryBreakdown {
     double gatheredParameters = 0;   ///< transient unsharded ZeRO-3/FSDP units (+ prefetch), unsharded grads being reduced
     double communicationBuffers = 0; ///< DDP/DeepSpeed buckets + NCCL channel buffers
     double frameworkOverhead = 0;    ///< CUDA context, allocator slack, user reserve
+    // What PyTorch reports at the peak, derived from the items above (not items themselves): reserved is the total
+    // less the CUDA context and cluster.misc_bytes (memory outside the caching allocator); allocated is reserved less
+    // the allocator slack (torch.cuda.max_memory_reserved / max_memory_allocated; docs/model.md §calibration).
+    double reservedPeak = 0;
+    double allocatedPeak = 0;
     [[nodiscard]] double total() const
     {
         return parameters + gradients + optimizerStates + activations + gatheredParameters + communicationBuffers
@@ -91,6 +96,25 @@ struct Throughput {
     double costPerStepUsd = 0;        ///< 0 when the GPU has no price
 };
 
+/// memory_per_gpu.verdict: the capacity against the memory's 80% range (core/uncertainty.h).
+enum class Verdict { Fits, Borderline, DoesNotFit };
+
+/// An 80% range [lo, hi] of a figure; it contains the figure.
+struct Range {
+    double lo = 0, hi = 0;
+    friend bool operator==(const Range&, const Range&) = default;
+};
+
+/// How sure the figures are (core/uncertainty.h, issue 11): the band, the run's kinds and what the ranges rest on.
+struct Uncertainty {
+    double band = 0.8;          ///< the ranges' probability content
+    std::string kind;           ///< "plain", or the run's kinds: "long-context fp8"
+    std::string basis;          ///< "cross-validated on N published runs", or what stands in for them
+    int throughputRuns = 0;     ///< runs behind the step-time and throughput ranges
+    int memoryRuns = 0;         ///< runs behind the memory range
+    bool userCalibrated = false; ///< the ranges come from the profile's own fit (calibrate)
+};
+
 struct Result {
     bool valid = false;
     std::vector<Issue> issues;
@@ -109,6 +133,10 @@ struct Result {
     MemoryBreakdown memory;          ///< most loaded GPU
     double capacity = 0;
     bool fits = false;
+    double allocatedPeak = 0;        ///< what torch.cuda.max_memory_allocated reports (core/uncertainty.h)
+    double reservedPeak = 0;         ///< max_memory_reserved: allocated + allocator slack
+    Verdict verdict = Verdict::DoesNotFit;
+    Range memoryRange;               ///< 80% range of memory.total()
     int peakStage = 0;
     std::vector<StageInfo> stages;
     double hostMemoryPerNode = 0;
@@ -120,6 +148,9 @@ struct Result {
 
     StepTime step;
     Throughput throughput;
+    Range stepTimeRange;             ///< 80% range of step.total()
+    Range tokensPerGpuRange;         ///< 80% range of throughput.tokensPerSecondPerGpu
+    Uncertainty uncertainty;
     int minGpus = 0;                 ///< fewest GPUs on which this strategy and settings fit (0 = none up to the limit)
 
     /// The figures as named terms (explain(); empty from evaluate()): memory terms add up to memory.total(),
@@ -131,5 +162,6 @@ const char* toString(Group g);
 const char* toString(CollectiveOp op);
 const char* toString(Algo a);
 const char* toString(Proto p);
+const char* toString(Verdict v); ///< "fits", "borderline", "does-not-fit"
 
 } // namespace shardscope::core
