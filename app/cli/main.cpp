@@ -2,6 +2,7 @@
 // shardscope-cli: evaluate scenarios and list catalogs (README "Command line", shardscope-cli(1)).
 // Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
 #include "format.h"
+#include "import_command.h"
 #include "search_command.h"
 #ifdef SHARDSCOPE_CLI_EXPORT
 #include "export_command.h"
@@ -38,6 +39,8 @@ const char* kUsage = R"(usage:
   shardscope-cli export FILE.json --chart memory|strategy|communication|time|timeline|report
                  --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
+  shardscope-cli import FILE --from hf-config|deepspeed|megatron-args|torchtitan|scenario [--base SCENARIO.json]
+                 [--gpus N] [--gpu ID] [--out FILE]
   FILE may be - to read the scenario from standard input.
 options:
   --catalog-dir DIR   read gpus.json, links.json, models.json from DIR
@@ -55,7 +58,7 @@ bool takesValue(const std::string& s)
 {
     for (const char* k : { "--format", "--catalog-dir", "--top", "--gpus", "--min-gpus", "--max-gpus", "--max-tp",
              "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--objective", "--threads", "--target",
-             "--chart", "--out", "--width", "--height", "--dpi" })
+             "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu" })
         if (s == k)
             return true;
     return false;
@@ -250,6 +253,8 @@ int run(int argc, char** argv)
     }
     if (a.command == "launch-config")
         return runLaunchConfig(a, catalog);
+    if (a.command == "import")
+        return shardscope::cli::runImport(a.target, catalog, a.options, std::cout, std::cerr);
     if (a.command == "export")
         return runExportCommand(a, catalog);
     std::cerr << "shardscope-cli: unknown command '" << safe(a.command) << "'\n" << kUsage;

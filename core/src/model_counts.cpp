@@ -21,7 +21,9 @@ ModelCounts countParameters(const ModelSpec& m)
         // h·q_lora + q_lora·a·(nope+rope) + h·(kv_lora+rope) + kv_lora·a·(nope+v) + a·v·h, plus q/kv latent RMSNorms.
         const auto& l = m.mla;
         const double qk = static_cast<double>(l.qkNopeHeadDim + l.qkRopeHeadDim);
-        c.attention = h * l.qLoraRank + l.qLoraRank * a * qk + h * (l.kvLoraRank + l.qkRopeHeadDim)
+        // Without a query LoRA rank (DeepSeek-V2-Lite, q_lora_rank null) the query is one h·a·(nope+rope) projection.
+        const double query = l.qLoraRank > 0 ? h * l.qLoraRank + l.qLoraRank * a * qk : h * a * qk;
+        c.attention = query + h * (l.kvLoraRank + l.qkRopeHeadDim)
             + l.kvLoraRank * a * static_cast<double>(l.qkNopeHeadDim + l.vHeadDim) + a * l.vHeadDim * h;
         c.attentionNorms = static_cast<double>(l.qLoraRank + l.kvLoraRank);
         c.qSize = a * static_cast<double>(l.vHeadDim);

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Megatron-LM arguments → scenario (issue 14): a command line or a launch script (as `launch-config --target
+// megatron` writes, or Megatron-LM's examples/*/train_*.sh with bash arrays), split into words (shell_words.h) and
+// read as argparse would. Nothing is expanded or run: a flag ShardScope reads whose value is a shell variable
+// ($VAR, ${VAR}, `...`) is refused naming the flag.
+//
+// Flags and defaults: NVIDIA/Megatron-LM @ d98e8a64 (the commit launch_config.cpp was checked against),
+// megatron/training/arguments.py and the config dataclasses it builds flags from
+// (megatron/core/model_parallel_config.py, megatron/core/transformer/transformer_config.py):
+// --num-layers, --hidden-size, --ffn-hidden-size (default 4 h; with --swiglu int(4 h · 2/3 / 64) · 64),
+// --num-attention-heads, --group-query-attention / --num-query-groups, --kv-channels, --seq-length,
+// --max-position-embeddings, --swiglu, --normalization (LayerNorm default | RMSNorm), --position-embedding-type
+// (learned_absolute default | rope | none), --untie-embeddings-and-output-weights (tied by default),
+// --disable-bias-linear (biases by default), --add-qkv-bias, --vocab-size; MoE --num-experts, --moe-router-topk
+// (default 2), --moe-ffn-hidden-size (default ffn_hidden_size), --moe-shared-expert-intermediate-size,
+// --moe-layer-freq (an int or a Python list expression, parsed here, never evaluated); MLA --multi-latent-attention,
+// --q-lora-rank (None), --kv-lora-rank (32), --qk-head-dim (128), --qk-pos-emb-head-dim (64), --v-head-dim (128);
+// parallelism --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
+// --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
+// --num-virtual-stages-per-pipeline-rank; --micro-batch-size, --global-batch-size (default micro × dp);
+// --recompute-granularity (full | selective; None by default), --recompute-activations (= selective),
+// --recompute-method / --recompute-num-layers; --bf16, --fp16, --fp8-format (e4m3 | hybrid); --attention-backend,
+// --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
+// --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
+// --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
+// --optimizer-cpu-offload, --optimizer (adam default | sgd). torchrun (torch/distributed/run.py): --nnodes,
+// --nproc-per-node (alias --nproc_per_node).
+#include "import_common.h"
+#include "shell_words.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace shardscope::core::detail {
+
+namespace {
+
+/// Flags whose presence alone says something (argparse store_true).
+const std::set<std::string>& switches()
+{
+    static const std::set<std::string> s = { "--group-query-attention", "--swiglu", "--untie-embeddings-and-output-weights",
+        "--disable-bias-linear", "--add-qkv-bias", "--multi-latent-attention", "--sequence-parallel",
+        "--recompute-activations", "--bf16", "--fp16", "--use-flash-attn", "--use-distributed-optimizer",
+        "--use-megatron-fsdp", "--use-torch-fsdp2", "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload",
+        "--squared-relu", "--standalone", "--use-precision-aware-optimizer", "--overlap-grad-reduce",
+        "--overlap-param-gather", "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
+        "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
+        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data" };
+    return s;
+}
+
+/// Flags ShardScope reads that take a value.
+const std::set<std::string>& valued()
+{
+    static const std::set<std::string> s = { "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
+        "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings", "--normalization",
+        "--position-embedding-type", "--vocab-size", "--num-experts", "--moe-router-topk", "--moe-ffn-hidden-size",
+        "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+        "--qk-pos-emb-head-dim", "--v-head-dim", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+        "--context-parallel-size", "--expert-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
+        "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size", "--recompute-granularity",
+        "--recompute-method", "--recompute-num-layers", "--fp8-format", "--attention-backend", "--hidden-dropout",
+        "--attention-dropout", "--data-parallel-sharding-strategy", "--num-distributed-optimizer-instances",
+        "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node" };
+    return s;
+}
+
+struct Flag {
+    std::string value;
+    bool expands = false;
+    int line = 0;
+};
+
+class Args {
+public:
+    Args(std::map<std::string, Flag> flags, ImportContext& cx) : m_flags(std::move(flags)), m_cx(cx) {}
+    bool has(const std::string& f)
+    {
+        m_used.insert(f);
+        return m_flags.count(f) > 0;
+    }
+    /// The value of a flag, refused when bash would substitute it.
+    bool value(const std::string& f, std::string& out)
+    {
+        if (!has(f))
+            return false;
+        const Flag& v = m_flags.at(f);
+        if (v.expands) {
+            m_cx.error(f, "'" + v.value + "' (line " + std::to_string(v.line) + ") is a shell expansion: ShardScope "
+                          "reads the script, it never expands variables or runs commands; write the value itself");
+            return false;
+        }
+        out = v.value;
+        return true;
+    }
+    bool count(const std::string& f, int64_t& out, int64_t lo = 1)
+    {
+        std::string v;
+        if (!value(f, v))
+            return false;
+        int64_t n = 0;
+        bool ok = !v.empty() && v.size() <= 15;
+        for (char c : v)
+            ok = ok && std::isdigit(static_cast<unsigned char>(c));
+        if (ok)
+            n = std::stoll(v);
+        if (!ok || n < lo) {
+            m_cx.error(f, "must be a whole number >= " + std::to_string(lo) + ", not '" + v + "'");
+            return false;
+        }
+        out = n;
+        return true;
+    }
+    bool count(const std::string& f, int& out, int64_t lo = 1)
+    {
+        int64_t v = 0;
+        if (!count(f, v, lo))
+            return false;
+        if (v > 1'000'000'000) {
+            m_cx.error(f, "is out of range (" + std::to_string(v) + ")");
+            return false;
+        }
+        out = static_cast<int>(v);
+        return true;
+    }
+    bool number(const std::string& f, double& out)
+    {
+        std::string v;
+        if (!value(f, v))
+            return false;
+        size_t used = 0;
+        try {
+            out = std::stod(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v.size() || v.empty()) {
+            m_cx.error(f, "must be a number, not '" + v + "'");
+            return false;
+        }
+        return true;
+    }
+    /// One of `allowed`; an error listing them otherwise.
+    bool choice(const std::string& f, std::string& out, std::initializer_list<std::string_view> allowed)
+    {
+        if (!value(f, out))
+            return false;
+        for (auto a : allowed)
+            if (a == out)
+                return true;
+        m_cx.error(f, "'" + out + "' is not one of: " + oneOf(allowed));
+        return false;
+    }
+    std::vector<std::string> unused() const
+    {
+        std::vector<std::string> v;
+        for (const auto& [name, flag] : m_flags)
+            if (!m_used.count(name))
+                v.push_back(name);
+        return v;
+    }
+
+private:
+    std::map<std::string, Flag> m_flags;
+    ImportContext& m_cx;
+    std::set<std::string> m_used;
+};
+
+/// --moe-layer-freq: an int N (every N-th layer is MoE) or a list pattern "([0]*k+[1]*n)", "[0]*k+[1]*n" or
+/// "[0,0,1,...]" (arguments.py moe_freq_type evaluates it in Python; here it is parsed). Returns the number of
+/// leading dense layers; false when the pattern is not k dense layers followed only by MoE layers.
+bool denseLayersFromFreq(std::string v, int layers, int& dense, std::string& why)
+{
+    std::string t;
+    for (char c : v)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            t += c;
+    if (t.size() > 2 && t.front() == '(' && t.back() == ')')
+        t = t.substr(1, t.size() - 2);
+    std::vector<int> pattern;
+    bool digits = !t.empty();
+    for (char c : t)
+        digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (digits) {
+        if (t.size() > 6 || std::stoi(t) != 1) {
+            why = "every-N-th-layer MoE (N > 1) is not supported; only 1";
+            return false;
+        }
+        dense = 0;
+        return true;
+    }
+    if (!t.empty() && t.front() == '[' && t.find('*') == std::string::npos) {
+        // explicit list [0,0,1,...]
+        if (t.back() != ']') {
+            why = "not a list";
+            return false;
+        }
+        std::string item;
+        for (size_t i = 1; i < t.size(); ++i) {
+            const char c = t[i];
+            if (c == ',' || c == ']') {
+                if (item != "0" && item != "1") {
+                    why = "list entries must be 0 or 1";
+                    return false;
+                }
+                pattern.push_back(item == "1");
+                item.clear();
+            } else {
+                item += c;
+            }
+        }
+    } else {
+        // [0]*k+[1]*n terms
+        size_t pos = 0;
+        while (pos < t.size()) {
+            if (t.compare(pos, 4, "[0]*") != 0 && t.compare(pos, 4, "[1]*") != 0) {
+                why = "expected [0]*k+[1]*n";
+                return false;
+            }
+            const int bit = t[pos + 1] - '0';
+            pos += 4;
+            size_t end = pos;
+            while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])))
+                ++end;
+            if (end == pos || end - pos > 6) {
+                why = "expected a count after *";
+                return false;
+            }
+            pattern.insert(pattern.end(), static_cast<size_t>(std::stoi(t.substr(pos, end - pos))), bit);
+            pos = end;
+            if (pos < t.size()) {
+                if (t[pos] != '+') {
+                    why = "expected +";
+                    return false;
+                }
+                ++pos;
+            }
+            if (pattern.size() > 100000) {
+                why = "too long";
+                return false;
+            }
+        }
+    }
+    if (static_cast<int>(pattern.size()) != layers) {
+        why = "the pattern has " + std::to_string(pattern.size()) + " layers, --num-layers " + std::to_string(layers);
+        return false;
+    }
+    dense = 0;
+    while (dense < layers && pattern[static_cast<size_t>(dense)] == 0)
+        ++dense;
+    for (int i = dense; i < layers; ++i)
+        if (pattern[static_cast<size_t>(i)] == 0) {
+            why = "dense layers after MoE layers are not supported (only leading dense layers)";
+            return false;
+        }
+    return true;
+}
+
+void readModel(Args& a, ImportContext& cx)
+{
+    ModelSpec m = cx.s().model;
+    if (!a.has("--num-layers") && !a.has("--hidden-size"))
+        return; // no model in these arguments: the base scenario's
+    a.count("--num-layers", m.layers);
+    a.count("--hidden-size", m.hidden);
+    a.count("--num-attention-heads", m.heads);
+    m.kvHeads = m.heads;
+    if (a.has("--group-query-attention"))
+        a.count("--num-query-groups", m.kvHeads);
+    else if (a.has("--num-query-groups"))
+        cx.warning("--num-query-groups", "ignored without --group-query-attention (arguments.py)");
+    m.headDim = 0;
+    a.count("--kv-channels", m.headDim);
+    const bool swiglu = a.has("--swiglu");
+    m.mlp = swiglu ? Mlp::SwiGlu : Mlp::Gelu;
+    if (a.has("--squared-relu")) {
+        m.mlp = Mlp::Relu;
+        cx.warning("--squared-relu", "counted as a plain ReLU MLP (same matrices)");
+    }
+    m.ffnHidden = swiglu ? static_cast<int64_t>((4 * m.hidden * 2 / 3) / 64) * 64 : 4 * m.hidden;
+    a.count("--ffn-hidden-size", m.ffnHidden);
+    std::string norm = "LayerNorm";
+    a.choice("--normalization", norm, { "LayerNorm", "RMSNorm" });
+    m.norm = norm == "RMSNorm" ? Norm::RmsNorm : Norm::LayerNorm;
+    std::string pos = "learned_absolute";
+    a.choice("--position-embedding-type", pos, { "learned_absolute", "rope", "mrope", "relative", "yarn", "none" });
+    m.position = pos == "learned_absolute" ? PositionEmbedding::Learned : PositionEmbedding::Rope;
+    if (pos == "none" || pos == "relative")
+        cx.warning("--position-embedding-type", pos + " is counted as rope (no position parameters)");
+    a.count("--max-position-embeddings", m.maxSeq);
+    m.tiedEmbeddings = !a.has("--untie-embeddings-and-output-weights");
+    m.linearBias = !a.has("--disable-bias-linear");
+    m.qkvBias = m.linearBias || a.has("--add-qkv-bias");
+    m.embeddingNorm = false;
+    if (!a.count("--vocab-size", m.vocab))
+        cx.warning("--vocab-size", "not given (Megatron-LM takes it from the tokenizer): the base scenario's vocabulary ("
+                       + std::to_string(m.vocab) + ") is used");
+    else
+        cx.set("model.vocab");
+
+    m.moe = {};
+    m.moe.capacityFactor = cx.s().model.moe.capacityFactor;
+    if (a.count("--num-experts", m.moe.experts)) {
+        m.moe.topK = 2;
+        a.count("--moe-router-topk", m.moe.topK);
+        m.moe.expertFfnHidden = m.ffnHidden;
+        a.count("--moe-ffn-hidden-size", m.moe.expertFfnHidden);
+        int64_t shared = 0;
+        if (a.count("--moe-shared-expert-intermediate-size", shared)) {
+            if (shared % m.moe.expertFfnHidden != 0)
+                cx.error("--moe-shared-expert-intermediate-size", "must be a multiple of --moe-ffn-hidden-size ("
+                             + std::to_string(m.moe.expertFfnHidden) + "): ShardScope counts shared experts in expert units");
+            else
+                m.moe.sharedExperts = static_cast<int>(shared / m.moe.expertFfnHidden);
+        }
+        std::string freq;
+        if (a.value("--moe-layer-freq", freq)) {
+            std::string why;
+            if (!denseLayersFromFreq(freq, m.layers, m.moe.denseLayers, why))
+                cx.error("--moe-layer-freq", "'" + freq + "': " + why);
+        }
+    }
+    m.mla = {};
+    if (a.has("--multi-latent-attention")) {
+        m.mla.kvLoraRank = 32;
+        m.mla.qkNopeHeadDim = 128;
+        m.mla.qkRopeHeadDim = 64;
+        m.mla.vHeadDim = 128;
+        a.count("--q-lora-rank", m.mla.qLoraRank);
+        a.count("--kv-lora-rank", m.mla.kvLoraRank);
+        a.count("--qk-head-dim", m.mla.qkNopeHeadDim);
+        a.count("--qk-pos-emb-head-dim", m.mla.qkRopeHeadDim);
+        a.count("--v-head-dim", m.mla.vHeadDim);
+    }
+    if (m.isMla())
+        m.headDim = m.mla.vHeadDim; // the catalog's convention for MLA models (models.json deepseek-v3)
+    adoptPreset(m, "Megatron-LM model (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ")",
+        false, cx.catalog);
+    cx.s().model = m;
+    for (const char* f : { "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim",
+             "model.ffn_hidden", "model.max_seq", "model.mlp", "model.norm", "model.position_embedding",
+             "model.tied_embeddings", "model.biases", "model.moe", "model.mla" })
+        cx.set(f);
+}
+
+} // namespace
+
+void importMegatronArgs(std::string_view text, ImportContext& cx)
+{
+    if (text.find('\0') != std::string_view::npos) {
+        cx.error("", "the file contains a NUL byte: it is not a shell script or a command line");
+        return;
+    }
+    const ShellSplit split = splitShellWords(text);
+    if (!split.error.empty()) {
+        cx.error("", split.error);
+        return;
+    }
+
+    // Variables the text itself defines (NAME=value, NAME=( ... )): their words are part of the stream already; a
+    // string value holding flags is split as bash splits an unquoted $NAME.
+    std::set<std::string> defined;
+    std::vector<ShellWord> words;
+    for (const ShellWord& w : split.words) {
+        const size_t eq = w.text.find('=');
+        const bool assignment = eq != std::string::npos && eq > 0 && w.text[0] != '-'
+            && w.text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == eq;
+        if (assignment) {
+            defined.insert(w.text.substr(0, eq));
+            const std::string value = w.text.substr(eq + 1);
+            if (value.find("--") != std::string::npos) {
+                const ShellSplit inner = splitShellWords(value);
+                for (ShellWord iw : inner.words) {
+                    iw.expands = iw.expands || w.expands;
+                    iw.line = w.line;
+                    words.push_back(iw);
+                }
+            }
+            continue;
+        }
+        words.push_back(w);
+    }
+
+    std::map<std::string, Flag> flags;
+    std::set<std::string> repeated, undefinedRefs;
+    for (size_t i = 0; i < words.size(); ++i) {
+        const ShellWord& w = words[i];
+        if (w.text.rfind("--", 0) != 0 || w.text.size() < 3) {
+            if (w.expands && w.text.front() == '$') {
+                // $NAME, ${NAME}, ${NAME[@]}: fine when the text defines NAME (its words were read above).
+                std::string name = w.text.substr(1);
+                if (!name.empty() && name.front() == '{')
+                    name = name.substr(1, name.find_first_of("[}") - 1);
+                if (!defined.count(name))
+                    undefinedRefs.insert(w.text);
+            }
+            continue;
+        }
+        Flag f;
+        f.line = w.line;
+        std::string name = w.text;
+        if (const size_t eq = name.find('='); eq != std::string::npos) {
+            f.value = name.substr(eq + 1);
+            f.expands = w.expands;
+            name = name.substr(0, eq);
+        } else if (switches().count(name)) {
+            // store_true
+        } else if (i + 1 < words.size()
+            && (valued().count(name) || words[i + 1].text.rfind("-", 0) != 0 || words[i + 1].text.size() < 2)) {
+            f.value = words[i + 1].text;
+            f.expands = words[i + 1].expands;
+            ++i;
+        } else if (valued().count(name)) {
+            cx.error(name, "needs a value");
+            continue;
+        }
+        if (flags.count(name))
+            repeated.insert(name);
+        flags[name] = f; // argparse: the last occurrence wins
+    }
+    if (flags.empty()) {
+        cx.error("", "no --flags found: expected Megatron-LM arguments (a command line or a launch script)");
+        return;
+    }
+    for (const auto& r : repeated)
+        cx.warning(r, "given more than once; the last value is used (argparse)");
+    for (const auto& u : undefinedRefs)
+        cx.warning(u, "not defined in this text: any flags it holds are not seen");
+
+    Args a(flags, cx);
+    Scenario& s = cx.s();
+    cx.framework(Framework::Megatron, "(arguments)");
+    readModel(a, cx);
+
+    // ---- Parallelism (argparse defaults 1).
+    auto& p = s.parallelism;
+    p.tp = p.pp = p.cp = p.ep = 1;
+    a.count("--tensor-model-parallel-size", p.tp);
+    a.count("--pipeline-model-parallel-size", p.pp);
+    a.count("--context-parallel-size", p.cp);
+    a.count("--expert-model-parallel-size", p.ep);
+    p.sequenceParallel = a.has("--sequence-parallel");
+    p.virtualStages = 1;
+    int perVirtual = 0;
+    if (a.count("--num-layers-per-virtual-pipeline-stage", perVirtual)) {
+        const int perStage = p.pp > 0 ? s.model.layers / p.pp : 0;
+        if (perStage % perVirtual != 0 || s.model.layers % p.pp != 0)
+            cx.error("--num-layers-per-virtual-pipeline-stage", "(" + std::to_string(perVirtual) + ") must divide the layers "
+                         "per pipeline stage (" + std::to_string(s.model.layers) + " / " + std::to_string(p.pp) + ")");
+        else
+            p.virtualStages = perStage / perVirtual;
+    }
+    a.count("--num-virtual-stages-per-pipeline-rank", p.virtualStages);
+    p.schedule = p.pp > 1 && p.virtualStages > 1 ? PpSchedule::Interleaved : PpSchedule::OneFOneB;
+    for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
+             "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule" })
+        cx.set(f);
+
+    // ---- GPUs from the torchrun line.
+    int nodes = 0, perNode = 0;
+    a.count("--nnodes", nodes);
+    if (!a.count("--nproc-per-node", perNode))
+        a.count("--nproc_per_node", perNode);
+    if (nodes > 0 || perNode > 0) {
+        if (cx.options.gpus != 0) {
+            if ((nodes > 0 ? nodes : s.cluster.nodes) * (perNode > 0 ? perNode : s.cluster.gpusPerNode) != cx.options.gpus)
+                cx.warning("--nnodes", "the torchrun line's GPU count differs from --gpus; --gpus is used");
+        } else {
+            if (nodes > 0) {
+                s.cluster.nodes = nodes;
+                cx.set("cluster.nodes");
+            }
+            if (perNode > 0) {
+                s.cluster.gpusPerNode = perNode;
+                cx.set("cluster.gpus_per_node");
+            }
+        }
+    }
+
+    // ---- Batch and sequence.
+    if (a.count("--seq-length", s.training.seqLen))
+        cx.set("training.seq_len");
+    if (a.count("--micro-batch-size", s.training.microBatch))
+        cx.set("training.micro_batch");
+    const int mp = p.tp * p.pp * p.cp;
+    if (a.count("--global-batch-size", s.training.globalBatch)) {
+        cx.set("training.global_batch");
+    } else if (mp > 0 && s.cluster.gpus() % mp == 0) {
+        s.training.globalBatch = s.training.microBatch * (s.cluster.gpus() / mp); // arguments.py: micro × dp
+        cx.set("training.global_batch");
+    }
+
+    // ---- Recompute (transformer_config.py recompute_granularity: None, "full" or "selective").
+    std::string granularity;
+    s.training.recompute = Recompute::None;
+    if (a.has("--recompute-activations"))
+        s.training.recompute = Recompute::Selective;
+    if (a.choice("--recompute-granularity", granularity, { "full", "selective" }))
+        s.training.recompute = granularity == "full" ? Recompute::Full : Recompute::Selective;
+    if (s.training.recompute == Recompute::Full) {
+        std::string method = "uniform";
+        a.choice("--recompute-method", method, { "uniform", "block" });
+        int n = 1;
+        a.count("--recompute-num-layers", n);
+        if (method == "block")
+            cx.warning("--recompute-method", "block recomputes only the first --recompute-num-layers layers of each stage; "
+                                             "modelled as every layer (full)");
+        else if (n > 1)
+            cx.warning("--recompute-num-layers", "uniform groups of " + std::to_string(n)
+                           + " layers keep fewer inputs than one per layer; modelled as one per layer");
+    }
+    cx.set("training.recompute");
+
+    // ---- Precision.
+    const bool bf16 = a.has("--bf16"), fp16 = a.has("--fp16");
+    if (bf16 && fp16)
+        cx.error("--fp16", "--bf16 and --fp16 cannot both be given");
+    s.training.precision = bf16 ? Precision::Bf16Mixed : fp16 ? Precision::Fp16Mixed : Precision::Fp32;
+    std::string fp8;
+    if (a.choice("--fp8-format", fp8, { "e4m3", "hybrid" }))
+        s.training.precision = Precision::Fp8Mixed;
+    cx.set("training.precision");
+
+    std::string backend;
+    if (a.choice("--attention-backend", backend, { "flash", "fused", "unfused", "local", "auto" })) {
+        s.training.flashAttention = backend == "flash" || backend == "fused" || backend == "auto";
+        cx.set("training.flash_attention");
+    } else if (a.has("--use-flash-attn")) {
+        s.training.flashAttention = true;
+        cx.set("training.flash_attention");
+    }
+    double hidden = 0.1, attention = 0.1; // transformer_config.py hidden_dropout, attention_dropout
+    a.number("--hidden-dropout", hidden);
+    a.number("--attention-dropout", attention);
+    s.training.dropout = hidden > 0 || attention > 0;
+    cx.set("training.dropout");
+
+    // ---- Data-parallel sharding and offload.
+    p.sharding = Sharding::Ddp;
+    p.shardGroup = 0;
+    if (a.has("--use-distributed-optimizer"))
+        p.sharding = Sharding::Zero1;
+    if (a.has("--use-megatron-fsdp")) {
+        std::string strategy = "optim_grads_params";
+        a.choice("--data-parallel-sharding-strategy", strategy, { "no_shard", "optim", "optim_grads", "optim_grads_params" });
+        p.sharding = strategy == "no_shard" ? Sharding::Ddp
+            : strategy == "optim"           ? Sharding::Zero1
+            : strategy == "optim_grads"     ? Sharding::Zero2
+                                            : Sharding::Zero3;
+    } else if (a.has("--use-torch-fsdp2")) {
+        p.sharding = a.has("--torch-fsdp2-no-reshard-after-forward") ? Sharding::FsdpGradOp : Sharding::FsdpFull;
+    }
+    int instances = 1;
+    if (a.count("--num-distributed-optimizer-instances", instances) && instances > 1) {
+        const int dpcp = mp > 0 ? s.cluster.gpus() / (p.tp * p.pp) : 0;
+        if (p.sharding != Sharding::Zero3 || dpcp % instances != 0)
+            cx.warning("--num-distributed-optimizer-instances", "modelled only with optim_grads_params sharding over a "
+                                                                "data-parallel group it divides; ignored");
+        else {
+            p.sharding = Sharding::FsdpHybrid;
+            p.shardGroup = dpcp / instances;
+            cx.set("parallelism.shard_group");
+        }
+    }
+    cx.set("parallelism.sharding");
+    s.offload.optimizer = a.has("--optimizer-cpu-offload") ? OffloadTarget::Cpu : OffloadTarget::None;
+    s.offload.parameters = OffloadTarget::None;
+    cx.set("offload.optimizer");
+    cx.set("offload.parameters");
+
+    std::string optimizer = "adam";
+    a.choice("--optimizer", optimizer, { "adam", "sgd" });
+    s.training.optimizer = optimizer == "sgd" ? Optimizer::SgdMomentum : Optimizer::AdamW;
+    cx.set("training.optimizer");
+
+    const std::vector<std::string> unused = a.unused();
+    if (!unused.empty()) {
+        std::string list;
+        for (const auto& u : unused)
+            list += (list.empty() ? "" : " ") + u;
+        cx.warning("(arguments)", "not used by ShardScope (data, tokenizer, learning rate, logging, checkpointing, "
+                                  "launcher and other settings that do not change memory or step time as it models "
+                                  "them): " + list);
+    }
+}
+
+} // namespace shardscope::core::detail
