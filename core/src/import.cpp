@@ -39,10 +39,15 @@ bool sameArchitecture(const ModelSpec& a, const ModelSpec& b)
 }
 } // namespace
 
-void adoptPreset(ModelSpec& m, const std::string& name, bool ownName, const Catalog& catalog)
+void adoptPreset(ModelSpec& m, const std::string& name, bool ownName, const ModelSpec& current, const Catalog& catalog)
 {
+    std::vector<const ModelSpec*> candidates;
+    if (const ModelSpec* c = catalog.model(current.id))
+        candidates.push_back(c);
     for (const ModelSpec& preset : catalog.models)
-        if (sameArchitecture(preset, m)) {
+        candidates.push_back(&preset);
+    for (const ModelSpec* p : candidates)
+        if (const ModelSpec& preset = *p; sameArchitecture(preset, m)) {
             const double capacity = m.moe.capacityFactor;
             m = preset;
             m.moe.capacityFactor = capacity;

@@ -36,8 +36,9 @@ void importTorchTitan(std::string_view text, ImportContext& cx);
 
 /// The model with a catalog preset's identity (id, name, source, published total) when its architecture is that
 /// preset's; otherwise id "" and the given name. `ownName`: the source names the model itself (a config.json's
-/// _name_or_path), and that name is kept even over a preset's (Qwen2 7B has Qwen2.5 7B's architecture).
-void adoptPreset(ModelSpec& m, const std::string& name, bool ownName, const Catalog& catalog);
+/// _name_or_path), and that name is kept even over a preset's (Qwen2 7B has Qwen2.5 7B's architecture). Of presets
+/// with the same architecture (llama3-70b, llama3.1-70b) the base scenario's `current` one is kept.
+void adoptPreset(ModelSpec& m, const std::string& name, bool ownName, const ModelSpec& current, const Catalog& catalog);
 
 /// Sets the cluster to `gpus` GPUs: gpus_per_node kept when it divides gpus, one node of `gpus` when gpus is
 /// smaller than a node. False with a message otherwise.

@@ -434,7 +434,7 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     if (m.isMla())
         m.headDim = m.mla.vHeadDim; // the catalog's convention for MLA models (models.json deepseek-v3)
     m.moe.capacityFactor = cx.s().model.moe.capacityFactor;
-    adoptPreset(m, name, ownName, cx.catalog);
+    adoptPreset(m, name, ownName, cx.s().model, cx.catalog);
     cx.s().model = m;
     if (m.position == PositionEmbedding::Learned && m.maxSeq > 0 && cx.s().training.seqLen > m.maxSeq) {
         cx.warning("n_positions", "the model has " + std::to_string(m.maxSeq) + " learned positions: training.seq_len "

@@ -75,6 +75,12 @@ struct Flag {
 class Args {
 public:
     Args(std::map<std::string, Flag> flags, ImportContext& cx) : m_flags(std::move(flags)), m_cx(cx) {}
+    /// The flag's value is a shell expansion ($VAR, ${VAR}, `...`).
+    bool expands(const std::string& f) const
+    {
+        const auto it = m_flags.find(f);
+        return it != m_flags.end() && it->second.expands;
+    }
     bool has(const std::string& f)
     {
         m_used.insert(f);
@@ -336,7 +342,7 @@ void readModel(Args& a, ImportContext& cx)
     if (m.isMla())
         m.headDim = m.mla.vHeadDim; // the catalog's convention for MLA models (models.json deepseek-v3)
     adoptPreset(m, "Megatron-LM model (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ")",
-        false, cx.catalog);
+        false, cx.s().model, cx.catalog);
     cx.s().model = m;
     for (const char* f : { "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim",
              "model.ffn_hidden", "model.max_seq", "model.mlp", "model.norm", "model.position_embedding",
@@ -457,10 +463,17 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
              "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule" })
         cx.set(f);
 
-    // ---- GPUs from the torchrun line.
+    // ---- GPUs from the torchrun line. The launcher's own flags often hold variables ($GPUS_PER_NODE in Megatron-LM's
+    // examples): then the count comes from --gpus or the base, with a warning, rather than refusing the script.
     int nodes = 0, perNode = 0;
-    a.count("--nnodes", nodes);
-    if (!a.count("--nproc-per-node", perNode))
+    for (const char* f : { "--nnodes", "--nproc-per-node", "--nproc_per_node" })
+        if (a.expands(f)) {
+            a.has(f);
+            cx.warning(f, "a shell variable (never expanded): the GPU count comes from --gpus or the base scenario");
+        }
+    if (!a.expands("--nnodes"))
+        a.count("--nnodes", nodes);
+    if (!a.expands("--nproc-per-node") && !a.count("--nproc-per-node", perNode) && !a.expands("--nproc_per_node"))
         a.count("--nproc_per_node", perNode);
     if (nodes > 0 || perNode > 0) {
         if (cx.options.gpus != 0) {

@@ -334,6 +334,8 @@ private:
             fail(atEnd() ? "expected a value" : std::string("expected a value, found '") + peek() + "'");
         if (token.size() > 64)
             fail("the number '" + token.substr(0, 64) + "...' is too long");
+        if (std::isalpha(static_cast<unsigned char>(token[0])) && token != "inf" && token != "nan")
+            fail("'" + token + "' is not a value (strings need quotes)");
         if (token.find(':') != std::string::npos || (token.size() >= 10 && token[4] == '-' && token[7] == '-'))
             fail("dates and times are not supported ('" + token + "')");
         std::string digits;
