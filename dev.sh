@@ -53,6 +53,7 @@ MUTATE_EXCLUDES=(
   'lesson.cpp:k?iB'                          # units for formatting lesson text
   'search.cpp:kBlock'                        # how the parallel search splits its work between threads, never a figure
   'launch_config.cpp:k*'                     # values written into generated launch configs, not used by the estimate
+  'calibrate.cpp:k*'                         # the calibration fit's tolerances and run limit, not model figures
   # Dead: NCCL's Tree LL128 bus bandwidth is min(treeBw × 120/128, nCh × perChMaxTreeLL128Bw) with treeBw at most
   # nCh × perChMaxTreeBw, so a cap above perChMaxTreeBw × 120/128 never binds (in tuning.cc itself too):
   'collective.cpp:kPerChTreeLL128[0][2]'     # Ampere, 4+ nodes: 20 > 17.8 × 120/128 = 16.7
@@ -214,6 +215,7 @@ case "$cmd" in
     "$BUILD_DIR/tests/bench/bench_evaluate"
     "$BUILD_DIR/tests/bench/bench_search"
     "$BUILD_DIR/tests/bench/bench_parse"
+    "$BUILD_DIR/tests/bench/bench_calibrate"
     if [ -x "$BUILD_DIR/tests/ui/gui_bench" ]; then
       QT_QPA_PLATFORM=offscreen "$BUILD_DIR/tests/ui/gui_bench"
       QT_QPA_PLATFORM=offscreen "$BUILD_DIR/tests/ui/rank_map_bench"

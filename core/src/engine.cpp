@@ -610,6 +610,9 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     mem.frameworkOverhead = kCudaContextBytes
         + s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
         + s.profile.memoryOverheadBytes + s.cluster.miscBytes;
+    mem.reservedPeak = mem.total() - kCudaContextBytes - s.cluster.miscBytes;
+    mem.allocatedPeak = mem.reservedPeak
+        - s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers);
     if (hostPerGpu)
         *hostPerGpu = host;
     if (nvmePerGpu)

@@ -340,7 +340,7 @@ json memoryToJson(const MemoryBreakdown& m)
     return { { "parameters", m.parameters }, { "gradients", m.gradients }, { "optimizer_states", m.optimizerStates },
         { "activations", m.activations }, { "gathered_parameters", m.gatheredParameters },
         { "communication_buffers", m.communicationBuffers }, { "framework_overhead", m.frameworkOverhead },
-        { "total", m.total() } };
+        { "total", m.total() }, { "reserved_peak", m.reservedPeak }, { "allocated_peak", m.allocatedPeak } };
 }
 } // namespace
 
