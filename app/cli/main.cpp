@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // shardscope-cli: evaluate scenarios and list catalogs (README "Command line", shardscope-cli(1)).
 // Exit codes: 0 done, 2 invalid input (stderr names the field), 1 internal error.
+#include "calibrate_command.h"
 #include "format.h"
 #include "import_command.h"
 #include "search_command.h"
@@ -31,7 +32,7 @@ namespace {
 constexpr int kOk = 0, kInternal = 1, kInvalid = 2;
 
 const char* kUsage = R"(usage:
-  shardscope-cli evaluate FILE.json [--format json|table] [--explain]
+  shardscope-cli evaluate FILE.json [--format json|table] [--explain] [--profile PROFILE.json]
   shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload]
@@ -41,9 +42,11 @@ const char* kUsage = R"(usage:
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   shardscope-cli import FILE --from hf-config|deepspeed|megatron-args|torchtitan|scenario [--base SCENARIO.json]
                  [--gpus N] [--gpu ID] [--out FILE]
+  shardscope-cli calibrate RUNS.json --out PROFILE.json [--framework NAME] [--fit KEY,...] [--format table|json]
   FILE may be - to read the scenario from standard input.
 options:
   --catalog-dir DIR   read gpus.json, links.json, models.json from DIR
+  --profile FILE      evaluate, search, launch-config, export: use this profile (from calibrate) for the scenario
 exit codes: 0 done, 2 invalid input, 1 internal error
 )";
 
@@ -58,7 +61,8 @@ bool takesValue(const std::string& s)
 {
     for (const char* k : { "--format", "--catalog-dir", "--top", "--gpus", "--min-gpus", "--max-gpus", "--max-tp",
              "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--objective", "--threads", "--target",
-             "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu" })
+             "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu",
+             "--profile", "--framework", "--fit" })
         if (s == k)
             return true;
     return false;
@@ -146,9 +150,11 @@ bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loade
     }
     out.scenario = parsed.scenario;
     out.warnings = parsed.warnings;
-    const auto issues = evaluate ? std::vector<core::Issue>{} : core::validate(parsed.scenario);
+    if (!shardscope::cli::applyProfileOption(a.options, out.scenario, std::cerr))
+        return false;
+    const auto issues = evaluate ? std::vector<core::Issue>{} : core::validate(out.scenario);
     if (evaluate)
-        out.result = core::explain(parsed.scenario); // with the terms the JSON and the tables list
+        out.result = core::explain(out.scenario); // with the terms the JSON and the tables list
     const auto& problems = evaluate ? out.result.issues : issues;
     if (!problems.empty() || (evaluate && !out.result.valid)) {
         for (const auto& e : problems)
@@ -253,6 +259,15 @@ int run(int argc, char** argv)
     }
     if (a.command == "launch-config")
         return runLaunchConfig(a, catalog);
+    if (a.command == "calibrate") {
+        std::string text;
+        if (!readInput(a.target, text, err)) {
+            std::cerr << "shardscope-cli: error: (file): " << safe(err) << "\n";
+            return kInvalid;
+        }
+        const std::string format = a.options.count("--format") ? a.format : "table"; // a table unless asked
+        return shardscope::cli::runCalibrate(text, a.target, catalog, a.options, format, std::cout, std::cerr);
+    }
     if (a.command == "import")
         return shardscope::cli::runImport(a.target, catalog, a.options, std::cout, std::cerr);
     if (a.command == "export")
