@@ -2,10 +2,14 @@
 #include "main_window.h"
 
 #include "analysis/analysis_tabs.h"
+#include "analysis/search_pane.h"
+#include "analysis/sizing_pane.h"
+#include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
 #include "analysis/timeline_pane.h"
 #include "session/app_theme.h"
 #include "session/file_controller.h"
+#include "session/import_controller.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/step_time_chart.h"
@@ -15,20 +19,30 @@
 #include "editors/scenario_editor.h"
 #include "export/export_controller.h"
 #include "help/model_reference.h"
+#include "help/shortcuts_dialog.h"
 #include "launch/launch_config_panel.h"
 #include "settings/app_settings.h"
 #include "teach/teaching_controller.h"
 #include "views/issues_panel.h"
 #include "views/kpi_panel.h"
+#include "views/fix_bar.h"
 #include "views/status_line.h"
+#include "calibrate/calibrate_dialog.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QGraphicsOpacityEffect>
 #include <QGroupBox>
+#include <QLabel>
 #include <QMenuBar>
+#include <QMimeData>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -41,17 +55,23 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     , m_files(new FileController(m_doc, settings, this))
     , m_export(new ExportController(m_doc, this))
     , m_compare(new CompareController(m_doc, this))
-    , m_teach(new TeachingController(m_doc, this))
+    , m_teach(new TeachingController(m_doc, m_files, this))
 {
     m_files->setPinBoard(m_compare->pins()); // pins are saved with the file
     setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
+    setAcceptDrops(true);
     Units::setByteUnit(settings->byteUnit());
+    m_import = new ImportController(m_doc, m_files, this); // File → Import… and dropped configuration files
     buildLayout();
     buildMenus();
     connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::showResult);
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
+    m_profile = new QLabel(this);
+    m_profile->setObjectName(QStringLiteral("profileLabel"));
+    statusBar()->addPermanentWidget(m_profile);
     connect(m_files, &FileController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+    connect(m_import, &ImportController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
     const auto toStatus = [this](const QString& text) { statusBar()->showMessage(text, 5000); };
     connect(m_export, &ExportController::statusMessage, this, toStatus);
     connect(m_compare, &CompareController::statusMessage, this, toStatus);
@@ -60,7 +80,12 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     connect(m_issues, &IssuesPanel::fieldActivated, m_editor, &ScenarioEditor::focusField);
     connect(settings, &AppSettings::byteUnitChanged, this, [this](ByteUnit unit) {
         Units::setByteUnit(unit);
+        // Everything already drawn in bytes is drawn again: the explorer, the analysis panes, the lesson shown.
         showResult();
+        m_analysis->sweep()->refresh();
+        m_analysis->sizing()->refresh();
+        m_analysis->timeline()->refresh();
+        m_teach->redraw();
     });
     showResult();
     updateTitle();
@@ -104,13 +129,16 @@ void MainWindow::buildLayout()
     grid->setObjectName(QStringLiteral("charts"));
     grid->addWidget(top);
     grid->addWidget(bottom);
+    m_explorerCharts = grid;
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(4, 4, 4, 0);
+    rightLayout->setContentsMargins(2, 4, 0, 0); // the splitter handle separates it from the editor: 1280 px wide
     rightLayout->setSpacing(4);
     rightLayout->addWidget(m_kpis);
     rightLayout->addWidget(m_status);
+    m_fixBar = new FixBar(m_doc, this);
+    rightLayout->addWidget(m_fixBar);
     m_analysis = new AnalysisTabs(m_doc, grid, this); // the explorer charts become its first tab
     rightLayout->addWidget(m_analysis, 1);
 
@@ -126,7 +154,9 @@ void MainWindow::buildLayout()
     m_export->attachChart(m_strategy, ChartKind::Strategy);
     m_export->attachChart(m_comm, ChartKind::Communication);
     m_export->attachChart(m_time, ChartKind::Time);
-    m_export->attachChart(m_analysis->timeline()->chart(), ChartKind::Timeline);
+    m_export->attachAnalysisCharts(m_analysis);
+    m_export->attachCompareCharts(m_compare);
+    m_analysis->search()->setSettings(m_settings);
     m_launch = new LaunchConfigDock(m_doc, this);
     addDockWidget(Qt::RightDockWidgetArea, m_launch);
     m_launch->hide();
@@ -138,6 +168,7 @@ void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     m_files->populateMenu(file);
+    m_import->populateMenu(file);
     file->addSeparator();
     m_export->populateMenu(file);
     file->addSeparator();
@@ -179,14 +210,47 @@ void MainWindow::buildMenus()
     });
 
     view->addSeparator();
+    // The chart tabs (Ctrl+1 … Ctrl+6), in AnalysisTabs' order.
+    const QStringList tabIds = {QStringLiteral("explorer"), QStringLiteral("search"), QStringLiteral("sweep"),
+                                QStringLiteral("sizing"), QStringLiteral("timeline"), QStringLiteral("rankmap")};
+    for (int i = 0; i < int(tabIds.size()) && i < m_analysis->count(); ++i) {
+        const QString id = tabIds[i];
+        QAction* a = view->addAction(m_analysis->tabText(i), this, [this, id] { m_analysis->showTab(id); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        a->setObjectName(QStringLiteral("tab.") + id);
+    }
+    QAction* runSearch = view->addAction(tr("&Run Search"), this, [this] {
+        m_analysis->showTab(QStringLiteral("search"));
+        m_analysis->search()->run();
+    });
+    runSearch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runSearch->setObjectName(QStringLiteral("runSearchAction"));
+    QAction* applyLayout = view->addAction(tr("&Apply Selected Layout"), this, [this] {
+        m_analysis->showTab(QStringLiteral("search"));
+        m_analysis->search()->applySelected();
+    });
+    applyLayout->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    applyLayout->setToolTip(tr("Use the layout selected in the Search tab's results"));
+    applyLayout->setObjectName(QStringLiteral("applyLayoutAction"));
+    view->addSeparator();
     view->addAction(m_launch->toggleViewAction());
     m_teach->populateMenu(view);
     m_compare->populateMenu(menuBar()->addMenu(tr("&Compare")));
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    QAction* calibrate = tools->addAction(tr("&Calibrate to My Cluster…"), this, [this] {
+        CalibrateDialog dialog(m_doc, this);
+        dialog.exec();
+    });
+    calibrate->setObjectName(QStringLiteral("calibrateAction"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* reference = help->addAction(tr("&Model Reference"), this, [this] { showModelReference({}, this); });
     reference->setShortcut(QKeySequence::HelpContents);
     reference->setObjectName(QStringLiteral("modelReferenceAction"));
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(menuBar(), this); });
+    keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
     help->addSeparator();
     help->addAction(tr("&About ShardScope"), this, [this] {
         QMessageBox::about(this, tr("About ShardScope"),
@@ -198,15 +262,40 @@ void MainWindow::buildMenus()
 
 void MainWindow::showResult()
 {
-    const core::Scenario& s = m_doc->scenario();
-    const core::Result& r = m_doc->result();
+    // An invalid edit keeps the last valid figures on screen, greyed; the status line, the fix bar and the issues
+    // say what is wrong. A document not valid since it was opened (New, Open, a lesson step) has none to keep.
+    const bool valid = m_doc->result().valid;
+    if (valid)
+        m_lastValid = Shown{m_doc->scenario(), m_doc->result(), m_doc->comparison(), m_doc->generation()};
+    const bool stale = !valid && m_lastValid && m_lastValid->generation == m_doc->generation();
+    const core::Scenario& s = stale ? m_lastValid->scenario : m_doc->scenario();
+    const core::Result& r = stale ? m_lastValid->result : m_doc->result();
+    const StrategyComparison& comparison = stale ? m_lastValid->comparison : m_doc->comparison();
     m_memory->setResult(s, r);
-    m_strategy->setComparison(m_doc->comparison());
+    m_strategy->setComparison(comparison);
     m_comm->setResult(s, r);
-    m_time->setResult(s, r, m_doc->comparison());
+    m_time->setResult(s, r, comparison);
     m_kpis->setResult(s, r);
-    m_status->setResult(s, r);
-    m_issues->setResult(r);
+    m_status->setResult(m_doc->scenario(), m_doc->result());
+    if (m_profile)
+        m_profile->setText(tr("Profile: %1").arg(QString::fromStdString(m_doc->scenario().profile.name)));
+    m_issues->setResult(m_doc->result());
+    setStale(stale);
+}
+
+void MainWindow::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    for (QWidget* w : {m_explorerCharts, static_cast<QWidget*>(m_kpis)}) {
+        QGraphicsOpacityEffect* effect = nullptr;
+        if (stale) {
+            effect = new QGraphicsOpacityEffect(w);
+            effect->setOpacity(0.35);
+        }
+        w->setGraphicsEffect(effect); // deletes the previous one
+    }
 }
 
 void MainWindow::replotAllNow()
@@ -220,14 +309,20 @@ void MainWindow::replotAllNow()
 
 void MainWindow::updateTitle()
 {
-    setWindowTitle(QStringLiteral("ShardScope — %1[*]").arg(m_doc->displayName()));
+    // The platform adds the application's display name ("Untitled* — ShardScope"): not written here a second time.
+    setWindowTitle(QStringLiteral("%1[*]").arg(m_doc->displayName()));
     setWindowModified(m_doc->isModified());
 }
 
 void MainWindow::restoreLayout()
 {
-    if (!restoreGeometry(m_settings->windowGeometry()))
-        resize(1500, 920);
+    if (!restoreGeometry(m_settings->windowGeometry())) { // first start: fit the screen the window is on
+        const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+        if (screen)
+            setGeometry(defaultGeometry(screen->availableGeometry()));
+        else
+            resize(1500, 920);
+    }
     restoreState(m_settings->windowState());
     for (QSplitter* s : std::as_const(m_splitters))
         s->restoreState(m_settings->splitterState(s->objectName()));
@@ -239,6 +334,44 @@ void MainWindow::saveLayout()
     m_settings->setWindowState(saveState());
     for (QSplitter* s : std::as_const(m_splitters))
         m_settings->setSplitterState(s->objectName(), s->saveState());
+}
+
+QRect MainWindow::defaultGeometry(const QRect& available)
+{
+    const QSize preferred(1500, 920);
+    const QSize size = preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100));
+    QRect r(QPoint(0, 0), size);
+    r.moveCenter(available.center());
+    return r;
+}
+
+namespace {
+/// The one local file a drag carries, or "" (several files, a URL, text).
+QString droppedFile(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile())
+        return {};
+    return mime->urls().front().toLocalFile();
+}
+} // namespace
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (droppedFile(event->mimeData()).endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = droppedFile(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // After the drop has finished: the unsaved-changes question and the open must not run inside the drag.
+    QTimer::singleShot(0, this, [this, path] {
+        if (m_files->maybeSave())
+            m_files->open(path);
+    });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "document/strategy_comparison.h"
+
 #include <shardscope/core/catalog.h>
+#include <shardscope/core/result.h>
+#include <shardscope/core/scenario.h>
 
 #include <QMainWindow>
 
+#include <optional>
+
+class QLabel;
 class QSplitter;
 
 namespace shardscope::ui {
@@ -15,6 +22,8 @@ class CommChart;
 class CompareController;
 class ExportController;
 class FileController;
+class ImportController;
+class FixBar;
 class IssuesPanel;
 class KpiPanel;
 class LaunchConfigDock;
@@ -36,6 +45,7 @@ public:
     [[nodiscard]] ScenarioDocument* document() const { return m_doc; }
     [[nodiscard]] ScenarioEditor* editor() const { return m_editor; }
     [[nodiscard]] FileController* files() const { return m_files; }
+    [[nodiscard]] ImportController* importer() const { return m_import; }
     [[nodiscard]] IssuesPanel* issues() const { return m_issues; }
     [[nodiscard]] KpiPanel* kpis() const { return m_kpis; }
     [[nodiscard]] StatusLine* statusLine() const { return m_status; }
@@ -49,11 +59,21 @@ public:
     [[nodiscard]] CompareController* compare() const { return m_compare; }
     [[nodiscard]] TeachingController* teaching() const { return m_teach; }
     [[nodiscard]] LaunchConfigDock* launchDock() const { return m_launch; }
+    /// Under the status line while the scenario is invalid: the nearest valid node counts and batch sizes.
+    [[nodiscard]] FixBar* fixBar() const { return m_fixBar; }
+    /// Whether the charts and KPIs show the last valid figures, greyed, because the scenario is invalid.
+    [[nodiscard]] bool showsLastValidFigures() const { return m_stale; }
     /// Replots every chart synchronously (benchmarks, screenshots).
     void replotAllNow();
+    /// Where a window with no remembered geometry goes on a screen whose available area is available: its
+    /// preferred size (1500 x 920) shrunk to 94% of the area where the area is smaller, centred in it.
+    [[nodiscard]] static QRect defaultGeometry(const QRect& available);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// A scenario file dragged from a file manager opens (after asking about unsaved changes).
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildLayout();
@@ -62,14 +82,24 @@ private:
     void updateTitle();
     void restoreLayout();
     void saveLayout();
+    void setStale(bool stale);
+    /// The figures last drawn from a valid scenario, kept on screen (greyed) while an edit makes it invalid.
+    struct Shown {
+        core::Scenario scenario;
+        core::Result result;
+        StrategyComparison comparison;
+        int generation = 0; ///< ScenarioDocument::generation() it was drawn in
+    };
 
     AppSettings* m_settings;
     ScenarioDocument* m_doc;
     FileController* m_files;
+    ImportController* m_import = nullptr;
     ScenarioEditor* m_editor = nullptr;
     IssuesPanel* m_issues = nullptr;
     KpiPanel* m_kpis = nullptr;
     StatusLine* m_status = nullptr;
+    QLabel* m_profile = nullptr; // the framework profile in use, in the status bar (Tools → Calibrate)
     MemoryChart* m_memory = nullptr;
     StrategyChart* m_strategy = nullptr;
     CommChart* m_comm = nullptr;
@@ -79,6 +109,10 @@ private:
     TeachingController* m_teach = nullptr;
     LaunchConfigDock* m_launch = nullptr;
     AnalysisTabs* m_analysis = nullptr;
+    FixBar* m_fixBar = nullptr;
+    QWidget* m_explorerCharts = nullptr;
+    std::optional<Shown> m_lastValid;
+    bool m_stale = false;
     QList<QSplitter*> m_splitters;
 };
 

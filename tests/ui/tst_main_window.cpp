@@ -94,7 +94,7 @@ void TestMainWindow::cleanup()
 void TestMainWindow::opensOnDefaultScenario()
 {
     QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
-    QCOMPARE(m_window->windowTitle(), QStringLiteral("ShardScope — Untitled[*]"));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("Untitled[*]")); // the platform adds " — ShardScope"
     QVERIFY(!m_window->isWindowModified());
     QCOMPARE(m_window->memoryChart()->barCount(), 1);
     QVERIFY(m_window->memoryChart()->barTotal(0) > 0);
@@ -150,7 +150,7 @@ void TestMainWindow::saveOpenRoundTrip()
     const QString path = m_dir.filePath(QStringLiteral("saved.shardscope.json"));
     QString error;
     QVERIFY2(files->saveTo(path, &error), qPrintable(error));
-    QCOMPARE(m_window->windowTitle(), QStringLiteral("ShardScope — saved.shardscope.json[*]"));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("saved.shardscope.json[*]"));
     QVERIFY(!m_window->isWindowModified());
     QCOMPARE(m_settings->recentFiles().value(0), QFileInfo(path).absoluteFilePath());
 
@@ -206,8 +206,10 @@ void TestMainWindow::invalidCombinationShowsIssue()
     QListWidgetItem* item = m_window->issues()->item(0);
     QVERIFY2(item->text().contains(QStringLiteral("Tensor parallel")), qPrintable(item->text()));
     QVERIFY(m_window->statusLine()->text().startsWith(QStringLiteral("Invalid")));
-    QVERIFY(!m_window->memoryChart()->message().isEmpty());
-    QCOMPARE(m_window->kpis()->valueText(QStringLiteral("kpi.step_time")), QStringLiteral("—"));
+    // The charts and KPIs keep the last valid figures, greyed (issue 13; tst_desktop has the details).
+    QVERIFY(m_window->showsLastValidFigures());
+    QVERIFY(m_window->memoryChart()->message().isEmpty());
+    QVERIFY(m_window->kpis()->valueText(QStringLiteral("kpi.step_time")) != QStringLiteral("—"));
     m_window->replotAllNow(); // draws without crashing
     // Activating the issue focuses the TP control.
     emit m_window->issues()->itemActivated(item);

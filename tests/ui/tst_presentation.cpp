@@ -2,8 +2,8 @@
 // Teaching mode (issue 5, item 3): the lessons load from the compiled-in resources; every lesson runs end to end in
 // the presentation view, driven by the keyboard, without a warning from Qt or QCustomPlot; each step shows its
 // scenario (in the view's own document), the rendered text, what changed, the highlighted figures and the charts;
-// keys jump between steps and lessons; the user's document changes only through "open in the explorer", as one undo
-// step. With SHARDSCOPE_TEACHING_SCREENSHOT=FILE.png it also saves a 1920x1080 picture (run under xvfb-run).
+// keys jump between steps and lessons; the user's document changes only through "open in the explorer", which opens
+// the step as a new untitled document. With SHARDSCOPE_TEACHING_SCREENSHOT=FILE.png it also saves a 1920x1080 picture (run under xvfb-run).
 #include "test_support.h"
 
 #include "charts/memory_chart.h"
@@ -183,11 +183,11 @@ void TestPresentation::userDocumentChangesOnlyThroughOpenInExplorer()
     QVERIFY(!window.document()->isModified());
     const core::Scenario step = view->stepDocument()->scenario();
     QTest::keyClick(view, Qt::Key_E);
+    // A new untitled document (issue 13): the user's file is not replaced (tst_desktop checks the unsaved case).
     QCOMPARE(window.document()->scenario(), step);
+    QVERIFY(window.document()->filePath().isEmpty());
+    QVERIFY(!window.document()->isModified());
     QVERIFY(!view->isVisible());
-    window.document()->undoStack()->undo();
-    QCOMPARE(window.document()->scenario(), original);
-    window.document()->undoStack()->setClean();
 }
 
 void TestPresentation::screenshot()

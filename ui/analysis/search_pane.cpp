@@ -32,6 +32,10 @@
 
 #include <thread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace shardscope::ui {
 
 /// One background search. The thread writes result, then sets done; the GUI thread reads them only
@@ -425,6 +429,13 @@ void SearchPane::finish()
         m_table->resizeColumnsToContents();
         m_table->selectRow(0);
     }
+    // The search's own memory (the job, and what its worker threads allocated in their malloc arenas) is free now;
+    // glibc keeps such pages resident until asked to return them, so a large search would otherwise leave hundreds
+    // of MB behind.
+    job.reset();
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     emit finished();
 }
 

@@ -49,6 +49,7 @@ void ScenarioDocument::reset(const core::Scenario& scenario, const QString& file
 {
     m_undo->clear();
     m_interactionDepth = 0;
+    ++m_generation;
     apply(scenario);
     m_undo->setClean();
     if (m_filePath != filePath) {

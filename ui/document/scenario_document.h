@@ -42,6 +42,9 @@ public:
     /// Replaces the scenario without an undo step (New, Open): clears the undo stack and marks it clean.
     void reset(const core::Scenario& scenario, const QString& filePath);
     [[nodiscard]] QString filePath() const { return m_filePath; }
+    /// Counts reset() calls: views that keep something of an earlier scenario (the last valid figures) drop it when
+    /// it belongs to another document.
+    [[nodiscard]] int generation() const { return m_generation; }
     /// After a successful save: remembers the path and marks the document clean.
     void markSaved(const QString& filePath);
     [[nodiscard]] bool isModified() const;
@@ -66,6 +69,7 @@ private:
     QString m_filePath;
     int m_interactionDepth = 0;
     int m_interactionSerial = 0;
+    int m_generation = 0;
 };
 
 } // namespace shardscope::ui

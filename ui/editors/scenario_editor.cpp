@@ -10,6 +10,8 @@
 #include "editors/training_panel.h"
 #include "explain/field_names.h"
 
+#include <shardscope/core/scenario_name.h>
+
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLineEdit>
@@ -36,15 +38,19 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
 
     auto* nameForm = new QFormLayout;
     nameForm->addRow(tr("Scenario:"), m_name);
-    m_name->setToolTip(tr("Name of the scenario (saved in the file)"));
+    m_name->setToolTip(tr("Name of the scenario (saved in the file). Left empty, the name is made from the model, "
+                          "GPUs, strategy and layout, and follows every change; pins, exports and the report use it."));
+    m_name->setClearButtonEnabled(true);
     m_name->setProperty("scenarioField", QStringLiteral("name"));
     // QLineEdit's default maxLength (32767) would cut a longer name from a file; names have no limit but the file's.
     m_name->setMaxLength(std::numeric_limits<int>::max());
     layout->addLayout(nameForm);
     connect(m_name, &QLineEdit::editingFinished, this, [this] {
-        const std::string name = m_name->text().toStdString();
+        const std::string name = m_name->text().trimmed().toStdString();
         m_name->setModified(false); // typed text is committed: refresh() shows the document's name again
-        m_doc->edit(tr("Rename scenario"), QStringLiteral("name"), [name](core::Scenario& s) { s.name = name; });
+        // Empty, or the generated name itself: the name keeps following the content (as when a file is read).
+        m_doc->edit(tr("Rename scenario"), QStringLiteral("name"),
+                    [name](core::Scenario& s) { s.name = name == core::generatedName(s) ? std::string() : name; });
     });
 
     addGroup(tr("Model"), new ModelPanel(doc, m_content));
@@ -86,6 +92,7 @@ void ScenarioEditor::refresh()
         m_name->setText(QString::fromStdString(s.name));
         m_name->setCursorPosition(0); // show the start of a long name
     }
+    m_name->setPlaceholderText(QString::fromStdString(core::generatedName(s))); // the name while none is typed
     for (EditorPanel* p : std::as_const(m_panels))
         p->refresh();
     // Mark the controls that the core's issues and warnings name.

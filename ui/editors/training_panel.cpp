@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editors/training_panel.h"
 
+#include "document/scenario_document.h"
 #include "editors/value_slider.h"
+
+#include <shardscope/core/catalog.h>
 
 #include <QSpinBox>
 

@@ -7,6 +7,8 @@
 #include "export/report_writer.h"
 #include "export/scenario_text.h"
 
+#include <shardscope/core/scenario_name.h>
+
 #include <QClipboard>
 #include <QDir>
 #include <QFileDialog>
@@ -134,7 +136,7 @@ QString ExportController::suggestedPath(const ExportDialog::Choice& choice) cons
     if (dir.isEmpty())
         dir = m_doc->filePath().isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
                                           : QFileInfo(m_doc->filePath()).absolutePath();
-    QString stem = QString::fromStdString(m_doc->scenario().name).simplified();
+    QString stem = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).simplified();
     stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
     if (stem.isEmpty())
         stem = QStringLiteral("scenario");

@@ -4,6 +4,7 @@
 #include "explain/formulas.h"
 
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/scenario_name.h>
 
 namespace shardscope::ui {
 
@@ -51,7 +52,7 @@ void figureRows(Csv& csv, const QString& section, const std::vector<TermFigure>&
 QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
 {
     Csv csv;
-    csv.row(QStringLiteral("scenario"), QStringLiteral("name"), QString::fromStdString(s.name));
+    csv.row(QStringLiteral("scenario"), QStringLiteral("name"), QString::fromStdString(core::scenarioTitle(s)));
     csv.row(QStringLiteral("scenario"), QStringLiteral("valid"), r.valid ? QStringLiteral("true") : QStringLiteral("false"));
     for (const core::Issue& i : r.issues)
         csv.row(QStringLiteral("issue"), QString::fromStdString(i.field), QString::fromStdString(i.message));

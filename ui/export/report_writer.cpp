@@ -11,6 +11,8 @@
 #include "util/atomic_file.h"
 #include "util/units.h"
 
+#include <shardscope/core/scenario_name.h>
+
 #include <QApplication>
 #include <QBuffer>
 #include <QPdfWriter>
@@ -148,7 +150,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter pdf(&buffer);
-    const QString name = scenario.name.empty() ? tr("Untitled scenario") : QString::fromStdString(scenario.name);
+    const QString name = QString::fromStdString(core::scenarioTitle(scenario));
     pdf.setCreator(QStringLiteral("ShardScope %1").arg(QCoreApplication::applicationVersion()).trimmed());
     pdf.setTitle(tr("ShardScope report: %1").arg(name));
     pdf.setResolution(96);

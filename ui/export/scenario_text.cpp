@@ -8,6 +8,7 @@
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/waterfall.h>
+#include <shardscope/core/scenario_name.h>
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -145,7 +146,7 @@ QString strategyText(const core::Scenario& s, const core::Result& r)
 
 QString scenarioCaption(const core::Scenario& s, const core::Result& r, const QDate& date)
 {
-    const QString name = s.name.empty() ? tr("Untitled scenario") : QString::fromStdString(s.name);
+    const QString name = QString::fromStdString(core::scenarioTitle(s));
     const QString line2 = tr("Model: %1 · GPUs: %2 · Strategy: %3")
                               .arg(settingText(s, QStringLiteral("model")), clusterText(s), strategyText(s, r));
     const QString version = QCoreApplication::applicationVersion();

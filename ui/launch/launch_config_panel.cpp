@@ -4,6 +4,8 @@
 #include "document/scenario_document.h"
 #include "export/numbers_export.h"
 
+#include <shardscope/core/scenario_name.h>
+
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -115,7 +117,7 @@ QString LaunchConfigPanel::saveTo(const QString& path) const { return writeBytes
 
 QString LaunchConfigPanel::suggestedName() const
 {
-    QString stem = QString::fromStdString(m_doc->scenario().name).simplified();
+    QString stem = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).simplified();
     stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
     if (stem.isEmpty())
         stem = QStringLiteral("scenario");

@@ -2,14 +2,63 @@
 #include "session/app_theme.h"
 
 #include <QApplication>
+#include <QPainter>
+#include <QProxyStyle>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QStyleOption>
 
 namespace shardscope::ui {
 
 namespace {
 bool g_systemDark = false;
 bool g_captured = false;
+
+/// Fusion with a focus ring that shows on a dark palette: Fusion draws keyboard focus in a translucent, darkened
+/// highlight (and line-edit focus as a slightly bluer border), which all but vanishes on dark grey. On a dark
+/// palette this draws a 2 px ring in the palette's link colour (Okabe-Ito sky blue) around the focused control.
+class FocusRingStyle : public QProxyStyle
+{
+public:
+    FocusRingStyle()
+        : QProxyStyle(QStyleFactory::create(QStringLiteral("Fusion")))
+    {
+    }
+
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                       const QWidget* widget) const override
+    {
+        if (element == PE_FrameFocusRect && isDark(option)) {
+            if (option->state & State_KeyboardFocusChange)
+                ring(option, painter, option->rect);
+            return;
+        }
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        if (element == PE_PanelLineEdit && isDark(option) && (option->state & State_HasFocus))
+            ring(option, painter, option->rect);
+    }
+
+    void drawComplexControl(ComplexControl control, const QStyleOptionComplex* option, QPainter* painter,
+                            const QWidget* widget) const override
+    {
+        QProxyStyle::drawComplexControl(control, option, painter, widget);
+        if ((control == CC_SpinBox || control == CC_ComboBox) && isDark(option) && (option->state & State_HasFocus))
+            ring(option, painter, option->rect);
+    }
+
+private:
+    static bool isDark(const QStyleOption* option) { return option->palette.color(QPalette::Window).lightnessF() < 0.5; }
+
+    static void ring(const QStyleOption* option, QPainter* painter, const QRect& rect)
+    {
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(QPen(option->palette.color(QPalette::Link), 2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(QRectF(rect).adjusted(1, 1, -1, -1), 2, 2);
+        painter->restore();
+    }
+};
 } // namespace
 
 void AppTheme::captureSystemPalette()
@@ -67,8 +116,8 @@ QPalette AppTheme::darkPalette()
 
 void AppTheme::apply(ThemeMode mode)
 {
-    if (!qApp->style() || qApp->style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
-        QApplication::setStyle(QStringLiteral("Fusion"));
+    if (!dynamic_cast<FocusRingStyle*>(qApp->style()))
+        QApplication::setStyle(new FocusRingStyle); // the application owns it
     QApplication::setPalette(isDark(mode) ? darkPalette() : lightPalette());
 }
 

@@ -15,7 +15,8 @@ public:
     /// Remembers whether the platform's palette is dark. Call before apply().
     static void captureSystemPalette();
     [[nodiscard]] static bool systemIsDark();
-    /// Sets Fusion and the palette for mode on the application; charts re-colour on the PaletteChange.
+    /// Sets Fusion (with a 2 px focus ring in the link colour on a dark palette) and the palette for mode on the
+    /// application; charts re-colour on the PaletteChange.
     static void apply(ThemeMode mode);
     [[nodiscard]] static bool isDark(ThemeMode mode);
     [[nodiscard]] static QPalette lightPalette();

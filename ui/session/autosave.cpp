@@ -5,6 +5,8 @@
 #include "document/scenario_file.h"
 #include "util/atomic_file.h"
 
+#include <shardscope/core/scenario_name.h>
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
@@ -128,7 +130,7 @@ bool Autosaver::autosaveNow(QString* error)
         meta[QStringLiteral("saved_at")] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
         meta[QStringLiteral("pid")] = pid;
         meta[QStringLiteral("process_start")] = processStartTime(pid);
-        meta[QStringLiteral("name")] = QString::fromStdString(m_doc->scenario().name).left(kMaxNameChars);
+        meta[QStringLiteral("name")] = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).left(kMaxNameChars);
         reason = writeBytes(metaPathFor(content), QJsonDocument(meta).toJson(QJsonDocument::Indented));
     }
     if (!reason.isEmpty()) {

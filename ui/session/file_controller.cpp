@@ -8,6 +8,7 @@
 #include "settings/app_settings.h"
 
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/scenario_name.h>
 
 #include <QAction>
 #include <QDateTime>
@@ -60,10 +61,14 @@ void FileController::populateMenu(QMenu* menu)
     m_recentMenu = menu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     QMenu* examples = menu->addMenu(tr("&Examples"));
+    examples->setObjectName(QStringLiteral("examplesMenu"));
+    examples->setToolTipsVisible(true);
     for (const QString& path : exampleScenarioPaths()) {
-        QString name = QFileInfo(path).fileName();
-        name.remove(QStringLiteral(".shardscope.json")).remove(QStringLiteral(".json"));
-        examples->addAction(name, this, [this, path] { openExample(path); });
+        // Each example by its scenario's title ("Mixtral 8x22B, 16 x 8 H100, TP 2 x PP 4 x EP 8, ZeRO-1"), not its file.
+        const ScenarioLoad load = readScenarioFile(path, m_doc->catalog());
+        QString title = load.ok() ? QString::fromStdString(core::scenarioTitle(load.scenario)) : QFileInfo(path).fileName();
+        QAction* a = examples->addAction(title.replace(QLatin1Char('&'), QStringLiteral("&&")), this, [this, path] { openExample(path); });
+        a->setToolTip(QFileInfo(path).fileName());
     }
     examples->setEnabled(!examples->isEmpty());
     menu->addSeparator();
@@ -114,6 +119,15 @@ void FileController::newScenario()
     emit statusMessage(tr("New scenario"));
 }
 
+bool FileController::openUntitled(const core::Scenario& scenario, const QString& description)
+{
+    if (!maybeSave())
+        return false;
+    m_doc->reset(scenario, QString());
+    emit statusMessage(tr("%1 opened as a new untitled scenario").arg(description));
+    return true;
+}
+
 QString FileController::askPath(bool save)
 {
     if (m_fileDialog)
@@ -125,7 +139,7 @@ QString FileController::askPath(bool save)
         return QFileDialog::getOpenFileName(m_window, tr("Open scenario"), dir, fileFilter());
     QString suggested = m_doc->filePath();
     if (suggested.isEmpty()) {
-        QString name = QString::fromStdString(m_doc->scenario().name).simplified();
+        QString name = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).simplified();
         name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
         suggested = QDir(dir).filePath((name.isEmpty() ? QStringLiteral("scenario") : name) + QStringLiteral(".shardscope.json"));
     }
@@ -363,7 +377,7 @@ void FileController::openExample(const QString& resourcePath)
     m_doc->reset(load.scenario, QString()); // examples are read-only: saving asks for a file
     if (m_pins)
         m_pins->setPins(load.pins);
-    emit statusMessage(tr("Example: %1").arg(QString::fromStdString(load.scenario.name)));
+    emit statusMessage(tr("Example: %1").arg(QString::fromStdString(core::scenarioTitle(load.scenario))));
 }
 
 bool FileController::saveTo(const QString& path, QString* error)

@@ -60,6 +60,10 @@ public:
     bool saveTo(const QString& path, QString* error = nullptr);
     /// Opens path, reporting problems in a message box (command line, recent files).
     bool open(const QString& path);
+    /// Replaces the document with scenario as a new untitled one (a lesson step opened in the explorer), after
+    /// asking to save unsaved changes: the user's file is never overwritten by it, and Save asks for a new file.
+    /// False when the user cancelled (the document is unchanged).
+    bool openUntitled(const core::Scenario& scenario, const QString& description);
     /// At start-up: reopens the last file opened or saved, unless the previous run stopped (crashed, hung, was
     /// killed) while opening it; that file is forgotten instead. Whether a file was opened.
     bool reopenLastScenario();

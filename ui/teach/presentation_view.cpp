@@ -460,6 +460,14 @@ void PresentationView::applyFonts()
     }
 }
 
+namespace {
+/// The lesson text's byte unit: the app's memory-units setting (View → Memory units).
+core::LessonBytes lessonBytes()
+{
+    return Units::byteUnit() == ByteUnit::GB ? core::LessonBytes::Decimal : core::LessonBytes::Binary;
+}
+} // namespace
+
 void PresentationView::showStep()
 {
     const core::Lesson& l = lesson();
@@ -476,7 +484,7 @@ void PresentationView::showStep()
     m_progress->setRange(0, int(l.steps.size()));
     m_progress->setValue(m_step + 1);
     m_stepTitle->setText(QString::fromStdString(step.title));
-    m_plainText = QString::fromStdString(core::lessonStepText(l, size_t(m_step)));
+    m_plainText = QString::fromStdString(core::lessonStepText(l, size_t(m_step), lessonBytes()));
     m_text->setHtml(textToHtml(m_plainText));
 
     // What this step changed, one line per setting: before → after.
@@ -525,7 +533,7 @@ void PresentationView::showStep()
         } else {
             figureNames << name;
             label = figureTitle(name);
-            const std::string rendered = core::renderLessonText("{" + h + "}", s, r, m_step > 0 ? &previous : nullptr);
+            const std::string rendered = core::renderLessonText("{" + h + "}", s, r, m_step > 0 ? &previous : nullptr, lessonBytes());
             if (rendered != "{" + h + "}")
                 value = QString::fromStdString(rendered);
         }

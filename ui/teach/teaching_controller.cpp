@@ -2,6 +2,7 @@
 #include "teach/teaching_controller.h"
 
 #include "document/scenario_document.h"
+#include "session/file_controller.h"
 #include "teach/lesson_library.h"
 #include "teach/presentation_view.h"
 
@@ -10,9 +11,10 @@
 
 namespace shardscope::ui {
 
-TeachingController::TeachingController(ScenarioDocument* doc, QWidget* window)
+TeachingController::TeachingController(ScenarioDocument* doc, FileController* files, QWidget* window)
     : QObject(window)
     , m_doc(doc)
+    , m_files(files)
     , m_window(window)
 {
 }
@@ -45,9 +47,8 @@ PresentationView* TeachingController::view()
         auto* v = new PresentationView(m_doc->catalog(), std::move(lib.lessons), m_window);
         v->setWindowFlag(Qt::Window);
         connect(v, &PresentationView::openInExplorerRequested, this, [this, v](const core::Scenario& s, const QString& title) {
-            m_doc->edit(tr("Lesson step “%1”").arg(title), QStringLiteral("lesson"), [s](core::Scenario& x) { x = s; });
-            v->leave();
-            emit statusMessage(tr("Opened the lesson step in the explorer (Undo returns to your scenario)"));
+            v->leave(); // out of full screen first: the question about unsaved changes shows over the window
+            m_files->openUntitled(s, tr("Lesson step “%1”").arg(title));
         });
         m_view = v;
     }
@@ -65,6 +66,12 @@ void TeachingController::start(int lesson)
     v->showFullScreen();
     v->raise();
     v->activateWindow();
+}
+
+void TeachingController::redraw()
+{
+    if (m_view)
+        m_view->goTo(m_view->lessonIndex(), m_view->stepIndex());
 }
 
 } // namespace shardscope::ui
