@@ -50,8 +50,7 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
 }
 } // namespace
 
-Bucketed bucketed(CollectiveOp op, double total, double bucket, const GroupPlacement& g, const Cluster& cl,
-                  const Nccl& nccl)
+Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucket, const GroupPlacement& g)
 {
     Bucketed b;
     if (total <= 0 || bucket <= 0)
@@ -60,13 +59,20 @@ Bucketed bucketed(CollectiveOp op, double total, double bucket, const GroupPlace
     const double last = total - full * bucket;
     const bool partial = last > bucket * 1e-9;
     b.calls = full + (partial ? 1 : 0);
-    const CollectiveCost f = collectiveTime(op, std::min(bucket, total), g, cl, nccl);
+    const CollectiveCost f = collectiveCost(s, op, std::min(bucket, total), g);
     double time = f.time * full;
     if (partial)
-        time += collectiveTime(op, last, g, cl, nccl).time;
+        time += collectiveCost(s, op, last, g).time;
     b.perCall = f;
     b.perCall.time = time / b.calls;
     return b;
+}
+
+CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g)
+{
+    CollectiveCost c = collectiveTime(op, messageBytes, g, s.cluster, s.nccl);
+    c.time /= s.profile.collectiveEfficiency; // the framework's achieved / NCCL-modelled bandwidth (profile)
+    return c;
 }
 
 bool gathersPerMicroBatch(Sharding shard)
@@ -98,7 +104,6 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
 LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime)
 {
     const ModelCounts& c = sh.counts;
-    const Cluster& cl = s.cluster;
     const int tp = layout.tp, cp = layout.cp, ep = layout.ep;
     const double T = sh.tokensPerMicroBatch;
     const double beta = sh.bytes.act;
@@ -112,12 +117,12 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
     lc.tpMsg = beta * T * h;
     if (tp > 1) {
         if (sp) {
-            lc.tpAG = collectiveTime(CollectiveOp::AllGather, lc.tpMsg, layout.tpGroup, cl, s.nccl);
-            lc.tpRS = collectiveTime(CollectiveOp::ReduceScatter, lc.tpMsg, layout.tpGroup, cl, s.nccl);
+            lc.tpAG = collectiveCost(s, CollectiveOp::AllGather, lc.tpMsg, layout.tpGroup);
+            lc.tpRS = collectiveCost(s, CollectiveOp::ReduceScatter, lc.tpMsg, layout.tpGroup);
             lc.tpFwd = 2 * lc.tpAG.time + 2 * lc.tpRS.time;
             lc.tpBwd = 4 * lc.tpAG.time + 2 * lc.tpRS.time;
         } else {
-            lc.tpAR = collectiveTime(CollectiveOp::AllReduce, lc.tpMsg, layout.tpGroup, cl, s.nccl);
+            lc.tpAR = collectiveCost(s, CollectiveOp::AllReduce, lc.tpMsg, layout.tpGroup);
             lc.tpFwd = 2 * lc.tpAR.time;
             lc.tpBwd = 2 * lc.tpAR.time;
         }
@@ -128,7 +133,7 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         const double g = std::max(1, s.model.kvHeads);
         const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
         lc.cpChunk = 2.0 * beta * T * kvLocal;
-        lc.cpCost = collectiveTime(CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair, cl, s.nccl);
+        lc.cpCost = collectiveCost(s, CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair);
         lc.cpFwdExposed = std::max(0.0, (cp - 1) * lc.cpCost.time - coreTime);
         lc.cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * lc.cpCost.time - 2.0 * coreTime);
     }
@@ -138,19 +143,18 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         lc.epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
         if (s.training.precision == Precision::Fp8Mixed)
             lc.epMsg *= kFp8AllToAllFactor; // dispatch at 1 byte, combine at 2: the average of the four calls
-        lc.epCost = collectiveTime(CollectiveOp::AllToAll, lc.epMsg, layout.epGroup, cl, s.nccl);
+        lc.epCost = collectiveCost(s, CollectiveOp::AllToAll, lc.epMsg, layout.epGroup);
     }
     // ZeRO-3/FSDP: one unit (a layer) gathered before its forward and backward, its gradients reduce-scattered.
     const double U = sh.layerUnitParams;
-    lc.unitAG = collectiveTime(CollectiveOp::AllGather, sh.bytes.w * U, layout.shardGroupPlacement, cl, s.nccl);
-    lc.unitRS = collectiveTime(CollectiveOp::ReduceScatter, sh.bytes.reduce * U, layout.shardGroupPlacement, cl, s.nccl);
+    lc.unitAG = collectiveCost(s, CollectiveOp::AllGather, sh.bytes.w * U, layout.shardGroupPlacement);
+    lc.unitRS = collectiveCost(s, CollectiveOp::ReduceScatter, sh.bytes.reduce * U, layout.shardGroupPlacement);
     return lc;
 }
 
 StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layout& layout, const LayerComm& lc,
                                   const SlowStage& slow, Result& r)
 {
-    const Cluster& cl = s.cluster;
     const StateBytes& B = sh.bytes;
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, v = layout.virtualStages;
     const bool sp = s.parallelism.sequenceParallel && tp > 1;
@@ -191,7 +195,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
     if (pp > 1) {
         // Stage boundary p2p: activations forward, gradients backward, β·s·b·h/t (scatter/gather), × v interleaved.
         const double msg = B.act * sh.tokensPerMicroBatch * static_cast<double>(s.model.hidden) / tp;
-        const CollectiveCost p2p = collectiveTime(CollectiveOp::SendRecv, msg, layout.ppPair, cl, s.nccl);
+        const CollectiveCost p2p = collectiveCost(s, CollectiveOp::SendRecv, msg, layout.ppPair);
         const double calls = 2.0 * mm * v;
         // Only the fill and drain hops are on the critical path (docs/model.md §pipeline-parallel).
         const double exposed = 2.0 * (pp * v - 1) * p2p.time;
@@ -215,7 +219,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             // DDP all-reduces 25 MiB buckets during the last micro-batch's backward (no_sync before it).
             const double total = psi * B.reduce;
             const double bucket = std::min(total, kDdpBucketBytes);
-            const Bucketed ar = bucketed(CollectiveOp::AllReduce, total, bucket, g, cl, s.nccl);
+            const Bucketed ar = bucketed(s, CollectiveOp::AllReduce, total, bucket, g);
             const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             out.dpTail += exposed;
             addCollective(r, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed, cross,
@@ -227,7 +231,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             // DeepSpeed reduce_bucket_size / allgather_bucket_size: 5e8 elements (deepspeed/runtime/zero/config.py)
             const double bucketElems = std::min(psi, kDsReduceBucket), agElems = std::min(psi, kDsAllgatherBucket);
             const Bucketed rs
-                = bucketed(CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g, cl, s.nccl);
+                = bucketed(s, CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g);
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
             if (shard == Sharding::Zero1) {
@@ -240,7 +244,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
                 shard == Sharding::Zero2, repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
-            const Bucketed ag = bucketed(CollectiveOp::AllGather, psi * B.w, agElems * B.w, g, cl, s.nccl);
+            const Bucketed ag = bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
             out.dpTail += ag.perCall.time * ag.calls;
             addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
@@ -254,8 +258,8 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const GroupPlacement& sg = hybrid ? shardG : g;
             const double units = slow.shape.layers;
             const double unit = psi / std::max(1.0, units);
-            const CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, B.w * unit, sg, cl, s.nccl);
-            const CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, B.reduce * unit, sg, cl, s.nccl);
+            const CollectiveCost ag = collectiveCost(s, CollectiveOp::AllGather, B.w * unit, sg);
+            const CollectiveCost rs = collectiveCost(s, CollectiveOp::ReduceScatter, B.reduce * unit, sg);
             const double agCalls = mm * units * (shard == Sharding::FsdpGradOp ? 1.0 : 2.0);
             const double rsCalls = mm * units;
             const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
@@ -271,7 +275,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 // HSDP: the gradient shard is all-reduced across replicas once per step
                 // (torch/distributed/fsdp/api.py, HYBRID_SHARD).
                 const double msg = B.reduce * psi / sg.size;
-                const CollectiveCost ar = collectiveTime(CollectiveOp::AllReduce, msg, replicaG, cl, s.nccl);
+                const CollectiveCost ar = collectiveCost(s, CollectiveOp::AllReduce, msg, replicaG);
                 const double exposed = std::max(0.0, ar.time - lastBwd);
                 out.dpTail += exposed;
                 addCollective(r, Group::Dp, CollectiveOp::AllReduce, replicaG.size, 1, msg, ar, exposed,

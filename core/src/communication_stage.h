@@ -33,8 +33,10 @@ struct Bucketed {
     double calls = 0;
     CollectiveCost perCall; ///< time = total time / calls
 };
-Bucketed bucketed(CollectiveOp op, double total, double bucket, const GroupPlacement& g, const Cluster& cl,
-                  const Nccl& nccl);
+Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucket, const GroupPlacement& g);
+
+/// One collective's cost as NCCL's model gives it (collectiveTime), at the framework profile's collective efficiency.
+CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g);
 
 /// Whether the data-parallel parameters are gathered per micro-batch (ZeRO-3 and the FSDP strategies).
 bool gathersPerMicroBatch(Sharding shard);

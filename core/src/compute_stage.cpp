@@ -2,6 +2,8 @@
 // The compute stage: FLOPs per layer and the rates they run at (docs/model.md §compute-time).
 #include "compute_stage.h"
 
+#include "attention_rate.h"
+
 namespace shardscope::core::detail {
 
 Peak peakFor(const Scenario& s)
@@ -16,7 +18,9 @@ Peak peakFor(const Scenario& s)
         p.mfuPeak = g.bf16DenseFlops * 0.5;
         break;
     case Precision::Fp8Mixed:
-        p.linear = g.fp8DenseFlops * eff;
+        // FP8 linear layers: the framework's measured FP8/BF16 speed-up on Hopper (quantization, amax and transposed
+        // copies included), scaled by the GPU's own FP8/BF16 peak ratio over Hopper's 2 (datasheets).
+        p.linear = g.bf16DenseFlops * eff * s.profile.fp8GemmSpeedup * (g.fp8DenseFlops / (2.0 * g.bf16DenseFlops));
         p.attention = g.bf16DenseFlops * eff;
         p.mfuPeak = g.fp8DenseFlops;
         break;
@@ -58,7 +62,19 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).
     lc.attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    if (s.training.flashAttention && s.training.precision != Precision::Fp32) {
+        // FlashAttention-2 at its measured rate for this head dimension and block length (a context-parallel rank
+        // runs s/c × s/c blocks); backward = 2.5 × forward FLOPs, the scores recomputed (Dao 2023 §3.1 and its
+        // benchmark's FLOP count).
+        lc.peak.attention = s.profile.attentionEfficiency
+            * flashAttentionRate(s.cluster.gpu, static_cast<double>(s.model.effectiveHeadDim()), true, seq / sh.cp);
+        lc.coreBwdFactor = 2.5;
+    }
     lc.coreTime = lc.attnCore / lc.peak.attention;
+    // Host work per layer the GPU waits for (framework profile): a third in forward, two thirds in backward, as the
+    // kernels are launched (backward launches about twice forward's).
+    lc.hostFwd = s.profile.hostOverheadPerLayer / 3.0;
+    lc.hostBwd = s.profile.hostOverheadPerLayer * 2.0 / 3.0;
     lc.elemLayer = traffic * sh.layerActivationFull / hbm;
     lc.elemMoeExtra = traffic * sh.moeLayerExtraFull / hbm;
 

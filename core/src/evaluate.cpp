@@ -142,6 +142,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         st.dense = denseL;
         st.moe = moeL;
         st.stageDpPerMb = slowStage.dpFwd + slowStage.dpBwd;
+        st.contention = times[slow].contention;
         st.commPerMb = commPerMb;
         st.ppExposed = collectives.ppExposed;
         st.dpTail = collectives.dpTail;

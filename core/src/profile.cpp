@@ -29,6 +29,10 @@ constexpr double kAllocatorSlack = 0.05;
 // Megatron's fused vocab-parallel cross-entropy keeps the bf16 logits and overwrites them with the fp32 softmax it
 // returns as their gradient (megatron/core/tensor_parallel/cross_entropy.py): 2 + 4 bytes per logit.
 constexpr double kMegatronLogitBytes = 6.0;
+// FP8 linear layers with Transformer Engine's DelayedScaling recipe (Megatron's --fp8-recipe delayed default): 1.69×
+// the BF16 GEMM time's speed, quantization included (TransformerEngine docs/examples/gemm_profiling/
+// gemm_profiling.rst @ d0067d0, H200, hidden 4096: 32.014 / 18.978 ms per layer).
+constexpr double kDelayedScalingSpeedup = 1.69;
 } // namespace
 
 FrameworkProfile megatronProfile()
@@ -39,21 +43,26 @@ FrameworkProfile megatronProfile()
     p.framework = Framework::Megatron;
     p.gemmEfficiency = kGemmRealized;
     p.elementwiseTraffic = kElementwiseTraffic;
+    p.attentionEfficiency = 1;   // Megatron-Core's fused attention (cuDNN / FlashAttention) as published
     p.hostOverheadPerLayer = 0;  // launches run ahead of the GPU at these layer sizes (no host-bound gaps)
     p.collectiveEfficiency = 1;  // NCCL's own model (collective.cpp) as it stands
     p.overlapSlowdown = 0;       // the overlap model of the time stage as it stands
     p.memoryOverheadBytes = 0;   // everything Megatron holds is in the memory model
     p.allocatorSlack = kAllocatorSlack;
     p.logitBytes = kMegatronLogitBytes;
+    p.fp8GemmSpeedup = kDelayedScalingSpeedup;
     p.sources = {
         { "gemm_efficiency", "fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23 Table 5" },
         { "elementwise_traffic", "fitted on Korthikanti et al. MLSys'23 Table 4 and Table 5" },
+        { "attention_efficiency", "FlashAttention-2's published rate as is (Dao 2023 Figs. 4 and 7)" },
         { "host_overhead_per_layer", "Megatron-Core launches ahead of the GPU (none measured at these layer sizes)" },
         { "collective_efficiency", "NCCL's tuning model (src/graph/tuning.cc) as is" },
         { "overlap_slowdown", "not modelled for Megatron-Core" },
         { "memory_overhead_bytes", "none beyond the memory model" },
         { "allocator_slack", "megatron/training/theoretical_memory_usage.py (activations × 1.05)" },
         { "logit_bytes", "megatron/core/tensor_parallel/cross_entropy.py (bf16 logits + fp32 softmax in place)" },
+        { "fp8_gemm_speedup", "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst (DelayedScaling, "
+                              "H200: 32.014 / 18.978 ms per layer)" },
     };
     return p;
 }
@@ -66,6 +75,8 @@ const std::vector<ProfileConstant>& profileConstants()
     // fragmentation beyond half the transient memory is an allocator failure, not a constant (docs/model.md §calibration).
     static const std::vector<ProfileConstant> all = {
         { "gemm_efficiency", 0.2, 1.0, &FrameworkProfile::gemmEfficiency, "fraction of the measured matmul rate" },
+        { "attention_efficiency", 0.3, 1.2, &FrameworkProfile::attentionEfficiency,
+            "fraction of FlashAttention-2's measured rate" },
         { "elementwise_traffic", 0.5, 12.0, &FrameworkProfile::elementwiseTraffic,
             "HBM passes per stored activation byte" },
         { "host_overhead_per_layer", 0.0, 5e-3, &FrameworkProfile::hostOverheadPerLayer,
@@ -88,7 +99,9 @@ struct Fact {
     double FrameworkProfile::*member;
 };
 // Framework facts a profile states (bounds: bf16 logits alone are 2 bytes; fp32 logits, up-cast and log-softmax 12).
-const Fact kFacts[] = { { "logit_bytes", 2.0, 16.0, &FrameworkProfile::logitBytes } };
+// FP8 GEMMs at most twice the BF16 rate (the tensor cores' ratio, H100 datasheet), at least no slower.
+const Fact kFacts[] = { { "logit_bytes", 2.0, 16.0, &FrameworkProfile::logitBytes },
+    { "fp8_gemm_speedup", 1.0, 2.0, &FrameworkProfile::fp8GemmSpeedup } };
 
 const std::pair<Framework, const char*> kFrameworkNames[] = { { Framework::Megatron, "megatron" },
     { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
@@ -183,14 +196,34 @@ ProfileParse parseProfile(std::string_view text)
             out.errors.push_back(path + ".source: is required (the publication, datasheet or fit it comes from)");
             return;
         }
-        for (auto& [k, text] : p.sources)
+        for (auto& [k, said] : p.sources)
             if (k == key)
-                text = src->get<std::string>();
+                said = src->get<std::string>();
     };
     for (const auto& c : profileConstants())
         read(c.key, c.lo, c.hi, c.member);
     for (const auto& f : kFacts)
         read(f.key, f.lo, f.hi, f.member);
+    // calibrate's "fit" report: its figures (measured and after the fit) are what the ranges narrow to.
+    if (const auto fit = root.find("fit"); fit != root.end() && fit->is_object()) {
+        if (const auto runs = fit->find("runs"); runs != fit->end() && runs->is_number_integer())
+            p.fit.runs = runs->get<int>();
+        if (const auto figures = fit->find("figures"); figures != fit->end() && figures->is_array())
+            for (size_t i = 0; i < figures->size(); ++i) {
+                const json& f = (*figures)[i];
+                const std::string path = "fit.figures[" + std::to_string(i) + "]";
+                if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string() || !f.contains("measured")
+                    || !f["measured"].is_number() || !f.contains("after") || !f["after"].is_number()) {
+                    out.errors.push_back(path + ": must be {\"figure\": text, \"measured\": number, \"after\": number}");
+                    continue;
+                }
+                const FitFigure ff { f["figure"].get<std::string>(), f["measured"].get<double>(), f["after"].get<double>() };
+                if (!(ff.measured > 0) || !(ff.after > 0) || !std::isfinite(ff.measured) || !std::isfinite(ff.after))
+                    out.errors.push_back(path + ": measured and after must be numbers > 0");
+                else
+                    p.fit.figures.push_back(ff);
+            }
+    }
     for (auto it = values->begin(); it != values->end(); ++it) {
         bool known = false;
         for (const auto& c : profileConstants())
@@ -218,6 +251,12 @@ std::string profileJson(const FrameworkProfile& p)
         values[f.key] = { { "value", p.*f.member }, { "source", sourceOf(f.key) } };
     json root = { { "schema", kProfileSchema }, { "id", p.id }, { "name", p.name },
         { "framework", toString(p.framework) }, { "values", values } };
+    if (p.fit.runs > 0 || !p.fit.figures.empty()) {
+        json figures = json::array();
+        for (const FitFigure& f : p.fit.figures)
+            figures.push_back({ { "figure", f.figure }, { "measured", f.measured }, { "after", f.after } });
+        root["fit"] = { { "runs", p.fit.runs }, { "figures", figures } };
+    }
     return root.dump(2) + "\n";
 }
 

@@ -22,13 +22,15 @@ std::string layerComputeText(bool backward, bool moe, const Scenario& s, const S
     const double mlp = moe ? st.compute.moeLinear : st.compute.denseLinear;
     const double act = sh.layerActivationFull + (moe ? sh.moeLayerExtraFull : 0.0);
     const double hbm = s.cluster.gpu.memoryBandwidth;
+    const LayerCompute& c = st.compute;
     if (!backward)
-        return substitute("(({}+{})/{}+{}/{}+{}*{}/{})",
-                          { st.compute.attnLinear, mlp, st.compute.peak.linear, st.compute.attnCore, st.compute.peak.attention, elementwise, act, hbm });
-    // backward: dgrad + wgrad GEMMs (2×), attention backward (2×) and FlashAttention's recomputed scores (+1×)
-    const double attnPasses = s.training.flashAttention ? 3.0 : 2.0;
-    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{})", { st.compute.attnLinear, mlp, st.compute.peak.linear, attnPasses, st.compute.attnCore,
-                                                            st.compute.peak.attention, elementwise, act, hbm });
+        return substitute("(({}+{})/{}+{}/{}+{}*{}/{}+{})",
+                          { c.attnLinear, mlp, c.peak.linear, c.attnCore, c.peak.attention, elementwise, act, hbm,
+                            c.hostFwd });
+    // backward: dgrad + wgrad GEMMs (2×), attention backward (2× eager, 2.5× FlashAttention with its recomputed scores)
+    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{}+{})", { c.attnLinear, mlp, c.peak.linear, c.coreBwdFactor,
+                                                               c.attnCore, c.peak.attention, elementwise, act, hbm,
+                                                               c.hostBwd });
 }
 
 std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const StepTerms& st, double elementwise)
@@ -42,7 +44,11 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
         { "F_moe", st.compute.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
         { "F_core", st.compute.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
         { "R_lin", st.compute.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
-        { "R_attn", st.compute.peak.attention, "FLOP/s", "sustained rate of the attention products (BF16 even with FP8)" },
+        { "R_attn", st.compute.peak.attention, "FLOP/s", s.training.flashAttention
+              ? "FlashAttention-2's measured forward + backward rate at this head dimension and block length (BF16)"
+              : "sustained rate of the attention products (BF16 even with FP8)" },
+        { "h_f", st.compute.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)" },
+        { "h_b", st.compute.hostBwd, "s", "host time per layer in backward (two thirds)" },
         { "k_e", elementwise, "", "element-wise HBM traffic per stored activation byte (fitted)" },
         { "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute" },
         { "H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)" },
@@ -101,8 +107,8 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     {
         Term t = makeTerm("step_time.compute", TermGroup::StepTime, "Compute", r.step.compute, "s");
         t.formula = "m·(L_d·(t_f + t_b) + L_moe·(t_f,moe + t_b,moe) + head), t_f = (F_attn + F_mlp)/R_lin + F_core/R_attn "
-                    "+ k_e·A_full/H, t_b = 2·(F_attn + F_mlp)/R_lin + (2 or 3 with FlashAttention)·F_core/R_attn "
-                    "+ k_e·A_full/H";
+                    "+ k_e·A_full/H + h_f, t_b = 2·(F_attn + F_mlp)/R_lin + (2, or 2.5 with FlashAttention)·F_core/R_attn "
+                    "+ k_e·A_full/H + h_b";
         std::string e = substitute("{}*({}*(", { st.m, double(st.slow.denseLayers) }) + fd + "+" + bd
             + substitute(")+{}*(", { double(st.slow.moeLayers) }) + fm + "+" + bm + ")";
         if (st.slow.head) {
@@ -114,11 +120,17 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
             t.formula += "; head = 3·F_head/R_lin + 2·k_e·6·T·V/t/H";
         }
         t.expression = e + ")";
+        if (st.contention > 0) {
+            t.expression += substitute("+{}*{}", { st.m, st.contention });
+            t.formula += "; + m·c_ov (compute slowed by the ZeRO-3/FSDP collectives it overlaps: overlap_slowdown × "
+                         "hidden time)";
+        }
         t.inputs = layerInputs(s, sh, st, elementwise);
         if (st.slow.head)
             t.inputs.push_back({ "F_head", st.compute.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t" });
-        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Dao et al., FlashAttention (NeurIPS'22) §3.1; "
-                   "GPU datasheets and measured matmul rates (catalog)";
+        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Dao, FlashAttention-2 (2023) Figs. 4 and 7 "
+                   "(measured attention rates); TransformerEngine gemm_profiling.rst (FP8 speed-up); "
+                   "GPU datasheets and measured matmul rates (catalog); framework profile (host time)";
         t.anchor = "compute-time";
         out.push_back(std::move(t));
     }

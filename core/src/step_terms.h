@@ -23,6 +23,7 @@ struct StepTerms {
     StageShape slow;              ///< the slowest stage
     LayerTimes dense, moe;        ///< one dense / MoE layer, one micro-batch
     double stageDpPerMb = 0;      ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch on the slowest stage
+    double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (profile)
     double commPerMb = 0;         ///< all exposed communication per micro-batch (layers + data parallel)
     double ppExposed = 0;         ///< pipeline fill/drain send/recv on the critical path
     double dpTail = 0;            ///< data-parallel collectives left after the last backward

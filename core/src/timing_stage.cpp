@@ -22,10 +22,9 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     LayerTimes L;
     const double linear = c.attnLinear + (moe ? c.moeLinear : c.denseLinear);
     const double elem = c.elemLayer + (moe ? c.elemMoeExtra : 0.0);
-    L.fwd = linear / c.peak.linear + c.coreTime + elem;
-    // backward: 2× forward GEMMs; FlashAttention re-computes the scores (one more core forward, §3.3 / MosaicML)
-    const double flashRecompute = s.training.flashAttention ? c.coreTime : 0.0;
-    L.bwd = 2.0 * linear / c.peak.linear + 2.0 * c.coreTime + flashRecompute + elem;
+    L.fwd = linear / c.peak.linear + c.coreTime + elem + c.hostFwd;
+    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward eager, 2.5× with FlashAttention
+    L.bwd = 2.0 * linear / c.peak.linear + c.coreBwdFactor * c.coreTime + elem + c.hostBwd;
     L.wgrad = linear / c.peak.linear;
     L.commFwd = comm.tpFwd + comm.cpFwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);
     L.commBwd = comm.tpBwd + comm.cpBwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);
@@ -65,12 +64,17 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
         const bool gatherInBwd = shard != Sharding::FsdpGradOp;
         const double bwdComm = (gatherInBwd ? comm.unitAG.time : 0.0) + comm.unitRS.time;
         t.dpBwd = st.layers * std::max(0.0, bwdComm - tb) + comm.unitRS.time;
+        // NCCL kernels take SMs from the compute they overlap: the hidden part slows it by the profile's share.
+        const double slow = s.profile.overlapSlowdown;
+        fwd += slow * st.layers * std::min(comm.unitAG.time, tf);
+        bwd += slow * st.layers * std::min(bwdComm, tb);
+        t.contention = slow * st.layers * (std::min(comm.unitAG.time, tf) + std::min(bwdComm, tb));
     } else if (shard == Sharding::Zero2 && st.layers > 0) {
         // ZeRO-2 reduce-scatters gradient buckets during every backward (overlap_comm), the last one exposed.
         const double psi = st.dense + st.expert;
         // reduce_bucket_size 5e8 elements (deepspeed/runtime/zero/config.py)
-        const Bucketed rs = bucketed(CollectiveOp::ReduceScatter, psi * sh.bytes.reduce, kDsReduceBucket * sh.bytes.reduce,
-            layout.dpcpGroup, s.cluster, s.nccl);
+        const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, psi * sh.bytes.reduce,
+            kDsReduceBucket * sh.bytes.reduce, layout.dpcpGroup);
         t.dpBwd = std::max(rs.perCall.time, rs.perCall.time * rs.calls - bwd);
     }
     t.forward = fwd + t.dpFwd;

@@ -27,6 +27,7 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
 struct StageTime {
     double forward = 0, backward = 0, weightGrad = 0; ///< incl. exposed layer and data-parallel communication
     double dpFwd = 0, dpBwd = 0;                      ///< the exposed data-parallel part of forward / backward
+    double contention = 0; ///< compute slowed by the collectives it overlaps (profile overlap_slowdown), in fwd + bwd
 };
 StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, const StageShape& st,
                     const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe);
