@@ -5,6 +5,7 @@
 
 #include "shardscope/core/scenario_json.h"
 #include "shardscope/core/scenario_name.h"
+#include "shardscope/core/uncertainty.h"
 
 #include <cmath>
 #include <cstdio>
@@ -81,7 +82,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     for (const Term* t : termsOf(r.terms, TermGroup::Memory))
         os << "  " << pad(t->label, 24) << pad(bytes(t->value), 12, true) << "\n";
     os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.capacity)
-       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
+       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "  ± " << fmt("%.0f", plusMinusPercent(r.memory.total(), r.memoryRange))
+       << "% (" << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
     if (r.hostMemoryPerNode > 0)
         os << "  " << pad("host memory per node", 24) << pad(bytes(r.hostMemoryPerNode), 12, true) << "\n";
     if (r.nvmePerNode > 0)
@@ -97,10 +99,14 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     os << "\nStep time\n";
     for (const Term* t : termsOf(r.terms, TermGroup::StepTime))
         os << "  " << pad(t->label, 24) << pad(seconds(t->value), 12, true) << "\n";
-    os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "\n\n";
+    os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "  ± "
+       << fmt("%.0f", plusMinusPercent(r.step.total(), r.stepTimeRange)) << "%\n\n";
     os << "Throughput: " << fmt("%.0f", r.throughput.tokensPerSecond) << " tokens/s ("
-       << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
+       << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU ± "
+       << fmt("%.0f", plusMinusPercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange)) << "%), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
        << " model TFLOP/s per GPU, MFU " << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
+    os << "Ranges: " << fmt("%.0f", 100 * r.uncertainty.band) << "% bands for a " << r.uncertainty.kind << " run, "
+       << r.uncertainty.basis << "\n";
     if (r.throughput.costPerStepUsd > 0)
         os << "Cost per step: $" << fmt("%.4f", r.throughput.costPerStepUsd) << "\n";
     os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";

@@ -35,7 +35,7 @@ const char* kUsage = R"(usage:
   shardscope-cli evaluate FILE.json [--format json|table] [--explain] [--profile PROFILE.json]
   shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
-                 [--objective tokens|cost|headroom] [--threads N] [--no-offload]
+                 [--objective tokens|cost|headroom] [--threads N] [--no-offload] [--guaranteed-fit]
   shardscope-cli launch-config FILE.json --target deepspeed|fsdp|megatron|nccl-env
   shardscope-cli export FILE.json --chart memory|strategy|communication|time|timeline|report
                  --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
@@ -67,7 +67,7 @@ bool takesValue(const std::string& s)
             return true;
     return false;
 }
-bool isFlag(const std::string& s) { return s == "--no-offload" || s == "--explain"; }
+bool isFlag(const std::string& s) { return s == "--no-offload" || s == "--guaranteed-fit" || s == "--explain"; }
 
 bool parseArgs(int argc, char** argv, Args& a, std::string& err)
 {

@@ -69,6 +69,7 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
         }
     }
     opt.allowOffload = o.find("--no-offload") == o.end();
+    opt.pessimistic = o.find("--guaranteed-fit") != o.end(); // rank by the 80% ranges' pessimistic ends
     const std::string format = o.count("--format") ? o.at("--format") : "json";
     if (format != "json" && format != "csv") {
         err << "shardscope-cli: error: --format: search prints json or csv, not '" << format << "'\n";

@@ -360,6 +360,8 @@ std::string resultToJson(const Result& r, int indent)
     json mem = memoryToJson(r.memory);
     mem["capacity"] = r.capacity;
     mem["fits"] = r.fits;
+    mem["verdict"] = toString(r.verdict);
+    mem["total_range"] = json::array({ r.memoryRange.lo, r.memoryRange.hi });
     mem["peak_stage"] = r.peakStage;
     j["memory_per_gpu"] = mem;
     json stages = json::array();
@@ -384,12 +386,17 @@ std::string resultToJson(const Result& r, int indent)
         { "collectives", coll } };
     j["step_time"] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
         { "exposed_communication", r.step.exposedCommunication }, { "pipeline_bubble", r.step.pipelineBubble },
-        { "offload", r.step.offload }, { "optimizer", r.step.optimizer }, { "total", r.step.total() } };
+        { "offload", r.step.offload }, { "optimizer", r.step.optimizer }, { "total", r.step.total() },
+        { "total_range", json::array({ r.stepTimeRange.lo, r.stepTimeRange.hi }) } };
     j["throughput"] = { { "tokens_per_second", r.throughput.tokensPerSecond },
         { "tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu },
+        { "tokens_per_second_per_gpu_range", json::array({ r.tokensPerGpuRange.lo, r.tokensPerGpuRange.hi }) },
         { "model_tflops_per_gpu", r.throughput.modelTflopsPerGpu },
         { "hardware_tflops_per_gpu", r.throughput.hardwareTflopsPerGpu }, { "mfu", r.throughput.mfu },
         { "cost_per_step_usd", r.throughput.costPerStepUsd } };
+    j["uncertainty"] = { { "band", r.uncertainty.band }, { "kind", r.uncertainty.kind }, { "basis", r.uncertainty.basis },
+        { "throughput_runs", r.uncertainty.throughputRuns }, { "memory_runs", r.uncertainty.memoryRuns },
+        { "user_calibrated", r.uncertainty.userCalibrated } };
     j["min_gpus"] = r.minGpus;
     if (!r.terms.empty()) {
         json terms = json::array();

@@ -4,6 +4,7 @@
 
 #include "engine.h"
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/uncertainty.h"
 
 #include <algorithm>
 #include <chrono>
@@ -100,16 +101,20 @@ struct Worker {
     int64_t evaluated = 0;
     int64_t index = 0;
 
-    double score(const Result& r, double capacity) const
+    /// What a layout is ranked on: evaluate's figures, or the pessimistic end of their ranges (opt.pessimistic).
+    struct Figures {
+        double stepTime, memory, tokensPerSecond, costPerStep;
+    };
+
+    double score(const Figures& f, int gpus, double capacity) const
     {
         switch (opt.objective) {
-        case SearchObjective::TokensPerSecond: return r.throughput.tokensPerSecond;
+        case SearchObjective::TokensPerSecond: return f.tokensPerSecond;
         case SearchObjective::CostPerToken: {
-            const double cost = r.throughput.costPerStepUsd > 0 ? r.throughput.costPerStepUsd
-                                                                 : r.gpus * r.step.total(); // GPU-seconds when unpriced
-            return -cost / (r.throughput.tokensPerSecond * r.step.total());
+            const double cost = f.costPerStep > 0 ? f.costPerStep : gpus * f.stepTime; // GPU-seconds when unpriced
+            return -cost / (f.tokensPerSecond * f.stepTime);
         }
-        case SearchObjective::MemoryHeadroom: return capacity - r.memory.total();
+        case SearchObjective::MemoryHeadroom: return capacity - f.memory;
         }
         return 0;
     }
@@ -182,19 +187,26 @@ struct Worker {
                             if (detail::candidatesPeakMemory(s, shape, cand, layout, m) > capacity - nccl)
                                 continue;
                             evaluateInto(s, r, false);
-                            if (r.memory.total() > capacity)
+                            Figures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond,
+                                r.throughput.costPerStepUsd };
+                            if (opt.pessimistic) { // the slow, large end of the 80% ranges
+                                const PessimisticEnd worst = pessimisticEnd(s, r);
+                                f.memory = worst.memoryTotal;
+                                f.tokensPerSecond *= worst.tokensPerSecondFactor;
+                                f.stepTime /= worst.tokensPerSecondFactor;
+                                f.costPerStep /= worst.tokensPerSecondFactor;
+                            }
+                            if (f.memory > capacity)
                                 continue;
                             SearchPoint p;
                             p.layout = { t.gpus, sh, t.tp, t.pp, t.cp, t.ep, scheds[k].v, scheds[k].schedule, mb, rc,
                                 s.offload.optimizer, s.offload.parameters };
-                            p.stepTime = r.step.total();
-                            p.memory = r.memory.total();
-                            p.tokensPerSecond = r.throughput.tokensPerSecond;
+                            p.stepTime = f.stepTime;
+                            p.memory = f.memory;
+                            p.tokensPerSecond = f.tokensPerSecond;
                             p.mfu = r.throughput.mfu;
-                            p.costPerToken = r.throughput.costPerStepUsd > 0
-                                ? r.throughput.costPerStepUsd / (r.throughput.tokensPerSecond * p.stepTime)
-                                : 0.0;
-                            p.score = score(r, base.cluster.gpu.memoryBytes);
+                            p.costPerToken = f.costPerStep > 0 ? f.costPerStep / (f.tokensPerSecond * p.stepTime) : 0.0;
+                            p.score = score(f, t.gpus, base.cluster.gpu.memoryBytes);
                             p.index = myIndex;
                             points.push_back(p);
                         }

@@ -7,7 +7,9 @@
 // It asserts that every row builds a valid scenario and that the error summary by kind of run (N, median |error|, 80%
 // band of measured/predicted) equals core/src/uncertainty.cpp's table to the rounding the table uses, as
 // tst_calibration does for README's figures: a model change that moves the errors must update that table.
-// It does not assert accuracy.
+// It does not assert accuracy. The errors are held out: a profile whose constants say they were fitted (their source
+// starts with "fitted") is refitted with core::calibrate, 10-fold, on the other folds of its rows, and each row is
+// predicted by the fit that did not see it.
 //
 // As a report: SHARDSCOPE_PUBLISHED_RUNS_REPORT=1 prints every row (predicted vs measured tokens/s per GPU and memory,
 // error, kind) and the table rows to paste into core/src/uncertainty.cpp.
@@ -15,6 +17,7 @@
 #include "megatron_rows.h"
 #include "test_support.h"
 
+#include "shardscope/core/calibrate.h"
 #include "shardscope/core/uncertainty.h"
 
 #include <QJsonArray>
@@ -54,6 +57,11 @@ struct Row {
     double measuredTokensPerGpu = 0;
     double measuredReservedBytes = 0;
     Result result;
+    /// Held out: the figures with the profile's fitted constants refitted on the other folds (cross-validation); the
+    /// result's own when the profile fits nothing.
+    double heldOutTokensPerGpu = 0;
+    double heldOutReservedBytes = 0;
+    bool crossValidated = false;
 };
 
 QJsonObject readJson(const char* file)
@@ -252,6 +260,71 @@ std::vector<Row> megatronRows()
     return rows;
 }
 
+/// The constants a profile says were fitted (their source starts with "fitted"): what cross-validation refits.
+std::vector<std::string> fittedKeys(const FrameworkProfile& p)
+{
+    std::vector<std::string> keys;
+    for (const ProfileConstant& c : profileConstants())
+        for (const auto& [key, source] : p.sources)
+            if (key == c.key && source.rfind("fitted", 0) == 0)
+                keys.push_back(key);
+    return keys;
+}
+
+constexpr int kFolds = 10; // 10-fold cross-validation, rows dealt to folds in file order (i mod 10)
+
+/// Held-out figures of every row: the rows of each profile with fitted constants are split into kFolds folds; each
+/// fold is predicted by the profile refitted (core::calibrate, the constants the profile says it fitted) on the other
+/// folds' measured figures. Rows of a profile that fits nothing are out of sample as they are. Failed fits: `why`.
+void crossValidate(std::vector<Row>& rows, QStringList& why)
+{
+    std::map<std::string, std::vector<Row*>> byProfile;
+    for (Row& r : rows) {
+        r.heldOutTokensPerGpu = r.result.throughput.tokensPerSecondPerGpu;
+        r.heldOutReservedBytes = r.result.memory.reservedPeak;
+        if (r.built)
+            byProfile[r.scenario.profile.id].push_back(&r);
+    }
+    for (auto& [id, group] : byProfile) {
+        const FrameworkProfile start = group.front()->scenario.profile;
+        CalibrationOptions options;
+        options.fit = fittedKeys(start);
+        if (options.fit.empty())
+            continue;
+        for (int fold = 0; fold < kFolds; ++fold) {
+            std::vector<CalibrationRun> train;
+            for (size_t i = 0; i < group.size(); ++i)
+                if (int(i % kFolds) != fold) {
+                    CalibrationRun run;
+                    run.scenario = group[i]->scenario;
+                    run.measured[int(Figure::TokensPerSecondPerGpu)] = group[i]->measuredTokensPerGpu;
+                    run.measured[int(Figure::ReservedPeak)] = group[i]->measuredReservedBytes;
+                    train.push_back(run);
+                }
+            const Calibration c = calibrate(train, start, options);
+            if (!c.ok()) {
+                why << QStringLiteral("profile %1, fold %2: %3").arg(QString::fromStdString(id)).arg(fold)
+                            .arg(sstest::issuesText(c.errors));
+                continue;
+            }
+            for (size_t i = fold; i < group.size(); i += kFolds) {
+                Scenario s = group[i]->scenario;
+                s.profile = c.profile;
+                const Result held = evaluate(s);
+                group[i]->heldOutTokensPerGpu = held.throughput.tokensPerSecondPerGpu;
+                group[i]->heldOutReservedBytes = held.memory.reservedPeak;
+                group[i]->crossValidated = true;
+            }
+        }
+    }
+}
+
+QStringList& crossValidationFailures()
+{
+    static QStringList why;
+    return why;
+}
+
 const std::vector<Row>& allRows()
 {
     static const std::vector<Row> rows = [] {
@@ -259,6 +332,7 @@ const std::vector<Row>& allRows()
         for (auto* f : { &llmFoundryRows, &megatronRows })
             for (Row& r : f())
                 out.push_back(std::move(r));
+        crossValidate(out, crossValidationFailures());
         return out;
     }();
     return rows;
@@ -274,7 +348,7 @@ bool hasKind(const RunKind& k, std::string_view kind)
         || (kind == "fsdp-at-scale" && k.fsdpAtScale);
 }
 
-/// measured/predicted of every built row of a family and kind; memory: rows that publish a reserved peak.
+/// measured/held-out predicted of every built row of a family and kind; memory: rows that publish a reserved peak.
 std::vector<double> ratios(FrameworkFamily family, std::string_view kind, bool memory)
 {
     std::vector<double> out;
@@ -282,9 +356,9 @@ std::vector<double> ratios(FrameworkFamily family, std::string_view kind, bool m
         if (!r.built || frameworkFamily(r.scenario.training.framework) != family || !hasKind(runKind(r.scenario), kind))
             continue;
         if (memory && r.measuredReservedBytes > 0)
-            out.push_back(r.measuredReservedBytes / r.result.reservedPeak);
+            out.push_back(r.measuredReservedBytes / r.heldOutReservedBytes);
         else if (!memory && r.measuredTokensPerGpu > 0)
-            out.push_back(r.measuredTokensPerGpu / r.result.throughput.tokensPerSecondPerGpu);
+            out.push_back(r.measuredTokensPerGpu / r.heldOutTokensPerGpu);
     }
     return out;
 }
@@ -318,20 +392,22 @@ void TestPublishedRuns::initTestCase()
     QVERIFY2(rows.size() >= 18 + 216 + 18, "the published-run files lost rows");
     if (!qEnvironmentVariableIsSet("SHARDSCOPE_PUBLISHED_RUNS_REPORT"))
         return;
-    qInfo("%-62s %-22s %10s %10s %8s %9s %9s %8s", "row", "kind", "tok/s/GPU", "measured", "error", "GiB pred", "measured",
-        "error");
+    qInfo("%-62s %-22s %10s %10s %10s %8s %9s %9s %8s", "row", "kind", "tok/s/GPU", "held out", "measured", "error",
+        "GiB pred", "measured", "error");
     for (const Row& r : rows) {
         if (!r.built) {
             qInfo("%-62s does not build: %s", qPrintable(r.name), qPrintable(r.why));
             continue;
         }
-        const double tp = r.result.throughput.tokensPerSecondPerGpu;
+        // "held out": predicted with the profile refitted without this row's fold; the error is the held-out one.
+        const double tp = r.heldOutTokensPerGpu;
         QString mem;
         if (r.measuredReservedBytes > 0)
-            mem = QString::asprintf("%9.1f %9.1f %+7.1f%%", r.result.reservedPeak / kGiB, r.measuredReservedBytes / kGiB,
-                (r.result.reservedPeak / r.measuredReservedBytes - 1) * 100);
-        qInfo("%-62s %-22s %10.0f %10.0f %+7.1f%% %s", qPrintable(r.name), toString(runKind(r.scenario)).c_str(), tp,
-            r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100, qPrintable(mem));
+            mem = QString::asprintf("%9.1f %9.1f %+7.1f%%", r.heldOutReservedBytes / kGiB, r.measuredReservedBytes / kGiB,
+                (r.heldOutReservedBytes / r.measuredReservedBytes - 1) * 100);
+        qInfo("%-62s %-22s %10.0f %10.0f %10.0f %+7.1f%% %s", qPrintable(r.name), toString(runKind(r.scenario)).c_str(),
+            r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100,
+            qPrintable(mem));
     }
     qInfo("throughput table (core/src/uncertainty.cpp kThroughput):\n%s", qPrintable(tableText(false)));
     qInfo("memory table (core/src/uncertainty.cpp kMemory):\n%s", qPrintable(tableText(true)));
@@ -344,6 +420,7 @@ void TestPublishedRuns::everyRowBuilds()
         if (!r.built)
             broken << r.name + QStringLiteral(" (") + r.source + QStringLiteral("): ") + r.why;
     QVERIFY2(broken.isEmpty(), qPrintable(broken.join(QLatin1Char('\n'))));
+    QVERIFY2(crossValidationFailures().isEmpty(), qPrintable(crossValidationFailures().join(QLatin1Char('\n'))));
     for (const Row& r : allRows()) {
         QVERIFY2(r.measuredTokensPerGpu > 0, qPrintable(r.name));
         QVERIFY2(r.result.throughput.tokensPerSecondPerGpu > 0, qPrintable(r.name));

@@ -112,7 +112,10 @@ struct Uncertainty {
     std::string basis;          ///< "cross-validated on N published runs", or what stands in for them
     int throughputRuns = 0;     ///< runs behind the step-time and throughput ranges
     int memoryRuns = 0;         ///< runs behind the memory range
+    Range throughputRatio{ 1, 1 }; ///< 80% band of measured/predicted tokens/s per GPU (step time: its inverse)
+    Range memoryRatio{ 1, 1 };     ///< 80% band of measured/predicted reserved peak (any stage's bar)
     bool userCalibrated = false; ///< the ranges come from the profile's own fit (calibrate)
+    bool standIn = false;        ///< a kind without published runs: the widest measured band stands in
 };
 
 struct Result {
@@ -133,8 +136,6 @@ struct Result {
     MemoryBreakdown memory;          ///< most loaded GPU
     double capacity = 0;
     bool fits = false;
-    double allocatedPeak = 0;        ///< what torch.cuda.max_memory_allocated reports (core/uncertainty.h)
-    double reservedPeak = 0;         ///< max_memory_reserved: allocated + allocator slack
     Verdict verdict = Verdict::DoesNotFit;
     Range memoryRange;               ///< 80% range of memory.total()
     int peakStage = 0;

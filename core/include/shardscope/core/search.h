@@ -32,6 +32,9 @@ struct SearchOptions {
     int topK = 20;
     int threads = 1;
     bool allowOffload = true;
+    /// "Guaranteed to fit": screen and rank by the pessimistic end of the 80% ranges (core/uncertainty.h): the top of
+    /// the memory range must fit, and the score takes the bottom of the throughput range.
+    bool pessimistic = false;
     std::vector<Sharding> shardings; ///< strategies to consider; empty = all seven
 };
 
@@ -50,7 +53,8 @@ struct LayoutChoice {
 /// The scenario with a layout applied (nodes from gpus / gpus_per_node, sequence parallel whenever tp > 1).
 Scenario applyLayout(const Scenario& base, const LayoutChoice& layout);
 
-/// A feasible layout as a point of the search space.
+/// A feasible layout as a point of the search space. With SearchOptions::pessimistic its step time, memory, tokens/s
+/// and cost are the pessimistic ends of their 80% ranges (what it was screened and ranked on).
 struct SearchPoint {
     LayoutChoice layout;
     double stepTime = 0;

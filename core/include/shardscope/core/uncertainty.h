@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-/// How sure each headline figure is (issue 11; docs/model.md §uncertainty): memory as PyTorch's allocator reports it,
-/// and 80% bands on step time, throughput and memory made from the errors the model makes on published runs of the
+/// How sure each headline figure is (issue 11; docs/model.md §uncertainty): 80% bands on step time, throughput and memory made from the errors the model makes on published runs of the
 /// same kind (tests/core/tst_published_runs.cpp measures them; the table lives in core/src/uncertainty.cpp).
 
 #include "shardscope/core/result.h"
@@ -55,25 +54,34 @@ struct ErrorBand {
 struct ChosenBand {
     ErrorBand band;
     std::string basis; ///< "cross-validated on 47 published runs", or why a wider band stands in
+    bool standIn = false; ///< no published run of one of the run's kinds: the widest band measured stands in
+    bool userCalibrated = false; ///< the profile's own fit (calibrate) gave a narrower band
 };
 [[nodiscard]] ChosenBand throughputBand(const Scenario& s);
 [[nodiscard]] ChosenBand memoryBand(const Scenario& s);
 
+/// The pessimistic end of a scenario's ranges, without building text (searches): the fewest tokens/s per GPU and the
+/// most memory per GPU of the 80% ranges, from an evaluated result.
+struct PessimisticEnd {
+    double tokensPerSecondFactor = 1; ///< multiplies the point throughput (band lo)
+    double memoryTotal = 0;           ///< top of memory.total()'s range
+};
+[[nodiscard]] PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r);
+
 /// Fewest runs a band is taken from: below it the 10th/90th percentiles are the extreme runs themselves.
 inline constexpr int kMinBandRuns = 3;
 
-/// The peak as PyTorch's caching allocator reports it, from a memory breakdown (core/src/engine.cpp's framework
-/// overhead is C_cuda + σ·(activations + gathered + buckets) + M_fw + misc; NCCL's channel buffers sit in
-/// communicationBuffers): allocated = total − C_cuda − NCCL buffers − σ·transient − misc (torch.cuda.max_memory_allocated);
-/// reserved = allocated + σ·transient + misc (max_memory_reserved: the allocator's slack and the user's fragmentation
-/// reserve); total − reserved = CUDA context + NCCL buffers, which nvidia-smi shows and the allocator does not.
-struct AllocatorPeaks {
-    double allocated = 0;
-    double reserved = 0;
-};
-[[nodiscard]] AllocatorPeaks allocatorPeaks(const Scenario& s, const Result& r);
-
-/// Fills Result's allocator peaks, verdict, ranges and uncertainty (evaluate() calls it on every valid result).
+/// Fills Result's ranges, verdict and uncertainty (evaluate() calls it on every valid result). A profile from
+/// calibrate (FrameworkProfile::fit) with at least kMinBandRuns figures of a kind narrows that band to the fit's
+/// residuals (their extremes), never below a floor (time: the Megatron-LM calibration rows' band; memory: ± the
+/// profile's allocator slack), and only where that is narrower than the published band. The memory band was
+/// measured on the reserved peak (MemoryBreakdown::reservedPeak); the CUDA context and NCCL buffers above it are
+/// known sizes, so memory.total()'s range is total + reserved·(band − 1).
+/// Verdict: fits when the range's top is within capacity, does-not-fit when its bottom exceeds it, else borderline.
 void addUncertainty(const Scenario& s, Result& r);
+
+/// The larger side of a range around its point, in percent: what "± x%" shows (the bands are asymmetric; the larger
+/// side is the honest one-number summary). 0 when the point is 0.
+[[nodiscard]] double plusMinusPercent(double point, const Range& range);
 
 } // namespace shardscope::core

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The 80% ranges and the memory verdict (issue 11 item 2; core/uncertainty.h): every range contains its point, the
+// verdict says borderline exactly when the capacity is inside the memory range, a run of several kinds takes the
+// widest band, a kind without published runs says so, the result JSON names the fields as shared/DESIGN.md does, and
+// the "guaranteed to fit" search screens and ranks on the pessimistic ends.
+#include "test_support.h"
+
+#include "shardscope/core/search.h"
+#include "shardscope/core/uncertainty.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+
+using namespace shardscope::core;
+
+class TestUncertainty : public QObject {
+    Q_OBJECT
+private slots:
+    void rangesContainThePoint_data();
+    void rangesContainThePoint();
+    void verdictFollowsTheRange();
+    void severalKindsTakeTheWidest();
+    void kindWithoutRunsSaysSo();
+    void jsonFieldsAsDesigned();
+    void guaranteedFitSearch();
+    void calibratedProfileNarrows();
+    void profileFitReadBack();
+};
+
+namespace {
+
+Scenario llama8b(int64_t seq, Precision precision, int nodes = 1)
+{
+    Scenario s = sstest::presetScenario("llama3.1-8b", nodes);
+    applyFramework(s, Framework::PyTorch, sstest::catalog());
+    s.parallelism.sharding = Sharding::FsdpFull;
+    s.training.seqLen = seq;
+    s.training.precision = precision;
+    s.training.recompute = Recompute::Full;
+    return s;
+}
+
+double width(const ErrorBand& b) { return b.hi / b.lo; }
+
+} // namespace
+
+void TestUncertainty::rangesContainThePoint_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString& f : sstest::shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+void TestUncertainty::rangesContainThePoint()
+{
+    QFETCH(QString, file);
+    const ScenarioParse p = sstest::parse(sstest::readText(file));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    SS_EVALUATE(r, p.scenario);
+    const auto contains = [](const Range& range, double point) { return range.lo <= point && point <= range.hi; };
+    QVERIFY(contains(r.memoryRange, r.memory.total()));
+    QVERIFY(contains(r.stepTimeRange, r.step.total()));
+    QVERIFY(contains(r.tokensPerGpuRange, r.throughput.tokensPerSecondPerGpu));
+    QVERIFY(r.memoryRange.lo > 0 && r.stepTimeRange.lo > 0 && r.tokensPerGpuRange.lo > 0);
+    // allocated ≤ reserved ≤ total (torch.cuda.max_memory_allocated, max_memory_reserved, nvidia-smi)
+    QVERIFY(r.memory.allocatedPeak > 0);
+    QVERIFY(r.memory.allocatedPeak <= r.memory.reservedPeak);
+    QVERIFY(r.memory.reservedPeak < r.memory.total());
+    QCOMPARE(r.uncertainty.band, 0.8);
+    QVERIFY(!r.uncertainty.kind.empty());
+    QVERIFY(r.uncertainty.throughputRuns >= kMinBandRuns);
+    QVERIFY(r.uncertainty.memoryRuns >= kMinBandRuns);
+}
+
+void TestUncertainty::verdictFollowsTheRange()
+{
+    // Llama 3.1 8B at 64K in FP8: long-context and fp8, whose memory band is wide (table: hi well above 1).
+    Scenario s = llama8b(65536, Precision::Fp8Mixed);
+    s.parallelism.cp = 2;
+    SS_EVALUATE(r, s);
+    QVERIFY2(r.memoryRange.hi > r.memory.total() * 1.05, "the test needs a memory band wider than 5%");
+    auto verdictAt = [&](double capacity) {
+        Scenario c = s;
+        c.cluster.gpu.memoryBytes = capacity;
+        const Result rc = evaluate(c);
+        return rc.verdict;
+    };
+    // Capacity inside the range (above the point: "fits" by the point, not by the range): borderline.
+    QCOMPARE(verdictAt(0.5 * (r.memory.total() + r.memoryRange.hi)), Verdict::Borderline);
+    QCOMPARE(verdictAt(r.memoryRange.hi * 1.01), Verdict::Fits);
+    QCOMPARE(verdictAt(r.memoryRange.lo * 0.99), Verdict::DoesNotFit);
+    // The point's fits/does-not-fit is unchanged: borderline above the point still fits.
+    Scenario above = s;
+    above.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);
+    QVERIFY(evaluate(above).fits);
+    QCOMPARE(QString::fromLatin1(toString(Verdict::Borderline)), QStringLiteral("borderline"));
+    QCOMPARE(QString::fromLatin1(toString(Verdict::DoesNotFit)), QStringLiteral("does-not-fit"));
+}
+
+void TestUncertainty::severalKindsTakeTheWidest()
+{
+    const Scenario plain = llama8b(8192, Precision::Bf16Mixed);
+    const Scenario fp8 = llama8b(8192, Precision::Fp8Mixed);
+    const Scenario longCtx = llama8b(65536, Precision::Bf16Mixed);
+    const Scenario both = llama8b(65536, Precision::Fp8Mixed);
+    QCOMPARE(toString(runKind(plain)), std::string("plain"));
+    QCOMPARE(toString(runKind(both)), std::string("long-context fp8"));
+    for (auto band : { &throughputBand, &memoryBand }) {
+        const ErrorBand a = band(fp8).band, b = band(longCtx).band, ab = band(both).band;
+        QCOMPARE(width(ab), std::max(width(a), width(b)));
+    }
+    SS_EVALUATE(r, both);
+    QCOMPARE(r.uncertainty.kind, std::string("long-context fp8"));
+    // Ranges follow the band: throughput [lo, hi] × point, step time its inverse.
+    const ErrorBand t = throughputBand(both).band;
+    SS_COMPARE_REL(r.tokensPerGpuRange.lo, r.throughput.tokensPerSecondPerGpu * t.lo, 1e-12);
+    SS_COMPARE_REL(r.stepTimeRange.hi, r.step.total() / t.lo, 1e-12);
+    // A Megatron plain run takes the Megatron rows' band, narrower than the PyTorch one.
+    Scenario meg = plain;
+    applyFramework(meg, Framework::Megatron, sstest::catalog());
+    QCOMPARE(throughputBand(meg).band.family, FrameworkFamily::Megatron);
+    QVERIFY(width(throughputBand(meg).band) < width(throughputBand(plain).band));
+    // fsdp-at-scale from dp ≥ 256 with a sharded strategy, not with DDP.
+    Scenario big = llama8b(8192, Precision::Bf16Mixed, 32);
+    QVERIFY(runKind(big).fsdpAtScale);
+    big.parallelism.sharding = Sharding::Ddp;
+    QVERIFY(!runKind(big).fsdpAtScale);
+}
+
+void TestUncertainty::kindWithoutRunsSaysSo()
+{
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 2);
+    s.parallelism.ep = 8;
+    SS_EVALUATE(r, s);
+    QCOMPARE(r.uncertainty.kind, std::string("moe"));
+    QVERIFY2(r.uncertainty.basis.find("no published moe run") != std::string::npos, r.uncertainty.basis.c_str());
+    QVERIFY(r.uncertainty.standIn);
+    // The widest measured band stands in.
+    double widest = 0;
+    for (const ErrorBand& b : throughputErrorTable())
+        if (b.runs >= kMinBandRuns)
+            widest = std::max(widest, width(b));
+    QCOMPARE(width(throughputBand(s).band), widest);
+}
+
+void TestUncertainty::jsonFieldsAsDesigned()
+{
+    SS_EVALUATE(r, llama8b(8192, Precision::Bf16Mixed));
+    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
+    const QJsonObject mem = j.value(QStringLiteral("memory_per_gpu")).toObject();
+    for (const char* key : { "allocated_peak", "reserved_peak", "total", "verdict", "total_range", "fits", "capacity" })
+        QVERIFY2(mem.contains(QLatin1String(key)), key);
+    QCOMPARE(mem.value(QStringLiteral("verdict")).toString(), QString::fromLatin1(toString(r.verdict)));
+    auto isRange = [](const QJsonValue& v, double point) {
+        const QJsonArray a = v.toArray();
+        return a.size() == 2 && a[0].toDouble() <= point && point <= a[1].toDouble();
+    };
+    QVERIFY(isRange(mem.value(QStringLiteral("total_range")), r.memory.total()));
+    QVERIFY(isRange(j.value(QStringLiteral("step_time")).toObject().value(QStringLiteral("total_range")), r.step.total()));
+    QVERIFY(isRange(j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("tokens_per_second_per_gpu_range")),
+        r.throughput.tokensPerSecondPerGpu));
+    const QJsonObject u = j.value(QStringLiteral("uncertainty")).toObject();
+    QCOMPARE(u.value(QStringLiteral("band")).toDouble(), 0.8);
+    QCOMPARE(u.value(QStringLiteral("kind")).toString(), QStringLiteral("plain"));
+    QVERIFY(!r.uncertainty.standIn);
+    QVERIFY2(u.value(QStringLiteral("basis")).toString().startsWith(QLatin1String("cross-validated on ")),
+        qPrintable(u.value(QStringLiteral("basis")).toString()));
+    QVERIFY(u.value(QStringLiteral("basis")).toString().contains(QLatin1String(" published runs")));
+}
+
+void TestUncertainty::guaranteedFitSearch()
+{
+    // 16 GPUs for Llama 3.1 8B at 64K in FP8: the wide long-context/fp8 bands separate the two rankings.
+    Scenario s = llama8b(65536, Precision::Fp8Mixed, 2);
+    s.training.globalBatch = 16;
+    SearchOptions o;
+    o.maxMicroBatch = 1;
+    const SearchResult point = search(s, o);
+    o.pessimistic = true;
+    const SearchResult worst = search(s, o);
+    QCOMPARE(worst.evaluated, point.evaluated);
+    QVERIFY(point.feasible > 0);
+    QVERIFY2(worst.feasible < point.feasible, "the pessimistic memory screen must drop some layouts");
+    const double capacity = s.cluster.gpu.memoryBytes * (1 - o.headroom);
+    for (const SearchPoint& p : worst.points) {
+        QVERIFY(p.memory <= capacity);
+        // the figures are the pessimistic ends of the layout's own ranges
+        const Result r = evaluate(applyLayout(s, p.layout));
+        SS_COMPARE_REL(p.memory, r.memoryRange.hi, 1e-9);
+        SS_COMPARE_REL(p.stepTime, r.stepTimeRange.hi, 1e-9);
+    }
+    QVERIFY(worst.points.front().tokensPerSecond <= point.points.front().tokensPerSecond);
+}
+
+void TestUncertainty::calibratedProfileNarrows()
+{
+    const Scenario base = llama8b(8192, Precision::Bf16Mixed);
+    SS_EVALUATE(published, base);
+    QVERIFY(!published.uncertainty.userCalibrated);
+    Scenario s = base;
+    // A good fit: four runs, tokens/s within 2% and reserved memory within 1% after the fit.
+    s.profile.fit.runs = 4;
+    for (double r : { 1.02, 0.99, 1.01, 0.98 })
+        s.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000 * r, 1000 });
+    for (double r : { 1.01, 0.99, 1.0 })
+        s.profile.fit.figures.push_back({ "memory_reserved_peak", 5e10 * r, 5e10 });
+    SS_EVALUATE(r, s);
+    QVERIFY(r.uncertainty.userCalibrated);
+    QVERIFY2(r.uncertainty.basis.find("fitted on 4 of your measured figures") != std::string::npos, r.uncertainty.basis.c_str());
+    QCOMPARE(r.uncertainty.throughputRuns, 4);
+    QCOMPARE(r.uncertainty.memoryRuns, 3);
+    QVERIFY(r.tokensPerGpuRange.hi - r.tokensPerGpuRange.lo < published.tokensPerGpuRange.hi - published.tokensPerGpuRange.lo);
+    QVERIFY(r.memoryRange.hi - r.memoryRange.lo < published.memoryRange.hi - published.memoryRange.lo);
+    // Never narrower than the floors: the Megatron calibration rows' band (time), ± the allocator slack (memory).
+    const ErrorBand* floor = nullptr;
+    for (const ErrorBand& b : throughputErrorTable())
+        if (b.family == FrameworkFamily::Megatron && std::string_view(b.kind) == "plain")
+            floor = &b;
+    QVERIFY(floor);
+    QCOMPARE(r.uncertainty.throughputRatio.lo, std::min(floor->lo, 0.98));
+    QCOMPARE(r.uncertainty.throughputRatio.hi, std::max(floor->hi, 1.02));
+    QCOMPARE(r.uncertainty.memoryRatio.lo, 1 - s.profile.allocatorSlack);
+    QVERIFY(r.memoryRange.lo <= r.memory.total() && r.memory.total() <= r.memoryRange.hi);
+    // A step-time figure counts inversely: measured 10% slower is 10% fewer tokens/s.
+    Scenario step = base;
+    for (double t : { 1.1, 1.1, 1.1 })
+        step.profile.fit.figures.push_back({ "step_time", t, 1.0 });
+    QCOMPARE(throughputBand(step).band.lo, std::min(floor->lo, 1 / 1.1));
+    // Too few figures of a kind, or a fit worse than the published band: the published band stands.
+    Scenario few = base;
+    few.profile.fit.figures = { { "tokens_per_second_per_gpu", 1000, 1000 }, { "tokens_per_second_per_gpu", 1010, 1000 } };
+    QVERIFY(!evaluate(few).uncertainty.userCalibrated);
+    Scenario poor = base;
+    for (double q : { 0.3, 3.0, 1.0 })
+        poor.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000 * q, 1000 });
+    QVERIFY(!throughputBand(poor).userCalibrated);
+}
+
+void TestUncertainty::profileFitReadBack()
+{
+    FrameworkProfile p = *sstest::catalog().profile("pytorch");
+    p.fit.runs = 3;
+    p.fit.figures = { { "tokens_per_second_per_gpu", 5000, 5100 }, { "memory_reserved_peak", 7e10, 6.9e10 } };
+    const ProfileParse back = parseProfile(profileJson(p));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().c_str());
+    QVERIFY(back.profile == p);
+    // calibrate's report carries more per figure; a bad figure names its place.
+    std::string text = profileJson(p);
+    text.replace(text.find("5000"), 4, "-5");
+    const ProfileParse bad = parseProfile(text);
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.errors.front().rfind("fit.figures[0]", 0) == 0, bad.errors.front().c_str());
+}
+
+QTEST_APPLESS_MAIN(TestUncertainty)
+#include "tst_uncertainty.moc"
