@@ -224,26 +224,6 @@ ProfileParse parseProfile(std::string_view text)
                     p.fit.figures.push_back(ff);
             }
     }
-    // calibrate's "fit" report: its figures (measured and after the fit) are what the ranges narrow to.
-    if (const auto fit = root.find("fit"); fit != root.end() && fit->is_object()) {
-        if (const auto runs = fit->find("runs"); runs != fit->end() && runs->is_number_integer())
-            p.fit.runs = runs->get<int>();
-        if (const auto figures = fit->find("figures"); figures != fit->end() && figures->is_array())
-            for (size_t i = 0; i < figures->size(); ++i) {
-                const json& f = (*figures)[i];
-                const std::string path = "fit.figures[" + std::to_string(i) + "]";
-                if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string() || !f.contains("measured")
-                    || !f["measured"].is_number() || !f.contains("after") || !f["after"].is_number()) {
-                    out.errors.push_back(path + ": must be {\"figure\": text, \"measured\": number, \"after\": number}");
-                    continue;
-                }
-                const FitFigure ff { f["figure"].get<std::string>(), f["measured"].get<double>(), f["after"].get<double>() };
-                if (!(ff.measured > 0) || !(ff.after > 0) || !std::isfinite(ff.measured) || !std::isfinite(ff.after))
-                    out.errors.push_back(path + ": measured and after must be numbers > 0");
-                else
-                    p.fit.figures.push_back(ff);
-            }
-    }
     for (auto it = values->begin(); it != values->end(); ++it) {
         bool known = false;
         for (const auto& c : profileConstants())
@@ -271,12 +251,6 @@ std::string profileJson(const FrameworkProfile& p)
         values[f.key] = { { "value", p.*f.member }, { "source", sourceOf(f.key) } };
     json root = { { "schema", kProfileSchema }, { "id", p.id }, { "name", p.name },
         { "framework", toString(p.framework) }, { "values", values } };
-    if (p.fit.runs > 0 || !p.fit.figures.empty()) {
-        json figures = json::array();
-        for (const FitFigure& f : p.fit.figures)
-            figures.push_back({ { "figure", f.figure }, { "measured", f.measured }, { "after", f.after } });
-        root["fit"] = { { "runs", p.fit.runs }, { "figures", figures } };
-    }
     if (p.fit.runs > 0 || !p.fit.figures.empty()) {
         json figures = json::array();
         for (const FitFigure& f : p.fit.figures)

@@ -30,23 +30,6 @@ struct ProfileFit {
     friend bool operator==(const ProfileFit&, const ProfileFit&) = default;
 };
 
-/// One measured figure of a calibrated profile's fit ("fit.figures" of calibrate's output): the figure's key in
-/// RUNS.json ("tokens_per_second_per_gpu", "step_time", "memory_allocated_peak", "memory_reserved_peak"), the measured
-/// value and the model's after the fit.
-struct FitFigure {
-    std::string figure;
-    double measured = 0, after = 0;
-    friend bool operator==(const FitFigure&, const FitFigure&) = default;
-};
-
-/// What a calibrated profile was fitted on (empty for a shipped profile): the 80% ranges narrow to it
-/// (core/uncertainty.h).
-struct ProfileFit {
-    int runs = 0;
-    std::vector<FitFigure> figures;
-    friend bool operator==(const ProfileFit&, const ProfileFit&) = default;
-};
-
 /// The values evaluate() reads from a profile. megatronProfile() holds the built-in (Megatron-Core) values with their
 /// sources; resources/profiles/*.json state every framework's, each value with its `source`.
 struct FrameworkProfile {
@@ -67,8 +50,6 @@ struct FrameworkProfile {
     // ---- Framework facts (from the framework's source; not fitted).
     double logitBytes = 0;           ///< bytes per logit element held at the loss
     double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
-
-    ProfileFit fit; ///< calibrate's fit, when the profile came from it
 
     ProfileFit fit; ///< calibrate's fit, when the profile came from it
 
