@@ -319,7 +319,7 @@ void MainWindow::restoreLayout()
     if (!restoreGeometry(m_settings->windowGeometry())) { // first start: fit the screen the window is on
         const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
         if (screen)
-            setGeometry(defaultGeometry(screen->availableGeometry()));
+            setGeometry(defaultGeometry(screen->availableGeometry(), minimumSizeHint()));
         else
             resize(1500, 920);
     }
@@ -336,12 +336,15 @@ void MainWindow::saveLayout()
         m_settings->setSplitterState(s->objectName(), s->saveState());
 }
 
-QRect MainWindow::defaultGeometry(const QRect& available)
+QRect MainWindow::defaultGeometry(const QRect& available, const QSize& minimum)
 {
     const QSize preferred(1500, 920);
-    const QSize size = preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100));
+    const QSize size =
+        preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100)).expandedTo(minimum);
     QRect r(QPoint(0, 0), size);
     r.moveCenter(available.center());
+    // Never off the top or left edge (a window larger than the screen keeps its title bar and menus on it).
+    r.moveTopLeft(QPoint(std::max(r.left(), available.left()), std::max(r.top(), available.top())));
     return r;
 }
 

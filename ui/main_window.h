@@ -66,8 +66,9 @@ public:
     /// Replots every chart synchronously (benchmarks, screenshots).
     void replotAllNow();
     /// Where a window with no remembered geometry goes on a screen whose available area is available: its
-    /// preferred size (1500 x 920) shrunk to 94% of the area where the area is smaller, centred in it.
-    [[nodiscard]] static QRect defaultGeometry(const QRect& available);
+    /// preferred size (1500 x 920) shrunk to 94% of the area where the area is smaller, but not below minimum,
+    /// centred in it (its top-left corner never outside the area).
+    [[nodiscard]] static QRect defaultGeometry(const QRect& available, const QSize& minimum = {});
 
 protected:
     void closeEvent(QCloseEvent* event) override;

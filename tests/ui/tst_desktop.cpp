@@ -53,6 +53,7 @@ private slots:
     void cleanup();
     void defaultGeometryFitsTheScreen_data();
     void defaultGeometryFitsTheScreen();
+    void defaultGeometryNeverBelowMinimum();
     void everyPanelUsableAt1280x720();
     void titleDoesNotRepeatTheAppName();
     void droppedScenarioFileOpens();
@@ -103,6 +104,15 @@ void TestDesktop::defaultGeometryFitsTheScreen_data()
     QTest::newRow("1280x800") << QRect(0, 0, 1280, 770) << QSize(1203, 723);
     QTest::newRow("2560x1600 at 2x") << QRect(0, 0, 1280, 800) << QSize(1203, 752);
     QTest::newRow("second screen") << QRect(1920, 0, 1366, 738) << QSize(1284, 693);
+}
+
+void TestDesktop::defaultGeometryNeverBelowMinimum()
+{
+    // A window whose minimum is wider than 94% of the screen takes its minimum, from the screen's left edge.
+    const QRect r = ui::MainWindow::defaultGeometry(QRect(0, 0, 1280, 770), QSize(1277, 700));
+    QCOMPARE(r, QRect(1, 23, 1277, 723)); // 94% of 770 is 723, above the minimum 700
+    const QRect tooBig = ui::MainWindow::defaultGeometry(QRect(0, 20, 1024, 600), QSize(1277, 700));
+    QCOMPARE(tooBig.topLeft(), QPoint(0, 20));
 }
 
 void TestDesktop::defaultGeometryFitsTheScreen()

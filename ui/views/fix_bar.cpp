@@ -53,6 +53,7 @@ void FixBar::refresh()
         button->setToolTip(tr("Set %1 to %2 (the nearest value with which the scenario is valid; Undo reverts it)")
                                .arg(label, value));
         m_row->addWidget(button);
+        button->show(); // the layout alone would show it only once the event loop runs
         const QString field = QString::fromStdString(fix.field);
         connect(button, &QPushButton::clicked, this, [this, i, label, value, field] {
             const core::Scenario fixed = m_fixes[i].scenario; // refresh() replaces m_fixes during the edit
