@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export_command.h"
 
+#include "charts/chart_base.h"
 #include "session/app_theme.h"
 #include "document/strategy_comparison.h"
+#include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"
 #include "export/scenario_text.h"
@@ -10,6 +12,7 @@
 #include <QApplication>
 #include <QDir>
 
+#include <algorithm>
 #include <charconv>
 
 namespace shardscope::cli {
@@ -36,14 +39,17 @@ bool readInt(const std::map<std::string, std::string>& options, const char* name
 }
 } // namespace
 
-int runExport(const core::Scenario& scenario, const core::Result& result,
+int runExport(const core::Scenario& scenario, const core::Result& result, const core::Catalog& catalog,
               const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err)
 {
+    std::string charts; // the --chart values: kCliChartKinds, then the report
+    for (ui::ChartKind k : ui::kCliChartKinds)
+        charts += ui::chartKindId(k).toStdString() + "|";
+    charts += "report";
     const auto chart = options.find("--chart");
     const auto path = options.find("--out");
     if (chart == options.end() || path == options.end()) {
-        err << "shardscope-cli: export: needs --chart memory|strategy|communication|time|timeline|report and --out "
-               "FILE.png|.svg|.pdf\n";
+        err << "shardscope-cli: export: needs --chart " << charts << " and --out FILE.png|.svg|.pdf\n";
         return kInvalid;
     }
     int width = 1000, height = 620, dpi = 96;
@@ -52,9 +58,10 @@ int runExport(const core::Scenario& scenario, const core::Result& result,
         return kInvalid;
     const bool report = chart->second == "report";
     ui::ChartKind kind{};
-    if (!report && !ui::parseChartKind(QString::fromStdString(chart->second), kind)) {
-        err << "shardscope-cli: export: --chart must be memory, strategy, communication, time, timeline or report, not '"
-            << chart->second << "'\n";
+    if (!report
+        && (!ui::parseChartKind(QString::fromStdString(chart->second), kind)
+            || std::find(ui::kCliChartKinds.begin(), ui::kCliChartKinds.end(), kind) == ui::kCliChartKinds.end())) {
+        err << "shardscope-cli: export: --chart must be one of " << charts << ", not '" << chart->second << "'\n";
         return kInvalid;
     }
     const QString file = QString::fromLocal8Bit(path->second.c_str());
@@ -100,7 +107,9 @@ int runExport(const core::Scenario& scenario, const core::Result& result,
     } else {
         figure.lightTheme = true;
         figure.caption = ui::scenarioCaption(scenario, result);
-        const ui::ChartFigure chartFigure(kind, scenario, result, comparison, true);
+        const ui::ChartFigure chartFigure = ui::isScenarioChart(kind)
+            ? ui::ChartFigure(kind, scenario, result, comparison, true)
+            : ui::ChartFigure(kind, ui::makeAnalysisChart(kind, scenario, result, catalog), true);
         error = chartFigure.save(file, format, figure);
         if (error.isEmpty())
             out << "wrote " << path->second << "\n";

@@ -37,8 +37,8 @@ const char* kUsage = R"(usage:
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload] [--guaranteed-fit]
   shardscope-cli launch-config FILE.json --target deepspeed|fsdp|megatron|nccl-env
-  shardscope-cli export FILE.json --chart memory|strategy|communication|time|timeline|report
-                 --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
+  shardscope-cli export FILE.json --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
+                 --chart memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map|report
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   shardscope-cli import FILE --from hf-config|deepspeed|megatron-args|torchtitan|scenario [--base SCENARIO.json]
                  [--gpus N] [--gpu ID] [--out FILE]
@@ -200,7 +200,7 @@ int runExportCommand(const Args& a, const shardscope::core::Catalog& catalog)
     if (!loadScenario(a, catalog, in, code))
         return code;
 #ifdef SHARDSCOPE_CLI_EXPORT
-    return shardscope::cli::runExport(in.scenario, in.result, a.options, std::cerr, std::cerr);
+    return shardscope::cli::runExport(in.scenario, in.result, catalog, a.options, std::cerr, std::cerr);
 #else
     std::cerr << "shardscope-cli: export: this shardscope-cli was built without the GUI (SHARDSCOPE_BUILD_GUI=OFF)\n";
     return kInternal;

@@ -20,7 +20,8 @@ function(check_run)
   endif()
 endfunction()
 
-foreach(chart memory strategy communication time timeline)
+# Every --chart name of shared/DESIGN.md: the scenario's charts and the analyses (their panes' opening settings)
+foreach(chart memory strategy communication time timeline search sweep sizing rank-map)
   foreach(fmt png svg pdf)
     set(f "${OUT}/${chart}.${fmt}")
     check_run(export "${SCENARIO}" --chart ${chart} --out "${f}" --width 900 --height 560)
@@ -99,12 +100,15 @@ if(NOT n EQUAL 8)
   message(FATAL_ERROR "report.pdf: ${n} pages, expected 8")
 endif()
 
-# A bad chart name is invalid input (2)
-execute_process(COMMAND ${_env} ${CLI} export "${SCENARIO}" --chart pie --out "${OUT}/x.png" RESULT_VARIABLE rc
-                OUTPUT_QUIET ERROR_QUIET)
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "export --chart pie: exit ${rc}, expected 2")
-endif()
+# A bad chart name is invalid input (2), naming the option and every allowed value; the comparison's charts need
+# pins and exist in the window only
+foreach(bad pie compare)
+  execute_process(COMMAND ${_env} ${CLI} export "${SCENARIO}" --chart ${bad} --out "${OUT}/x.png" RESULT_VARIABLE rc
+                  OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "--chart must be one of memory\\|strategy\\|communication\\|time\\|timeline\\|search\\|sweep\\|sizing\\|rank-map\\|report, not '${bad}'")
+    message(FATAL_ERROR "export --chart ${bad}: exit ${rc}, expected 2 naming the allowed values\n${err}")
+  endif()
+endforeach()
 
 # evaluate never constructs Qt: it works even when the requested platform does not exist.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=no-such-platform --unset=DISPLAY ${CLI} evaluate "${SCENARIO}"
@@ -112,4 +116,4 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=no-such-platform
 if(NOT rc EQUAL 0 OR NOT out MATCHES "shardscope.result/1")
   message(FATAL_ERROR "evaluate with QT_QPA_PLATFORM=no-such-platform: exit ${rc}\n${err}")
 endif()
-message(STATUS "cli_export: 15 charts, the report and the checks passed")
+message(STATUS "cli_export: 27 charts, the report and the checks passed")

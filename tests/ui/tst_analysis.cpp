@@ -17,6 +17,7 @@
 #include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
 #include "analysis/timeline_pane.h"
+#include "compare/waterfall_chart.h"
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
@@ -29,8 +30,11 @@
 #include <shardscope/core/search.h>
 #include <shardscope/core/sweep.h>
 #include <shardscope/core/timeline.h>
+#include <shardscope/core/waterfall.h>
 
 #include <QAbstractItemModelTester>
+#include <QDoubleSpinBox>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSignalSpy>
@@ -73,6 +77,9 @@ private slots:
     void scatterClickSelectsRow();
     void cancelEndsSearch();
     void searchMarksStaleResults();
+    void searchHeadroomIsATenPercentSetting();
+    void strategiesFilterStaysOpen();
+    void whyNotThisLayout();
     void sweepPointsEqualEvaluate_data();
     void sweepPointsEqualEvaluate();
     void sweepMarksPointsThatDoNotFit();
@@ -187,6 +194,85 @@ void TestAnalysis::scatterClickSelectsRow()
     QVERIFY(current.isValid());
     QCOMPARE(pane.proxy()->mapToSource(current).row(), 7);
     QCOMPARE(pane.scatter()->selectedPoint(), 7);
+}
+
+void TestAnalysis::searchHeadroomIsATenPercentSetting()
+{
+    // Issue 13 item 7: 10% by default (the core's default), kept in the settings when changed, read back next time.
+    QTemporaryDir dir;
+    ui::ScenarioDocument doc(test::catalog());
+    {
+        ui::SearchPane pane(&doc);
+        QCOMPARE(pane.options().headroom, core::kDefaultSearchHeadroom);
+        ui::AppSettings settings(dir.filePath(QStringLiteral("s.ini")), nullptr);
+        pane.setSettings(&settings);
+        QCOMPARE(pane.options().headroom, 0.10);
+        auto* spin = pane.findChild<QDoubleSpinBox*>();
+        QVERIFY(spin);
+        spin->setValue(15);
+        QCOMPARE(settings.searchHeadroom(), 0.15);
+    }
+    ui::AppSettings again(dir.filePath(QStringLiteral("s.ini")), nullptr);
+    ui::SearchPane pane(&doc);
+    pane.setSettings(&again);
+    QCOMPARE(pane.options().headroom, 0.15);
+    // The layouts of a search fit in 85% of the GPU.
+    QVERIFY(runSearch(pane));
+    QVERIFY(pane.model()->rowCount() > 0);
+    for (int row = 0; row < pane.model()->rowCount(); ++row)
+        QVERIFY(pane.model()->point(row).memory <= 0.85 * doc.scenario().cluster.gpu.memoryBytes);
+}
+
+void TestAnalysis::strategiesFilterStaysOpen()
+{
+    ui::ScenarioDocument doc(test::catalog());
+    ui::SearchPane pane(&doc);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QMenu* menu = pane.strategiesMenu();
+    menu->popup(pane.mapToGlobal(QPoint(10, 10)));
+    QVERIFY(QTest::qWaitForWindowExposed(menu));
+    const QList<QAction*> actions = menu->actions();
+    QCOMPARE(actions.size(), 7);
+    // Two clicks uncheck two strategies; the menu stays open for the next.
+    for (int i : {0, 2}) {
+        QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(actions[i]).center());
+        QVERIFY(menu->isVisible());
+        QVERIFY(!actions[i]->isChecked());
+    }
+    // The keyboard too: Space on the active entry toggles it.
+    menu->setActiveAction(actions[2]);
+    QTest::keyClick(menu, Qt::Key_Space);
+    QVERIFY(menu->isVisible());
+    QVERIFY(actions[2]->isChecked());
+    QCOMPARE(int(pane.options().shardings.size()), 6); // DDP unchecked
+    QTest::keyClick(menu, Qt::Key_Escape);
+    QVERIFY(!menu->isVisible());
+}
+
+void TestAnalysis::whyNotThisLayout()
+{
+    // "Why not this layout?": the waterfall walks from the best row (#1) to the chosen one with core::buildWaterfall.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::SearchPane pane(&doc);
+    QVERIFY(runSearch(pane));
+    QVERIFY(pane.model()->rowCount() > 4);
+    pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(0, 0)).row());
+    QVERIFY(!pane.whyNotButton()->isEnabled()); // nothing to explain about the best
+    const int row = 4;
+    pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(row, 0)).row());
+    QVERIFY(pane.whyNotButton()->isEnabled());
+    QTest::mouseClick(pane.whyNotButton(), Qt::LeftButton);
+    ui::WaterfallChart* chart = pane.whyNotChart();
+    QVERIFY(chart && chart->isVisible());
+    const core::Waterfall w = core::buildWaterfall(core::applyLayout(doc.scenario(), pane.model()->point(0).layout),
+                                                   core::applyLayout(doc.scenario(), pane.model()->point(row).layout));
+    QVERIFY(w.ok && !w.steps.empty());
+    QCOMPARE(chart->rowCount(), int(w.steps.size()) + 2); // A, each step, B
+    QVERIFY(close(w.stepTimeA, pane.model()->point(0).stepTime));
+    QVERIFY(close(w.stepTimeB, pane.model()->point(row).stepTime));
+    QVERIFY(pane.whyNotChart()->window()->windowTitle().contains(QStringLiteral("#5")));
+    pane.whyNotChart()->window()->close();
 }
 
 void TestAnalysis::cancelEndsSearch()

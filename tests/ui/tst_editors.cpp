@@ -80,6 +80,7 @@ private slots:
     void spinBoxEditsDocument();
     void comboEditsDocument();
     void presetChangesModel();
+    void gpuChangeBringsItsLinks();
     void microBatchValuesDivideReplicaBatch();
     void issueMarksControl();
     void undoRefreshesControls();
@@ -205,6 +206,54 @@ void TestEditors::presetChangesModel()
     // Editing an architecture field marks the preset as modified.
     control<QSpinBox>(QStringLiteral("model.layers"))->setValue(m_doc->scenario().model.layers + 2);
     QVERIFY(preset->currentText().contains(QStringLiteral("modified")));
+}
+
+void TestEditors::gpuChangeBringsItsLinks()
+{
+    // Issue 13 item 2: a new GPU comes with its own scale-up link, and its typical scale-out link while the old one
+    // was the previous GPU's typical; a link the user chose stays; a mismatch is offered back with one click.
+    auto* gpu = control<QComboBox>(QStringLiteral("cluster.gpu"));
+    auto* intra = control<QComboBox>(QStringLiteral("cluster.intra_node"));
+    auto* inter = control<QComboBox>(QStringLiteral("cluster.inter_node"));
+    QVERIFY(gpu && intra && inter);
+    auto choose = [](QComboBox* combo, const char* id) {
+        const int i = combo->findData(QString::fromLatin1(id));
+        QVERIFY(i >= 0);
+        combo->setCurrentIndex(i);
+        emit combo->activated(i);
+    };
+    const auto& c = m_doc->scenario().cluster;
+    QCOMPARE(QString::fromStdString(c.intraNode.id), QStringLiteral("nvlink4"));
+    const int undo = m_doc->undoStack()->count();
+    choose(gpu, "b300"); // NVLink 5 and ConnectX-8 XDR 800 (DGX B300)
+    QCOMPARE(QString::fromStdString(c.gpu.id), QStringLiteral("b300"));
+    QCOMPARE(QString::fromStdString(c.intraNode.id), QStringLiteral("nvlink5"));
+    QCOMPARE(QString::fromStdString(c.interNode.id), QStringLiteral("ib-xdr800"));
+    QCOMPARE(m_doc->undoStack()->count(), undo + 1); // one step
+    QVERIFY(m_doc->undoStack()->undoText().contains(QStringLiteral("NVLink 5")));
+    for (const core::Issue& w : m_doc->result().warnings)
+        QVERIFY2(w.field != "cluster.intra_node", w.message.c_str());
+    QCOMPARE(intra->itemData(intra->currentIndex(), Qt::FontRole).value<QFont>().bold(), true); // marked as the GPU's own
+    QVERIFY(intra->itemData(intra->currentIndex(), Qt::ToolTipRole).toString().contains(QStringLiteral("own link")));
+
+    choose(inter, "roce-400"); // the user's network stays through a GPU change
+    choose(gpu, "h200-sxm-141gb");
+    QCOMPARE(QString::fromStdString(c.intraNode.id), QStringLiteral("nvlink4"));
+    QCOMPARE(QString::fromStdString(c.interNode.id), QStringLiteral("roce-400"));
+
+    // A scale-up link that is not the GPU's: a warning, and the editor offers the GPU's own.
+    choose(intra, "nvlink3");
+    QVERIFY(std::any_of(m_doc->result().warnings.begin(), m_doc->result().warnings.end(),
+                        [](const core::Issue& w) { return w.field == "cluster.intra_node"; }));
+    QLabel* offer = nullptr;
+    for (QLabel* l : m_editor->findChildren<QLabel*>())
+        if (l->text().contains(QStringLiteral("comes with")))
+            offer = l;
+    QVERIFY(offer && !offer->isHidden());
+    QVERIFY(offer->text().contains(QStringLiteral("NVLink 4")));
+    emit offer->linkActivated(QStringLiteral("use"));
+    QCOMPARE(QString::fromStdString(c.intraNode.id), QStringLiteral("nvlink4"));
+    QVERIFY(offer->isHidden());
 }
 
 void TestEditors::microBatchValuesDivideReplicaBatch()

@@ -6,15 +6,31 @@
 // pixels it promises; a failed write (injected, core/file_io.h) says what failed and keeps the previous file.
 #include "test_support.h"
 
+#include "analysis/analysis_tabs.h"
+#include "analysis/rank_map_chart.h"
+#include "analysis/rank_map_pane.h"
+#include "analysis/search_pane.h"
+#include "analysis/search_scatter.h"
+#include "analysis/sizing_chart.h"
+#include "analysis/sizing_pane.h"
+#include "analysis/sweep_chart.h"
+#include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
+#include "analysis/timeline_pane.h"
+#include "compare/compare_controller.h"
+#include "compare/compare_time_chart.h"
+#include "compare/compare_view.h"
+#include "compare/waterfall_chart.h"
 #include "session/app_theme.h"
 #include "charts/chart_base.h"
+#include "charts/qcp.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
 #include "document/scenario_document.h"
 #include "document/strategy_comparison.h"
+#include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/export_controller.h"
 #include "export/export_dialog.h"
@@ -27,8 +43,13 @@
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/search.h>
+#include <shardscope/core/sweep.h>
 
+#include <QApplication>
 #include <QClipboard>
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QDir>
 #include <QLabel>
 #include <QPushButton>
@@ -48,6 +69,8 @@
 using namespace shardscope;
 
 namespace {
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
+
 QByteArray readAll(const QString& path)
 {
     QFile f(path);
@@ -107,6 +130,10 @@ private slots:
     void copyToClipboard();
     void dialogChoiceRoundTrips();
     void windowHasExportMenuAndContextMenus();
+    void analysisFiguresAreValid_data();
+    void analysisFiguresAreValid();
+    void chartKindIds();
+    void rightClickAnywhereOnEveryChart();
     void screenshot();
 
 private:
@@ -126,7 +153,7 @@ void TestExport::chartFilesAreValid_data()
     QTest::addColumn<int>("format");
     const QStringList files = {QString(), QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")};
     for (const QString& file : files)
-        for (ui::ChartKind k : ui::kAllChartKinds)
+        for (ui::ChartKind k : ui::kScenarioChartKinds)
             for (ui::FigureFormat f : {ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf})
                 QTest::addRow("%s %s %s", file.isEmpty() ? "default" : "3d", qPrintable(ui::chartKindId(k)),
                               qPrintable(ui::figureFormatSuffix(f)))
@@ -376,7 +403,7 @@ void TestExport::reportHasExpectedPages()
     QVERIFY(pdf.startsWith("%PDF-"));
     // Title page, (valid scenarios) the memory and step-time terms, one page per chart, then (valid scenarios) the
     // collectives table.
-    const int expected = 1 + (invalid ? 0 : 1) + int(ui::kAllChartKinds.size()) + (invalid ? 0 : 1);
+    const int expected = 1 + (invalid ? 0 : 1) + int(ui::kScenarioChartKinds.size()) + (invalid ? 0 : 1);
     QCOMPARE(writer.pageCount(), expected);
     QCOMPARE(pdfPages(pdf), expected);
 }
@@ -484,6 +511,138 @@ void TestExport::windowHasExportMenuAndContextMenus()
     const QString svg = m_dir.filePath(QStringLiteral("from-window.svg"));
     QVERIFY(window.exporter()->exportTo(svg, c).isEmpty());
     QVERIFY(QSvgRenderer(svg).isValid());
+    window.document()->undoStack()->setClean();
+}
+
+void TestExport::analysisFiguresAreValid_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("format");
+    for (ui::ChartKind k : {ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap})
+        for (ui::FigureFormat f : {ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf})
+            QTest::addRow("%s %s", qPrintable(ui::chartKindId(k)), qPrintable(ui::figureFormatSuffix(f))) << int(k) << int(f);
+}
+
+void TestExport::analysisFiguresAreValid()
+{
+    // What `shardscope-cli export --chart search|sweep|sizing|rank-map` draws for the default scenario (Llama 3 70B,
+    // 4 x 8 H100): the analyses with their panes' opening settings, each chart holding what the core computed.
+    QFETCH(int, kind);
+    QFETCH(int, format);
+    const Case c = makeCase({});
+    std::unique_ptr<ui::ChartBase> chart = ui::makeAnalysisChart(ui::ChartKind(kind), c.scenario, c.result, test::catalog());
+    QVERIFY(chart);
+    switch (ui::ChartKind(kind)) {
+    case ui::ChartKind::Search: {
+        core::SearchOptions o; // the defaults: the scenario's 32 GPUs, 10% headroom
+        const core::SearchResult r = core::search(c.scenario, o);
+        QVERIFY(r.feasible > 0);
+        QCOMPARE(static_cast<ui::SearchScatterChart*>(chart.get())->pointCount(), int(r.feasible));
+        break;
+    }
+    case ui::ChartKind::Sweep: {
+        auto* sweep = static_cast<ui::SweepChart*>(chart.get());
+        QCOMPARE(int(sweep->metric()), int(ui::SweepChart::Metric::Memory));
+        const auto curves = core::sweep(c.scenario, core::SweepAxis::Gpus, core::defaultSweepValues(c.scenario, core::SweepAxis::Gpus),
+                                        core::defaultSweepStrategies(), test::catalog());
+        int drawn = 0;
+        for (size_t ci = 0; ci < curves.size(); ++ci)
+            for (size_t i = 0; i < curves[ci].points.size(); ++i)
+                if (curves[ci].points[i].valid) {
+                    QVERIFY(close(sweep->plotted(int(ci), int(i)) * sweep->unitDivisor(), curves[ci].points[i].memory));
+                    ++drawn;
+                }
+        QVERIFY(drawn > 0);
+        break;
+    }
+    case ui::ChartKind::Sizing:
+        // H100 (the scenario's GPU, also a default), H200, B200, MI300X
+        QCOMPARE(static_cast<ui::SizingChart*>(chart.get())->gpuCount(), 4);
+        break;
+    case ui::ChartKind::RankMap:
+        QCOMPARE(static_cast<ui::RankMapChart*>(chart.get())->cellCount(), 32); // 4 nodes of 8, all shown
+        break;
+    default: QFAIL("not an analysis chart");
+    }
+    const ui::ChartFigure figure(ui::ChartKind(kind), std::move(chart));
+    QVERIFY(!figure.title().isEmpty());
+    if (ui::ChartKind(kind) == ui::ChartKind::Sweep)
+        QCOMPARE(figure.legend().size(), qsizetype(core::defaultSweepStrategies().size())); // the pane's legend
+    ui::FigureOptions o;
+    o.size = QSize(900, 560);
+    o.caption = ui::scenarioCaption(c.scenario, c.result);
+    const QString path = m_dir.filePath(QStringLiteral("analysis-%1.%2").arg(ui::chartKindId(ui::ChartKind(kind)),
+                                                                            ui::figureFormatSuffix(ui::FigureFormat(format))));
+    const QString error = figure.save(path, ui::FigureFormat(format), o);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QByteArray bytes = readAll(path);
+    switch (ui::FigureFormat(format)) {
+    case ui::FigureFormat::Png: {
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(900, 560));
+        QVERIFY(colours(image) > 8);
+        break;
+    }
+    case ui::FigureFormat::Svg: QVERIFY(QSvgRenderer(path).isValid()); break;
+    case ui::FigureFormat::Pdf: QCOMPARE(pdfPages(bytes), 1); break;
+    }
+}
+
+void TestExport::chartKindIds()
+{
+    // The CLI's --chart names (shared/DESIGN.md, Contract additions), each parsed back to its kind.
+    QStringList ids;
+    for (ui::ChartKind k : ui::kCliChartKinds) {
+        ids << ui::chartKindId(k);
+        ui::ChartKind back{};
+        QVERIFY(ui::parseChartKind(ui::chartKindId(k), back));
+        QCOMPARE(int(back), int(k));
+    }
+    QCOMPARE(ids.join(QLatin1Char('|')),
+             QStringLiteral("memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map"));
+    ui::ChartKind k{};
+    QVERIFY(!ui::parseChartKind(u"pie", k));
+    QVERIFY(ui::parseChartKind(u"waterfall", k) && k == ui::ChartKind::Waterfall);
+}
+
+void TestExport::rightClickAnywhereOnEveryChart()
+{
+    // Issue 13 item 4: a right-click on a chart's plot area (not only its title) opens Copy Image / Export, on every
+    // chart of the window and of the comparison; exporting a window's analysis chart draws what that chart shows.
+    ui::AppSettings settings(m_dir.filePath(QStringLiteral("settings-rc.ini")), nullptr);
+    ui::MainWindow window(test::catalog(), &settings);
+    ui::AnalysisTabs* tabs = window.analysis();
+    ui::CompareView* compare = window.compare()->view();
+    QList<std::pair<ui::ChartBase*, ui::ChartKind>> charts{
+        {window.memoryChart(), ui::ChartKind::Memory},         {window.strategyChart(), ui::ChartKind::Strategy},
+        {window.commChart(), ui::ChartKind::Communication},     {window.stepTimeChart(), ui::ChartKind::Time},
+        {tabs->timeline()->chart(), ui::ChartKind::Timeline},  {tabs->search()->scatter(), ui::ChartKind::Search},
+        {tabs->sizing()->chart(), ui::ChartKind::Sizing},      {tabs->rankMap()->chart(), ui::ChartKind::RankMap},
+        {compare->timeChart(), ui::ChartKind::Compare},        {compare->waterfallChart(), ui::ChartKind::Waterfall}};
+    for (int i = 0; i < ui::SweepPane::kCharts; ++i)
+        charts.push_back({tabs->sweep()->chart(i), ui::ChartKind::Sweep});
+    for (const auto& [chart, kind] : charts) {
+        QWidget* plot = chart->plot();
+        QCOMPARE(plot->contextMenuPolicy(), Qt::CustomContextMenu);
+        QContextMenuEvent event(QContextMenuEvent::Mouse, plot->rect().center());
+        QApplication::sendEvent(plot, &event);
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        QVERIFY2(menu, qPrintable(ui::chartKindId(kind)));
+        QStringList actions;
+        for (QAction* a : menu->actions())
+            actions << a->text();
+        QCOMPARE(actions, (QStringList{QStringLiteral("&Copy Image"), QStringLiteral("&Export This Chart…"),
+                                       QStringLiteral("Export &Report (PDF)…")}));
+        menu->close();
+        QVERIFY(window.exporter()->availableCharts().contains(kind));
+    }
+    QCOMPARE(window.exporter()->availableCharts().size(), qsizetype(ui::kAllChartKinds.size()));
+    // The last sweep chart right-clicked is the one its kind exports: here the communication sweep.
+    const auto sweep = window.exporter()->figure(ui::ChartKind::Sweep, true);
+    QCOMPARE(sweep->title(), tabs->sweep()->chart(ui::SweepPane::kCharts - 1)->title());
+    // A window chart's export is a copy of what it shows (the rank map of the open scenario).
+    const auto rank = window.exporter()->figure(ui::ChartKind::RankMap, true);
+    QCOMPARE(static_cast<ui::RankMapChart*>(rank->chart())->cellCount(), tabs->rankMap()->chart()->cellCount());
     window.document()->undoStack()->setClean();
 }
 

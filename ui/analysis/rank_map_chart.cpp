@@ -154,6 +154,15 @@ void RankMapChart::themeChanged()
         a->setBasePen(Qt::NoPen);
 }
 
+std::unique_ptr<ChartBase> RankMapChart::copy() const
+{
+    auto c = std::make_unique<RankMapChart>();
+    core::Result validity; // setScenario reads only whether the scenario was valid
+    validity.valid = m_valid;
+    c->setScenario(m_scenario, validity, m_kind, m_nodes);
+    return c;
+}
+
 void RankMapChart::setScenario(const core::Scenario& s, const core::Result& r, core::Group kind, int maxNodes)
 {
     m_scenario = s;

@@ -7,6 +7,7 @@
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
 
+#include <memory>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -43,6 +44,8 @@ public:
     [[nodiscard]] int cellGroup(int rank) const;
     /// Outlines the members of rank's group (-1: none).
     void setHoveredRank(int rank);
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;

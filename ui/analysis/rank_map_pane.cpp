@@ -4,6 +4,7 @@
 #include "analysis/layout_text.h"
 #include "analysis/rank_map_chart.h"
 #include "document/scenario_document.h"
+#include "export/analysis_figures.h"
 #include "explain/tooltips.h"
 
 #include <shardscope/core/rank_map.h>
@@ -36,7 +37,7 @@ RankMapPane::RankMapPane(ScenarioDocument* doc, QWidget* parent)
         m_kind->addItem(tr("%1 groups").arg(groupShort(g)), int(g));
     m_kind->setToolTip(tr("Cells of one colour form one group of this kind."));
     m_maxNodes->setRange(1, 512);
-    m_maxNodes->setValue(16);
+    m_maxNodes->setValue(kDefaultRankMapNodes);
     m_maxNodes->setToolTip(tr("Nodes drawn (the first ones): large clusters repeat the same pattern."));
     m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_note->setWordWrap(true);

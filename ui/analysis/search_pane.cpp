@@ -4,10 +4,13 @@
 #include "analysis/layout_text.h"
 #include "analysis/search_scatter.h"
 #include "analysis/search_table_model.h"
+#include "compare/waterfall_chart.h"
 #include "document/scenario_document.h"
+#include "settings/app_settings.h"
 #include "util/units.h"
 
 #include <shardscope/core/evaluate.h>
+#include <shardscope/core/waterfall.h>
 
 #include <QAction>
 #include <QCheckBox>
@@ -16,8 +19,10 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -50,6 +55,34 @@ struct SearchPane::Job {
 };
 
 namespace {
+/// A menu of checkable items that stays open while they are toggled (click, Space or Enter): several strategies
+/// are chosen in one visit; Esc or a click outside closes it.
+class StayOpenMenu : public QMenu
+{
+public:
+    using QMenu::QMenu;
+
+protected:
+    void mouseReleaseEvent(QMouseEvent* event) override
+    {
+        if (QAction* a = actionAt(event->position().toPoint()); a && a->isCheckable() && a->isEnabled()) {
+            a->toggle();
+            return;
+        }
+        QMenu::mouseReleaseEvent(event);
+    }
+    void keyPressEvent(QKeyEvent* event) override
+    {
+        const int key = event->key();
+        if ((key == Qt::Key_Space || key == Qt::Key_Return || key == Qt::Key_Enter) && activeAction()
+            && activeAction()->isCheckable() && activeAction()->isEnabled()) {
+            activeAction()->toggle();
+            return;
+        }
+        QMenu::keyPressEvent(event);
+    }
+};
+
 /// The part of a scenario a search depends on: everything but what it varies.
 core::Scenario searchKey(core::Scenario s, bool range)
 {
@@ -119,6 +152,7 @@ SearchPane::SearchPane(ScenarioDocument* doc, QWidget* parent)
         const int row = current.isValid() ? m_proxy->mapToSource(current).row() : -1;
         m_scatter->setSelectedPoint(row);
         m_apply->setEnabled(row >= 0);
+        m_whyNot->setEnabled(row > 0); // #1 is the best: nothing to explain
     });
     connect(m_scatter, &SearchScatterChart::pointClicked, this, &SearchPane::selectPoint);
     connect(m_doc, &ScenarioDocument::changed, this, &SearchPane::documentChanged);
@@ -170,7 +204,7 @@ void SearchPane::buildControls(QWidget* box)
     m_strategies = new QToolButton(box);
     m_strategies->setPopupMode(QToolButton::InstantPopup);
     m_strategies->setToolTip(tr("Sharding strategies the search may use."));
-    auto* menu = new QMenu(m_strategies);
+    auto* menu = new StayOpenMenu(m_strategies);
     for (int i = 0; i < 7; ++i) {
         QAction* a = menu->addAction(shardingShort(core::Sharding(i)));
         a->setCheckable(true);
@@ -195,6 +229,7 @@ void SearchPane::buildControls(QWidget* box)
     m_headroom->setToolTip(tr("Memory that must stay free on every GPU (fragmentation, spikes): layouts must fit in the rest."));
     m_objective = new QComboBox(box);
     m_objective->addItem(tr("tokens/s"), int(core::SearchObjective::TokensPerSecond));
+    m_headroom->setValue(core::kDefaultSearchHeadroom * 100);
     m_objective->addItem(tr("cost per token"), int(core::SearchObjective::CostPerToken));
     m_objective->addItem(tr("memory headroom"), int(core::SearchObjective::MemoryHeadroom));
     m_objective->setToolTip(tr("What ranks the layouts (best first)."));
@@ -210,6 +245,10 @@ void SearchPane::buildControls(QWidget* box)
     m_progress = new QProgressBar(box);
     m_progress->setRange(0, 0);
     m_progress->setMaximumWidth(140);
+    m_whyNot = new QPushButton(tr("Why not this layout?"), box);
+    m_whyNot->setEnabled(false);
+    m_whyNot->setToolTip(tr("Walk from the best layout (#1) to the selected one, one setting at a time: what each change "
+                            "costs in memory and step time."));
     m_progress->setMaximumHeight(m_run->sizeHint().height() - 6);
     m_progress->setTextVisible(false);
     m_progress->hide();
@@ -258,12 +297,13 @@ void SearchPane::buildControls(QWidget* box)
     actions->addWidget(m_run);
     actions->addWidget(m_cancel);
     actions->addWidget(m_progress);
-    actions->addWidget(m_status, 1);
+    actions->addStretch(1);
     actions->addWidget(m_staleNote);
     actions->addWidget(m_apply);
 
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
+    actions->addWidget(m_whyNot);
     v->setSpacing(4);
     v->addLayout(grid);
     v->addLayout(actions);
@@ -271,10 +311,12 @@ void SearchPane::buildControls(QWidget* box)
     connect(m_run, &QPushButton::clicked, this, &SearchPane::run);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPane::cancel);
     connect(m_apply, &QPushButton::clicked, this, &SearchPane::applySelected);
+    v->addWidget(m_status); // a line of its own: a long status never widens the pane (the window fits 1280 pixels)
     connect(m_range, &QCheckBox::toggled, this, [this](bool on) {
         if (on) { // start from half to twice the scenario's GPU count
             const auto& c = m_doc->scenario().cluster;
             const QSignalBlocker a(m_minGpus), b(m_maxGpus);
+    connect(m_whyNot, &QPushButton::clicked, this, &SearchPane::explainSelected);
             m_minGpus->setValue(std::max(c.gpusPerNode, c.gpus() / 2));
             m_maxGpus->setValue(c.gpus() * 2);
         }
@@ -417,6 +459,7 @@ void SearchPane::finish()
     else if (r.feasible == 0)
         text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller headroom.").arg(groupedInt(r.evaluated));
     else
+    m_whyNot->setEnabled(false);
         text = tr("%1 of %2 layouts fit · %3 on the Pareto front · %4")
                    .arg(groupedInt(r.feasible), groupedInt(r.evaluated))
                    .arg(r.pareto.size())
@@ -483,6 +526,56 @@ void SearchPane::applyRow(int row)
         return;
     const core::LayoutChoice layout = m_model->point(row).layout;
     m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)), QStringLiteral("search.layout"),
+QMenu* SearchPane::strategiesMenu() const { return m_strategies->menu(); }
+
+void SearchPane::setSettings(AppSettings* settings)
+{
+    m_settings = settings;
+    {
+        const QSignalBlocker block(m_headroom);
+        m_headroom->setValue(settings->searchHeadroom() * 100);
+    }
+    connect(m_headroom, &QDoubleSpinBox::valueChanged, settings, [settings](double percent) { settings->setSearchHeadroom(percent / 100); });
+}
+
+void SearchPane::explainSelected()
+{
+    const int row = selectedRow();
+    if (row <= 0 || row >= m_model->rowCount())
+        return;
+    if (!m_whyNotWindow) {
+        m_whyNotWindow = new QWidget(this, Qt::Window);
+        m_whyNotWindow->setObjectName(QStringLiteral("whyNotWindow"));
+        m_whyNotNote = new QLabel(m_whyNotWindow);
+        m_whyNotNote->setWordWrap(true);
+        m_whyNotNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_whyNotChart = new WaterfallChart(m_whyNotWindow);
+        auto* layout = new QVBoxLayout(m_whyNotWindow);
+        layout->setContentsMargins(6, 6, 6, 6);
+        layout->addWidget(m_whyNotNote);
+        layout->addWidget(m_whyNotChart, 1);
+        m_whyNotWindow->resize(1000, 560);
+    }
+    const core::SearchPoint& best = m_model->point(0);
+    const core::SearchPoint& chosen = m_model->point(row);
+    const core::Waterfall w = core::buildWaterfall(core::applyLayout(m_base, best.layout), core::applyLayout(m_base, chosen.layout));
+    m_whyNotChart->setWaterfall(w, tr("#1 (best)"), tr("#%1").arg(row + 1));
+    m_whyNotWindow->setWindowTitle(tr("Why not layout #%1?").arg(row + 1));
+    const double change = chosen.tokensPerSecond / best.tokensPerSecond - 1;
+    m_whyNotNote->setText(tr("#1: %1\n#%2: %3\n#%2 runs %4 tokens/s against #1's %5 (%6) and needs %7 per GPU against %8. "
+                             "Each bar changes one setting of #1 into #%2's, in the order of the scenario file, and shows "
+                             "what that change does to memory and step time.")
+                              .arg(layoutSummary(best.layout))
+                              .arg(row + 1)
+                              .arg(layoutSummary(chosen.layout),
+                                   groupedInt(qint64(std::llround(chosen.tokensPerSecond))),
+                                   groupedInt(qint64(std::llround(best.tokensPerSecond))),
+                                   (change < 0 ? QStringLiteral("−") : QStringLiteral("+")) + Units::percent(std::abs(change)),
+                                   Units::bytes(chosen.memory), Units::bytes(best.memory)));
+    m_whyNotWindow->show();
+    m_whyNotWindow->raise();
+}
+
                 [layout](core::Scenario& s) { s = core::applyLayout(s, layout); });
 }
 

@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -23,9 +24,11 @@ class QToolButton;
 
 namespace shardscope::ui {
 
+class AppSettings;
 class ScenarioDocument;
 class SearchScatterChart;
 class SearchTableModel;
+class WaterfallChart;
 
 /// Layout search for the open scenario's model and GPUs: constraints, a background run of core::search with
 /// progress and Cancel, the ranked table of every feasible layout, and the scatter with the Pareto front.
@@ -51,6 +54,13 @@ public:
     [[nodiscard]] QTableView* table() const { return m_table; }
     [[nodiscard]] SearchScatterChart* scatter() const { return m_scatter; }
     [[nodiscard]] QPushButton* applyButton() const { return m_apply; }
+    [[nodiscard]] QPushButton* whyNotButton() const { return m_whyNot; }
+    /// The "why not this layout?" waterfall (null until first shown).
+    [[nodiscard]] WaterfallChart* whyNotChart() const { return m_whyNotChart; }
+    /// The Strategies filter's menu (stays open while strategies are checked).
+    [[nodiscard]] QMenu* strategiesMenu() const;
+    /// Headroom from the settings, and kept there when changed (default core::kDefaultSearchHeadroom).
+    void setSettings(AppSettings* settings);
 
 public slots:
     /// Starts a search with the current constraints (cancels a running one first).
@@ -59,6 +69,9 @@ public slots:
     /// Applies the layout of a model row (= point index) to the document, as one undo step.
     void applyRow(int row);
     void applySelected();
+    /// Why not the selected layout? The walk from the best layout (#1) to the selected one, one setting at a time,
+    /// with what each costs in memory and step time (core::buildWaterfall), in a window of its own.
+    void explainSelected();
 
 signals:
     /// A search ended (finished or cancelled) and the table shows its results.
@@ -106,6 +119,11 @@ private:
     QPushButton* m_cancel;
     QPushButton* m_apply;
     QProgressBar* m_progress;
+    QPushButton* m_whyNot;
+    QWidget* m_whyNotWindow = nullptr;
+    WaterfallChart* m_whyNotChart = nullptr;
+    QLabel* m_whyNotNote = nullptr;
+    AppSettings* m_settings = nullptr;
     QLabel* m_status;
     QLabel* m_staleNote;
     QTimer* m_pollTimer;

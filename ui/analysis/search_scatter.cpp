@@ -211,6 +211,15 @@ double SearchScatterChart::yTop() const
     return top > 0 ? top : 1;
 }
 
+std::unique_ptr<ChartBase> SearchScatterChart::copy() const
+{
+    auto c = std::make_unique<SearchScatterChart>();
+    c->setCurrent(m_currentValid, m_currentStep, m_currentMemory, m_currentFits);
+    c->setPoints(m_points, m_pareto, m_limitBytes);
+    c->setSelectedPoint(m_selected);
+    return c;
+}
+
 void SearchScatterChart::setCurrent(bool valid, double stepTime, double memoryBytes, bool fits)
 {
     m_currentValid = valid && stepTime > 0;

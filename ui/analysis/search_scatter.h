@@ -6,6 +6,7 @@
 #include <shardscope/core/search.h>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 class QCPGraph;
@@ -34,6 +35,8 @@ public:
     [[nodiscard]] int pointCount() const;
     [[nodiscard]] int paretoCount() const;
     void resetView();
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
 signals:
     void pointClicked(int index);

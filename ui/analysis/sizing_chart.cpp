@@ -80,6 +80,13 @@ void SizingChart::clear()
     m_group->clear();
 }
 
+std::unique_ptr<ChartBase> SizingChart::copy() const
+{
+    auto c = std::make_unique<SizingChart>();
+    c->setRows(m_rows, m_metric);
+    return c;
+}
+
 void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metric)
 {
     clear();

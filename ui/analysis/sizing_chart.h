@@ -5,6 +5,7 @@
 
 #include <shardscope/core/sweep.h>
 
+#include <memory>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -28,6 +29,8 @@ public:
     [[nodiscard]] double value(int gpu, int strategy) const;
     [[nodiscard]] int gpuCount() const { return int(m_gpus.size()); }
     static QColor gpuColor(int gpu);
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;

@@ -4,6 +4,7 @@
 #include "analysis/sizing_chart.h"
 #include "analysis/sizing_table_model.h"
 #include "document/scenario_document.h"
+#include "export/analysis_figures.h"
 
 #include <shardscope/core/sweep.h>
 
@@ -36,7 +37,7 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
     , m_chart(new SizingChart(this))
     , m_debounce(new QTimer(this))
 {
-    const std::vector<std::string> defaults = {"h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x"};
+    const std::vector<std::string>& defaults = defaultSizingGpuIds();
     const std::string own = m_doc->scenario().cluster.gpu.id;
     for (const core::GpuSpec& g : m_doc->catalog().gpus) {
         auto* item = new QListWidgetItem(QString::fromStdString(g.name), m_gpus);
@@ -50,7 +51,7 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
 
     m_tokens->setRange(0.001, 1000);
     m_tokens->setDecimals(3);
-    m_tokens->setValue(1.0);
+    m_tokens->setValue(kDefaultSizingTokens / 1e12);
     m_tokens->setSingleStep(0.5);
     m_tokens->setSuffix(tr(" T tokens"));
     m_tokens->setToolTip(tr("Training token budget, in trillions of tokens (Llama 3 used about 15 T)."));

@@ -105,10 +105,28 @@ void SweepChart::clearGraphs()
     m_series.clear();
 }
 
+QList<LegendStrip::Entry> SweepChart::legendEntries()
+{
+    QList<LegendStrip::Entry> entries;
+    const auto strategies = core::defaultSweepStrategies();
+    for (size_t i = 0; i < strategies.size(); ++i)
+        entries.push_back({QString::fromStdString(strategies[i].label), curveColor(int(i)), LegendStrip::Swatch::Box, {}});
+    return entries;
+}
+
+std::unique_ptr<ChartBase> SweepChart::copy() const
+{
+    auto c = std::make_unique<SweepChart>(m_metric);
+    c->setCurves(m_curves, m_axis, m_currentX, m_capacityBytes);
+    return c;
+}
+
 void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::SweepAxis axis, double currentX, double capacity)
 {
     m_curves = curves;
     m_axis = axis;
+    m_currentX = currentX;
+    m_capacityBytes = capacity;
     clearGraphs();
     m_plotted.assign(curves.size(), {});
 

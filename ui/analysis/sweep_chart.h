@@ -6,6 +6,8 @@
 #include <shardscope/core/sweep.h>
 
 #include <QHash>
+
+#include <memory>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -34,6 +36,11 @@ public:
     [[nodiscard]] Metric metric() const { return m_metric; }
 
     static QColor curveColor(int curve);
+    /// One entry per default sweep strategy (core::defaultSweepStrategies()), in curveColor()s: the sweep pane's
+    /// legend, and the legend exports draw under a sweep chart.
+    static QList<LegendStrip::Entry> legendEntries();
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
     static QString axisValueLabel(core::SweepAxis axis, double x);
 
 protected:
@@ -63,6 +70,8 @@ private:
     QCPItemText* m_capacityLabel = nullptr;
     QCPItemStraightLine* m_current = nullptr;
     double m_divisor = 1;
+    double m_currentX = 0;
+    double m_capacityBytes = 0; ///< as given to setCurves (copy())
 };
 
 } // namespace shardscope::ui

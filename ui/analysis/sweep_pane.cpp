@@ -42,11 +42,7 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
     top->addWidget(m_axis);
     top->addWidget(m_axisNote, 1);
 
-    QList<LegendStrip::Entry> entries;
-    const auto strategies = core::defaultSweepStrategies();
-    for (size_t i = 0; i < strategies.size(); ++i)
-        entries.push_back({QString::fromStdString(strategies[i].label), SweepChart::curveColor(int(i)), LegendStrip::Swatch::Box, {}});
-    m_legend->setEntries(entries);
+    m_legend->setEntries(SweepChart::legendEntries());
 
     auto* grid = new QGridLayout;
     grid->setSpacing(2);

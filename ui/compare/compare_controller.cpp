@@ -44,6 +44,7 @@ QWidget* CompareController::window()
         layout->addWidget(m_view);
         connect(m_view, &CompareView::pinCurrentRequested, this, &CompareController::pinCurrent);
         connect(m_view, &CompareView::openPinRequested, this, &CompareController::openPin);
+        emit viewCreated(m_view);
         w->resize(1400, 950);
         m_window = w;
     }

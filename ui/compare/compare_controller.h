@@ -34,6 +34,8 @@ public slots:
     /// Loads pin i into the document as one undoable edit.
     void openPin(int i);
 
+    /// The comparison window was made (on first use): its charts can be wired now.
+    void viewCreated(CompareView* view);
 signals:
     void statusMessage(const QString& text);
 

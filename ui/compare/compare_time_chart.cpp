@@ -29,6 +29,13 @@ CompareTimeChart::CompareTimeChart(QWidget* parent)
     applyTheme();
 }
 
+std::unique_ptr<ChartBase> CompareTimeChart::copy() const
+{
+    auto c = std::make_unique<CompareTimeChart>();
+    c->setResults(m_labels, m_results);
+    return c;
+}
+
 void CompareTimeChart::setResults(const QStringList& labels, const std::vector<core::Result>& results)
 {
     m_labels = labels;

@@ -7,6 +7,7 @@
 
 #include <QStringList>
 
+#include <memory>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -24,6 +25,8 @@ public:
     void setResults(const QStringList& labels, const std::vector<core::Result>& results);
     /// Total of row i in seconds (0 when invalid), for tests.
     [[nodiscard]] double total(int row) const;
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;

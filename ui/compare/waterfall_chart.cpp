@@ -84,9 +84,18 @@ QString WaterfallChart::stepLabel(const core::WaterfallStep& step)
     return names.join(QStringLiteral(" + "));
 }
 
+std::unique_ptr<ChartBase> WaterfallChart::copy() const
+{
+    auto c = std::make_unique<WaterfallChart>();
+    c->setWaterfall(m_waterfall, m_labelA, m_labelB);
+    return c;
+}
+
 void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& labelA, const QString& labelB)
 {
     m_waterfall = w;
+    m_labelA = labelA;
+    m_labelB = labelB;
     m_rowTicker->clear();
     m_rowLabels.clear();
     for (Panel* p : {&m_memory, &m_time}) {

@@ -5,6 +5,8 @@
 
 #include <shardscope/core/waterfall.h>
 
+#include <memory>
+
 class QCPAxisRect;
 class QCPAxisTickerText;
 class QCPBars;
@@ -24,6 +26,8 @@ public:
     [[nodiscard]] int rowCount() const { return m_rows; }
     /// The label of a step row: its settings' names joined with " + ".
     static QString stepLabel(const core::WaterfallStep& step);
+    /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
+    [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
@@ -43,6 +47,7 @@ private:
     QSharedPointer<QCPAxisTickerText> m_rowTicker;
     core::Waterfall m_waterfall;
     QStringList m_rowLabels;
+    QString m_labelA, m_labelB;
     double m_timeScale = 1;
     int m_rows = 0;
 };

@@ -10,11 +10,16 @@
 #include <QLabel>
 #include <QSpinBox>
 
+#include <optional>
+
 namespace shardscope::ui {
 
 using core::Scenario;
 
 namespace {
+/// A link entry's tooltip without the "the GPU's own link" note.
+constexpr int kBaseToolTipRole = Qt::UserRole + 1;
+
 QList<qint64> nodeSteps()
 {
     // 1..16 one by one, then 24, 32, 48, 64, ... 8192 (about log scale).
@@ -48,10 +53,8 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
     addRow(QStringLiteral("cluster.gpu"), m_gpu, tr("Accelerator type (resources/catalog/gpus.json)"));
     connect(m_gpu, &QComboBox::activated, this, [this](int index) {
         const core::GpuSpec* gpu = m_doc->catalog().gpu(m_gpu->itemData(index).toString().toStdString());
-        if (!gpu)
-            return;
-        const core::GpuSpec spec = *gpu;
-        commit(QStringLiteral("cluster.gpu"), QString::fromStdString(spec.name), [spec](Scenario& s) { s.cluster.gpu = spec; });
+        if (gpu)
+            setGpu(*gpu);
     });
 
     auto* nodes = addSlider(QStringLiteral("cluster.nodes"), [](const Scenario& s) { return s.cluster.nodes; },
@@ -64,6 +67,19 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
     m_total->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Total GPUs:"), m_total);
     m_intra = addLinkCombo(QStringLiteral("cluster.intra_node"), false);
+    m_ownLinks = new QLabel(this);
+    m_ownLinks->setWordWrap(true);
+    m_ownLinks->setTextFormat(Qt::RichText);
+    m_ownLinks->setToolTip(tr("The GPU's own scale-up link (resources/catalog/gpus.json, scale_up_link)"));
+    connect(m_ownLinks, &QLabel::linkActivated, this, [this] {
+        const core::Scenario& s = m_doc->scenario();
+        if (const core::LinkSpec* up = m_doc->catalog().link(s.cluster.gpu.scaleUpLink)) {
+            const core::LinkSpec spec = *up;
+            commit(QStringLiteral("cluster.intra_node"), QString::fromStdString(spec.name),
+                   [spec](Scenario& sc) { sc.cluster.intraNode = spec; });
+        }
+    });
+    m_form->addRow(QString(), m_ownLinks);
     m_inter = addLinkCombo(QStringLiteral("cluster.inter_node"), true);
     addSpin(QStringLiteral("cluster.nics_per_node"), 0, 1024, [](const Scenario& s) { return s.cluster.nicsPerNode; },
             [](Scenario& s, int64_t v) { s.cluster.nicsPerNode = int(v); },
@@ -83,12 +99,12 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
         if (scaleOut ? !out : !in)
             continue;
         combo->addItem(QString::fromStdString(l.name), QString::fromStdString(l.id));
-        combo->setItemData(combo->count() - 1,
-                           tr("%1 GB/s per direction, %2 µs latency. Source: %3")
-                               .arg(l.bandwidth / 1e9, 0, 'f', 0)
-                               .arg(l.latency * 1e6, 0, 'f', 1)
-                               .arg(QString::fromStdString(l.source)),
-                           Qt::ToolTipRole);
+        const QString tip = tr("%1 GB/s per direction, %2 µs latency. Source: %3")
+                                .arg(l.bandwidth / 1e9, 0, 'f', 0)
+                                .arg(l.latency * 1e6, 0, 'f', 1)
+                                .arg(QString::fromStdString(l.source));
+        combo->setItemData(combo->count() - 1, tip, Qt::ToolTipRole);
+        combo->setItemData(combo->count() - 1, tip, kBaseToolTipRole);
         ++entries;
     }
     addRow(field, combo,
@@ -106,6 +122,44 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
     return combo;
 }
 
+void ClusterPanel::setGpu(const core::GpuSpec& spec)
+{
+    // The GPU's own links come with it (catalog: scale_up_link, scale_out_link): a B200 keeps no NVLink 4. The
+    // scale-out link follows only while it is the previous GPU's typical one; a NIC the user chose stays.
+    const core::Catalog& cat = m_doc->catalog();
+    const core::Cluster& now = m_doc->scenario().cluster;
+    const core::LinkSpec* up = cat.link(spec.scaleUpLink);
+    const core::LinkSpec* out = now.interNode.id == now.gpu.scaleOutLink ? cat.link(spec.scaleOutLink) : nullptr;
+    QStringList links;
+    if (up && up->id != now.intraNode.id)
+        links << QString::fromStdString(up->name);
+    if (out && out->id != now.interNode.id)
+        links << QString::fromStdString(out->name);
+    const QString text = links.isEmpty() ? QString::fromStdString(spec.name)
+                                         : tr("%1 with %2").arg(QString::fromStdString(spec.name), links.join(tr(" and ")));
+    const std::optional<core::LinkSpec> upSpec = up ? std::optional(*up) : std::nullopt;
+    const std::optional<core::LinkSpec> outSpec = out ? std::optional(*out) : std::nullopt;
+    commit(QStringLiteral("cluster.gpu"), text, [spec, upSpec, outSpec](Scenario& s) {
+        s.cluster.gpu = spec;
+        if (upSpec)
+            s.cluster.intraNode = *upSpec;
+        if (outSpec)
+            s.cluster.interNode = *outSpec;
+    });
+}
+
+void ClusterPanel::markOwnLinks(QComboBox* combo, int entries, const std::string& own, const QString& gpuName)
+{
+    for (int i = 0; i < entries; ++i) {
+        const bool mine = !own.empty() && combo->itemData(i).toString().toStdString() == own;
+        QFont f = combo->font();
+        f.setBold(mine);
+        combo->setItemData(i, mine ? QVariant(f) : QVariant(), Qt::FontRole);
+        const QString tip = combo->itemData(i, kBaseToolTipRole).toString();
+        combo->setItemData(i, mine ? tr("The %1's own link. %2").arg(gpuName, tip) : tip, Qt::ToolTipRole);
+    }
+}
+
 void ClusterPanel::refreshExtras(const Scenario& s)
 {
     const auto& cat = m_doc->catalog();
@@ -120,6 +174,15 @@ void ClusterPanel::refreshExtras(const Scenario& s)
     selectCatalogEntry(m_inter, m_interEntries, QString::fromStdString(s.cluster.interNode.id),
                        !inter || !(*inter == s.cluster.interNode),
                        tr("%1 (custom)").arg(QString::fromStdString(s.cluster.interNode.name)));
+    const QString gpuName = QString::fromStdString(s.cluster.gpu.name);
+    markOwnLinks(m_intra, m_intraEntries, s.cluster.gpu.scaleUpLink, gpuName);
+    markOwnLinks(m_inter, m_interEntries, s.cluster.gpu.scaleOutLink, gpuName);
+    const core::LinkSpec* own = cat.link(s.cluster.gpu.scaleUpLink);
+    const bool mismatch = own && s.cluster.intraNode.id != own->id;
+    if (mismatch)
+        m_ownLinks->setText(tr("⚠ The %1 comes with %2. <a href=\"use\">Use it</a>")
+                                .arg(gpuName.toHtmlEscaped(), QString::fromStdString(own->name).toHtmlEscaped()));
+    setRowVisible(m_ownLinks, mismatch);
     // In 64 bits: each factor may be at its limit (validation then refuses the product).
     m_total->setText(tr("%1 × %2 = %3").arg(s.cluster.nodes).arg(s.cluster.gpusPerNode).arg(qint64(s.cluster.nodes) * s.cluster.gpusPerNode));
 }

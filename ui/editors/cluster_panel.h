@@ -22,12 +22,18 @@ protected:
 
 private:
     QComboBox* addLinkCombo(const QString& field, bool scaleOut);
+    /// Changes the GPU as one undo step, with its own scale-up link and (while the scale-out link is the old
+    /// GPU's typical one) its typical scale-out link.
+    void setGpu(const core::GpuSpec& spec);
+    /// Bold and a tooltip note on the combo entry that is the GPU's own link.
+    static void markOwnLinks(QComboBox* combo, int entries, const std::string& own, const QString& gpuName);
     QComboBox* m_gpu;
     QComboBox* m_intra = nullptr;
     QComboBox* m_inter = nullptr;
     int m_intraEntries = 0;
     int m_interEntries = 0;
     QLabel* m_total;
+    QLabel* m_ownLinks = nullptr; ///< "The B200 comes with NVLink 5. Use it" while the intra-node link is another
 };
 
 } // namespace shardscope::ui

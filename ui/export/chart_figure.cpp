@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/chart_figure.h"
 
+#include "analysis/sweep_chart.h"
 #include "analysis/timeline_chart.h"
 #include "session/app_theme.h"
 #include "charts/chart_base.h"
@@ -209,15 +210,28 @@ std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scena
         c->setResult(scenario, result);
         return c;
     }
+    case ChartKind::Search:
+    case ChartKind::Sweep:
+    case ChartKind::Sizing:
+    case ChartKind::RankMap:
+    case ChartKind::Compare:
+    case ChartKind::Waterfall: break; // not drawn from a scenario alone (see the declaration)
     }
+    Q_ASSERT_X(false, "makeChart", "not a scenario chart");
     return nullptr;
 }
 
 ChartFigure::ChartFigure(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
                          const StrategyComparison& comparison, bool lightTheme)
-    : m_kind(kind)
+    : ChartFigure(kind, makeChart(kind, scenario, result, comparison), lightTheme)
 {
-    m_chart = makeChart(kind, scenario, result, comparison);
+}
+
+ChartFigure::ChartFigure(ChartKind kind, std::unique_ptr<ChartBase> chart, bool lightTheme)
+    : m_kind(kind)
+    , m_chart(std::move(chart))
+{
+    Q_ASSERT(m_chart);
     if (lightTheme)
         m_chart->setPalette(AppTheme::lightPalette()); // PaletteChange: the chart re-applies its theme
     if (m_chart->legend()) {
@@ -226,6 +240,8 @@ ChartFigure::ChartFigure(ChartKind kind, const core::Scenario& scenario, const c
         // The strategy chart shares the memory chart's colours and shows no legend of its own.
         const MemoryChart memory;
         m_legend = memory.legend()->entries();
+    } else if (kind == ChartKind::Sweep) {
+        m_legend = SweepChart::legendEntries(); // the sweep pane shows one legend for its four charts
     }
 }
 

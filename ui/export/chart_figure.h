@@ -13,6 +13,7 @@
 #include <QSize>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 class QCPPainter;
@@ -54,8 +55,11 @@ constexpr qint64 kMaxFigurePixels = 100'000'000;
 class ChartFigure
 {
 public:
+    /// A scenario chart (isScenarioChart(kind)) made from the scenario with makeChart().
     ChartFigure(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
                 const StrategyComparison& comparison, bool lightTheme = true);
+    /// Any chart, already filled (a window chart's copy(), or export/analysis_figures.h); the figure owns it.
+    ChartFigure(ChartKind kind, std::unique_ptr<ChartBase> chart, bool lightTheme = true);
     ~ChartFigure();
     ChartFigure(const ChartFigure&) = delete;
     ChartFigure& operator=(const ChartFigure&) = delete;
@@ -80,7 +84,11 @@ private:
     QList<LegendStrip::Entry> m_legend;
 };
 
-/// A new chart widget of kind showing the scenario (not shown; the caller owns it).
+/// Makes a filled chart (not shown) for an export: a window chart's copy(), or a chart made from the document.
+using ChartMaker = std::function<std::unique_ptr<ChartBase>()>;
+
+/// A new chart widget of kind showing the scenario (not shown; the caller owns it). kind is a scenario chart
+/// (isScenarioChart): the analyses' charts come from their panes or export/analysis_figures.h.
 [[nodiscard]] std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scenario,
                                                    const core::Result& result, const StrategyComparison& comparison,
                                                    QWidget* parent = nullptr);

@@ -1,7 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/export_controller.h"
 
+#include "analysis/analysis_tabs.h"
+#include "analysis/rank_map_chart.h"
+#include "analysis/rank_map_pane.h"
+#include "analysis/search_pane.h"
+#include "analysis/search_scatter.h"
+#include "analysis/sizing_chart.h"
+#include "analysis/sizing_pane.h"
+#include "analysis/sweep_chart.h"
+#include "analysis/sweep_pane.h"
+#include "analysis/timeline_chart.h"
+#include "analysis/timeline_pane.h"
 #include "charts/chart_base.h"
+#include "compare/compare_controller.h"
+#include "compare/compare_time_chart.h"
+#include "compare/compare_view.h"
+#include "compare/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "export/numbers_export.h"
 #include "export/report_writer.h"
@@ -36,32 +51,93 @@ void ExportController::populateMenu(QMenu* menu)
     dialog->setToolTip(tr("Charts as PNG, SVG or PDF; the report; the numbers as CSV or JSON"));
     menu->addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
     QMenu* copy = menu->addMenu(tr("Cop&y Chart"));
-    for (ChartKind k : kAllChartKinds)
-        copy->addAction(chartKindName(k), this, [this, k] {
-            ExportDialog::Choice c = m_last;
-            c.target = ExportDialog::Target::Chart;
-            c.chart = k;
-            c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
-            copyChart(c);
-        });
+    // Listed when shown: the analyses' charts join once their panes exist.
+    connect(copy, &QMenu::aboutToShow, this, [this, copy] {
+        copy->clear();
+        for (ChartKind k : availableCharts())
+            copy->addAction(chartKindName(k), this, [this, k] {
+                ExportDialog::Choice c = m_last;
+                c.target = ExportDialog::Target::Chart;
+                c.chart = k;
+                c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+                copyChart(c);
+            });
+    });
 }
 
-void ExportController::attachChart(ChartBase* chart, ChartKind kind)
+QList<ChartKind> ExportController::availableCharts() const
 {
-    chart->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(chart, &QWidget::customContextMenuRequested, this, [this, chart, kind](const QPoint& pos) {
-        QMenu menu(chart);
-        menu.addAction(tr("&Copy Image"), this, [this, kind] {
-            ExportDialog::Choice c = m_last;
-            c.target = ExportDialog::Target::Chart;
-            c.chart = kind;
-            c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
-            copyChart(c);
-        });
-        menu.addAction(tr("&Export This Chart…"), this, [this, kind] { showDialogFor(kind); });
-        menu.addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
-        menu.exec(chart->mapToGlobal(pos));
+    QList<ChartKind> kinds;
+    for (ChartKind k : kAllChartKinds)
+        if (isScenarioChart(k) || m_makers.count(k))
+            kinds << k;
+    return kinds;
+}
+
+std::unique_ptr<ChartFigure> ExportController::figure(ChartKind kind, bool lightTheme) const
+{
+    if (const auto it = m_makers.find(kind); it != m_makers.end())
+        return std::make_unique<ChartFigure>(kind, it->second(), lightTheme);
+    return std::make_unique<ChartFigure>(kind, m_doc->scenario(), m_doc->result(), m_doc->comparison(), lightTheme);
+}
+
+QMenu* ExportController::contextMenu(ChartBase* chart, ChartKind kind, const ChartMaker& maker)
+{
+    if (maker)
+        m_makers[kind] = maker; // this chart is the one its kind's exports draw now
+    auto* menu = new QMenu(chart);
+    menu->addAction(tr("&Copy Image"), this, [this, kind] {
+        ExportDialog::Choice c = m_last;
+        c.target = ExportDialog::Target::Chart;
+        c.chart = kind;
+        c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+        copyChart(c);
     });
+    menu->addAction(tr("&Export This Chart…"), this, [this, kind] { showDialogFor(kind); });
+    menu->addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
+    return menu;
+}
+
+void ExportController::attachAnalysisCharts(AnalysisTabs* tabs)
+{
+    attachChart(tabs->timeline()->chart(), ChartKind::Timeline);
+    SearchScatterChart* search = tabs->search()->scatter();
+    attachChart(search, ChartKind::Search, [search] { return search->copy(); });
+    // The memory sweep last: it is what the dialog and Copy Chart draw until another sweep chart is right-clicked.
+    for (int i = SweepPane::kCharts - 1; i >= 0; --i) {
+        SweepChart* sweep = tabs->sweep()->chart(i);
+        attachChart(sweep, ChartKind::Sweep, [sweep] { return sweep->copy(); });
+    }
+    SizingChart* sizing = tabs->sizing()->chart();
+    attachChart(sizing, ChartKind::Sizing, [sizing] { return sizing->copy(); });
+    RankMapChart* rankMap = tabs->rankMap()->chart();
+    attachChart(rankMap, ChartKind::RankMap, [rankMap] { return rankMap->copy(); });
+}
+
+void ExportController::attachCompareCharts(CompareController* compare)
+{
+    connect(compare, &CompareController::viewCreated, this, [this](CompareView* view) {
+        CompareTimeChart* time = view->timeChart();
+        attachChart(time, ChartKind::Compare, [time] { return time->copy(); });
+        WaterfallChart* waterfall = view->waterfallChart();
+        attachChart(waterfall, ChartKind::Waterfall, [waterfall] { return waterfall->copy(); });
+    });
+}
+
+void ExportController::attachChart(ChartBase* chart, ChartKind kind, ChartMaker maker)
+{
+    if (maker)
+        m_makers[kind] = maker;
+    auto show = [this, chart, kind, maker](QWidget* on, const QPoint& pos) {
+        QMenu* menu = contextMenu(chart, kind, maker);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(on->mapToGlobal(pos));
+    };
+    // The plot area is a child widget: give it the menu itself, so a right-click anywhere on the chart opens it.
+    for (QWidget* w : {static_cast<QWidget*>(chart), static_cast<QWidget*>(chart->plot())}) {
+        w->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(w, &QWidget::customContextMenuRequested, this, [show, w](const QPoint& pos) { show(w, pos); });
+    }
 }
 
 QString ExportController::exportTo(const QString& path, const ExportDialog::Choice& choice) const
@@ -70,8 +146,7 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
     const core::Result& r = m_doc->result();
     switch (choice.target) {
     case ExportDialog::Target::Chart: {
-        const ChartFigure figure(choice.chart, s, r, m_doc->comparison(), choice.options.lightTheme);
-        return figure.save(path, choice.format, choice.options);
+        return figure(choice.chart, choice.options.lightTheme)->save(path, choice.format, choice.options);
     }
     case ExportDialog::Target::Report: {
         ReportWriter writer;
@@ -91,8 +166,7 @@ void ExportController::copyChart(const ExportDialog::Choice& choice)
         emit statusMessage(tr("Cannot copy the chart: %1").arg(budget));
         return;
     }
-    const ChartFigure figure(choice.chart, m_doc->scenario(), m_doc->result(), m_doc->comparison(), choice.options.lightTheme);
-    QImage image = figure.toImage(choice.options);
+    QImage image = figure(choice.chart, choice.options.lightTheme)->toImage(choice.options);
     image.setDevicePixelRatio(1); // the clipboard carries pixels; paste targets size it themselves
     QGuiApplication::clipboard()->setImage(image);
     emit statusMessage(tr("Copied “%1” (%2 × %3 pixels)")
@@ -109,7 +183,8 @@ void ExportController::showDialogFor(ChartKind kind)
     if (initial.target == ExportDialog::Target::Chart || kind != m_last.chart)
         initial.target = ExportDialog::Target::Chart;
     initial.chart = kind;
-    ExportDialog dialog(m_doc, initial, m_window);
+    ExportDialog dialog(m_doc, initial, m_window, availableCharts(),
+                        [this](ChartKind k, bool light) { return figure(k, light); });
     connect(&dialog, &ExportDialog::saveRequested, this, [this, &dialog](const ExportDialog::Choice& c) {
         m_last = c;
         saveWithDialog(c);

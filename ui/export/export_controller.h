@@ -8,13 +8,17 @@
 #include <QObject>
 
 #include <functional>
+#include <map>
+#include <memory>
 
 class QMenu;
 class QWidget;
 
 namespace shardscope::ui {
 
+class AnalysisTabs;
 class ChartBase;
+class CompareController;
 class ScenarioDocument;
 
 /// Exports of the open scenario: File → Export… (dialog), Export Report…, the charts' context menus (copy image,
@@ -28,8 +32,21 @@ public:
 
     /// Adds Export… (Ctrl+E), Export Report (PDF)…, Copy Chart submenu to the File menu.
     void populateMenu(QMenu* menu);
-    /// Gives chart a context menu: Copy Image, Export This Chart…, Export Report….
-    void attachChart(ChartBase* chart, ChartKind kind);
+    /// Gives chart a context menu anywhere on it, plot area included: Copy Image, Export This Chart…, Export
+    /// Report…. maker draws what the chart shows (its copy()); without one the chart is a scenario chart, drawn from
+    /// the document. The kind's exports (dialog, Copy Chart) then use the maker of the chart last attached or
+    /// right-clicked.
+    void attachChart(ChartBase* chart, ChartKind kind, ChartMaker maker = {});
+    /// Attaches the analysis tabs' charts (search scatter, the four sweep charts, sizing, rank map; the timeline is a
+    /// scenario chart) and, once the comparison window exists, its step-time and waterfall charts.
+    void attachAnalysisCharts(AnalysisTabs* tabs);
+    void attachCompareCharts(CompareController* compare);
+    /// The chart kinds exports can draw: the scenario's charts and those attached with a maker, in kAllChartKinds order.
+    [[nodiscard]] QList<ChartKind> availableCharts() const;
+    /// The figure exports of kind draw (the kind's maker, or the document's scenario chart).
+    [[nodiscard]] std::unique_ptr<ChartFigure> figure(ChartKind kind, bool lightTheme) const;
+    /// The context menu attachChart() shows for chart (tests look at its actions; the caller owns it).
+    [[nodiscard]] QMenu* contextMenu(ChartBase* chart, ChartKind kind, const ChartMaker& maker);
 
     /// Writes what choice names to path (format of charts from the choice). Returns "" or the reason.
     [[nodiscard]] QString exportTo(const QString& path, const ExportDialog::Choice& choice) const;
@@ -61,6 +78,7 @@ private:
     ExportDialog::Choice m_last;
     QString m_lastDir;
     std::function<QString(const QString&, const QString&)> m_fileDialog;
+    std::map<ChartKind, ChartMaker> m_makers;
 };
 
 } // namespace shardscope::ui

@@ -24,7 +24,8 @@ constexpr int kCsv = 101;
 constexpr int kJson = 102;
 } // namespace
 
-ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent)
+ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent, QList<ChartKind> charts,
+                           FigureSource figures)
     : QDialog(parent)
     , m_doc(doc)
     , m_what(new QComboBox(this))
@@ -36,9 +37,16 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
     , m_light(new QCheckBox(tr("Light theme (for documents)"), this))
     , m_caption(new QCheckBox(tr("Caption naming the scenario"), this))
     , m_preview(new QLabel(this))
+    , m_figures(std::move(figures))
 {
     setWindowTitle(tr("Export"));
-    for (ChartKind k : kAllChartKinds)
+    if (charts.isEmpty())
+        charts = {kScenarioChartKinds.begin(), kScenarioChartKinds.end()};
+    if (!m_figures)
+        m_figures = [doc](ChartKind kind, bool light) {
+            return std::make_unique<ChartFigure>(kind, doc->scenario(), doc->result(), doc->comparison(), light);
+        };
+    for (ChartKind k : std::as_const(charts))
         m_what->addItem(tr("Chart: %1").arg(chartKindName(k)), int(k));
     m_what->insertSeparator(m_what->count());
     m_what->addItem(tr("Report of this scenario (PDF)"), kReport);
@@ -182,10 +190,10 @@ void ExportDialog::updatePreview()
     m_previewImage = QImage();
     switch (c.target) {
     case Target::Chart: {
-        const ChartFigure figure(c.chart, m_doc->scenario(), m_doc->result(), m_doc->comparison(), c.options.lightTheme);
+        const std::unique_ptr<ChartFigure> figure = m_figures(c.chart, c.options.lightTheme);
         FigureOptions o = c.options;
         o.scale = std::min(1.0, double(devicePixelRatioF()));
-        m_previewImage = figure.toImage(o);
+        m_previewImage = figure->toImage(o);
         const QSize box = m_preview->contentsRect().size() - QSize(8, 8);
         QPixmap pixmap = QPixmap::fromImage(m_previewImage);
         pixmap.setDevicePixelRatio(1);
@@ -196,10 +204,12 @@ void ExportDialog::updatePreview()
         m_preview->setPixmap(QPixmap());
         m_preview->setText(tr("A4 PDF: a title page with the headline figures and the settings, one landscape page per chart "
                               "(%1) with the scenario caption, and the table of collectives.")
-                               .arg(QStringList{chartKindName(ChartKind::Memory), chartKindName(ChartKind::Strategy),
-                                                chartKindName(ChartKind::Communication), chartKindName(ChartKind::Time),
-                                                chartKindName(ChartKind::Timeline)}
-                                        .join(QStringLiteral(", "))));
+                               .arg([] {
+                                   QStringList names;
+                                   for (ChartKind k : kScenarioChartKinds)
+                                       names << chartKindName(k);
+                                   return names.join(QStringLiteral(", "));
+                               }()));
         break;
     case Target::Csv:
     case Target::Json: {

@@ -5,6 +5,10 @@
 #include "export/chart_kind.h"
 
 #include <QDialog>
+#include <QList>
+
+#include <functional>
+#include <memory>
 
 class QCheckBox;
 class QComboBox;
@@ -33,7 +37,13 @@ public:
         bool caption = true;
     };
 
-    ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent = nullptr);
+    /// The figure of a chart kind in a theme (light or not), for the preview.
+    using FigureSource = std::function<std::unique_ptr<ChartFigure>(ChartKind kind, bool lightTheme)>;
+
+    /// charts: the chart kinds offered, figures: where their previews come from. Without them: the scenario's charts
+    /// (kScenarioChartKinds) drawn from the document.
+    ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent = nullptr, QList<ChartKind> charts = {},
+                 FigureSource figures = {});
     [[nodiscard]] Choice choice() const;
     void setChoice(const Choice& choice);
     /// The preview image (tests).
@@ -64,6 +74,7 @@ private:
     QPushButton* m_copy;
     QPushButton* m_save;
     QImage m_previewImage;
+    FigureSource m_figures;
 };
 
 } // namespace shardscope::ui

@@ -23,7 +23,7 @@ public:
     struct Options {
         bool lightTheme = true;
         QDate date = QDate::currentDate();
-        QList<ChartKind> charts{kAllChartKinds.begin(), kAllChartKinds.end()};
+        QList<ChartKind> charts{kScenarioChartKinds.begin(), kScenarioChartKinds.end()};
     };
 
     /// Writes the report atomically (util/atomic_file.h): the old file stays on any failure. Returns "" on success,

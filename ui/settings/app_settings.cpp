@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings/app_settings.h"
 
+#include <shardscope/core/search.h>
+
 #include <QFileInfo>
 
 namespace shardscope::ui {
@@ -11,6 +13,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kSplitters = QStringLiteral("window/splitters/");
 const QString kUnit = QStringLiteral("display/byteUnit");
 const QString kTheme = QStringLiteral("display/theme");
+const QString kSearchHeadroom = QStringLiteral("search/headroom");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLast = QStringLiteral("files/lastScenario");
 const QString kOpening = QStringLiteral("files/opening");
@@ -59,6 +62,15 @@ void AppSettings::setTheme(ThemeMode mode)
     m_settings.setValue(kTheme, QString::fromLatin1(names[int(mode)]));
     emit themeChanged(mode);
 }
+
+double AppSettings::searchHeadroom() const
+{
+    bool ok = false;
+    const double v = m_settings.value(kSearchHeadroom, core::kDefaultSearchHeadroom).toDouble(&ok);
+    return ok && v >= 0 && v < 1 ? v : core::kDefaultSearchHeadroom;
+}
+
+void AppSettings::setSearchHeadroom(double fraction) { m_settings.setValue(kSearchHeadroom, fraction); }
 
 QStringList AppSettings::recentFiles() const { return m_settings.value(kRecent).toStringList(); }
 

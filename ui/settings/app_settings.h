@@ -33,6 +33,9 @@ public:
     void setByteUnit(ByteUnit unit);
     [[nodiscard]] ThemeMode theme() const;
     void setTheme(ThemeMode mode);
+    /// Memory a searched layout leaves free, as a fraction (default core::kDefaultSearchHeadroom, 0.10).
+    [[nodiscard]] double searchHeadroom() const;
+    void setSearchHeadroom(double fraction);
 
     [[nodiscard]] QStringList recentFiles() const;
     void addRecentFile(const QString& path);
