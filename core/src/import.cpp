@@ -195,13 +195,17 @@ ImportResult importConfig(ImportSource source, std::string_view text, const Scen
         if (!detail::setGpuCount(out.scenario.cluster, options.gpus, message))
             cx.error("--gpus", message);
     }
+    // --gpu: the GPU, with its own scale-up link and the scale-out link its reference servers ship with (catalog).
+    const auto applyGpu = [&](Cluster& c, const GpuSpec& g) {
+        c.gpu = g;
+        if (const LinkSpec* up = catalog.link(g.scaleUpLink))
+            c.intraNode = *up;
+        if (const LinkSpec* outLink = catalog.link(g.scaleOutLink))
+            c.interNode = *outLink;
+    };
     if (!options.gpu.empty()) {
         if (const GpuSpec* g = catalog.gpu(options.gpu)) {
-            out.scenario.cluster.gpu = *g;
-            if (const LinkSpec* up = catalog.link(g->scaleUpLink))
-                out.scenario.cluster.intraNode = *up;
-            if (const LinkSpec* outLink = catalog.link(g->scaleOutLink))
-                out.scenario.cluster.interNode = *outLink;
+            applyGpu(out.scenario.cluster, *g);
         } else {
             std::string ids;
             for (const GpuSpec& gpu : catalog.gpus)
@@ -227,9 +231,8 @@ ImportResult importConfig(ImportSource source, std::string_view text, const Scen
             if (!detail::setGpuCount(out.scenario.cluster, options.gpus, message))
                 cx.error("--gpus", message);
         }
-        if (!options.gpu.empty())
-            if (const GpuSpec* g = catalog.gpu(options.gpu))
-                out.scenario.cluster.gpu = *g;
+        if (const GpuSpec* g = options.gpu.empty() ? nullptr : catalog.gpu(options.gpu))
+            applyGpu(out.scenario.cluster, *g);
         for (const auto& f : importFieldNames())
             cx.set(f); // a scenario file is complete: every absent field is the format's default
         break;
