@@ -29,7 +29,9 @@ double sum(const std::vector<TermFigure>& figures)
 KpiPanel::KpiPanel(QWidget* parent)
     : QWidget(parent)
 {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
     const struct {
         const char* key;
         QString caption;
@@ -58,19 +60,63 @@ void KpiPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
-QSize KpiPanel::sizeHint() const
+int KpiPanel::cardHeight() const { return 2 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4; }
+
+int KpiPanel::neededCardWidth() const
 {
-    const int h = 2 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4;
-    return {6 * 150, h};
+    const QFontMetrics small(m_small), big(m_big);
+    int w = 0;
+    for (const Card& c : m_cards)
+        w = std::max({w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail), big.horizontalAdvance(c.value)});
+    return w + kPad + kPad / 2 + 2;
 }
 
-QSize KpiPanel::minimumSizeHint() const { return {6 * 80, sizeHint().height()}; }
+int KpiPanel::columnsFor(int width) const
+{
+    const int need = neededCardWidth();
+    for (int columns : {6, 3})
+        if (columns * need + (columns - 1) * kGap <= width)
+            return columns;
+    return 2;
+}
+
+int KpiPanel::heightForWidth(int width) const
+{
+    const int rows = (int(m_cards.size()) + columnsFor(width) - 1) / columnsFor(width);
+    return rows * cardHeight() + (rows - 1) * kGap;
+}
+
+QSize KpiPanel::sizeHint() const { return {6 * 150, heightForWidth(6 * 150)}; }
+
+QSize KpiPanel::minimumSizeHint() const { return {2 * 80 + kGap, cardHeight()}; }
 
 QRect KpiPanel::cardRect(int index) const
 {
-    const int n = int(m_cards.size());
-    const int w = (width() - (n - 1) * kGap) / n;
-    return {index * (w + kGap), 0, w, height() - 1};
+    const int columns = columnsFor(width());
+    const int w = (width() - (columns - 1) * kGap) / columns;
+    const int h = cardHeight();
+    return {(index % columns) * (w + kGap), (index / columns) * (h + kGap), w, h - 1};
+}
+
+bool KpiPanel::textFits() const
+{
+    for (int i = 0; i < m_cards.size(); ++i) {
+        const int inner = cardRect(i).width() - kPad - kPad / 2;
+        const Card& c = m_cards[i];
+        if (QFontMetrics(m_small).horizontalAdvance(c.caption) > inner || QFontMetrics(m_small).horizontalAdvance(c.detail) > inner
+            || QFontMetrics(m_big).horizontalAdvance(c.value) > inner || cardRect(i).bottom() >= height())
+            return false;
+    }
+    return true;
+}
+
+void KpiPanel::relayoutIfRowsChange()
+{
+    const int rows = (int(m_cards.size()) + columnsFor(width()) - 1) / columnsFor(width());
+    if (rows != m_rows) {
+        m_rows = rows;
+        updateGeometry(); // the height follows the width: ask the layout for heightForWidth again
+    }
 }
 
 void KpiPanel::paintEvent(QPaintEvent*)
@@ -194,6 +240,7 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
     if (!r.valid) {
         for (int i = 0; i < m_cards.size(); ++i)
             setCard(i, dash, tr("invalid scenario"));
+        relayoutIfRowsChange();
         return;
     }
     setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches));
@@ -213,6 +260,7 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
     const bool priced = cost > 0;
     setCard(CostCard, priced ? QStringLiteral("$%1").arg(QLocale().toString(cost, 'f', cost < 10 ? 3 : 2)) : dash,
             priced ? tr("at $%1/GPU-hour").arg(s.cluster.gpu.hourlyPriceUsd, 0, 'f', 2) : tr("no price in catalog"));
+    relayoutIfRowsChange();
 }
 
 } // namespace shardscope::ui

@@ -11,9 +11,11 @@
 namespace shardscope::ui {
 
 /// Headline figures: step time (the sum of the step-time terms), tokens/s and MFU (their terms), memory (the sum
-/// of the memory terms, fits or not), minimum GPUs, cost per step. Painted as six cards by one widget of fixed
-/// height, so an update repaints it without relayouting the window. Tooltips are made when shown; a click on a
-/// card whose tooltip links to a derivation opens it in Help → Model Reference.
+/// of the memory terms, fits or not), minimum GPUs, cost per step. Painted as six cards by one widget: one row
+/// when every card's text fits its width, otherwise two rows of three (or three of two), so no caption, value or
+/// detail is cut; the height follows the width (heightForWidth) and an update that keeps the row count repaints
+/// without relayouting the window. Tooltips are made when shown; a click on a card whose tooltip links to a
+/// derivation opens it in Help → Model Reference.
 class KpiPanel : public QWidget
 {
     Q_OBJECT
@@ -26,6 +28,12 @@ public:
     [[nodiscard]] QString cardToolTip(const QString& key) const;
     [[nodiscard]] QSize sizeHint() const override;
     [[nodiscard]] QSize minimumSizeHint() const override;
+    [[nodiscard]] bool hasHeightForWidth() const override { return true; }
+    [[nodiscard]] int heightForWidth(int width) const override;
+    /// Cards per row at a width (6, 3 or 2), for tests.
+    [[nodiscard]] int columnsFor(int width) const;
+    /// Whether every text of every card fits its card at the current size, for tests.
+    [[nodiscard]] bool textFits() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -45,12 +53,17 @@ private:
     [[nodiscard]] QString toolTipOf(int index) const;
     [[nodiscard]] int cardAt(const QPoint& pos) const;
     [[nodiscard]] QRect cardRect(int index) const;
+    /// Width a card needs for its caption, value and detail.
+    [[nodiscard]] int neededCardWidth() const;
+    [[nodiscard]] int cardHeight() const;
+    void relayoutIfRowsChange();
     void updateFonts();
     QList<Card> m_cards;
     core::Result m_result;    ///< what the cards show (the tooltips read its terms)
     double m_hourlyPrice = 0; ///< of the scenario's GPU
     QFont m_small;
     QFont m_big;
+    int m_rows = 1; ///< rows at the last layout
 };
 
 } // namespace shardscope::ui
