@@ -98,8 +98,13 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
         const bool in = l.kind == core::LinkKind::ScaleUp || l.kind == core::LinkKind::Host;
         if (scaleOut ? !out : !in)
             continue;
-        combo->addItem(QString::fromStdString(l.name), QString::fromStdString(l.id));
-        const QString tip = tr("%1 GB/s per direction, %2 µs latency. Source: %3")
+        // The name up to its parenthesis ("NVLink 4", not "NVLink 4 (H100/H200, NVSwitch)"): the whole name is in the
+        // tooltip, and the short one is not cut off in the editor's column at 1280 pixels.
+        const QString name = QString::fromStdString(l.name);
+        const qsizetype paren = name.indexOf(QLatin1String(" ("));
+        combo->addItem(paren > 0 ? name.left(paren) : name, QString::fromStdString(l.id));
+        const QString tip = tr("%1: %2 GB/s per direction, %3 µs latency. Source: %4")
+                                .arg(name)
                                 .arg(l.bandwidth / 1e9, 0, 'f', 0)
                                 .arg(l.latency * 1e6, 0, 'f', 1)
                                 .arg(QString::fromStdString(l.source));

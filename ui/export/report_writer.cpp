@@ -67,7 +67,8 @@ public:
     }
 
     /// A table in the horizontal span [x, x + width) of the page (default: the whole width): header row, then rows;
-    /// a row whose cells after the first are all empty is a group heading. right: columns aligned right.
+    /// a row whose cells after the first are all empty is a group heading. right: columns aligned right. A cell
+    /// too long for its column wraps onto more lines (the row grows); nothing is cut off.
     /// Returns the y after the table.
     double table(const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths,
                  QPageLayout::Orientation orientation, const QString& continued, const QList<int>& right = {},
@@ -78,29 +79,43 @@ public:
         const QFont body = font(8.5);
         const QFont bold = font(8.5, true);
         const double line = QFontMetricsF(body, m_painter.device()).height() + 5;
+        auto isHeading = [](const QStringList& cells) {
+            return cells.size() > 1 && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
+        };
+        auto cellWidth = [&](const QStringList& cells, int c, bool isHeader) {
+            return !isHeader && isHeading(cells) ? span : widths[c] * span;
+        };
+        // Height of a row: one line, or as many as its longest wrapped cell needs.
+        auto rowHeight = [&](const QStringList& cells, bool isHeader) {
+            double h = line;
+            for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
+                const QFontMetricsF fm(isHeader || isHeading(cells) ? bold : body, m_painter.device());
+                const double w = cellWidth(cells, c, isHeader) - 8;
+                h = std::max(h, fm.boundingRect(QRectF(0, 0, w, 1e5), Qt::TextWordWrap, cells[c]).height() + 5);
+            }
+            return h;
+        };
         auto drawRow = [&](const QStringList& cells, bool isHeader, bool shade) {
-            const bool heading = !isHeader && cells.size() > 1
-                && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
+            const bool heading = !isHeader && isHeading(cells);
+            const double h = rowHeight(cells, isHeader);
             if (shade || isHeader)
-                m_painter.fillRect(QRectF(left0, m_y, span, line), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
+                m_painter.fillRect(QRectF(left0, m_y, span, h), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
             double x = left0;
             m_painter.setPen(Qt::black);
             for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
-                const double w = heading ? span : widths[c] * span;
+                const double w = cellWidth(cells, c, isHeader);
                 m_painter.setFont(isHeader || heading ? bold : body);
-                const QFontMetricsF fm(m_painter.font(), m_painter.device());
-                const QString shown = fm.elidedText(cells[c], Qt::ElideRight, w - 8);
                 const Qt::Alignment align = right.contains(c) && !heading ? Qt::AlignRight : Qt::AlignLeft;
-                m_painter.drawText(QRectF(x + 4, m_y, w - 8, line), align | Qt::AlignVCenter, shown);
+                m_painter.drawText(QRectF(x + 4, m_y, w - 8, h), align | Qt::AlignVCenter | Qt::TextWordWrap, cells[c]);
                 x += w;
                 if (heading)
                     break;
             }
-            m_y += line;
+            m_y += h;
         };
         drawRow(header, true, false);
         for (int i = 0; i < rows.size(); ++i) {
-            if (left() < line) {
+            if (left() < rowHeight(rows[i], false)) {
                 newPage(orientation);
                 text(continued, font(11, true), Qt::black, 8);
                 drawRow(header, true, false);

@@ -21,6 +21,7 @@
 #include <QScrollBar>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -40,7 +41,10 @@ LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
     m_target->addItem(tr("NCCL environment"), int(core::LaunchTarget::NcclEnv));
     m_target->setToolTip(tr("The framework to generate a configuration for; every option name is one the framework has."));
     m_text->setReadOnly(true);
-    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Lines longer than the panel wrap (at a space, or anywhere in a long token) rather than run off its right edge;
+    // the wrap is only on screen: Copy and Save give the lines as generated.
+    m_text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_text->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setObjectName(QStringLiteral("launchConfigText"));
     m_note->setWordWrap(true);
@@ -149,6 +153,14 @@ void LaunchConfigPanel::saveDialog()
         return;
     }
     emit statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+}
+
+QSize LaunchConfigPanel::sizeHint() const
+{
+    const int columns = QFontMetrics(m_text->font()).horizontalAdvance(QString(88, QLatin1Char('x')));
+    const int chrome = m_text->frameWidth() * 2 + int(m_text->document()->documentMargin() * 2)
+        + m_text->verticalScrollBar()->sizeHint().width() + 8;
+    return {columns + chrome, QWidget::sizeHint().height()};
 }
 
 LaunchConfigDock::LaunchConfigDock(ScenarioDocument* doc, QWidget* parent)

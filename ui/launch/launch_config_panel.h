@@ -36,6 +36,8 @@ public:
     [[nodiscard]] QString saveTo(const QString& path) const;
     /// Replaces the save dialog (tests).
     void setFileDialogHandler(std::function<QString(const QString& suggested)> handler) { m_fileDialog = std::move(handler); }
+    /// Wide enough for 88 columns of the monospace text (most lines of every target) where the window allows.
+    [[nodiscard]] QSize sizeHint() const override;
 
 signals:
     void statusMessage(const QString& text);
