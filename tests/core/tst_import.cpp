@@ -73,6 +73,8 @@ class TestImport : public QObject {
 private slots:
     void hfParameterCountsMatchPublishedTotals_data();
     void hfParameterCountsMatchPublishedTotals();
+    void hfClassDefaultsMatchPublishedTotals_data();
+    void hfClassDefaultsMatchPublishedTotals();
     void hfLlamaCountIsTheFormula();
     void hfArchitectureDetails();
     void hfDefaultsAndUnknownKeys();
@@ -125,6 +127,35 @@ void TestImport::hfParameterCountsMatchPublishedTotals()
     QCOMPARE(origin(r, "parallelism.tp"), std::string("default"));
 }
 
+// The other families through their configuration classes' defaults, which are each family's reference model
+// (transformers configuration_*.py docstrings: "defaults will yield a similar configuration to that of ..."), plus the
+// few keys that differ. Published totals: the model pages' parameter counts (Gemma 7B 8.54B, Phi-3-mini 3.82B,
+// Falcon-7B 6.92B, BLOOM-560m 559M, Mistral-7B 7.24B), the GPT-NeoX-20B paper (20.55B), the Qwen1.5-MoE-A2.7B model card (14.3B) and the Qwen3-30B-A3B model card (30.5B).
+void TestImport::hfClassDefaultsMatchPublishedTotals_data()
+{
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<double>("published");
+    QTest::newRow("Gemma 7B") << R"({"model_type": "gemma"})" << 8.54e9;
+    QTest::newRow("Phi-3-mini") << R"({"model_type": "phi3"})" << 3.82e9;
+    QTest::newRow("Falcon-7B") << R"({"model_type": "falcon"})" << 6.92e9;
+    QTest::newRow("GPT-NeoX-20B") << R"({"model_type": "gpt_neox"})" << 20.55e9;
+    QTest::newRow("BLOOM-560m") << R"({"model_type": "bloom", "n_embed": 1024, "n_layer": 24, "n_head": 16})" << 559e6;
+    QTest::newRow("Qwen1.5-MoE-A2.7B") << R"({"model_type": "qwen2_moe"})" << 14.3e9;
+    QTest::newRow("Qwen3-30B-A3B") << R"({"model_type": "qwen3_moe", "num_hidden_layers": 48})" << 30.5e9;
+    QTest::newRow("Mistral-7B") << R"({"model_type": "mistral"})" << 7.24e9;
+}
+
+void TestImport::hfClassDefaultsMatchPublishedTotals()
+{
+    QFETCH(QString, config);
+    QFETCH(double, published);
+    const ImportResult r = run(ImportSource::HfConfig, config.toStdString());
+    QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
+    const double ours = parameters(r.scenario);
+    qInfo("ours %.0f, published %.4g, error %+.3f%%", ours, published, 100.0 * (ours - published) / published);
+    QVERIFY2(sstest::relClose(ours, published, 0.005), qPrintable(QString::number(ours, 'f', 0)));
+}
+
 // The Llama count by hand (Megatron-LM theoretical_memory_usage.py form): L·[h·(q + 2kv) + q·h + 3·h·f + 2h] + 2·V·h + h.
 void TestImport::hfLlamaCountIsTheFormula()
 {
@@ -142,6 +173,11 @@ void TestImport::hfLlamaCountIsTheFormula()
     // GPT-2: L·(12h² + 13h) + V·h + P·h + 2h with P = 1024 learned positions, tied head = 124,439,808.
     const ImportResult g = run(ImportSource::HfConfig, fixture("gpt2.config.json"));
     QCOMPARE(parameters(g.scenario), 12 * (12.0 * 768 * 768 + 13 * 768) + 50257.0 * 768 + 1024.0 * 768 + 2 * 768);
+    // OPT-1.3B (the paper prints only "1.3B"): the same GPT form with max_position_embeddings + 2 learned rows
+    // (OPTLearnedPositionalEmbedding's offset) and V = 50272: 1,315,758,080.
+    const ImportResult opt = run(ImportSource::HfConfig, R"({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24,
+        "ffn_dim": 8192, "num_attention_heads": 32, "max_position_embeddings": 2048})");
+    QCOMPARE(parameters(opt.scenario), 24 * (12.0 * 2048 * 2048 + 13 * 2048) + 50272.0 * 2048 + 2050.0 * 2048 + 2 * 2048);
     QCOMPARE(g.scenario.training.seqLen, int64_t(1024)); // clipped to the learned positions, with a warning
     QVERIFY(hasIssue(g.warnings, "n_positions"));
 }

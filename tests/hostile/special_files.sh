@@ -44,6 +44,16 @@ expect directory 2 "dir.json: is a directory, not a regular file" 2 -- evaluate 
 truncate -s 3G sparse.json
 expect sparse_3gb 2 "sparse.json: is 3221225472 bytes; the limit is 16777216 bytes" 2 -- evaluate sparse.json
 expect launch_fifo 2 "not a regular file" 2 -- launch-config fifo.json --target nccl-env
+# import (issue 14): the same bounded reads for the file and --base; a deeply nested TOML array and a 10 MB shell
+# script of flags are refused or read fast (the TOML reader stops at 16 levels, the word splitter is linear).
+expect import_fifo 2 "fifo.json: is a named pipe (FIFO), not a regular file" 2 -- import fifo.json --from hf-config
+expect import_dev_zero 2 "/dev/zero: is a character device, not a regular file" 2 -- import /dev/zero --from deepspeed
+expect import_sparse 2 "the limit is 16777216 bytes" 2 -- import sparse.json --from megatron-args
+expect import_base_fifo 2 "--base: fifo.json: is a named pipe (FIFO)" 2 -- import sparse.json --from torchtitan --base fifo.json
+{ printf 'a = '; yes '[' | head -c 200000 | tr -d '\n'; } >deep.toml
+expect import_deep_toml 2 "values nest deeper than 16 levels" 2 -- import deep.toml --from torchtitan
+yes -- '--x 1' | head -c 10000000 >many_flags.sh
+expect import_many_flags 2 "more than 1000000 words" 8 -- import many_flags.sh --from megatron-args
 mkdir cat && cp "$CATALOG"/*.json cat/ && rm cat/gpus.json && ln -s /dev/zero cat/gpus.json
 expect catalog_dev_zero 2 "gpus.json: is a character device, not a regular file" 2 -- catalog gpus --catalog-dir cat
 
