@@ -23,7 +23,6 @@ class CompareController;
 class ExportController;
 class FileController;
 class ImportController;
-class ImportController;
 class FixBar;
 class IssuesPanel;
 class KpiPanel;
@@ -46,7 +45,6 @@ public:
     [[nodiscard]] ScenarioDocument* document() const { return m_doc; }
     [[nodiscard]] ScenarioEditor* editor() const { return m_editor; }
     [[nodiscard]] FileController* files() const { return m_files; }
-    [[nodiscard]] ImportController* importer() const { return m_import; }
     [[nodiscard]] ImportController* importer() const { return m_import; }
     [[nodiscard]] IssuesPanel* issues() const { return m_issues; }
     [[nodiscard]] KpiPanel* kpis() const { return m_kpis; }
@@ -97,7 +95,6 @@ private:
     AppSettings* m_settings;
     ScenarioDocument* m_doc;
     FileController* m_files;
-    ImportController* m_import = nullptr;
     ImportController* m_import = nullptr;
     ScenarioEditor* m_editor = nullptr;
     IssuesPanel* m_issues = nullptr;
