@@ -10,6 +10,7 @@
 #include "charts/memory_chart.h"
 #include "charts/memory_stack.h"
 #include "charts/qcp.h"
+#include "charts/range_whiskers.h"
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
 #include "document/strategy_comparison.h"
@@ -18,9 +19,11 @@
 #include "help/model_reference.h"
 #include "util/units.h"
 #include "views/kpi_panel.h"
+#include "views/uncertainty_text.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/uncertainty.h>
 
 #include <QTest>
 
@@ -79,6 +82,7 @@ private slots:
     void commRowsMatchCollectives();
     void stepTimeMatchesResult();
     void strategyChartShowsVariants();
+    void rangesAsWhiskersAndBorderline();
 };
 
 void TestCharts::memoryBarMatchesResult()
@@ -354,6 +358,43 @@ void TestCharts::strategyChartShowsVariants()
     QVERIFY2(tip.contains(QStringLiteral("ZeRO-3")), qPrintable(tip));
     // The variant under the mouse is explained by its own terms.
     QVERIFY2(tip.contains(QStringLiteral("Substituted")), qPrintable(tip));
+}
+
+void TestCharts::rangesAsWhiskersAndBorderline()
+{
+    // Issue 11 item 3: each bar's 80% range as a whisker, the KPI cards' "± x% (validated on N runs)", and a GPU whose
+    // memory is inside the memory range reads borderline (amber, with the reason) in the cards and the status line.
+    core::Scenario s = core::defaultScenario(test::catalog());
+    core::Result r = core::explain(s);
+    QVERIFY(r.valid);
+    ui::MemoryChart memory;
+    memory.setResult(s, r);
+    QCOMPARE(memory.whiskers().count(), 1);
+    QVERIFY(qAbs(memory.whiskers().top(0) - ui::Units::toUnit(r.memoryRange.hi)) <= 1e-9 * memory.whiskers().top(0));
+    QVERIFY(qAbs(memory.whiskers().bottom(0) - ui::Units::toUnit(r.memoryRange.lo)) <= 1e-9 * memory.whiskers().top(0));
+    ui::StepTimeChart time;
+    time.setResult(s, r, ui::compareStrategies(s));
+    QVERIFY(time.whiskers().count() >= 1);
+    QVERIFY(qAbs(time.whiskers().top(0) * time.timeScale() - r.stepTimeRange.hi) <= 1e-9 * r.stepTimeRange.hi);
+    ui::KpiPanel kpis;
+    kpis.setResult(s, r);
+    QVERIFY2(kpis.cardToolTip(QStringLiteral("kpi.fits")).contains(QStringLiteral("80% range")),
+             qPrintable(kpis.cardToolTip(QStringLiteral("kpi.fits"))));
+    QCOMPARE(ui::rangeNote(r.step.total(), r.stepTimeRange, r.uncertainty, r.uncertainty.throughputRuns),
+             QStringLiteral("± %1% (validated on %2 runs)")
+                 .arg(core::plusMinusPercent(r.step.total(), r.stepTimeRange), 0, 'f', 0)
+                 .arg(r.uncertainty.throughputRuns));
+    // Capacity between the estimate and the top of its range.
+    s.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);
+    r = core::explain(s);
+    QCOMPARE(r.verdict, core::Verdict::Borderline);
+    QVERIFY(r.fits);
+    const ui::StatusSummary status = ui::summarize(s, r);
+    QCOMPARE(status.level, ui::StatusSummary::Level::Warning);
+    QVERIFY2(status.text.startsWith(QStringLiteral("Borderline:")), qPrintable(status.text));
+    QVERIFY2(status.text.contains(ui::Units::bytes(r.memoryRange.hi)), qPrintable(status.text));
+    kpis.setResult(s, r);
+    QVERIFY(kpis.cardToolTip(QStringLiteral("kpi.fits")).contains(QStringLiteral("Borderline:")));
 }
 
 QTEST_MAIN(TestCharts)

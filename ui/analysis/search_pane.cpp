@@ -222,6 +222,9 @@ void SearchPane::buildControls(QWidget* box)
     m_offload = new QCheckBox(tr("offload allowed"), box);
     m_offload->setChecked(true);
     m_offload->setToolTip(tr("Also try CPU offload of the optimizer (and of parameters with ZeRO-3/FSDP full shard)."));
+    m_guaranteed = new QCheckBox(tr("guaranteed to fit"), box);
+    m_guaranteed->setToolTip(tr("Screen and rank by the pessimistic end of the 80% ranges: the top of the memory range "
+                                "must fit, and layouts are ranked by the bottom of their throughput range."));
     m_headroom = new QDoubleSpinBox(box);
     m_headroom->setRange(0, 50);
     m_headroom->setDecimals(0);
@@ -290,6 +293,7 @@ void SearchPane::buildControls(QWidget* box)
     grid->addWidget(label(tr("Threads")), 2, 4);
     grid->addWidget(m_threads, 2, 5);
     grid->addWidget(m_offload, 2, 6, 1, 2);
+    grid->addWidget(m_guaranteed, 2, 8);
     grid->setColumnStretch(8, 1); // controls keep their natural width; the slack goes to the right
 
     auto* actions = new QHBoxLayout;
@@ -327,6 +331,7 @@ void SearchPane::buildControls(QWidget* box)
         connect(s, &QSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
     connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
     connect(m_offload, &QCheckBox::toggled, this, &SearchPane::constraintsChanged);
+    connect(m_guaranteed, &QCheckBox::toggled, this, &SearchPane::constraintsChanged);
     connect(m_objective, &QComboBox::currentIndexChanged, this, &SearchPane::constraintsChanged);
 }
 
@@ -346,6 +351,7 @@ core::SearchOptions SearchPane::options() const
     o.objective = core::SearchObjective(m_objective->currentData().toInt());
     o.threads = m_threads->value();
     o.allowOffload = m_offload->isChecked();
+    o.pessimistic = m_guaranteed->isChecked();
     o.topK = 0;
     bool all = true;
     for (QAction* a : m_strategyActions) {

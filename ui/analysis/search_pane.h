@@ -112,6 +112,7 @@ private:
     QToolButton* m_strategies;
     QList<QAction*> m_strategyActions;
     QCheckBox* m_offload;
+    QCheckBox* m_guaranteed; ///< rank by the 80% ranges' pessimistic ends (core::SearchOptions::pessimistic)
     QDoubleSpinBox* m_headroom;
     QComboBox* m_objective;
     QSpinBox* m_threads;

@@ -3,6 +3,7 @@
 
 #include "charts/capacity_marks.h"
 #include "charts/memory_stack.h"
+#include "charts/range_whiskers.h"
 #include "charts/qcp.h"
 #include "charts/chart_theme.h"
 #include "explain/tooltips.h"
@@ -17,6 +18,7 @@ MemoryChart::MemoryChart(QWidget* parent)
     QCPAxisRect* rect = m_plot->axisRect();
     m_stack = std::make_unique<MemoryStack>(m_plot, rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft), true);
     m_marks = std::make_unique<CapacityMarks>(m_plot, rect);
+    m_whiskers = std::make_unique<RangeWhiskers>(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     rect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
     rect->axis(QCPAxis::atBottom)->grid()->setVisible(false);
     rect->axis(QCPAxis::atBottom)->setTickLength(0, 3);
@@ -38,6 +40,8 @@ void MemoryChart::themeChanged()
 {
     if (m_marks)
         m_marks->setTheme(m_theme);
+    if (m_whiskers)
+        m_whiskers->setTheme(m_theme);
 }
 
 const core::MemoryBreakdown* MemoryChart::breakdown(int bar) const
@@ -78,6 +82,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     if (!result.valid) {
         m_stack->setData({}, {});
         m_marks->set(0, {}, {}, {}, 0.6, 1);
+        m_whiskers->set({}, {}, {}, {});
         setMessage(tr("No figures: the scenario is invalid (see Issues)"));
         requestReplot();
         return;
@@ -85,7 +90,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     setMessage({});
     m_perStage = result.pp > 1 && result.stages.size() > 1;
     std::vector<std::vector<TermFigure>> figures;
-    QVector<double> totals;
+    QVector<double> totals, lows, highs;
     const int bars = m_perStage ? int(result.stages.size()) : 1;
     const int labelEvery = bars <= 10 ? 1 : (bars + 9) / 10;
     for (int i = 0; i < bars; ++i) {
@@ -97,6 +102,10 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
         for (const TermFigure& f : figures.back())
             total += f.value;
         totals << Units::toUnit(total);
+        // The 80% band was measured on the reserved peak; what sits above it (CUDA context, NCCL) is known.
+        const double reserved = m_perStage ? result.stages[size_t(i)].memory.reservedPeak : result.memory.reservedPeak;
+        lows << Units::toUnit(total + reserved * (result.uncertainty.memoryRatio.lo - 1));
+        highs << Units::toUnit(total + reserved * (result.uncertainty.memoryRatio.hi - 1));
         if (!m_perStage) {
             m_ticker->addTick(1, tr("most loaded GPU"));
         } else if (i % labelEvery == 0) {
@@ -115,12 +124,13 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     x->setLabel(m_perStage ? tr("pipeline stage") : QString());
     x->setRange(0.4, bars + 0.6);
     const double capacity = Units::toUnit(result.capacity);
-    const double maxTotal = *std::max_element(totals.cbegin(), totals.cend());
+    const double maxTotal = *std::max_element(highs.cbegin(), highs.cend());
     const double yMax = std::max(capacity, maxTotal) * 1.12;
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity,
                  Units::bytes(result.capacity, 0),
                  m_keys, totals, barWidth, yMax * 1.01);
+    m_whiskers->set(m_keys, totals, lows, highs);
     requestReplot();
 }
 

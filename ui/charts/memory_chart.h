@@ -14,9 +14,10 @@ namespace shardscope::ui {
 
 class CapacityMarks;
 class MemoryStack;
+class RangeWhiskers;
 
 /// Memory per GPU: the core's memory terms stacked, one bar per pipeline stage when PP > 1, against a line at
-/// the GPU's memory, with the excess hatched and labelled. Each segment's tooltip is its term (the peak stage's:
+/// the GPU's memory, with the excess hatched and labelled, and each bar's 80% range as a whisker (core/uncertainty.h). Each segment's tooltip is its term (the peak stage's:
 /// the core derives the terms of the most loaded GPU).
 class MemoryChart : public ChartBase
 {
@@ -33,6 +34,8 @@ public:
     [[nodiscard]] const CapacityMarks& capacityMarks() const { return *m_marks; }
     /// The stacked series (one per memory term, in the core's order), for tests.
     [[nodiscard]] const MemoryStack& stack() const { return *m_stack; }
+    /// The bars' 80% ranges, for tests.
+    [[nodiscard]] const RangeWhiskers& whiskers() const { return *m_whiskers; }
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
@@ -44,6 +47,7 @@ private:
     [[nodiscard]] QString legendToolTip(int item) const;
     std::unique_ptr<MemoryStack> m_stack;
     std::unique_ptr<CapacityMarks> m_marks;
+    std::unique_ptr<RangeWhiskers> m_whiskers;
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QVector<double> m_keys;
     bool m_perStage = false;

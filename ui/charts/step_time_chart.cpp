@@ -2,6 +2,7 @@
 #include "charts/step_time_chart.h"
 
 #include "charts/qcp.h"
+#include "charts/range_whiskers.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
 
@@ -15,12 +16,21 @@ StepTimeChart::StepTimeChart(QWidget* parent)
     , m_totals(new QCPAxisTickerText)
 {
     m_bars = setupStackedRows(m_plot, m_ticker, m_totals, 0.62);
+    m_whiskers = std::make_unique<RangeWhiskers>(m_plot->yAxis, m_plot->xAxis);
     for (const core::Term* t : core::termsOf(referenceTerms(), core::TermGroup::StepTime))
         m_keys.push_back(QString::fromStdString(t->key));
     LegendStrip* legend = addLegend(Qt::BottomEdge, 3);
     legend->setEntries(legendEntries(m_bars));
     legend->setToolTipProvider([this](int part) { return legendToolTip(part); });
     applyTheme();
+}
+
+StepTimeChart::~StepTimeChart() = default;
+
+void StepTimeChart::themeChanged()
+{
+    if (m_whiskers)
+        m_whiskers->setTheme(m_theme);
 }
 
 std::vector<QCPBars*> StepTimeChart::setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
@@ -95,16 +105,18 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
     for (const StrategyVariant& v : m_comparison)
         m_rows.push_back({QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.scenario, &v.result});
 
-    double maxTotal = 0;
+    double maxTotal = 0, maxHigh = 0;
     for (const Row& r : std::as_const(m_rows))
-        if (r.result->valid)
+        if (r.result->valid) {
             maxTotal = std::max(maxTotal, r.result->step.total());
+            maxHigh = std::max({maxHigh, maxTotal, r.result->stepTimeRange.hi});
+        }
     const auto [scale, unit] = Units::timeScale(maxTotal);
     m_scale = scale;
     m_ticker->clear();
     m_totals->clear();
     std::vector<QVector<double>> values(m_bars.size());
-    QVector<double> keys;
+    QVector<double> keys, rangeKeys, points, lows, highs;
     for (qsizetype i = 0; i < m_rows.size(); ++i) {
         const Row& row = m_rows[i];
         const double key = double(i + 1) + (i > 0 ? 0.3 : 0.0); // a gap after "this scenario"
@@ -122,11 +134,18 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
             t += seconds;
         }
         m_totals->addTick(key, row.result->fits ? Units::seconds(t) : tr("%1 · OOM").arg(Units::seconds(t)));
+        if (row.result->stepTimeRange.hi > 0) { // evaluate()'s results carry it
+            rangeKeys << key;
+            points << t / scale;
+            lows << row.result->stepTimeRange.lo / scale;
+            highs << row.result->stepTimeRange.hi / scale;
+        }
     }
+    m_whiskers->set(rangeKeys, points, lows, highs);
     for (size_t p = 0; p < m_bars.size(); ++p)
         m_bars[p]->setData(keys, values[p], true);
     m_plot->yAxis->setRange(0.4, double(m_rows.size()) + 0.9);
-    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal / scale * 1.04 : 1);
+    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxHigh / scale * 1.04 : 1);
     m_plot->xAxis->setLabel(tr("time per optimizer step (%1)").arg(unit));
     setMessage(maxTotal > 0 ? QString() : tr("No figures: the scenario is invalid (see Issues)"));
     requestReplot();

@@ -8,6 +8,7 @@
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
 
+#include <memory>
 #include <vector>
 
 class QCPAxisTickerText;
@@ -15,13 +16,17 @@ class QCPBars;
 
 namespace shardscope::ui {
 
+class RangeWhiskers;
+
 /// Step time as stacked horizontal bars, one part per step-time term of the core, in its order: the open
-/// scenario on top, then the same scenario under each sharding strategy.
+/// scenario on top, then the same scenario under each sharding strategy; each row's 80% range (core/uncertainty.h)
+/// as a whisker on its total.
 class StepTimeChart : public ChartBase
 {
     Q_OBJECT
 public:
     explicit StepTimeChart(QWidget* parent = nullptr);
+    ~StepTimeChart() override;
     void setResult(const core::Scenario& scenario, const core::Result& result, const StrategyComparison& comparison);
     /// Stacked value of part for row (0 = this scenario), in the axis unit; for tests.
     [[nodiscard]] double value(int row, int part) const;
@@ -30,6 +35,8 @@ public:
     [[nodiscard]] int partCount() const { return int(m_bars.size()); }
     [[nodiscard]] QString partKey(int part) const;
     [[nodiscard]] QString partName(int part) const;
+    /// The rows' 80% ranges, for tests.
+    [[nodiscard]] const RangeWhiskers& whiskers() const { return *m_whiskers; }
 
     /// Lays out horizontal stacked step-time rows on `plot`: rows on the reversed y axis (`rows` ticker), each row's
     /// total on the right axis (`totals` ticker), one bar set per step-time term (the core's label and order,
@@ -54,7 +61,9 @@ private:
     [[nodiscard]] QString legendToolTip(int part) const;
     /// The step-time figures of a row: the result's terms, or its breakdown for a strategy variant.
     [[nodiscard]] std::vector<TermFigure> figures(int row) const;
+    void themeChanged() override;
     std::vector<QCPBars*> m_bars;
+    std::unique_ptr<RangeWhiskers> m_whiskers;
     std::vector<QString> m_keys; ///< term key of each bar set
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QSharedPointer<QCPAxisTickerText> m_totals; ///< step time of each row, on the right axis

@@ -5,6 +5,7 @@
 #include "explain/formulas.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
+#include "views/uncertainty_text.h"
 
 #include <shardscope/core/evaluate.h>
 
@@ -177,13 +178,20 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
             out.text += tr(". Fits from %1 GPUs with these settings.").arg(result.minGpus);
         else
             out.text += QLatin1Char('.');
+        if (result.verdict == core::Verdict::Borderline) { // amber: the capacity is inside the 80% range
+            out.level = StatusSummary::Level::Warning;
+            out.text = borderlineSentence(result) + QStringLiteral(". ") + out.text;
+        }
         return out;
     }
     const double headroom = result.capacity > 0 ? 1.0 - total / result.capacity : 0;
-    out.level = headroom < 0.05 ? StatusSummary::Level::Warning : StatusSummary::Level::Good;
+    out.level = headroom < 0.05 || result.verdict == core::Verdict::Borderline ? StatusSummary::Level::Warning
+                                                                               : StatusSummary::Level::Good;
     out.text = tr("Fits: %1 of %2 per GPU (%3 free; largest item %4 %5); %6.")
                    .arg(Units::bytes(total), Units::bytes(result.capacity), Units::percent(headroom, 0), largest,
                         Units::bytes(largestBytes), timeLimit(result));
+    if (result.verdict == core::Verdict::Borderline) // the sentence holds the estimate; then the time
+        out.text = borderlineSentence(result) + QStringLiteral("; ") + timeLimit(result) + QLatin1Char('.');
     if (!result.warnings.empty()) {
         out.level = StatusSummary::Level::Warning;
         out.text += tr(" %n warning(s), see Issues.", nullptr, int(result.warnings.size()));

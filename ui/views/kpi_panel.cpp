@@ -3,6 +3,7 @@
 
 #include "explain/tooltips.h"
 #include "util/units.h"
+#include "views/uncertainty_text.h"
 
 #include <QHelpEvent>
 #include <QLocale>
@@ -60,14 +61,15 @@ void KpiPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
-int KpiPanel::cardHeight() const { return 2 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4; }
+int KpiPanel::cardHeight() const { return 3 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4; }
 
 int KpiPanel::neededCardWidth() const
 {
     const QFontMetrics small(m_small), big(m_big);
     int w = 0;
     for (const Card& c : m_cards)
-        w = std::max({w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail), big.horizontalAdvance(c.value)});
+        w = std::max({w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail), small.horizontalAdvance(c.range),
+                      big.horizontalAdvance(c.value)});
     return w + kPad + kPad / 2 + 2;
 }
 
@@ -104,6 +106,7 @@ bool KpiPanel::textFits() const
         const int inner = cardRect(i).width() - kPad - kPad / 2;
         const Card& c = m_cards[i];
         if (QFontMetrics(m_small).horizontalAdvance(c.caption) > inner || QFontMetrics(m_small).horizontalAdvance(c.detail) > inner
+            || QFontMetrics(m_small).horizontalAdvance(c.range) > inner
             || QFontMetrics(m_big).horizontalAdvance(c.value) > inner || cardRect(i).bottom() >= height())
             return false;
     }
@@ -139,6 +142,8 @@ void KpiPanel::paintEvent(QPaintEvent*)
                    QFontMetrics(m_small).elidedText(c.caption, Qt::ElideRight, inner.width()));
         p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetrics(m_small).elidedText(c.detail, Qt::ElideRight, inner.width()));
+        p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetrics(m_small).elidedText(c.range, Qt::ElideRight, inner.width()));
         p.setFont(m_big);
         p.setPen(c.valueColor.isValid() ? c.valueColor : pal.color(QPalette::Text));
         p.drawText(QRect(inner.left(), inner.top() + smallH, inner.width(), bigH), Qt::AlignLeft | Qt::AlignVCenter,
@@ -176,12 +181,13 @@ void KpiPanel::mouseReleaseEvent(QMouseEvent* event)
     QWidget::mouseReleaseEvent(event);
 }
 
-void KpiPanel::setCard(int index, const QString& value, const QString& detail, QColor colour)
+void KpiPanel::setCard(int index, const QString& value, const QString& detail, QColor colour, const QString& range)
 {
     Card& c = m_cards[index];
     c.value = value;
     c.detail = detail;
     c.valueColor = colour;
+    c.range = range;
 }
 
 QString KpiPanel::cardToolTip(const QString& key) const
@@ -206,13 +212,15 @@ QString KpiPanel::toolTipOf(int index) const
     switch (index) {
     case StepCard:
         return sumHtml(QStringLiteral("step_time.total"), termFigures(r, core::TermGroup::StepTime), "s", c.value,
-                       tr("%1 micro-batches per pipeline; the most loaded GPU").arg(r.microBatches));
+                       tr("%1 micro-batches per pipeline; the most loaded GPU.").arg(r.microBatches) + QLatin1Char(' ')
+                           + stepRangeSentence(r));
     case TokensCard: return term("throughput.tokens_per_second");
     case MfuCard: return term("throughput.mfu");
     case MemoryCard:
         return sumHtml(QStringLiteral("memory.total"), termFigures(r, core::TermGroup::Memory), "B",
                        QStringLiteral("%1 / %2").arg(c.value, Units::bytes(r.capacity, 0)),
-                       r.fits ? tr("Fits: total ≤ GPU memory.") : tr("Does not fit: total > GPU memory."));
+                       (r.fits ? tr("Fits: total ≤ GPU memory.") : tr("Does not fit: total > GPU memory."))
+                           + QLatin1Char(' ') + memoryRangeSentence(r));
     case MinGpusCard:
         return explainHtml(c.key, c.value,
                            tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6").arg(r.gpus).arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep));
@@ -243,17 +251,23 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
         relayoutIfRowsChange();
         return;
     }
-    setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches));
+    const core::Uncertainty& u = r.uncertainty;
+    setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches), {},
+            rangeNote(r.step.total(), r.stepTimeRange, u, u.throughputRuns));
     setCard(TokensCard, Units::count(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond), 1),
-            tr("%1 per GPU").arg(Units::count(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu), 1)));
+            tr("%1 per GPU").arg(Units::count(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu), 1)),
+            {}, rangeNote(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange, u, u.throughputRuns));
     setCard(MfuCard, Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)),
             tr("%1 TFLOP/s per GPU").arg(QLocale().toString(termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu), 'f', 0)));
     const double total = sum(termFigures(r, core::TermGroup::Memory));
-    // Okabe-Ito bluish green / vermillion, readable on light and dark backgrounds.
+    // Okabe-Ito bluish green / orange (amber) / vermillion, readable on light and dark backgrounds.
+    const QColor verdictColour = r.verdict == core::Verdict::Fits ? QColor(0x00, 0x9E, 0x73)
+        : r.verdict == core::Verdict::Borderline                 ? QColor(0xE6, 0x9F, 0x00)
+                                                                 : QColor(0xD5, 0x5E, 0x00);
     setCard(MemoryCard, Units::bytes(total),
             r.fits ? tr("%1 free of %2").arg(Units::bytes(r.capacity - total), Units::bytes(r.capacity, 0))
                    : tr("+%1 over %2").arg(Units::bytes(total - r.capacity), Units::bytes(r.capacity, 0)),
-            r.fits ? QColor(0x00, 0x9E, 0x73) : QColor(0xD5, 0x5E, 0x00));
+            verdictColour, rangeNote(total, r.memoryRange, u, u.memoryRuns));
     setCard(MinGpusCard, r.minGpus > 0 ? QLocale().toString(r.minGpus) : dash,
             r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));
     const double cost = r.throughput.costPerStepUsd;
