@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Tools → Calibrate to My Cluster… (issue 11 item 1): runs added from the open scenario with what a cluster measured
+// are fitted by the core, the errors before and after drawn, the profile saved in the user's data folder and used
+// for the scenario (one undo step); refusals and bad runs files are shown naming the field; the main window's
+// Tools menu opens it and its status bar names the profile in use.
+#include "test_support.h"
+
+#include "calibrate/calibrate_dialog.h"
+#include "charts/qcp.h"
+#include "document/scenario_document.h"
+#include "main_window.h"
+#include "settings/app_settings.h"
+
+#include <shardscope/core/evaluate.h>
+#include <shardscope/core/scenario_json.h>
+
+#include <QAction>
+#include <QDir>
+#include <QLabel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace shardscope;
+using ui::CalibrateDialog;
+using ui::ScenarioDocument;
+
+class TestCalibrateDialog : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void fitsSavesAndUsesAProfile();
+    void refusalsAreShown();
+    void mainWindowOffersItAndNamesTheProfile();
+};
+
+namespace {
+/// What a cluster whose GEMMs run at 60% of MAMF (Megatron-Core's profile says 80%) measures for s.
+double slowClusterTokens(const core::Scenario& s)
+{
+    core::Scenario t = s;
+    t.profile.gemmEfficiency = 0.6;
+    return core::predictedFigure(core::evaluate(t), core::Figure::TokensPerSecondPerGpu);
+}
+} // namespace
+
+void TestCalibrateDialog::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QDir(CalibrateDialog::profileFolder()).removeRecursively();
+}
+
+void TestCalibrateDialog::fitsSavesAndUsesAProfile()
+{
+    ScenarioDocument doc(test::catalog());
+    CalibrateDialog dialog(&doc);
+    // Three runs: the default scenario (Llama 3 70B, 4 x 8 H100, ZeRO-3), then on 2 nodes, then with TP 2.
+    std::vector<core::Scenario> runs;
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    QCOMPARE(dialog.runCount(), 3);
+    for (int i = 0; i < 3; ++i)
+        dialog.setMeasured(i, core::Figure::TokensPerSecondPerGpu, slowClusterTokens(runs[size_t(i)]));
+
+    QVERIFY2(dialog.fit(), qPrintable(dialog.message()));
+    const auto& fit = dialog.calibration();
+    const auto gemm = std::find_if(fit.fitted.begin(), fit.fitted.end(), [](const auto& f) { return f.key == "gemm_efficiency"; });
+    QVERIFY(gemm != fit.fitted.end());
+    QVERIFY(std::abs(gemm->after - 0.6) < 1e-3);
+    QVERIFY(dialog.message().contains(QStringLiteral("Fitted on 3 runs")));
+    // The residuals chart: the default profile's error and the calibrated one's for each of the 3 figures.
+    QCOMPARE(dialog.residualChart()->plottableCount(), 2);
+    QCOMPARE(dialog.residualChart()->plottable(0)->interface1D()->dataCount(), 3);
+    QVERIFY(std::abs(dialog.residualChart()->plottable(0)->interface1D()->dataMainValue(0) - (0.8 / 0.6 - 1) * 100) < 15);
+
+    QVERIFY2(dialog.saveProfile(QStringLiteral("my-cluster")), qPrintable(dialog.message()));
+    QVERIFY(QFileInfo::exists(QDir(CalibrateDialog::profileFolder()).filePath(QStringLiteral("my-cluster.json"))));
+
+    const int steps = doc.undoStack()->count();
+    QVERIFY2(dialog.useSavedProfile(QStringLiteral("my-cluster")), qPrintable(dialog.message()));
+    QVERIFY(std::abs(doc.scenario().profile.gemmEfficiency - 0.6) < 1e-3);
+    QCOMPARE(doc.scenario().profile.id, std::string("my-cluster"));
+    QCOMPARE(doc.undoStack()->count(), steps + 1);
+    // The calibrated scenario predicts what the cluster measured.
+    QVERIFY(std::abs(doc.result().throughput.tokensPerSecondPerGpu / slowClusterTokens(runs[2]) - 1) < 1e-3);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().profile.gemmEfficiency, 0.8);
+}
+
+void TestCalibrateDialog::refusalsAreShown()
+{
+    ScenarioDocument doc(test::catalog());
+    CalibrateDialog dialog(&doc);
+    QVERIFY(!dialog.fit());
+    QVERIFY(dialog.message().contains(QStringLiteral("No runs")));
+    dialog.addCurrentScenario();
+    QVERIFY(!dialog.fit()); // a run without a figure
+    QVERIFY(dialog.message().contains(QStringLiteral("Run 1 has no measured figure")));
+    dialog.setMeasured(0, core::Figure::TokensPerSecondPerGpu, 500);
+    QVERIFY(!dialog.fit());
+    QVERIFY2(dialog.message().contains(QStringLiteral("1 time measurement cannot fix a constant and check it")),
+        qPrintable(dialog.message()));
+    QVERIFY(!dialog.saveProfile(QStringLiteral("refused")));
+
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("runs.json"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "shardscope.runs/1", "runs": [{"scenario": {"schema": "shardscope.scenario/1"},
+        "measured": {"step_time": -2}}]})");
+    f.close();
+    QVERIFY(!dialog.importRunsFile(bad));
+    QVERIFY2(dialog.message().contains(QStringLiteral("runs[0].measured.step_time: must be a number > 0")),
+        qPrintable(dialog.message()));
+    QCOMPARE(dialog.runCount(), 1);
+}
+
+void TestCalibrateDialog::mainWindowOffersItAndNamesTheProfile()
+{
+    QTemporaryDir dir;
+    ui::AppSettings settings(dir.filePath(QStringLiteral("settings.ini")), nullptr);
+    ui::MainWindow window(test::catalog(), &settings);
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("calibrateAction")));
+    auto* label = window.statusBar()->findChild<QLabel*>(QStringLiteral("profileLabel"));
+    QVERIFY(label);
+    QCOMPARE(label->text(), QStringLiteral("Profile: ") + QString::fromStdString(window.document()->scenario().profile.name));
+    core::FrameworkProfile mine = window.document()->scenario().profile;
+    mine.name = "My cluster";
+    window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),
+        [mine](core::Scenario& s) { s.profile = mine; });
+    QCOMPARE(label->text(), QStringLiteral("Profile: My cluster"));
+    window.document()->undoStack()->setClean();
+}
+
+QTEST_MAIN(TestCalibrateDialog)
+#include "tst_calibrate_dialog.moc"
