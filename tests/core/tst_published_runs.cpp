@@ -409,6 +409,24 @@ void TestPublishedRuns::initTestCase()
             r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100,
             qPrintable(mem));
     }
+    // Coverage (issue 11's target: the 80% band holds 60-95% of measured values on runs not fitted on): each row's
+    // held-out prediction with the band the core gives its scenario.
+    int tpIn = 0, tpN = 0, memIn = 0, memN = 0;
+    for (const Row& r : rows) {
+        if (!r.built)
+            continue;
+        const ErrorBand t = throughputBand(r.scenario).band, m = memoryBand(r.scenario).band;
+        const double q = r.measuredTokensPerGpu / r.heldOutTokensPerGpu;
+        tpIn += t.lo <= q && q <= t.hi;
+        ++tpN;
+        if (r.measuredReservedBytes > 0) {
+            const double qm = r.measuredReservedBytes / r.heldOutReservedBytes;
+            memIn += m.lo <= qm && qm <= m.hi;
+            ++memN;
+        }
+    }
+    qInfo("coverage of the 80%% bands: throughput %d of %d rows (%.0f%%), memory %d of %d (%.0f%%)", tpIn, tpN,
+        100.0 * tpIn / std::max(1, tpN), memIn, memN, 100.0 * memIn / std::max(1, memN));
     qInfo("throughput table (core/src/uncertainty.cpp kThroughput):\n%s", qPrintable(tableText(false)));
     qInfo("memory table (core/src/uncertainty.cpp kMemory):\n%s", qPrintable(tableText(true)));
 }
