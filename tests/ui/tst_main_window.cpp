@@ -60,6 +60,7 @@ private slots:
     void init();
     void cleanup();
     void opensOnDefaultScenario();
+    void kpiCardsNeverCutText();
     void controlChangesResultAndCharts();
     void undoRestoresScenarioAndCharts();
     void saveOpenRoundTrip();
@@ -263,6 +264,22 @@ void TestMainWindow::everyExampleOpens()
         m_window->replotAllNow();
         QCOMPARE(m_window->memoryChart()->barCount(), m_window->document()->result().pp > 1 ? m_window->document()->result().pp : 1);
     }
+}
+
+void TestMainWindow::kpiCardsNeverCutText()
+{
+    // Issue 13 item 8: at 1280-pixel windows the cards wrap into rows of three instead of eliding "93.6 GiB free of
+    // 180 GiB"; wide they stay one row; either way every caption, value and detail fits its card.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::KpiPanel kpi;
+    kpi.setResult(doc.scenario(), doc.result());
+    for (int width : {1800, 900, 600}) { // the panel is at least 600 wide in a window of 1280
+        kpi.resize(width, kpi.heightForWidth(width));
+        QVERIFY2(kpi.textFits(), qPrintable(QStringLiteral("width %1").arg(width)));
+    }
+    QCOMPARE(kpi.columnsFor(1800), 6);
+    QVERIFY(kpi.columnsFor(600) < 6);
+    QVERIFY(kpi.heightForWidth(600) > kpi.heightForWidth(1800)); // two rows are taller than one
 }
 
 QTEST_MAIN(TestMainWindow)
