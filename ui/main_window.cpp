@@ -57,7 +57,6 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     , m_compare(new CompareController(m_doc, this))
     , m_teach(new TeachingController(m_doc, m_files, this))
 {
-    m_files->setPinBoard(m_compare->pins()); // pins are saved with the file
     setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
     setAcceptDrops(true);
     Units::setByteUnit(settings->byteUnit());

@@ -3,8 +3,9 @@
 //   save_victim save TARGET FIRST SETTINGS.ini     saves victimScenario(FIRST), (FIRST+1), ... to TARGET through
 //                                                  FileController::saveTo, forever; prints "ready", then
 //                                                  "begin N" and "end N" around each save
-//   save_victim autosave DIR ORIGINAL|- SETTINGS.ini opens ORIGINAL (- : untitled), makes victimEdit, lets the
-//                                                  autosave timer write it to DIR, prints "autosaved PATH", waits
+//   save_victim autosave DIR ORIGINAL|- SETTINGS.ini opens ORIGINAL (- : untitled), makes victimEdit, pins
+//                                                  victimPin, lets the autosave timer write them to DIR, prints
+//                                                  "autosaved PATH", waits
 //   save_victim exit                               prints its pid and exits (a pid that is surely not running)
 #include "save_victim.h"
 #include "test_support.h"
@@ -83,5 +84,6 @@ int main(int argc, char* argv[])
     });
     QObject::connect(files.autosave(), &ui::Autosaver::statusMessage, &app, [](const QString& text) { fail(text); });
     doc.edit(QStringLiteral("crash"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { test::victimEdit(s); });
+    doc.pin(test::victimPin(catalog));
     return QApplication::exec(); // until SIGKILL
 }

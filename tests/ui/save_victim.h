@@ -29,6 +29,15 @@ inline std::string victimBytes(int n, const core::Catalog& catalog)
     return core::scenarioToJson(victimScenario(n, catalog), catalog) + "\n";
 }
 
+/// The scenario `save_victim autosave` pins after its edit (the autosave keeps the pins).
+inline core::Scenario victimPin(const core::Catalog& catalog)
+{
+    core::Scenario s = core::defaultScenario(catalog);
+    s.name = "pinned before a crash";
+    s.parallelism.tp = 8;
+    return s;
+}
+
 /// The unsaved edit `save_victim autosave` makes before it is killed.
 inline void victimEdit(core::Scenario& s)
 {

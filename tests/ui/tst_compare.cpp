@@ -12,7 +12,6 @@
 #include "compare/compare_controller.h"
 #include "compare/compare_time_chart.h"
 #include "compare/compare_view.h"
-#include "compare/pin_board.h"
 #include "compare/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "document/scenario_pins.h"
@@ -29,10 +28,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 
 using namespace shardscope;
@@ -42,6 +43,20 @@ QByteArray readAll(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void pinCurrent(ui::ScenarioDocument* doc)
+{
+    doc->pin(doc->scenario());
+}
+
+/// Lays out what is pending and draws every chart in window now (their replots are otherwise queued), so that a
+/// grab shows the finished picture without waiting for time to pass.
+void settle(QWidget* window)
+{
+    QCoreApplication::sendPostedEvents();
+    for (QCustomPlot* plot : window->findChildren<QCustomPlot*>())
+        plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
 void setTp(ui::ScenarioDocument* doc, int tp)
@@ -90,12 +105,11 @@ void TestCompare::cleanup()
 void TestCompare::pinsSaveLoadRoundTrip()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    pinCurrent(doc);
     setTp(doc, 8);
-    pins->pinCurrent();
-    QCOMPARE(pins->count(), 2);
-    const std::vector<core::Scenario> pinned = pins->pins();
+    pinCurrent(doc);
+    QCOMPARE(int(doc->pins().size()), 2);
+    const std::vector<core::Scenario> pinned = doc->pins();
     const QString path = m_dir.filePath(QStringLiteral("pins.shardscope.json"));
     QString error;
     QVERIFY2(m_window->files()->saveTo(path, &error), qPrintable(error));
@@ -117,7 +131,7 @@ void TestCompare::pinsSaveLoadRoundTrip()
     ui::MainWindow other(test::catalog(), m_settings);
     other.files()->setSecondInstanceHandler([](const QString&, qint64) { return true; }); // m_window has it open too
     QVERIFY(other.files()->openFile(path, &error));
-    QCOMPARE(other.compare()->pins()->pins(), pinned);
+    QCOMPARE(other.document()->pins(), pinned);
     QVERIFY(!other.document()->isModified());
     // Saving again writes the same bytes.
     const QString again = m_dir.filePath(QStringLiteral("again.shardscope.json"));
@@ -127,38 +141,83 @@ void TestCompare::pinsSaveLoadRoundTrip()
 
 void TestCompare::pinningIsUndoableAndMarksModified()
 {
+    // The view's buttons and the Compare menu change the document's pins; the view shows what the document holds.
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
+    ui::CompareView* view = m_window->compare()->view();
+    auto* pinButton = view->findChild<QPushButton*>(QString(), Qt::FindDirectChildrenOnly);
+    QVERIFY(pinButton);
+    QCOMPARE(pinButton->text(), QStringLiteral("&Pin Current Scenario"));
     QVERIFY(!doc->isModified());
-    QSignalSpy changed(pins, &ui::PinBoard::changed);
-    pins->pinCurrent();
-    QCOMPARE(pins->count(), 1);
+    QSignalSpy changed(doc, &ui::ScenarioDocument::pinsChanged);
+    pinButton->click();
+    QCOMPARE(doc->pins().size(), size_t(1));
+    QCOMPARE(doc->pins().front().name, doc->scenario().name);
     QVERIFY(doc->isModified());
     QCOMPARE(changed.count(), 1);
-    doc->undoStack()->undo();
-    QCOMPARE(pins->count(), 0);
+    QCOMPARE(view->memoryCharts().size(), 1);
+    setTp(doc, 4);
+    pinButton->click();
+    QCOMPARE(view->memoryCharts().size(), 2);
+    QCOMPARE(view->differences()->columnCount(), 2);
+    // Undo goes back through pins and edits in the order they were made.
+    doc->undoStack()->undo(); // the second pin
+    QCOMPARE(doc->pins().size(), size_t(1));
+    QCOMPARE(doc->scenario().parallelism.tp, 4);
+    QCOMPARE(view->memoryCharts().size(), 1);
+    doc->undoStack()->undo(); // tp
+    QCOMPARE(doc->scenario().parallelism.tp, 1);
+    QCOMPARE(doc->pins().size(), size_t(1));
+    doc->undoStack()->undo(); // the first pin
+    QCOMPARE(doc->pins().size(), size_t(0));
+    QCOMPARE(view->memoryCharts().size(), 0);
     QVERIFY(!doc->isModified());
     doc->undoStack()->redo();
-    QCOMPARE(pins->count(), 1);
-    pins->unpin(0);
-    QCOMPARE(pins->count(), 0);
+    doc->undoStack()->redo();
+    doc->undoStack()->redo();
+    QCOMPARE(doc->pins().size(), size_t(2));
+    QCOMPARE(doc->pins()[1].parallelism.tp, 4);
+    QCOMPARE(view->memoryCharts().size(), 2);
+    // Unpin from the column's ✕; Clear from the menu; each one undo step.
+    QToolButton* unpinA = nullptr;
+    for (QToolButton* b : view->findChildren<QToolButton*>())
+        if (b->toolTip() == QStringLiteral("Unpin") && !unpinA)
+            unpinA = b;
+    QVERIFY(unpinA);
+    const QString labelA = doc->pinLabel(0);
+    unpinA->click();
+    QCOMPARE(doc->pins().size(), size_t(1));
+    QCOMPARE(doc->pins().front().parallelism.tp, 4);
+    QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Unpin “%1”").arg(labelA));
+    QAction* clear = nullptr;
+    for (QAction* a : m_window->findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Clear Pins"))
+            clear = a;
+    QVERIFY(clear);
+    QVERIFY(clear->isEnabled());
+    clear->trigger();
+    QCOMPARE(doc->pins().size(), size_t(0));
+    QVERIFY(!clear->isEnabled());
+    QCOMPARE(changed.count(), 8); // two pins, their two undos and two redos, unpin, clear: edits send none
+    QCOMPARE(changed.last().at(0).value<std::vector<core::Scenario>>().size(), size_t(0)); // the signal carries the list
     doc->undoStack()->undo();
-    QCOMPARE(pins->count(), 1);
+    QCOMPARE(doc->pins().size(), size_t(1));
+    QVERIFY(clear->isEnabled());
+    doc->undoStack()->undo();
+    QCOMPARE(doc->pins().size(), size_t(2));
 }
 
 void TestCompare::manyPinsAreKept()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
     for (int i = 1; i <= 6; ++i) {
         doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [i](core::Scenario& s) {
             s.cluster.nodes = 2 * i;
             s.name = "pin " + std::to_string(i);
         });
-        pins->pinCurrent();
+        pinCurrent(doc);
     }
-    QCOMPARE(pins->count(), 6);
-    const std::vector<core::Scenario> pinned = pins->pins();
+    QCOMPARE(int(doc->pins().size()), 6);
+    const std::vector<core::Scenario> pinned = doc->pins();
     QString error;
     const QString path = m_dir.filePath(QStringLiteral("six-pins.shardscope.json"));
     QVERIFY2(m_window->files()->saveTo(path, &error), qPrintable(error));
@@ -168,14 +227,14 @@ void TestCompare::manyPinsAreKept()
     ui::MainWindow other(test::catalog(), m_settings);
     other.files()->setSecondInstanceHandler([](const QString&, qint64) { return true; }); // m_window has it open too
     QVERIFY2(other.files()->openFile(path, &error), qPrintable(error));
-    QCOMPARE(other.compare()->pins()->pins(), pinned);
+    QCOMPARE(other.document()->pins(), pinned);
     ui::CompareView* view = other.compare()->view();
     QCOMPARE(view->memoryCharts().size(), 6);
     QCOMPARE(view->differences()->columnCount(), 6);
     QCOMPARE(view->differences()->horizontalHeaderItem(5)->text(), QStringLiteral("F: pin 6"));
     for (int i = 0; i < 6; ++i) {
-        QCOMPARE(view->memoryCharts()[i]->barTotal(0), other.compare()->pins()->results()[size_t(i)].memory.total());
-        QCOMPARE(view->timeChart()->total(i), other.compare()->pins()->results()[size_t(i)].step.total());
+        QCOMPARE(view->memoryCharts()[i]->barTotal(0), other.document()->pinResults()[size_t(i)].memory.total());
+        QCOMPARE(view->timeChart()->total(i), other.document()->pinResults()[size_t(i)].step.total());
     }
     // In a window that holds four readable columns, the six scroll sideways instead of being squeezed.
     QWidget* window = other.compare()->window();
@@ -188,20 +247,20 @@ void TestCompare::manyPinsAreKept()
         QVERIFY(window->grab().save(dir + QStringLiteral("/compare-six-pins.png")));
     window->hide();
     // Letters go on after Z as spreadsheet columns do.
-    QCOMPARE(ui::PinBoard::letter(0), QStringLiteral("A"));
-    QCOMPARE(ui::PinBoard::letter(25), QStringLiteral("Z"));
-    QCOMPARE(ui::PinBoard::letter(26), QStringLiteral("AA"));
-    QCOMPARE(ui::PinBoard::letter(27), QStringLiteral("AB"));
-    QCOMPARE(ui::PinBoard::letter(26 + 26 * 26), QStringLiteral("AAA"));
+    QCOMPARE(ui::CompareView::letter(0), QStringLiteral("A"));
+    QCOMPARE(ui::CompareView::letter(25), QStringLiteral("Z"));
+    QCOMPARE(ui::CompareView::letter(26), QStringLiteral("AA"));
+    QCOMPARE(ui::CompareView::letter(27), QStringLiteral("AB"));
+    QCOMPARE(ui::CompareView::letter(26 + 26 * 26), QStringLiteral("AAA"));
 }
 
 void TestCompare::newScenarioClearsPins()
 {
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    ui::ScenarioDocument* doc = m_window->document();
+    pinCurrent(doc);
     m_window->document()->undoStack()->setClean();
     m_window->files()->newScenario();
-    QCOMPARE(pins->count(), 0);
+    QCOMPARE(int(doc->pins().size()), 0);
 }
 
 void TestCompare::brokenPinIsSkippedWithWarning()
@@ -224,21 +283,20 @@ void TestCompare::brokenPinIsSkippedWithWarning()
 void TestCompare::compareViewShowsPinsOnOneScale()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    pinCurrent(doc);
     doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
-    pins->pinCurrent();
+    pinCurrent(doc);
     doc->edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
               [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
-    pins->pinCurrent();
+    pinCurrent(doc);
     ui::CompareView* view = m_window->compare()->view();
     QCOMPARE(view->memoryCharts().size(), 3);
     const double upper = view->memoryCharts().front()->plot()->yAxis->range().upper;
     for (ui::MemoryChart* chart : view->memoryCharts())
         QCOMPARE(chart->plot()->yAxis->range().upper, upper);
     for (int i = 0; i < 3; ++i) {
-        QCOMPARE(view->memoryCharts()[i]->barTotal(0), pins->results()[size_t(i)].memory.total());
-        QCOMPARE(view->timeChart()->total(i), pins->results()[size_t(i)].step.total());
+        QCOMPARE(view->memoryCharts()[i]->barTotal(0), doc->pinResults()[size_t(i)].memory.total());
+        QCOMPARE(view->timeChart()->total(i), doc->pinResults()[size_t(i)].step.total());
     }
     m_window->compare()->showComparison();
     QVERIFY(m_window->compare()->window()->isVisible());
@@ -248,10 +306,9 @@ void TestCompare::compareViewShowsPinsOnOneScale()
 void TestCompare::differencesListOnlyDifferingSettings()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    pinCurrent(doc);
     setTp(doc, 4);
-    pins->pinCurrent();
+    pinCurrent(doc);
     QTableWidget* table = m_window->compare()->view()->differences();
     QCOMPARE(table->columnCount(), 2);
     QStringList rows;
@@ -272,8 +329,7 @@ void TestCompare::differencesListOnlyDifferingSettings()
 void TestCompare::waterfallStepsSumToTotal()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    pinCurrent(doc);
     doc->edit(QStringLiteral("b"), QString(), [](core::Scenario& s) {
         s.cluster.nodes = 8;
         s.parallelism.tp = 8;
@@ -281,10 +337,10 @@ void TestCompare::waterfallStepsSumToTotal()
         s.training.recompute = core::Recompute::Full;
         s.nccl.algo = core::NcclAlgo::Ring;
     });
-    pins->pinCurrent();
+    pinCurrent(doc);
     ui::CompareView* view = m_window->compare()->view();
     view->setWaterfallPins(0, 1);
-    const core::Waterfall w = core::buildWaterfall(pins->pins()[0], pins->pins()[1]);
+    const core::Waterfall w = core::buildWaterfall(doc->pins()[0], doc->pins()[1]);
     QVERIFY(w.ok);
     double memory = 0;
     double time = 0;
@@ -306,9 +362,8 @@ void TestCompare::waterfallStepsSumToTotal()
 void TestCompare::openPinIsOneUndoStep()
 {
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
     setTp(doc, 2);
-    pins->pinCurrent();
+    pinCurrent(doc);
     setTp(doc, 4);
     const core::Scenario before = doc->scenario();
     m_window->compare()->openPin(0);
@@ -345,8 +400,7 @@ void TestCompare::screenshots()
     if (dir.isEmpty())
         QSKIP("set SHARDSCOPE_SCREENSHOT_DIR to save pictures of the compare window, export dialog and launch panel");
     ui::ScenarioDocument* doc = m_window->document();
-    ui::PinBoard* pins = m_window->compare()->pins();
-    pins->pinCurrent();
+    pinCurrent(doc);
     doc->edit(QStringLiteral("b"), QString(), [](core::Scenario& s) {
         s.name = "Same, 64 GPUs, TP 8, ZeRO-1, full recompute";
         s.cluster.nodes = 8;
@@ -354,7 +408,7 @@ void TestCompare::screenshots()
         s.parallelism.sharding = core::Sharding::Zero1;
         s.training.recompute = core::Recompute::Full;
     });
-    pins->pinCurrent();
+    pinCurrent(doc);
     doc->edit(QStringLiteral("c"), QString(), [](core::Scenario& s) {
         s.name = "TP 4, PP 4 interleaved";
         s.parallelism.tp = 4;
@@ -363,7 +417,7 @@ void TestCompare::screenshots()
         s.parallelism.virtualStages = 2;
         s.training.recompute = core::Recompute::Selective;
     });
-    pins->pinCurrent();
+    pinCurrent(doc);
     m_window->resize(1700, 1000);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
@@ -371,15 +425,15 @@ void TestCompare::screenshots()
     compare->resize(1500, 1000);
     compare->show();
     QVERIFY(QTest::qWaitForWindowExposed(compare));
-    QTest::qWait(300);
+    settle(compare);
     QVERIFY(compare->grab().save(dir + QStringLiteral("/compare-differences.png")));
     auto* tabs = compare->findChild<QTabWidget*>();
     tabs->setCurrentIndex(1);
-    QTest::qWait(300);
+    settle(compare);
     QVERIFY(compare->grab().save(dir + QStringLiteral("/compare-waterfall.png")));
     m_window->launchDock()->show();
     m_window->launchDock()->panel()->setTarget(core::LaunchTarget::DeepSpeed);
-    QTest::qWait(300);
+    settle(m_window);
     QVERIFY(m_window->grab().save(dir + QStringLiteral("/launch-dock.png")));
     compare->hide();
 }

@@ -658,7 +658,7 @@ void TestExport::screenshot()
     ui::ExportDialog dialog(&doc, c);
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-    QTest::qWait(400);
+    QCoreApplication::sendPostedEvents(); // pending layout; the preview was drawn when the dialog was made
     QVERIFY(dialog.grab().save(dir + QStringLiteral("/export-dialog.png")));
 }
 

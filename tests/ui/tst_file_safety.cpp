@@ -10,8 +10,6 @@
 #include "session/document_lock.h"
 #include "session/file_controller.h"
 #include "session/termination_signals.h"
-#include "compare/compare_controller.h"
-#include "compare/pin_board.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
@@ -175,10 +173,9 @@ void TestFileSafety::cleanup()
 
 void TestFileSafety::pinFour()
 {
-    ui::PinBoard* pins = m_window->compare()->pins();
     for (int i = 0; i < 4; ++i)
-        pins->pin(named("pinned " + std::to_string(i), 2 + i));
-    QCOMPARE(pins->count(), 4);
+        doc()->pin(named("pinned " + std::to_string(i), 2 + i));
+    QCOMPARE(doc()->pins().size(), size_t(4));
 }
 
 void TestFileSafety::fullDiskSaveKeepsOldFileAndAutosave()

@@ -2,7 +2,7 @@
 // No lost work (issue 6): a save killed at any moment leaves the previous file or the new one, never a mix; a
 // failed save keeps the old file and names it; unsaved changes are autosaved every interval and the autosave
 // goes away once the user saved or decided; a crashed process's autosave is offered back and restores the
-// scenario; a running one's is not.
+// scenario and its pins; a running one's is not.
 #include "save_victim.h"
 #include "test_support.h"
 
@@ -304,6 +304,15 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     QVERIFY(written.wait(5000));
     load = ui::readScenarioFile(path, test::catalog());
     QCOMPARE(load.scenario.cluster.nodes, 7);
+    QVERIFY(load.pins.empty());
+    // Pinning alone is an unsaved change too: the next period writes the pins.
+    const qsizetype writes = written.count();
+    doc()->pin(doc()->scenario());
+    autosave->tick();
+    QCOMPARE(written.count(), writes + 1);
+    load = ui::readScenarioFile(path, test::catalog());
+    QCOMPARE(load.pins, doc()->pins());
+    QCOMPARE(load.pins.size(), size_t(1));
 
     // A document with a file: keyed by a hash of its path; the untitled autosave is gone.
     const QString file = QFileInfo(m_dir->filePath(QStringLiteral("bound.shardscope.json"))).absoluteFilePath();
@@ -404,11 +413,17 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     core::Scenario onDisk = core::defaultScenario(catalog);
     onDisk.name = "as saved";
     onDisk.cluster.nodes = 2;
+    core::Scenario pinnedOnDisk = onDisk;
+    pinnedOnDisk.name = "pinned on disk";
+    const std::vector<core::Scenario> diskPins{pinnedOnDisk};
     const QString original = QFileInfo(m_dir->filePath(QStringLiteral("original.shardscope.json"))).absoluteFilePath();
-    QVERIFY(ui::writeScenarioFile(original, onDisk, catalog).isEmpty());
+    QVERIFY(ui::writeScenarioFile(original, onDisk, catalog, diskPins).isEmpty());
     const QByteArray originalBytes = readAll(original);
     core::Scenario expected = withFile ? onDisk : core::defaultScenario(catalog);
     test::victimEdit(expected);
+    const std::vector<core::Scenario> basePins = withFile ? diskPins : std::vector<core::Scenario>{};
+    std::vector<core::Scenario> expectedPins = basePins;
+    expectedPins.push_back(test::victimPin(catalog));
 
     QProcess victim;
     victim.start(QStringLiteral(SAVE_VICTIM), {QStringLiteral("autosave"), autosaveDir(), withFile ? original : QStringLiteral("-"),
@@ -439,6 +454,8 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     QCOMPARE(offered.size(), 1);
     QCOMPARE(offered[0].contentPath, entry.contentPath);
     QCOMPARE(doc()->scenario(), expected);
+    QCOMPARE(doc()->pins(), expectedPins);
+    QCOMPARE(doc()->pinResults().size(), expectedPins.size());
     QVERIFY(doc()->isModified());
     QVERIFY(m_window->isWindowModified());
     QCOMPARE(doc()->filePath(), withFile ? original : QString());
@@ -449,19 +466,28 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     QVERIFY(!QFileInfo::exists(entry.metaPath));
     QVERIFY(QFileInfo::exists(files()->autosave()->currentFile()));
     QCOMPARE(ui::readScenarioFile(files()->autosave()->currentFile(), catalog).scenario, expected);
+    QCOMPARE(ui::readScenarioFile(files()->autosave()->currentFile(), catalog).pins, expectedPins);
     QVERIFY(files()->autosave()->orphans().isEmpty());
     QVERIFY(!files()->offerRecovery());
     QCOMPARE(offered.size(), 1);
-    // The restore is one undo step on top of the file as saved.
+    // The restore (scenario and pins) is one undo step on top of the file as saved.
+    QCOMPARE(doc()->undoStack()->count(), 1);
     doc()->undoStack()->undo();
     QCOMPARE(doc()->scenario(), withFile ? onDisk : core::defaultScenario(catalog));
+    QCOMPARE(doc()->pins(), basePins);
+    QVERIFY(!doc()->isModified());
     doc()->undoStack()->redo();
     QCOMPARE(doc()->scenario(), expected);
+    QCOMPARE(doc()->pins(), expectedPins);
+    QVERIFY(doc()->isModified());
     // Saving it writes the restored scenario to the original file and clears every autosave.
     const QString saveAsPath = m_dir->filePath(QStringLiteral("restored.shardscope.json"));
     files()->setFileDialogHandler([saveAsPath](bool) { return saveAsPath; });
     QVERIFY(files()->save());
-    QCOMPARE(ui::readScenarioFile(withFile ? original : saveAsPath, catalog).scenario, expected);
+    const ui::ScenarioLoad saved = ui::readScenarioFile(withFile ? original : saveAsPath, catalog);
+    QCOMPARE(saved.scenario, expected);
+    QCOMPARE(saved.pins, expectedPins);
+    QVERIFY(!doc()->isModified());
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
 }
 

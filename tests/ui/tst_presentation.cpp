@@ -7,6 +7,7 @@
 #include "test_support.h"
 
 #include "charts/memory_chart.h"
+#include "charts/qcp.h"
 #include "charts/step_time_chart.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
@@ -19,6 +20,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 using namespace shardscope;
@@ -152,7 +154,14 @@ void TestPresentation::keysJumpBetweenStepsAndLessons()
     QTest::keyClick(&view, Qt::Key_1);
     QTest::keyClick(&view, Qt::Key_2);
     QCOMPARE(view.lessonIndex(), 11);
-    QTest::qWait(1100);
+    // The second in which digits add up runs out (its timer is stopped rather than waited for).
+    QTimer* typing = nullptr;
+    for (QTimer* t : view.findChildren<QTimer*>())
+        if (t->isSingleShot() && t->interval() == 1000)
+            typing = t;
+    QVERIFY(typing);
+    QVERIFY(typing->isActive());
+    typing->stop();
     QTest::keyClick(&view, Qt::Key_0); // 0 alone: lesson 10
     QCOMPARE(view.lessonIndex(), 9);
     QTest::keyClick(&view, Qt::Key_N);
@@ -201,7 +210,9 @@ void TestPresentation::screenshot()
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     const QStringList where = qEnvironmentVariable("SHARDSCOPE_TEACHING_STEP", QStringLiteral("3,4")).split(QLatin1Char(','));
     view.goTo(where.value(0).toInt() - 1, where.value(1).toInt() - 1);
-    QTest::qWait(300);
+    QCoreApplication::sendPostedEvents(); // pending layout; then every chart drawn now rather than queued
+    for (QCustomPlot* plot : view.findChildren<QCustomPlot*>())
+        plot->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(view.grab().save(path));
 }
 

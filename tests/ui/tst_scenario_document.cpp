@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ScenarioDocument: the result always matches the scenario; undo/redo restore both; a drag is one step;
-// files round-trip.
+// files round-trip. Pins are the document's: each change is one undo step among the edits, marks it modified, is
+// announced with the new list, and is saved and reopened with the file.
 #include "test_support.h"
 
 #include "document/scenario_document.h"
@@ -8,6 +9,7 @@
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/scenario_name.h>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -32,7 +34,26 @@ private slots:
     void saveToBadPathFails();
     void invalidCombinationGivesIssues();
     void comparisonCoversStrategies();
+    void pinsAreUndoStepsAmongEdits();
+    void pinChangesMarkModified();
+    void pinsSaveAndReopen();
+    void replaceIsOneStep();
 };
+
+namespace {
+core::Scenario named(const std::string& name, int tp)
+{
+    core::Scenario s = core::defaultScenario(test::catalog());
+    s.name = name;
+    s.parallelism.tp = tp;
+    return s;
+}
+
+std::vector<core::Scenario> pinsIn(const QSignalSpy& spy, qsizetype i)
+{
+    return spy.at(i).at(0).value<std::vector<core::Scenario>>();
+}
+} // namespace
 
 void TestScenarioDocument::opensOnDefaultScenario()
 {
@@ -202,6 +223,173 @@ void TestScenarioDocument::comparisonCoversStrategies()
     QVERIFY(states(c[0].result) >= states(c[1].result));
     QVERIFY(states(c[1].result) >= states(c[2].result));
     QVERIFY(states(c[2].result) >= states(c[3].result));
+}
+
+void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
+{
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy pinsChanged(&doc, &ScenarioDocument::pinsChanged);
+    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    const core::Scenario original = doc.scenario();
+    doc.pin(doc.scenario());                                                                                  // 1
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 8; }); // 2
+    core::Scenario unnamed = doc.scenario();
+    unnamed.name.clear();
+    doc.pin(unnamed);                                                                                         // 3
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QCOMPARE(doc.pins().size(), size_t(2));
+    QCOMPARE(doc.pins()[0], original);
+    QCOMPARE(doc.pins()[1].parallelism.tp, 8);
+    // An unnamed pin stays unnamed and is labelled with the name made from its content (issue 13).
+    QVERIFY(doc.pins()[1].name.empty());
+    const QString title = QString::fromStdString(core::scenarioTitle(unnamed));
+    QVERIFY(title.endsWith(QStringLiteral(", TP 8")));
+    QCOMPARE(doc.pinLabel(1), title);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Pin “%1”").arg(title));
+    // Each pin's result is its scenario's.
+    QCOMPARE(doc.pinResults().size(), size_t(2));
+    QCOMPARE(doc.pinResults()[1].memory.total(), core::evaluate(doc.pins()[1]).memory.total());
+    QCOMPARE(doc.pinResults()[1].step.total(), core::evaluate(doc.pins()[1]).step.total());
+    // The signal carries the new list; pins do not send changed() (the scenario did not change).
+    QCOMPARE(pinsChanged.count(), 2);
+    QCOMPARE(pinsIn(pinsChanged, 1), doc.pins());
+    QCOMPARE(pinsChanged.at(1).at(1).value<std::vector<core::Result>>().size(), size_t(2));
+    QCOMPARE(changed.count(), 1);
+
+    // Undo walks back through pins and edits in the order they were made; redo forward again.
+    doc.undoStack()->undo(); // pin 2
+    QCOMPARE(doc.pins().size(), size_t(1));
+    QCOMPARE(doc.pinResults().size(), size_t(1));
+    QCOMPARE(doc.scenario().parallelism.tp, 8);
+    doc.undoStack()->undo(); // tp
+    QCOMPARE(doc.pins().size(), size_t(1));
+    QCOMPARE(doc.scenario(), original);
+    doc.undoStack()->undo(); // pin 1
+    QVERIFY(doc.pins().empty());
+    QVERIFY(doc.pinResults().empty());
+    QVERIFY(pinsIn(pinsChanged, pinsChanged.count() - 1).empty());
+    doc.undoStack()->redo();
+    QCOMPARE(doc.pins().size(), size_t(1));
+    QCOMPARE(doc.scenario(), original);
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario().parallelism.tp, 8);
+    QCOMPARE(doc.pins().size(), size_t(1));
+    doc.undoStack()->redo();
+    QCOMPARE(doc.pins().size(), size_t(2));
+    QCOMPARE(doc.pins()[1], unnamed);
+
+    // Unpin and clear are one step each; what cannot change pushes nothing.
+    doc.unpin(0);
+    QCOMPARE(doc.pins().size(), size_t(1));
+    QCOMPARE(doc.pins()[0], unnamed);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Unpin “%1”").arg(QString::fromStdString(core::scenarioTitle(original))));
+    doc.unpin(1);
+    doc.unpin(-1);
+    QCOMPARE(doc.undoStack()->count(), 4);
+    doc.clearPins();
+    QVERIFY(doc.pins().empty());
+    QCOMPARE(doc.undoStack()->count(), 5);
+    doc.clearPins();
+    QCOMPARE(doc.undoStack()->count(), 5);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.pins().size(), size_t(1));
+    doc.undoStack()->undo();
+    QCOMPARE(doc.pins().size(), size_t(2));
+    QCOMPARE(doc.pins()[0], original);
+}
+
+void TestScenarioDocument::pinChangesMarkModified()
+{
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy modified(&doc, &ScenarioDocument::modifiedChanged);
+    doc.pin(named("a", 2));
+    QVERIFY(doc.isModified());
+    QCOMPARE(modified.count(), 1);
+    QCOMPARE(modified.at(0).at(0).toBool(), true);
+    doc.markSaved(QStringLiteral("/tmp/pins-saved.shardscope.json"));
+    QVERIFY(!doc.isModified());
+    doc.unpin(0);
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo(); // back to the saved pins
+    QVERIFY(!doc.isModified());
+    doc.clearPins();
+    QVERIFY(doc.isModified());
+    // New (reset without pins) drops them, with no undo step and clean.
+    QSignalSpy pinsChanged(&doc, &ScenarioDocument::pinsChanged);
+    doc.reset(core::defaultScenario(test::catalog()), QString());
+    QVERIFY(doc.pins().empty());
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QCOMPARE(pinsChanged.count(), 1);
+}
+
+void TestScenarioDocument::pinsSaveAndReopen()
+{
+    ScenarioDocument doc(test::catalog());
+    doc.pin(named("first pin", 2));
+    doc.pin(named("second pin", 4));
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("pins.shardscope.json"));
+    QCOMPARE(ui::writeScenarioFile(path, doc.scenario(), test::catalog(), doc.pins()), QString());
+    doc.markSaved(path);
+    QVERIFY(!doc.isModified());
+
+    // Reopened (as FileController does): the same scenario and pins, clean, nothing to undo.
+    const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
+    QVERIFY2(load.ok(), qPrintable(load.errors.join(QLatin1Char('\n'))));
+    QVERIFY(load.warnings.isEmpty());
+    ScenarioDocument reopened(test::catalog());
+    QSignalSpy pinsChanged(&reopened, &ScenarioDocument::pinsChanged);
+    reopened.reset(load.scenario, path, load.pins);
+    QCOMPARE(reopened.scenario(), doc.scenario());
+    QCOMPARE(reopened.pins(), doc.pins());
+    QCOMPARE(reopened.pinLabel(1), QStringLiteral("second pin"));
+    QCOMPARE(reopened.pinResults().size(), size_t(2));
+    QCOMPARE(reopened.pinResults()[0].memory.total(), doc.pinResults()[0].memory.total());
+    QCOMPARE(pinsChanged.count(), 1);
+    QCOMPARE(pinsIn(pinsChanged, 0), doc.pins());
+    QVERIFY(!reopened.isModified());
+    QCOMPARE(reopened.undoStack()->count(), 0);
+    // Unpinning in the reopened document and saving again writes the shorter list.
+    reopened.unpin(0);
+    QVERIFY(reopened.isModified());
+    QCOMPARE(ui::writeScenarioFile(path, reopened.scenario(), test::catalog(), reopened.pins()), QString());
+    const ui::ScenarioLoad again = ui::readScenarioFile(path, test::catalog());
+    QCOMPARE(again.pins.size(), size_t(1));
+    QCOMPARE(again.pins[0].name, std::string("second pin"));
+}
+
+void TestScenarioDocument::replaceIsOneStep()
+{
+    ScenarioDocument doc(test::catalog());
+    const core::Scenario original = doc.scenario();
+    doc.pin(named("on disk", 2));
+    doc.markSaved(QStringLiteral("/tmp/replace.shardscope.json"));
+    const std::vector<core::Scenario> before = doc.pins();
+    const core::Scenario restored = named("restored", 8);
+    const std::vector<core::Scenario> restoredPins{named("on disk", 2), named("pinned later", 4)};
+    doc.replace(QStringLiteral("Restore"), restored, restoredPins);
+    QCOMPARE(doc.scenario(), restored);
+    QCOMPARE(doc.pins(), restoredPins);
+    QCOMPARE(doc.undoStack()->count(), 2);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Restore"));
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario(), original);
+    QCOMPARE(doc.pins(), before);
+    QVERIFY(!doc.isModified());
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario(), restored);
+    QCOMPARE(doc.pins(), restoredPins);
+    // Replacing with what the document already holds pushes nothing; only the pins changing is still one step.
+    doc.replace(QStringLiteral("Same"), restored, restoredPins);
+    QCOMPARE(doc.undoStack()->count(), 2);
+    doc.replace(QStringLiteral("Pins only"), restored, before);
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QCOMPARE(doc.scenario(), restored);
+    QCOMPARE(doc.pins(), before);
 }
 
 QTEST_MAIN(TestScenarioDocument)

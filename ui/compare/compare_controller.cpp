@@ -2,7 +2,6 @@
 #include "compare/compare_controller.h"
 
 #include "compare/compare_view.h"
-#include "compare/pin_board.h"
 #include "document/scenario_document.h"
 
 #include <QAction>
@@ -15,7 +14,6 @@ CompareController::CompareController(ScenarioDocument* doc, QWidget* window)
     : QObject(window)
     , m_doc(doc)
     , m_mainWindow(window)
-    , m_pins(new PinBoard(doc, this))
 {
 }
 
@@ -26,10 +24,10 @@ void CompareController::populateMenu(QMenu* menu)
     m_pinAction->setToolTip(tr("Keep a copy of the scenario as it is now, for the comparison (saved with the file)"));
     menu->addAction(tr("&Show Comparison"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this, &CompareController::showComparison);
     menu->addSeparator();
-    QAction* clear = menu->addAction(tr("&Clear Pins"), m_pins, &PinBoard::clear);
-    auto update = [this, clear] { clear->setEnabled(m_pins->count() > 0); };
-    connect(m_pins, &PinBoard::changed, this, update);
-    update();
+    QAction* clear = menu->addAction(tr("&Clear Pins"), m_doc, &ScenarioDocument::clearPins);
+    clear->setEnabled(!m_doc->pins().empty());
+    connect(m_doc, &ScenarioDocument::pinsChanged, clear,
+            [clear](const std::vector<core::Scenario>& pins) { clear->setEnabled(!pins.empty()); });
 }
 
 QWidget* CompareController::window()
@@ -38,15 +36,15 @@ QWidget* CompareController::window()
         auto* w = new QWidget(m_mainWindow, Qt::Window);
         w->setObjectName(QStringLiteral("compareWindow"));
         w->setWindowTitle(tr("ShardScope — Compare pinned scenarios"));
-        m_view = new CompareView(m_pins, w);
+        m_view = new CompareView(m_doc, w);
         auto* layout = new QVBoxLayout(w);
         layout->setContentsMargins(6, 6, 6, 6);
         layout->addWidget(m_view);
         connect(m_view, &CompareView::pinCurrentRequested, this, &CompareController::pinCurrent);
         connect(m_view, &CompareView::openPinRequested, this, &CompareController::openPin);
-        emit viewCreated(m_view);
         w->resize(1400, 950);
         m_window = w;
+        emit viewCreated(m_view);
     }
     return m_window;
 }
@@ -67,18 +65,20 @@ void CompareController::showComparison()
 
 void CompareController::pinCurrent()
 {
-    m_pins->pinCurrent();
-    emit statusMessage(tr("Pinned “%1” (%n pin(s))", nullptr, m_pins->count()).arg(m_pins->label(m_pins->count() - 1)));
+    m_doc->pin(m_doc->scenario());
+    const int count = int(m_doc->pins().size());
+    emit statusMessage(tr("Pinned “%1” (%n pin(s))", nullptr, count).arg(m_doc->pinLabel(count - 1)));
     showComparison();
 }
 
 void CompareController::openPin(int i)
 {
-    if (i < 0 || i >= m_pins->count())
+    if (i < 0 || i >= int(m_doc->pins().size()))
         return;
-    const core::Scenario s = m_pins->pins()[size_t(i)];
-    m_doc->edit(tr("Open pin “%1”").arg(m_pins->label(i)), QStringLiteral("pins"), [s](core::Scenario& x) { x = s; });
-    emit statusMessage(tr("Opened pin “%1” in the explorer (Undo returns)").arg(m_pins->label(i)));
+    const core::Scenario s = m_doc->pins()[size_t(i)];
+    const QString label = m_doc->pinLabel(i);
+    m_doc->edit(tr("Open pin “%1”").arg(label), QStringLiteral("pins"), [s](core::Scenario& x) { x = s; });
+    emit statusMessage(tr("Opened pin “%1” in the explorer (Undo returns)").arg(label));
 }
 
 } // namespace shardscope::ui

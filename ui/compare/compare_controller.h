@@ -11,18 +11,16 @@ class QWidget;
 namespace shardscope::ui {
 
 class CompareView;
-class PinBoard;
 class ScenarioDocument;
 
 /// The Compare menu (pin the current scenario, show the comparison, clear pins) and the comparison window,
-/// created on first use. Owns the PinBoard that FileController saves with the file.
+/// created on first use. The pins are the document's (ScenarioDocument::pins()).
 class CompareController : public QObject
 {
     Q_OBJECT
 public:
     CompareController(ScenarioDocument* doc, QWidget* window);
 
-    [[nodiscard]] PinBoard* pins() const { return m_pins; }
     void populateMenu(QMenu* menu);
     /// The comparison window (created if needed, not shown).
     [[nodiscard]] QWidget* window();
@@ -34,15 +32,14 @@ public slots:
     /// Loads pin i into the document as one undoable edit.
     void openPin(int i);
 
-    /// The comparison window was made (on first use): its charts can be wired now.
-    void viewCreated(CompareView* view);
 signals:
     void statusMessage(const QString& text);
+    /// The comparison window was made (on first use): its charts can be wired now.
+    void viewCreated(CompareView* view);
 
 private:
     ScenarioDocument* m_doc;
     QWidget* m_mainWindow;
-    PinBoard* m_pins;
     QPointer<QWidget> m_window;
     CompareView* m_view = nullptr;
     QAction* m_pinAction = nullptr;

@@ -4,8 +4,8 @@
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_time_chart.h"
-#include "compare/pin_board.h"
 #include "compare/waterfall_chart.h"
+#include "document/scenario_document.h"
 #include "explain/field_names.h"
 #include "export/scenario_text.h"
 #include "util/units.h"
@@ -47,9 +47,9 @@ QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString())
 QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::seconds(d); }
 } // namespace
 
-CompareView::CompareView(PinBoard* pins, QWidget* parent)
+CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
-    , m_pins(pins)
+    , m_doc(doc)
     , m_hint(new QLabel(this))
     , m_pinButton(new QPushButton(tr("&Pin Current Scenario"), this))
     , m_clearButton(new QPushButton(tr("C&lear Pins"), this))
@@ -68,7 +68,7 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     top->addWidget(m_clearButton);
     top->addWidget(m_hint, 1);
     connect(m_pinButton, &QPushButton::clicked, this, &CompareView::pinCurrentRequested);
-    connect(m_clearButton, &QPushButton::clicked, m_pins, &PinBoard::clear);
+    connect(m_clearButton, &QPushButton::clicked, m_doc, &ScenarioDocument::clearPins);
 
     // One column per pin, side by side; more than fit scroll sideways (a chart narrower than kMinColumn is unreadable).
     m_columnsArea->setWidgetResizable(true);
@@ -125,13 +125,21 @@ CompareView::CompareView(PinBoard* pins, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(split, 1);
-    connect(m_pins, &PinBoard::changed, this, &CompareView::rebuild);
+    connect(m_doc, &ScenarioDocument::pinsChanged, this, &CompareView::rebuild);
     rebuild();
+}
+
+QString CompareView::letter(int i)
+{
+    QString text;
+    for (int n = i + 1; n > 0; n = (n - 1) / 26)
+        text.prepend(QChar(u'A' + (n - 1) % 26));
+    return text;
 }
 
 void CompareView::rebuild()
 {
-    const int n = m_pins->count();
+    const int n = int(m_doc->pins().size());
     m_hint->setText(n == 0 ? tr("Pin scenarios to compare them (Compare → Pin Current Scenario).")
                            : tr("%n pin(s).", nullptr, n)
                                  + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
@@ -143,15 +151,15 @@ void CompareView::rebuild()
     QStringList labels;
     double yMax = 0;
     for (int i = 0; i < n; ++i) {
-        labels << m_pins->label(i);
+        labels << m_doc->pinLabel(i);
         auto* column = new QWidget;
         column->setMinimumWidth(kMinColumn);
         auto* v = new QVBoxLayout(column);
         v->setContentsMargins(0, 0, 0, 0);
         v->setSpacing(2);
         auto* header = new QHBoxLayout;
-        auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(PinBoard::letter(i), m_pins->label(i).toHtmlEscaped()), column);
-        name->setToolTip(scenarioCaption(m_pins->pins()[size_t(i)], m_pins->results()[size_t(i)]));
+        auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(letter(i), labels[i].toHtmlEscaped()), column);
+        name->setToolTip(scenarioCaption(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]));
         name->setTextFormat(Qt::RichText);
         name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         auto* open = new QToolButton(column);
@@ -161,13 +169,13 @@ void CompareView::rebuild()
         auto* remove = new QToolButton(column);
         remove->setText(QStringLiteral("✕"));
         remove->setToolTip(tr("Unpin"));
-        connect(remove, &QToolButton::clicked, m_pins, [this, i] { m_pins->unpin(i); });
+        connect(remove, &QToolButton::clicked, m_doc, [this, i] { m_doc->unpin(i); });
         header->addWidget(name, 1);
         header->addWidget(open);
         header->addWidget(remove);
         v->addLayout(header);
         auto* chart = new MemoryChart(column);
-        chart->setResult(m_pins->pins()[size_t(i)], m_pins->results()[size_t(i)]);
+        chart->setResult(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]);
         yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
         v->addWidget(chart, 1);
         m_columns->addWidget(column, 1);
@@ -189,7 +197,7 @@ void CompareView::rebuild()
         m_columns->addWidget(empty, 1);
         m_columnWidgets << empty;
     }
-    m_time->setResults(labels, m_pins->results());
+    m_time->setResults(labels, m_doc->pinResults());
 
     const int a = m_a->currentIndex();
     const int b = m_b->currentIndex();
@@ -197,7 +205,7 @@ void CompareView::rebuild()
         const QSignalBlocker block(c);
         c->clear();
         for (int i = 0; i < n; ++i)
-            c->addItem(QStringLiteral("%1: %2").arg(PinBoard::letter(i), labels[i]));
+            c->addItem(QStringLiteral("%1: %2").arg(letter(i), labels[i]));
     }
     {
         const QSignalBlocker blockA(m_a);
@@ -222,9 +230,9 @@ void CompareView::setWaterfallPins(int a, int b)
 
 void CompareView::updateTable()
 {
-    const int n = m_pins->count();
-    const auto& pins = m_pins->pins();
-    const auto& results = m_pins->results();
+    const auto& pins = m_doc->pins();
+    const auto& results = m_doc->pinResults();
+    const int n = int(pins.size());
     // Settings in which any pin differs from the first, in the walking order.
     std::set<std::string> differing;
     for (int i = 1; i < n; ++i)
@@ -244,7 +252,7 @@ void CompareView::updateTable()
     m_table->setRowCount(n == 0 ? 0 : int(settings.size()) + 2 + figureRows);
     QStringList headers;
     for (int i = 0; i < n; ++i)
-        headers << QStringLiteral("%1: %2").arg(PinBoard::letter(i), m_pins->label(i));
+        headers << QStringLiteral("%1: %2").arg(letter(i), m_doc->pinLabel(i));
     m_table->setHorizontalHeaderLabels(headers);
     if (n == 0)
         return;
@@ -287,7 +295,7 @@ void CompareView::updateTable()
 
 void CompareView::updateWaterfall()
 {
-    const int n = m_pins->count();
+    const int n = int(m_doc->pins().size());
     const int a = m_a->currentIndex();
     const int b = m_b->currentIndex();
     m_steps->clear();
@@ -302,10 +310,10 @@ void CompareView::updateWaterfall()
         m_waterfall->setWaterfall(none, {}, {});
         return;
     }
-    const core::Scenario& A = m_pins->pins()[size_t(a)];
-    const core::Scenario& B = m_pins->pins()[size_t(b)];
+    const core::Scenario& A = m_doc->pins()[size_t(a)];
+    const core::Scenario& B = m_doc->pins()[size_t(b)];
     const core::Waterfall w = core::buildWaterfall(A, B);
-    m_waterfall->setWaterfall(w, m_pins->label(a), m_pins->label(b));
+    m_waterfall->setWaterfall(w, m_doc->pinLabel(a), m_doc->pinLabel(b));
     if (!w.ok)
         return;
     m_steps->setRowCount(int(w.steps.size()) + 1);

@@ -15,17 +15,21 @@ namespace shardscope::ui {
 
 class CompareTimeChart;
 class MemoryChart;
-class PinBoard;
+class ScenarioDocument;
 class WaterfallChart;
 
-/// The pinned scenarios side by side: a memory chart per pin (on one scale), their step times on one axis, a
-/// table of the settings that differ and the headline figures with their change from the first pin, and for any
-/// two pins the A→B waterfall (core/waterfall.h) with a table of its steps.
+/// The document's pinned scenarios side by side: a memory chart per pin (on one scale), their step times on one
+/// axis, a table of the settings that differ and the headline figures with their change from the first pin, and
+/// for any two pins the A→B waterfall (core/waterfall.h) with a table of its steps. A view only: it shows
+/// ScenarioDocument::pins() and changes them through the document.
 class CompareView : public QWidget
 {
     Q_OBJECT
 public:
-    explicit CompareView(PinBoard* pins, QWidget* parent = nullptr);
+    explicit CompareView(ScenarioDocument* doc, QWidget* parent = nullptr);
+
+    /// The letter of pin i: A … Z, then AA, AB, … (spreadsheet columns).
+    [[nodiscard]] static QString letter(int i);
 
     [[nodiscard]] QTableWidget* differences() const { return m_table; }
     [[nodiscard]] QTableWidget* waterfallTable() const { return m_steps; }
@@ -46,7 +50,7 @@ private:
     void updateTable();
     void updateWaterfall();
 
-    PinBoard* m_pins;
+    ScenarioDocument* m_doc;
     QLabel* m_hint;
     QPushButton* m_pinButton;
     QPushButton* m_clearButton;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/scenario_document.h"
 
+#include "document/set_pins_command.h"
 #include "document/set_scenario_command.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/scenario_name.h>
 
 #include <QFileInfo>
 #include <QUndoStack>
@@ -45,12 +47,64 @@ void ScenarioDocument::endInteraction()
         --m_interactionDepth;
 }
 
-void ScenarioDocument::reset(const core::Scenario& scenario, const QString& filePath)
+QString ScenarioDocument::pinLabel(int i) const
+{
+    if (i < 0 || i >= int(m_pins.size()))
+        return {};
+    return QString::fromStdString(core::scenarioTitle(m_pins[size_t(i)])); // an unnamed pin: named from its content
+}
+
+void ScenarioDocument::pin(const core::Scenario& scenario)
+{
+    core::Scenario pinned = scenario;
+    const QString text = tr("Pin “%1”").arg(QString::fromStdString(core::scenarioTitle(pinned)));
+    std::vector<core::Scenario> next = m_pins;
+    next.push_back(std::move(pinned));
+    pushPins(text, std::move(next));
+}
+
+void ScenarioDocument::unpin(int i)
+{
+    if (i < 0 || i >= int(m_pins.size()))
+        return;
+    std::vector<core::Scenario> next = m_pins;
+    next.erase(next.begin() + i);
+    pushPins(tr("Unpin “%1”").arg(pinLabel(i)), std::move(next));
+}
+
+void ScenarioDocument::clearPins()
+{
+    if (!m_pins.empty())
+        pushPins(tr("Clear pins"), {});
+}
+
+void ScenarioDocument::pushPins(const QString& text, std::vector<core::Scenario> next)
+{
+    m_undo->push(new SetPinsCommand(this, m_pins, std::move(next), text));
+}
+
+void ScenarioDocument::replace(const QString& text, const core::Scenario& scenario,
+                               const std::vector<core::Scenario>& pins)
+{
+    const bool scenarioChanges = scenario != m_scenario;
+    const bool pinsChange = pins != m_pins;
+    if (!scenarioChanges && !pinsChange)
+        return;
+    m_undo->beginMacro(text);
+    if (scenarioChanges)
+        m_undo->push(new SetScenarioCommand(this, m_scenario, scenario, text, QString(), 0));
+    if (pinsChange)
+        pushPins(text, pins);
+    m_undo->endMacro();
+}
+
+void ScenarioDocument::reset(const core::Scenario& scenario, const QString& filePath, std::vector<core::Scenario> pins)
 {
     m_undo->clear();
     m_interactionDepth = 0;
     ++m_generation;
     apply(scenario);
+    applyPins(std::move(pins));
     m_undo->setClean();
     if (m_filePath != filePath) {
         m_filePath = filePath;
@@ -81,6 +135,16 @@ void ScenarioDocument::apply(const core::Scenario& next)
     m_result = core::explain(m_scenario); // the figures and their terms, which every view lists
     m_comparison = compareStrategies(m_scenario);
     emit changed();
+}
+
+void ScenarioDocument::applyPins(std::vector<core::Scenario> next)
+{
+    m_pins = std::move(next);
+    m_pinResults.clear();
+    m_pinResults.reserve(m_pins.size());
+    for (const core::Scenario& s : m_pins)
+        m_pinResults.push_back(core::evaluate(s));
+    emit pinsChanged(m_pins, m_pinResults);
 }
 
 } // namespace shardscope::ui

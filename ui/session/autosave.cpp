@@ -56,6 +56,7 @@ Autosaver::Autosaver(ScenarioDocument* doc, QObject* parent)
     m_timer->setInterval(kDefaultIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &Autosaver::tick);
     connect(m_doc, &ScenarioDocument::changed, this, [this] { m_pending = true; });
+    connect(m_doc, &ScenarioDocument::pinsChanged, this, [this] { m_pending = true; });
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &Autosaver::onModifiedChanged);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, [this] {
         if (!m_doc->isModified())
@@ -120,8 +121,7 @@ bool Autosaver::autosaveNow(QString* error)
     if (!QDir().mkpath(m_dir))
         reason = tr("cannot create the folder %1").arg(QDir::toNativeSeparators(m_dir));
     if (reason.isEmpty())
-        reason = writeScenarioFile(content, m_doc->scenario(), m_doc->catalog(),
-            m_pinsProvider ? m_pinsProvider() : std::vector<core::Scenario>{});
+        reason = writeScenarioFile(content, m_doc->scenario(), m_doc->catalog(), m_doc->pins()); // pins too
     if (reason.isEmpty()) {
         const qint64 pid = QCoreApplication::applicationPid();
         QJsonObject meta;

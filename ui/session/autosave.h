@@ -6,11 +6,6 @@
 #include <QObject>
 #include <QString>
 
-#include "shardscope/core/scenario.h"
-
-#include <functional>
-#include <vector>
-
 class QTimer;
 
 namespace shardscope::ui {
@@ -27,8 +22,8 @@ struct AutosaveEntry {
     qint64 pid = 0;        ///< the process that wrote it
 };
 
-/// Autosave of the open document (issue 6, "no lost work"). While the document has unsaved changes it is
-/// written every interval() (30 s) to directory()/<key>.shardscope.json, with a sidecar <key>.meta.json
+/// Autosave of the open document (issue 6, "no lost work"). While the document has unsaved changes it (scenario and
+/// pins) is written every interval() (30 s) to directory()/<key>.shardscope.json, with a sidecar <key>.meta.json
 /// ({"schema": "shardscope.autosave/1", "original_path", "saved_at", "pid", "process_start", "name"}); both
 /// are written atomically (core::writeFileAtomically: a failed write keeps the previous autosave and is reported
 /// once, statusMessage() and failed()). key is the first 16 hex digits of the SHA-1 of the document's absolute
@@ -54,8 +49,6 @@ public:
 
     /// Writes the document now if it has unsaved changes. True when written or nothing needed writing.
     bool autosaveNow(QString* error = nullptr);
-    /// Where the pinned scenarios come from, so that an autosave keeps them (the file's "pins").
-    void setPinsProvider(std::function<std::vector<core::Scenario>()> provider) { m_pinsProvider = std::move(provider); }
     /// Removes this process's autosave: the user saved, or decided to drop the changes.
     void discard();
     /// What the interval timer does each period: writes the autosave if the document changed since the last one
@@ -82,7 +75,6 @@ signals:
     void failed(const QString& text);
 
 private:
-    std::function<std::vector<core::Scenario>()> m_pinsProvider;
     void onModifiedChanged(bool modified);
     [[nodiscard]] QString keyFor(const QString& documentPath) const;
 

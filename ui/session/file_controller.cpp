@@ -2,7 +2,6 @@
 #include "session/file_controller.h"
 
 #include "session/open_file_watch.h"
-#include "compare/pin_board.h"
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
 #include "settings/app_settings.h"
@@ -114,8 +113,6 @@ void FileController::newScenario()
     if (!maybeSave())
         return;
     m_doc->reset(core::defaultScenario(m_doc->catalog()), QString());
-    if (m_pins)
-        m_pins->setPins({});
     emit statusMessage(tr("New scenario"));
 }
 
@@ -220,10 +217,8 @@ FileController::OpenOutcome FileController::openPath(const QString& path, QStrin
         return load ? fail(OpenOutcome::Failed, load->errors.join(QLatin1Char('\n')))
                     : fail(OpenOutcome::Cancelled, tr("Opening %1 was cancelled").arg(abs));
     }
-    m_doc->reset(load->scenario, abs);
+    m_doc->reset(load->scenario, abs, load->pins);
     bindTo(abs);
-    if (m_pins)
-        m_pins->setPins(load->pins);
     m_settings->addRecentFile(abs);
     m_settings->setLastScenario(abs);
     emit statusMessage(load->warnings.isEmpty() ? tr("Opened %1").arg(path)
@@ -374,16 +369,13 @@ void FileController::openExample(const QString& resourcePath)
         warn(tr("Cannot open example"), load.errors.join(QLatin1Char('\n')));
         return;
     }
-    m_doc->reset(load.scenario, QString()); // examples are read-only: saving asks for a file
-    if (m_pins)
-        m_pins->setPins(load.pins);
+    m_doc->reset(load.scenario, QString(), load.pins); // examples are read-only: saving asks for a file
     emit statusMessage(tr("Example: %1").arg(QString::fromStdString(core::scenarioTitle(load.scenario))));
 }
 
 bool FileController::saveTo(const QString& path, QString* error)
 {
-    const QString reason = writeScenarioFile(path, m_doc->scenario(), m_doc->catalog(),
-                                             m_pins ? m_pins->pins() : std::vector<core::Scenario>{});
+    const QString reason = writeScenarioFile(path, m_doc->scenario(), m_doc->catalog(), m_doc->pins());
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;
@@ -510,12 +502,6 @@ bool FileController::offerRecovery()
     return false;
 }
 
-void FileController::setPinBoard(PinBoard* pins)
-{
-    m_pins = pins;
-    m_autosave->setPinsProvider([this] { return m_pins ? m_pins->pins() : std::vector<core::Scenario>{}; });
-}
-
 bool FileController::restoreAutosave(const AutosaveEntry& entry, QString* error)
 {
     const ScenarioLoad load = readScenarioFile(entry.contentPath, m_doc->catalog());
@@ -526,19 +512,17 @@ bool FileController::restoreAutosave(const AutosaveEntry& entry, QString* error)
     }
     if (!maybeSave())
         return false; // cancelled: the autosave stays
-    // The original file (as on disk) is the clean state and the autosave is one undoable edit on top of it.
+    // The original file (as on disk, with its pins) is the clean state and the autosave (scenario and pins) is one
+    // undoable edit on top of it.
     const QString path = entry.originalPath.isEmpty() ? QString() : QFileInfo(entry.originalPath).absoluteFilePath();
-    core::Scenario base = core::defaultScenario(m_doc->catalog());
+    ScenarioLoad base;
+    base.scenario = core::defaultScenario(m_doc->catalog());
     if (!path.isEmpty()) {
-        const ScenarioLoad disk = readScenarioFile(path, m_doc->catalog());
-        if (disk.ok())
-            base = disk.scenario;
+        if (ScenarioLoad disk = readScenarioFile(path, m_doc->catalog()); disk.ok())
+            base = std::move(disk);
     }
-    m_doc->reset(base, path);
-    const core::Scenario restored = load.scenario;
-    m_doc->edit(tr("Restore unsaved changes"), QString(), [&restored](core::Scenario& s) { s = restored; });
-    if (m_pins)
-        m_pins->setPins(load.pins);
+    m_doc->reset(base.scenario, path, base.pins);
+    m_doc->replace(tr("Restore unsaved changes"), load.scenario, load.pins);
     // Safe in this process's autosave before the crashed one's files go.
     if (m_autosave->autosaveNow())
         Autosaver::removeEntry(entry);

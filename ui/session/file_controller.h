@@ -20,7 +20,6 @@ namespace shardscope::ui {
 
 class AppSettings;
 class OpenFileWatch;
-class PinBoard;
 class ScenarioDocument;
 
 /// What to do with an autosave left by a crash (offerRecovery()).
@@ -84,9 +83,6 @@ public:
     /// Replaces readScenarioFile for Open (tests); it runs on a worker thread.
     void setScenarioReader(std::function<ScenarioLoad(const QString& path)> reader) { m_reader = std::move(reader); }
 
-    /// The pinned scenarios saved with the file ("pins") and replaced on New/Open (issue 5, compare view).
-    void setPinBoard(PinBoard* pins);
-
     /// The autosave of this document (interval, folder, orphans of crashed processes).
     [[nodiscard]] Autosaver* autosave() const { return m_autosave; }
     /// Opens an autosave as a modified document bound to its original file (or untitled); deletes the
@@ -142,7 +138,6 @@ private:
     OpenFileWatch* m_watch;
     DocumentLock m_lock;
     QPointer<QMessageBox> m_changedNotice;
-    PinBoard* m_pins = nullptr;
 };
 
 } // namespace shardscope::ui
