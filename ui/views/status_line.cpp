@@ -44,7 +44,20 @@ void StatusLine::paintEvent(QPaintEvent*)
                                      QColor(0xCC, 0x79, 0xA7)};
     p.fillRect(QRect(0, 1, kBar, height() - 2), colours[m_level]);
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(rect().adjusted(kBar + kPad, 2, -kPad, -1), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, m_text);
+    const QRect box = rect().adjusted(kBar + kPad, 2, -kPad, -1);
+    const int flags = Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap;
+    // Two lines hold most summaries; a longer one loses whole words at its end and says so with "…" (the tooltip
+    // has all of it), never a line cut through the middle.
+    QString body = m_text, text = m_text;
+    const QFontMetrics fm = fontMetrics();
+    while (fm.boundingRect(QRect(0, 0, box.width(), 100000), flags, text).height() > box.height()) {
+        const int cut = body.lastIndexOf(QLatin1Char(' '));
+        if (cut <= 0)
+            break;
+        body.truncate(cut);
+        text = body + QStringLiteral(" …");
+    }
+    p.drawText(box, flags, text);
 }
 
 } // namespace shardscope::ui
