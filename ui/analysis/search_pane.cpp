@@ -229,10 +229,10 @@ void SearchPane::buildControls(QWidget* box)
     m_headroom->setRange(0, 50);
     m_headroom->setDecimals(0);
     m_headroom->setSuffix(tr(" %"));
+    m_headroom->setValue(core::kDefaultSearchHeadroom * 100);
     m_headroom->setToolTip(tr("Memory that must stay free on every GPU (fragmentation, spikes): layouts must fit in the rest."));
     m_objective = new QComboBox(box);
     m_objective->addItem(tr("tokens/s"), int(core::SearchObjective::TokensPerSecond));
-    m_headroom->setValue(core::kDefaultSearchHeadroom * 100);
     m_objective->addItem(tr("cost per token"), int(core::SearchObjective::CostPerToken));
     m_objective->addItem(tr("memory headroom"), int(core::SearchObjective::MemoryHeadroom));
     m_objective->setToolTip(tr("What ranks the layouts (best first)."));
@@ -245,13 +245,13 @@ void SearchPane::buildControls(QWidget* box)
     m_apply = new QPushButton(tr("Apply layout"), box);
     m_apply->setEnabled(false);
     m_apply->setToolTip(tr("Put the selected layout into the scenario (undoable)."));
-    m_progress = new QProgressBar(box);
-    m_progress->setRange(0, 0);
-    m_progress->setMaximumWidth(140);
     m_whyNot = new QPushButton(tr("Why not this layout?"), box);
     m_whyNot->setEnabled(false);
     m_whyNot->setToolTip(tr("Walk from the best layout (#1) to the selected one, one setting at a time: what each change "
                             "costs in memory and step time."));
+    m_progress = new QProgressBar(box);
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(140);
     m_progress->setMaximumHeight(m_run->sizeHint().height() - 6);
     m_progress->setTextVisible(false);
     m_progress->hide();
@@ -303,24 +303,24 @@ void SearchPane::buildControls(QWidget* box)
     actions->addWidget(m_progress);
     actions->addStretch(1);
     actions->addWidget(m_staleNote);
+    actions->addWidget(m_whyNot);
     actions->addWidget(m_apply);
 
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
-    actions->addWidget(m_whyNot);
     v->setSpacing(4);
     v->addLayout(grid);
     v->addLayout(actions);
+    v->addWidget(m_status); // a line of its own: a long status never widens the pane (the window fits 1280 pixels)
 
     connect(m_run, &QPushButton::clicked, this, &SearchPane::run);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPane::cancel);
     connect(m_apply, &QPushButton::clicked, this, &SearchPane::applySelected);
-    v->addWidget(m_status); // a line of its own: a long status never widens the pane (the window fits 1280 pixels)
+    connect(m_whyNot, &QPushButton::clicked, this, &SearchPane::explainSelected);
     connect(m_range, &QCheckBox::toggled, this, [this](bool on) {
         if (on) { // start from half to twice the scenario's GPU count
             const auto& c = m_doc->scenario().cluster;
             const QSignalBlocker a(m_minGpus), b(m_maxGpus);
-    connect(m_whyNot, &QPushButton::clicked, this, &SearchPane::explainSelected);
             m_minGpus->setValue(std::max(c.gpusPerNode, c.gpus() / 2));
             m_maxGpus->setValue(c.gpus() * 2);
         }
@@ -459,13 +459,13 @@ void SearchPane::finish()
     m_cancel->setEnabled(false);
     m_progress->hide();
     m_apply->setEnabled(false);
+    m_whyNot->setEnabled(false);
     QString text;
     if (r.cancelled)
         text = tr("Cancelled after %1 layouts: partial results, %2 fit.").arg(groupedInt(r.evaluated), groupedInt(r.feasible));
     else if (r.feasible == 0)
         text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller headroom.").arg(groupedInt(r.evaluated));
     else
-    m_whyNot->setEnabled(false);
         text = tr("%1 of %2 layouts fit · %3 on the Pareto front · %4")
                    .arg(groupedInt(r.feasible), groupedInt(r.evaluated))
                    .arg(r.pareto.size())
@@ -526,12 +526,6 @@ void SearchPane::applySelected()
         applyRow(row);
 }
 
-void SearchPane::applyRow(int row)
-{
-    if (row < 0 || row >= m_model->rowCount())
-        return;
-    const core::LayoutChoice layout = m_model->point(row).layout;
-    m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)), QStringLiteral("search.layout"),
 QMenu* SearchPane::strategiesMenu() const { return m_strategies->menu(); }
 
 void SearchPane::setSettings(AppSettings* settings)
@@ -582,6 +576,12 @@ void SearchPane::explainSelected()
     m_whyNotWindow->raise();
 }
 
+void SearchPane::applyRow(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    const core::LayoutChoice layout = m_model->point(row).layout;
+    m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)), QStringLiteral("search.layout"),
                 [layout](core::Scenario& s) { s = core::applyLayout(s, layout); });
 }
 

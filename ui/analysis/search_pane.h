@@ -119,12 +119,12 @@ private:
     QPushButton* m_run;
     QPushButton* m_cancel;
     QPushButton* m_apply;
-    QProgressBar* m_progress;
     QPushButton* m_whyNot;
     QWidget* m_whyNotWindow = nullptr;
     WaterfallChart* m_whyNotChart = nullptr;
     QLabel* m_whyNotNote = nullptr;
     AppSettings* m_settings = nullptr;
+    QProgressBar* m_progress;
     QLabel* m_status;
     QLabel* m_staleNote;
     QTimer* m_pollTimer;
