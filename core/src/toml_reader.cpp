@@ -180,9 +180,9 @@ private:
             }
         count();
         table.table.push_back({ k, TomlValue{} });
-        table.table.back().second.kind = TomlValue::Kind::Table;
-        table.table.back().second.line = m_line;
-        return table.table.back().second;
+        table.table.back().value.kind = TomlValue::Kind::Table;
+        table.table.back().value.line = m_line;
+        return table.table.back().value;
     }
     void count()
     {
@@ -360,6 +360,8 @@ private:
         const bool isFloat = base == 10 && body.find_first_of(".eE") != std::string::npos;
         errno = 0;
         char* end = nullptr;
+        // strtoll's end points into this text: it must live until the check below
+        const std::string text = base == 10 ? digits : body.substr(2);
         if (isFloat) {
             for (char ch : body)
                 if (!(std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'e' || ch == 'E' || ch == '+'
@@ -371,7 +373,6 @@ private:
                 fail("'" + token + "' is out of range");
         } else {
             v.kind = TomlValue::Kind::Integer;
-            const std::string text = base == 10 ? digits : body.substr(2);
             if (base == 10 && body.size() > 1 && body[0] == '0')
                 fail("leading zeros are not TOML ('" + token + "')");
             v.integer = std::strtoll(text.c_str(), &end, base);

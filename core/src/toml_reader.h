@@ -16,6 +16,8 @@ namespace shardscope::core::detail {
 inline constexpr int kMaxTomlDepth = 16;
 inline constexpr size_t kMaxTomlValues = 100'000;
 
+struct TomlMember; // a table's key and value (defined below: a vector may hold an incomplete type, a pair may not)
+
 struct TomlValue {
     enum class Kind { String, Integer, Float, Boolean, Array, Table };
     Kind kind = Kind::Table;
@@ -24,13 +26,18 @@ struct TomlValue {
     double number = 0; ///< Float, and Integer converted
     bool boolean = false;
     std::vector<TomlValue> array;
-    std::vector<std::pair<std::string, TomlValue>> table; ///< in file order
+    std::vector<TomlMember> table; ///< in file order
     int line = 0;
 
     /// The member `key` of a table, or nullptr.
     [[nodiscard]] const TomlValue* find(std::string_view key) const;
     [[nodiscard]] const char* kindName() const { return kindName(kind); }
     [[nodiscard]] static const char* kindName(Kind kind);
+};
+
+struct TomlMember {
+    std::string name;
+    TomlValue value;
 };
 
 struct TomlParse {
