@@ -54,6 +54,8 @@ MUTATE_EXCLUDES=(
   'search.cpp:kBlock'                        # how the parallel search splits its work between threads, never a figure
   'launch_config.cpp:k*'                     # values written into generated launch configs, not used by the estimate
   'calibrate.cpp:k*'                         # the calibration fit's tolerances and run limit, not model figures
+  'toml_reader.h:kMaxToml*'                  # parser limits on imported TOML files (nesting, values), like kMaxJson*
+  'fixes.cpp:kMax*'                          # the range the one-click fixes search (validation's own limits), no figure
   # Dead: NCCL's Tree LL128 bus bandwidth is min(treeBw × 120/128, nCh × perChMaxTreeLL128Bw) with treeBw at most
   # nCh × perChMaxTreeBw, so a cap above perChMaxTreeBw × 120/128 never binds (in tuning.cc itself too):
   'collective.cpp:kPerChTreeLL128[0][2]'     # Ampere, 4+ nodes: 20 > 17.8 × 120/128 = 16.7
