@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// FlashAttention-2 measured throughput as a fraction of the GPU's dense BF16 peak, interpolated by sequence length
-// and head dimension (docs/model.md §attention-rate).
+// Fused attention kernels' measured forward and backward throughput as a fraction of the GPU's dense BF16 peak,
+// interpolated by sequence length and head dimension (docs/model.md §attention-rate).
 #include "attention_rate.h"
 
 #include <algorithm>
@@ -9,45 +9,120 @@
 namespace shardscope::core::detail {
 
 namespace {
-// Sequence lengths of the published benchmark (batch × seqlen = 16k tokens, hidden 2048).
+// Sequence lengths of the published benchmarks (batch × seqlen = 16k tokens, hidden 2048: Dao-AILab/flash-attention
+// benchmarks/benchmark_flash_attention.py and hopper/benchmark_attn.py @ 0251105a).
 constexpr double kSeqs[6] = { 512, 1024, 2048, 4096, 8192, 16384 };
-// FlashAttention-2 forward + backward TFLOP/s, fp16/bf16, [head dim 64, 128][non-causal, causal][sequence]:
-// Dao 2023 (arXiv 2307.08691) Fig. 4 (A100 80GB SXM4), Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png
-// @ 0251105a; divided by the A100's 312 TFLOP/s dense BF16 peak (A100 datasheet).
-constexpr double kA100[2][2][6] = {
-    { { 132, 153, 162, 171, 175, 176 }, { 88, 119, 140, 156, 165, 171 } },
-    { { 151, 173, 187, 196, 201, 203 }, { 99, 133, 155, 173, 182, 189 } },
+constexpr int kFa2 = 0, kFa3 = 1, kCudnn = 2;
+
+// H100 80GB SXM5, BF16/FP16 forward TFLOP/s, [FA2, FA3, cuDNN][head dim 64, 128, 256][non-causal, causal][sequence]:
+// Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608) Fig. 5, Dao-AILab/flash-attention assets/flash3_fp16_fwd.png
+// @ 0251105a (tests/core/data/flash_attention.json).
+constexpr double kH100Fwd[3][3][2][6] = {
+    { { { 282, 306, 318, 321, 322, 324 }, { 180, 229, 262, 284, 295, 299 } },
+      { { 309, 350, 362, 368, 370, 370 }, { 191, 260, 298, 319, 333, 335 } },
+      { { 275, 313, 321, 323, 324, 326 }, { 208, 251, 278, 293, 297, 298 } } },
+    { { { 333, 392, 460, 476, 496, 497 }, { 197, 265, 371, 420, 460, 473 } },
+      { { 467, 565, 625, 638, 646, 648 }, { 292, 423, 521, 579, 602, 616 } },
+      { { 482, 639, 707, 736, 746, 756 }, { 286, 427, 537, 612, 628, 642 } } },
+    { { { 335, 373, 395, 408, 412, 413 }, { 225, 288, 334, 363, 379, 388 } },
+      { { 497, 574, 617, 609, 600, 595 }, { 315, 410, 484, 518, 529, 539 } },
+      { { 470, 546, 580, 581, 580, 581 }, { 308, 391, 450, 483, 497, 509 } } },
 };
-constexpr double kA100Peak = 312;
-// The same on H100 80GB SXM5: Dao 2023 Fig. 7, assets/flash2_h100_fwd_bwd_benchmark.png @ 0251105a; ÷ 989 TFLOP/s
-// (H100 SXM datasheet).
-constexpr double kH100[2][2][6] = {
+// H100 backward TFLOP/s without a causal mask, [FA2, FA3, cuDNN][head dim 64, 128][sequence]: Shah et al. 2024
+// Fig. 6 (the paper publishes no causal and no head-dim-256 backward; rules below).
+constexpr double kH100Bwd[3][2][6] = {
+    { { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } },
+    { { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } },
+    { { 266, 348, 395, 417, 432, 433 }, { 305, 408, 465, 499, 518, 516 } },
+};
+// FlashAttention-2 forward + backward TFLOP/s, [head dim 64, 128][non-causal, causal][sequence]: Dao 2023
+// (arXiv 2307.08691) Fig. 7 (H100 80GB SXM5, assets/flash2_h100_fwd_bwd_benchmark.png) and Fig. 4 (A100 80GB SXM4,
+// assets/flash2_a100_fwd_bwd_benchmark.png) @ 0251105a. The A100's forward and backward alone are not published.
+constexpr double kH100FwdBwd[2][2][6] = {
     { { 215, 254, 274, 288, 294, 296 }, { 141, 192, 232, 257, 273, 284 } },
     { { 248, 294, 320, 326, 335, 338 }, { 163, 221, 265, 294, 308, 328 } },
 };
-constexpr double kH100Peak = 989;
+constexpr double kA100FwdBwd[2][2][6] = {
+    { { 132, 153, 162, 171, 175, 176 }, { 88, 119, 140, 156, 165, 171 } },
+    { { 151, 173, 187, 196, 201, 203 }, { 99, 133, 155, 173, 182, 189 } },
+};
+constexpr double kA100Peak = 312; // A100 SXM dense BF16 TFLOP/s (A100 datasheet)
+constexpr double kH100Peak = 989; // H100 SXM dense BF16 TFLOP/s (H100 datasheet)
 
-double along(const double (&row)[6], double seq)
+struct Pair {
+    double fwd, bwd;
+};
+
+/// H100 forward and backward of kernel k at grid point (head-dim row d: 0 = 64, 1 = 128, 2 = 256; sequence i).
+Pair h100At(int k, int d, bool causal, int i)
 {
-    // Linear in log2(seqlen) between the measured points; flat outside them (the curves have levelled off by 16k:
-    // +1% from 8k to 16k; below 512 the kernel is launch-bound and we keep the 512 value).
-    const double x = std::log2(std::clamp(seq, kSeqs[0], kSeqs[5]));
-    const int i = std::min(4, static_cast<int>(std::floor(x - std::log2(kSeqs[0]))));
-    const double f = x - std::log2(kSeqs[i]);
-    return row[i] + (row[i + 1] - row[i]) * f;
+    const int d2 = std::min(d, 1); // backward at head dim 256: the 128 value (not published; FA2's is no faster per FLOP)
+    double bwd = kH100Bwd[k][d2][i];
+    // Causal backward (not published): the non-causal backward × FlashAttention-2's causal / non-causal forward +
+    // backward ratio on the same GPU, head dimension and length (Dao 2023 Fig. 7) — the mask skips the same blocks
+    // in both passes, and the combined figure is mostly backward (2.5 of its 3.5 FLOP units).
+    if (causal)
+        bwd *= kH100FwdBwd[d2][1][i] / kH100FwdBwd[d2][0][i];
+    return { kH100Fwd[k][d][causal ? 1 : 0][i], bwd };
+}
+
+/// A100 FlashAttention-2 at grid point (d: 0 = 64, 1 = 128 and above; i): the published forward + backward rate R
+/// split so that forward / backward rate = r, FlashAttention-2's ratio on the H100 (Shah et al. 2024 Figs. 5, 6):
+/// 3.5/R = 1/fwd + 2.5/bwd ⇒ bwd = R·(1/r + 2.5)/3.5, fwd = r·bwd (both in the A100's fraction of its peak).
+Pair a100At(int d, bool causal, int i)
+{
+    const Pair h = h100At(kFa2, std::min(d, 1), causal, i);
+    const double r = h.fwd / h.bwd;
+    const double R = kA100FwdBwd[std::min(d, 1)][causal ? 1 : 0][i];
+    const double bwd = R * (1.0 / r + 2.5) / 3.5;
+    return { r * bwd, bwd };
 }
 } // namespace
 
-double flashAttentionRate(const GpuSpec& gpu, double headDim, bool causal, double seqLen)
+AttentionKernel attentionKernelOn(const GpuSpec& gpu, AttentionKernel wanted)
 {
+    const bool hopper = gpu.arch == "hopper";
+    // FlashAttention-3 is written for sm90 (Dao-AILab/flash-attention hopper/; Transformer Engine disables it on
+    // compute capability != sm90); cuDNN's fused attention on sm90 and newer NVIDIA GPUs, where Transformer Engine
+    // prefers it (transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend @ d0067d0:
+    // "give FusedAttention preference on Hopper+"), FlashAttention-2 below.
+    if (wanted == AttentionKernel::Fa3 && hopper)
+        return AttentionKernel::Fa3;
+    if (wanted == AttentionKernel::Cudnn && (hopper || gpu.arch == "blackwell"))
+        return AttentionKernel::Cudnn;
+    return AttentionKernel::Fa2;
+}
+
+AttentionRates attentionRates(const GpuSpec& gpu, AttentionKernel wanted, double headDim, bool causal, double seqLen)
+{
+    AttentionRates out;
+    out.kernel = attentionKernelOn(gpu, wanted);
+    const int k = out.kernel == AttentionKernel::Fa3 ? kFa3 : out.kernel == AttentionKernel::Cudnn ? kCudnn : kFa2;
     const bool older = gpu.arch == "ampere" || gpu.arch == "ada" || gpu.arch == "volta";
-    const auto& table = older ? kA100 : kH100;
-    const double peak = older ? kA100Peak : kH100Peak;
-    const int c = causal ? 1 : 0;
-    // head dims between 64 and 128 interpolate; beyond, the nearest (FlashAttention-2's hd256 is no faster per FLOP)
-    const double w = std::clamp((headDim - 64.0) / 64.0, 0.0, 1.0);
-    const double tflops = (1 - w) * along(table[0][c], seqLen) + w * along(table[1][c], seqLen);
-    return tflops / peak * gpu.bf16DenseFlops;
+    // Sequence: linear in log2(seqlen) between the measured points, flat outside them (the curves have levelled off
+    // by 16k; below 512 the kernel is launch-bound and we keep the 512 value).
+    const double x = std::log2(std::clamp(seqLen, kSeqs[0], kSeqs[5])) - std::log2(kSeqs[0]);
+    const int i = std::min(4, static_cast<int>(std::floor(x)));
+    const double fs = x - i;
+    // Head dimension: linear between the measured 64, 128 (and 256 on the H100), the nearest outside them.
+    const double hd = std::clamp(headDim, 64.0, older ? 128.0 : 256.0);
+    const int d = hd <= 128 ? 0 : 1;
+    const double fd = d == 0 ? (hd - 64.0) / 64.0 : (hd - 128.0) / 128.0;
+    double fwd = 0, bwd = 0;
+    for (int dd = 0; dd < 2; ++dd)
+        for (int ii = 0; ii < 2; ++ii) {
+            const double w = (dd ? fd : 1 - fd) * (ii ? fs : 1 - fs);
+            if (w == 0)
+                continue;
+            const Pair p = older ? a100At(d + dd, causal, i + ii) : h100At(k, d + dd, causal, i + ii);
+            fwd += w * p.fwd;
+            bwd += w * p.bwd;
+        }
+    // The measured GPU's fraction of its own peak, times this GPU's peak (an extrapolation off A100/H100).
+    const double scale = gpu.bf16DenseFlops / (older ? kA100Peak : kH100Peak);
+    out.forward = fwd * scale;
+    out.backward = bwd * scale;
+    return out;
 }
 
 } // namespace shardscope::core::detail

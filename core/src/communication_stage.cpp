@@ -101,7 +101,8 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
     return bytes;
 }
 
-LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime)
+LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime,
+                             double coreBwdTime)
 {
     const ModelCounts& c = sh.counts;
     const int tp = layout.tp, cp = layout.cp, ep = layout.ep;
@@ -135,7 +136,7 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         lc.cpChunk = 2.0 * beta * T * kvLocal;
         lc.cpCost = collectiveCost(s, CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair);
         lc.cpFwdExposed = std::max(0.0, (cp - 1) * lc.cpCost.time - coreTime);
-        lc.cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * lc.cpCost.time - 2.0 * coreTime);
+        lc.cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * lc.cpCost.time - coreBwdTime);
     }
     // EP all-to-all (GShard; Switch Transformers): dispatch + combine forward and again backward, exposed.
     if (ep > 1) {

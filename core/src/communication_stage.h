@@ -25,7 +25,8 @@ struct LayerComm {
     CollectiveCost epCost;
     CollectiveCost unitAG, unitRS;     ///< one ZeRO-3/FSDP unit (a layer) gathered / reduce-scattered
 };
-LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime);
+LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime,
+                             double coreBwdTime);
 
 /// A collective over `total` bytes issued in buckets of at most `bucket` bytes: the number of calls and the
 /// time of them all (full buckets plus the partial last one), for the average-per-call cost.

@@ -14,18 +14,18 @@ Peak peakFor(const Scenario& s)
     switch (s.training.precision) {
     case Precision::Fp32:
         // fp32 GEMMs run on TF32 tensor cores at half the BF16 rate (A100/H100 datasheets)
-        p.linear = p.attention = g.bf16DenseFlops * 0.5 * eff;
+        p.linear = p.attention = p.attentionBwd = g.bf16DenseFlops * 0.5 * eff;
         p.mfuPeak = g.bf16DenseFlops * 0.5;
         break;
     case Precision::Fp8Mixed:
         // FP8 linear layers: the framework's measured FP8/BF16 speed-up on Hopper (quantization, amax and transposed
         // copies included), scaled by the GPU's own FP8/BF16 peak ratio over Hopper's 2 (datasheets).
         p.linear = g.bf16DenseFlops * eff * s.profile.fp8GemmSpeedup * (g.fp8DenseFlops / (2.0 * g.bf16DenseFlops));
-        p.attention = g.bf16DenseFlops * eff;
+        p.attention = p.attentionBwd = g.bf16DenseFlops * eff;
         p.mfuPeak = g.fp8DenseFlops;
         break;
     default:
-        p.linear = p.attention = g.bf16DenseFlops * eff;
+        p.linear = p.attention = p.attentionBwd = g.bf16DenseFlops * eff;
         p.mfuPeak = g.bf16DenseFlops;
         break;
     }
@@ -63,14 +63,19 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // scripts/train/benchmarking/README.md).
     lc.attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
     if (s.training.flashAttention && s.training.precision != Precision::Fp32) {
-        // FlashAttention-2 at its measured rate for this head dimension and block length (a context-parallel rank
-        // runs s/c × s/c blocks); backward = 2.5 × forward FLOPs, the scores recomputed (Dao 2023 §3.1 and its
-        // benchmark's FLOP count).
-        lc.peak.attention = s.profile.attentionEfficiency
-            * flashAttentionRate(s.cluster.gpu, static_cast<double>(s.model.effectiveHeadDim()), true, seq / sh.cp);
+        // The profile's fused kernel (FlashAttention-2/3, cuDNN) at its measured forward and backward rates for this
+        // head dimension and block length (a context-parallel rank runs s/c × s/c blocks); backward = 2.5 × forward
+        // FLOPs, the scores recomputed (Dao 2023 §3.1 and its benchmark's FLOP count).
+        const AttentionRates r = attentionRates(s.cluster.gpu, s.profile.attentionKernel,
+            static_cast<double>(s.model.effectiveHeadDim()), true, seq / sh.cp);
+        lc.peak.attention = s.profile.attentionEfficiency * r.forward;
+        lc.peak.attentionBwd = s.profile.attentionEfficiency * r.backward;
         lc.coreBwdFactor = 2.5;
+        lc.kernel = r.kernel;
     }
+    // Recomputed attention (full recompute) runs forward again: at the forward rate.
     lc.coreTime = lc.attnCore / lc.peak.attention;
+    lc.coreBwdTime = lc.coreBwdFactor * lc.attnCore / lc.peak.attentionBwd;
     // Host work per layer the GPU waits for (framework profile): a third in forward, two thirds in backward, as the
     // kernels are launched (backward launches about twice forward's).
     lc.hostFwd = s.profile.hostOverheadPerLayer / 3.0;

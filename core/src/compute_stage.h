@@ -11,8 +11,9 @@ namespace shardscope::core::detail {
 
 struct Peak {
     double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
-    double attention = 0; // FLOP/s for attention score/value products (BF16 even in fp8-mixed; FlashAttention's
-                          // measured rate with flash_attention)
+    double attention = 0; // FLOP/s for attention score/value products forward (BF16 even in fp8-mixed; the fused
+                          // kernel's measured forward rate with flash_attention)
+    double attentionBwd = 0; // the same backward (the kernel's measured backward rate with flash_attention)
     double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
 };
 
@@ -24,8 +25,10 @@ struct LayerCompute {
     Peak peak;
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
     double attnCore = 0;      ///< attention score and value FLOPs forward
-    double coreTime = 0;      ///< attnCore at the attention rate
+    double coreTime = 0;      ///< attnCore at the forward attention rate (also its recompute)
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)
+    double coreBwdTime = 0;   ///< coreBwdFactor × attnCore at the backward attention rate
+    AttentionKernel kernel = AttentionKernel::Fa2; ///< the fused kernel measured (with flash_attention)
     double hostFwd = 0, hostBwd = 0; ///< host time per layer the GPU waits for (profile), forward and backward
     double elemLayer = 0;     ///< element-wise kernels of a dense layer, seconds, each of forward and backward
     double elemMoeExtra = 0;  ///< the same, extra for an MoE layer

@@ -50,7 +50,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     // Compute and communication of one layer, one micro-batch; then its times.
     const LayerCompute compute = computeStage(s, sh);
     r.flopsPerToken = compute.flopsPerToken;
-    const LayerComm comm = layerCommunication(s, sh, layout, compute.coreTime);
+    const LayerComm comm = layerCommunication(s, sh, layout, compute.coreTime, compute.coreBwdTime);
     const LayerTimes denseL = layerTimes(s, sh, compute, comm, false);
     const LayerTimes moeL = layerTimes(s, sh, compute, comm, true);
 

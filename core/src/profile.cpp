@@ -51,10 +51,15 @@ FrameworkProfile megatronProfile()
     p.allocatorSlack = kAllocatorSlack;
     p.logitBytes = kMegatronLogitBytes;
     p.fp8GemmSpeedup = kDelayedScalingSpeedup;
+    // Megatron-Core's TEDotProductAttention: Transformer Engine picks cuDNN's fused attention on Hopper and newer,
+    // FlashAttention-2 on Ampere (transformer_engine/pytorch/attention/dot_product_attention/utils.py
+    // get_attention_backend @ d0067d0)
+    p.attentionKernel = AttentionKernel::Cudnn;
     p.sources = {
         { "gemm_efficiency", "fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23 Table 5" },
         { "elementwise_traffic", "fitted on Korthikanti et al. MLSys'23 Table 4 and Table 5" },
-        { "attention_efficiency", "FlashAttention-2's published rate as is (Dao 2023 Figs. 4 and 7)" },
+        { "attention_efficiency", "the kernel's published rates as they are (Shah et al. 2024 Figs. 5 and 6; Dao 2023 "
+                                  "Figs. 4 and 7)" },
         { "host_overhead_per_layer", "Megatron-Core launches ahead of the GPU (none measured at these layer sizes)" },
         { "collective_efficiency", "NCCL's tuning model (src/graph/tuning.cc) as is" },
         { "overlap_slowdown", "not modelled for Megatron-Core" },
@@ -63,6 +68,9 @@ FrameworkProfile megatronProfile()
         { "logit_bytes", "megatron/core/tensor_parallel/cross_entropy.py (bf16 logits + fp32 softmax in place)" },
         { "fp8_gemm_speedup", "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst (DelayedScaling, "
                               "H200: 32.014 / 18.978 ms per layer)" },
+        { "attention_kernel", "Transformer Engine's get_attention_backend (transformer_engine/pytorch/attention/"
+                              "dot_product_attention/utils.py): cuDNN fused attention on Hopper and newer, "
+                              "FlashAttention-2 on Ampere" },
     };
     return p;
 }
@@ -76,7 +84,7 @@ const std::vector<ProfileConstant>& profileConstants()
     static const std::vector<ProfileConstant> all = {
         { "gemm_efficiency", 0.2, 1.0, &FrameworkProfile::gemmEfficiency, "fraction of the measured matmul rate" },
         { "attention_efficiency", 0.3, 1.2, &FrameworkProfile::attentionEfficiency,
-            "fraction of FlashAttention-2's measured rate" },
+            "fraction of the attention kernel's measured rates" },
         { "elementwise_traffic", 0.5, 12.0, &FrameworkProfile::elementwiseTraffic,
             "HBM passes per stored activation byte" },
         { "host_overhead_per_layer", 0.0, 5e-3, &FrameworkProfile::hostOverheadPerLayer,
@@ -103,6 +111,10 @@ struct Fact {
 const Fact kFacts[] = { { "logit_bytes", 2.0, 16.0, &FrameworkProfile::logitBytes },
     { "fp8_gemm_speedup", 1.0, 2.0, &FrameworkProfile::fp8GemmSpeedup } };
 
+const std::pair<AttentionKernel, const char*> kKernelNames[] = { { AttentionKernel::Fa2, "fa2" },
+    { AttentionKernel::Fa3, "fa3" }, { AttentionKernel::Cudnn, "cudnn" } };
+constexpr const char* kAttentionKernelKey = "attention_kernel";
+
 const std::pair<Framework, const char*> kFrameworkNames[] = { { Framework::Megatron, "megatron" },
     { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
     { Framework::PyTorchCompile, "pytorch-compile" } };
@@ -122,6 +134,36 @@ const char* toString(Framework f)
         if (v == f)
             return n;
     return "megatron";
+}
+
+const char* toString(AttentionKernel k)
+{
+    for (const auto& [v, n] : kKernelNames)
+        if (v == k)
+            return n;
+    return "fa2";
+}
+
+bool attentionKernelFromString(std::string_view name, AttentionKernel& out)
+{
+    for (const auto& [v, n] : kKernelNames)
+        if (name == n) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+const char* displayName(AttentionKernel k)
+{
+    switch (k) {
+    case AttentionKernel::Fa3:
+        return "FlashAttention-3";
+    case AttentionKernel::Cudnn:
+        return "cuDNN fused attention";
+    default:
+        return "FlashAttention-2";
+    }
 }
 
 bool frameworkFromString(std::string_view name, Framework& out)
@@ -204,6 +246,19 @@ ProfileParse parseProfile(std::string_view text)
         read(c.key, c.lo, c.hi, c.member);
     for (const auto& f : kFacts)
         read(f.key, f.lo, f.hi, f.member);
+    if (const auto it = values->find(kAttentionKernelKey); it != values->end()) {
+        const std::string path = std::string("values.") + kAttentionKernelKey;
+        if (!it->is_object() || !it->contains("value") || !(*it)["value"].is_string())
+            out.errors.push_back(path + ": must be {\"value\": \"fa2\" | \"fa3\" | \"cudnn\", \"source\": text}");
+        else if (!attentionKernelFromString((*it)["value"].get<std::string>(), p.attentionKernel))
+            out.errors.push_back(path + ".value: '" + (*it)["value"].get<std::string>() + "' is not one of: fa2, fa3, cudnn");
+        else if (const auto src = it->find("source"); src == it->end() || !src->is_string() || src->get<std::string>().empty())
+            out.errors.push_back(path + ".source: is required (the publication, datasheet or fit it comes from)");
+        else
+            for (auto& [k, said] : p.sources)
+                if (k == kAttentionKernelKey)
+                    said = src->get<std::string>();
+    }
     // calibrate's "fit" report: its figures (measured and after the fit) are what the ranges narrow to.
     if (const auto fit = root.find("fit"); fit != root.end() && fit->is_object()) {
         if (const auto runs = fit->find("runs"); runs != fit->end() && runs->is_number_integer())
@@ -230,6 +285,7 @@ ProfileParse parseProfile(std::string_view text)
             known = known || it.key() == c.key;
         for (const auto& f : kFacts)
             known = known || it.key() == f.key;
+        known = known || it.key() == kAttentionKernelKey;
         if (!known)
             out.errors.push_back("values." + it.key() + ": unknown profile value");
     }
@@ -249,6 +305,7 @@ std::string profileJson(const FrameworkProfile& p)
         values[c.key] = { { "value", p.*c.member }, { "source", sourceOf(c.key) } };
     for (const auto& f : kFacts)
         values[f.key] = { { "value", p.*f.member }, { "source", sourceOf(f.key) } };
+    values[kAttentionKernelKey] = { { "value", toString(p.attentionKernel) }, { "source", sourceOf(kAttentionKernelKey) } };
     json root = { { "schema", kProfileSchema }, { "id", p.id }, { "name", p.name },
         { "framework", toString(p.framework) }, { "values", values } };
     if (p.fit.runs > 0 || !p.fit.figures.empty()) {

@@ -28,9 +28,31 @@ std::string layerComputeText(bool backward, bool moe, const Scenario& s, const S
                           { c.attnLinear, mlp, c.peak.linear, c.attnCore, c.peak.attention, elementwise, act, hbm,
                             c.hostFwd });
     // backward: dgrad + wgrad GEMMs (2×), attention backward (2× eager, 2.5× FlashAttention with its recomputed scores)
+    // at the kernel's backward rate
     return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{}+{})", { c.attnLinear, mlp, c.peak.linear, c.coreBwdFactor,
-                                                               c.attnCore, c.peak.attention, elementwise, act, hbm,
+                                                               c.attnCore, c.peak.attentionBwd, elementwise, act, hbm,
                                                                c.hostBwd });
+}
+
+/// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
+/// stands in for when that one does not run on this GPU.
+std::string attentionRateText(const Scenario& s, const StepTerms& st, bool backward)
+{
+    const bool fused = s.training.flashAttention && s.training.precision != Precision::Fp32;
+    if (!fused)
+        return backward ? "sustained rate of the attention products backward (the GEMM rate; BF16 even with FP8)"
+                        : "sustained rate of the attention products (the GEMM rate; BF16 even with FP8)";
+    std::string text = std::string(displayName(st.compute.kernel)) + "'s measured " + (backward ? "backward" : "forward")
+        + " rate at this head dimension and block length, causal (BF16), × attention_efficiency";
+    const bool ampere = s.cluster.gpu.arch == "ampere" || s.cluster.gpu.arch == "ada" || s.cluster.gpu.arch == "volta";
+    if (ampere)
+        text += "; A100's published forward + backward rate split by FlashAttention-2's forward/backward ratio on H100";
+    else if (backward)
+        text += "; causal backward = non-causal × FlashAttention-2's causal/non-causal forward + backward ratio";
+    if (st.compute.kernel != s.profile.attentionKernel)
+        text += std::string("; the profile's ") + displayName(s.profile.attentionKernel) + " does not run on "
+            + s.cluster.gpu.arch + " GPUs: " + displayName(st.compute.kernel) + " instead";
+    return text;
 }
 
 std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const StepTerms& st, double elementwise)
@@ -44,9 +66,8 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
         { "F_moe", st.compute.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
         { "F_core", st.compute.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
         { "R_lin", st.compute.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
-        { "R_attn", st.compute.peak.attention, "FLOP/s", s.training.flashAttention
-              ? "FlashAttention-2's measured forward + backward rate at this head dimension and block length (BF16)"
-              : "sustained rate of the attention products (BF16 even with FP8)" },
+        { "R_attn", st.compute.peak.attention, "FLOP/s", attentionRateText(s, st, false) },
+        { "R_attn,b", st.compute.peak.attentionBwd, "FLOP/s", attentionRateText(s, st, true) },
         { "h_f", st.compute.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)" },
         { "h_b", st.compute.hostBwd, "s", "host time per layer in backward (two thirds)" },
         { "k_e", elementwise, "", "element-wise HBM traffic per stored activation byte (fitted)" },
@@ -107,7 +128,7 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     {
         Term t = makeTerm("step_time.compute", TermGroup::StepTime, "Compute", r.step.compute, "s");
         t.formula = "m·(L_d·(t_f + t_b) + L_moe·(t_f,moe + t_b,moe) + head), t_f = (F_attn + F_mlp)/R_lin + F_core/R_attn "
-                    "+ k_e·A_full/H + h_f, t_b = 2·(F_attn + F_mlp)/R_lin + (2, or 2.5 with FlashAttention)·F_core/R_attn "
+                    "+ k_e·A_full/H + h_f, t_b = 2·(F_attn + F_mlp)/R_lin + (2, or 2.5 with FlashAttention)·F_core/R_attn,b "
                     "+ k_e·A_full/H + h_b";
         std::string e = substitute("{}*({}*(", { st.m, double(st.slow.denseLayers) }) + fd + "+" + bd
             + substitute(")+{}*(", { double(st.slow.moeLayers) }) + fm + "+" + bm + ")";
@@ -128,8 +149,9 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         t.inputs = layerInputs(s, sh, st, elementwise);
         if (st.slow.head)
             t.inputs.push_back({ "F_head", st.compute.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t" });
-        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Dao, FlashAttention-2 (2023) Figs. 4 and 7 "
-                   "(measured attention rates); TransformerEngine gemm_profiling.rst (FP8 speed-up); "
+        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Shah et al., FlashAttention-3 (2024) Figs. 5 and 6 "
+                   "(H100 forward and backward rates of FlashAttention-2/3 and cuDNN), Dao, FlashAttention-2 (2023) "
+                   "Figs. 4 and 7 (forward + backward; A100 split by the H100's forward/backward ratio); TransformerEngine gemm_profiling.rst (FP8 speed-up); "
                    "GPU datasheets and measured matmul rates (catalog); framework profile (host time)";
         t.anchor = "compute-time";
         out.push_back(std::move(t));

@@ -23,8 +23,9 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     const double linear = c.attnLinear + (moe ? c.moeLinear : c.denseLinear);
     const double elem = c.elemLayer + (moe ? c.elemMoeExtra : 0.0);
     L.fwd = linear / c.peak.linear + c.coreTime + elem + c.hostFwd;
-    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward eager, 2.5× with FlashAttention
-    L.bwd = 2.0 * linear / c.peak.linear + c.coreBwdFactor * c.coreTime + elem + c.hostBwd;
+    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention, at the
+    // kernel's backward rate
+    L.bwd = 2.0 * linear / c.peak.linear + c.coreBwdTime + elem + c.hostBwd;
     L.wgrad = linear / c.peak.linear;
     L.commFwd = comm.tpFwd + comm.cpFwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);
     L.commBwd = comm.tpBwd + comm.cpBwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);

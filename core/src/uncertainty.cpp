@@ -24,10 +24,10 @@ using FF = FrameworkFamily;
 // Columns: family, kind, N runs, median |error| %, 80% band of measured/predicted (lo, hi).
 constexpr std::array kThroughput = {
     ErrorBand { FF::Megatron, "plain", 18, 2.9, 0.95, 1.06 },
-    ErrorBand { FF::PyTorch, "plain", 175, 5.3, 0.91, 1.10 },
-    ErrorBand { FF::PyTorch, "long-context", 36, 4.0, 0.95, 1.09 },
-    ErrorBand { FF::PyTorch, "fp8", 21, 5.7, 0.92, 1.11 },
-    ErrorBand { FF::PyTorch, "fsdp-at-scale", 12, 7.1, 0.85, 1.03 },
+    ErrorBand { FF::PyTorch, "plain", 175, 4.9, 0.91, 1.10 },
+    ErrorBand { FF::PyTorch, "long-context", 36, 3.9, 0.95, 1.08 },
+    ErrorBand { FF::PyTorch, "fp8", 21, 5.3, 0.93, 1.10 },
+    ErrorBand { FF::PyTorch, "fsdp-at-scale", 12, 6.8, 0.86, 1.03 },
 };
 // Memory: PyTorch's reserved peak (torchtitan's Memory column); llm-foundry and the Megatron rows publish none.
 constexpr std::array kMemory = {

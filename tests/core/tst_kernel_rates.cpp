@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Kernel-level rates (issue 10): attention at FlashAttention-2's published forward + backward rate by GPU,
-// sequence length and head dimension; FP8 linear layers at Transformer Engine's measured speed-up; a framework
-// profile's host time per layer. Expected values come from the published tables (Dao 2023 Figs. 4 and 7;
-// TransformerEngine gemm_profiling.rst), read off the explained compute term's inputs.
+// Kernel-level rates (issue 10): attention at its kernel's published forward and backward rates by GPU, sequence
+// length and head dimension (FlashAttention-2, FlashAttention-3, cuDNN; Shah et al. 2024 Figs. 5 and 6, Dao 2023
+// Figs. 4 and 7), the kernel a framework profile runs; FP8 linear layers at Transformer Engine's measured speed-up; a
+// framework profile's host time per layer. Expected values are computed here from the published tables, read off the
+// explained compute term's inputs.
 #include "test_support.h"
 
 #include <QObject>
@@ -12,9 +13,12 @@ using namespace shardscope::core;
 class TestKernelRates : public QObject {
     Q_OBJECT
 private slots:
-    void flashAttentionRate_data();
-    void flashAttentionRate();
+    void attentionRates_data();
+    void attentionRates();
+    void kernelNotOnThisGpuFallsBackToFa2();
+    void attentionKernelFollowsTheFramework();
     void attentionBackwardIsTwoAndAHalfForwards();
+    void recomputedAttentionRunsAtTheForwardRate();
     void fp8LinearRate();
     void hostOverheadAddsPerLayer();
 };
@@ -45,58 +49,158 @@ Scenario flashScenario(const std::string& gpu, double seq, int64_t headDim)
     }
     return s;
 }
-} // namespace
 
-void TestKernelRates::flashAttentionRate_data()
+const char* termText(const Result& r, const char* key, const char* name)
 {
-    QTest::addColumn<QString>("gpu");
-    QTest::addColumn<double>("seq");
-    QTest::addColumn<int>("headDim");
-    QTest::addColumn<double>("tflops");
-    // Causal, forward + backward, TFLOP/s as the benchmark prints them.
-    QTest::newRow("H100 hd128 8K") << "h100-sxm5-80gb" << 8192.0 << 128 << 308.0;
-    QTest::newRow("H100 hd128 2K") << "h100-sxm5-80gb" << 2048.0 << 128 << 265.0;
-    QTest::newRow("A100 hd128 8K") << "a100-sxm4-80gb" << 8192.0 << 128 << 182.0;
-    QTest::newRow("A100 hd128 1K") << "a100-sxm4-80gb" << 1024.0 << 128 << 133.0;
-    // Between measured lengths: linear in log2(s) between 4K (294) and 8K (308).
-    QTest::newRow("H100 hd128 5792") << "h100-sxm5-80gb" << 5792.0 << 128 << 294.0 + 14.0 * (std::log2(5792.0) - 12);
-    // Beyond 16K: the 16K value (328).
-    QTest::newRow("H100 hd128 64K") << "h100-sxm5-80gb" << 65536.0 << 128 << 328.0;
-    // Head dimension 64 (the 64 row: 273 at 8K on H100, 165 on A100).
-    QTest::newRow("H100 hd64 8K") << "h100-sxm5-80gb" << 8192.0 << 64 << 273.0;
-    QTest::newRow("A100 hd64 8K") << "a100-sxm4-80gb" << 8192.0 << 64 << 165.0;
+    for (const Term& t : r.terms)
+        if (t.key == key)
+            for (const TermInput& in : t.inputs)
+                if (in.name == name)
+                    return in.meaning.c_str();
+    return "";
 }
 
-void TestKernelRates::flashAttentionRate()
+// Published TFLOP/s the rows below use (BF16/FP16, batch × length = 16K tokens, hidden 2048).
+// H100 forward, causal, head dim 128 (Shah et al. 2024 Fig. 5d): FA2 / FA3 / cuDNN at 2K, 4K, 8K, 16K.
+// H100 backward, non-causal (Fig. 6): hd128 FA2 291 318 at 2K, 8K; FA3 542 at 4K; cuDNN 499 518 516 at 4K, 8K, 16K;
+// hd64 cuDNN 432 at 8K. FlashAttention-2 forward + backward on H100 (Dao 2023 Fig. 7), non-causal / causal: hd128
+// 320/265 at 2K, 326/294 at 4K, 335/308 at 8K, 338/328 at 16K; hd64 294/273 at 8K. On A100 (Fig. 4), causal hd128:
+// 133 at 1K, 182 at 8K.
+double causalBwd(double nonCausalBwd, double fbNonCausal, double fbCausal) { return nonCausalBwd * fbCausal / fbNonCausal; }
+
+/// A100: the forward + backward rate R split by the H100 FlashAttention-2 ratio r = fwd/bwd: 3.5/R = 1/f + 2.5/b.
+std::pair<double, double> a100Split(double R, double h100Fwd, double h100Bwd)
+{
+    const double r = h100Fwd / h100Bwd;
+    const double bwd = R * (1 / r + 2.5) / 3.5;
+    return { r * bwd, bwd };
+}
+} // namespace
+
+void TestKernelRates::attentionRates_data()
+{
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<double>("seq");
+    QTest::addColumn<int>("headDim");
+    QTest::addColumn<double>("fwd");
+    QTest::addColumn<double>("bwd");
+    // Causal, TFLOP/s as the benchmarks print them.
+    QTest::newRow("H100 cuDNN hd128 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 128 << 529.0 << causalBwd(518, 335, 308);
+    QTest::newRow("H100 FA3 hd128 4K") << "h100-sxm5-80gb" << "fa3" << 4096.0 << 128 << 579.0 << causalBwd(542, 326, 294);
+    QTest::newRow("H100 FA2 hd128 2K") << "h100-sxm5-80gb" << "fa2" << 2048.0 << 128 << 298.0 << causalBwd(291, 320, 265);
+    QTest::newRow("H100 cuDNN hd64 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 64 << 379.0 << causalBwd(432, 294, 273);
+    // Head dim 256: forward measured (Fig. 5f: cuDNN 497 at 8K); backward not published, the 128 value.
+    QTest::newRow("H100 cuDNN hd256 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 256 << 497.0 << causalBwd(518, 335, 308);
+    // Between measured lengths: linear in log2(s) between 4K and 8K.
+    {
+        const double f = std::log2(5792.0) - 12;
+        QTest::newRow("H100 cuDNN hd128 5792") << "h100-sxm5-80gb" << "cudnn" << 5792.0 << 128 << 518.0 + (529.0 - 518.0) * f
+                                               << causalBwd(499, 326, 294) * (1 - f) + causalBwd(518, 335, 308) * f;
+    }
+    // Beyond 16K: the 16K values.
+    QTest::newRow("H100 cuDNN hd128 64K") << "h100-sxm5-80gb" << "cudnn" << 65536.0 << 128 << 539.0 << causalBwd(516, 338, 328);
+    // A100: only FlashAttention-2's forward + backward is published; split by the H100 FA2 forward/backward ratio
+    // (forward 333 at 8K, 260 at 1K; backward non-causal 318 at 8K, 260 at 1K; FA2 fwd+bwd on H100 at 1K 294/221).
+    {
+        const auto [f8, b8] = a100Split(182, 333, causalBwd(318, 335, 308));
+        QTest::newRow("A100 FA2 hd128 8K") << "a100-sxm4-80gb" << "fa2" << 8192.0 << 128 << f8 << b8;
+        const auto [f1, b1] = a100Split(133, 260, causalBwd(260, 294, 221));
+        QTest::newRow("A100 FA2 hd128 1K") << "a100-sxm4-80gb" << "fa2" << 1024.0 << 128 << f1 << b1;
+        // Megatron's cuDNN on an A100: Transformer Engine runs FlashAttention-2 there.
+        QTest::newRow("A100 cuDNN → FA2 8K") << "a100-sxm4-80gb" << "cudnn" << 8192.0 << 128 << f8 << b8;
+    }
+}
+
+void TestKernelRates::attentionRates()
 {
     QFETCH(QString, gpu);
+    QFETCH(QString, kernel);
     QFETCH(double, seq);
     QFETCH(int, headDim);
-    QFETCH(double, tflops);
-    const Scenario s = flashScenario(gpu.toStdString(), seq, headDim);
+    QFETCH(double, fwd);
+    QFETCH(double, bwd);
+    Scenario s = flashScenario(gpu.toStdString(), seq, headDim);
+    QVERIFY(attentionKernelFromString(kernel.toStdString(), s.profile.attentionKernel));
+    s.profile.attentionEfficiency = 1;
     const Result r = explain(s);
     QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues.front().message.c_str());
     // The GPUs here are the benchmark's own, so the fraction of peak times their peak gives the measured rate back.
-    QVERIFY2(sstest::relClose(input(r, "step_time.compute", "R_attn"), tflops * 1e12, 1e-9),
+    QVERIFY2(sstest::relClose(input(r, "step_time.compute", "R_attn"), fwd * 1e12, 1e-9),
              qPrintable(QString::number(input(r, "step_time.compute", "R_attn"), 'g', 12)));
+    QVERIFY2(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), bwd * 1e12, 1e-9),
+             qPrintable(QString::number(input(r, "step_time.compute", "R_attn,b"), 'g', 12)));
+}
+
+void TestKernelRates::kernelNotOnThisGpuFallsBackToFa2()
+{
+    // FlashAttention-3 runs on Hopper only: on a B200 the term says so and FlashAttention-2's H100 rates run, as a
+    // fraction of the H100's 989 TFLOP/s times the B200's own BF16 peak (causal hd128 8K: 333 forward).
+    Scenario s = flashScenario("b200-180gb", 8192, 128);
+    s.profile.attentionKernel = AttentionKernel::Fa3;
+    s.profile.attentionEfficiency = 1;
+    const Result r = explain(s);
+    QVERIFY(r.valid);
+    const double peak = s.cluster.gpu.bf16DenseFlops;
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn"), 333.0 / 989.0 * peak, 1e-9));
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), 318.0 * 308 / 335 / 989.0 * peak, 1e-9));
+    const QString note = QString::fromUtf8(termText(r, "step_time.compute", "R_attn"));
+    QVERIFY2(note.contains(QLatin1String("FlashAttention-3 does not run on blackwell")), qPrintable(note));
+    QVERIFY2(note.startsWith(QLatin1String("FlashAttention-2's measured forward rate")), qPrintable(note));
+    // cuDNN does run on Blackwell (Transformer Engine prefers it on Hopper and newer).
+    s.profile.attentionKernel = AttentionKernel::Cudnn;
+    QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_attn"), 529.0 / 989.0 * peak, 1e-9));
+}
+
+void TestKernelRates::attentionKernelFollowsTheFramework()
+{
+    // Megatron-Core (Transformer Engine): cuDNN on the H100; PyTorch's SDPA flash backend: FlashAttention-2.
+    Scenario s = flashScenario("h100-sxm5-80gb", 8192, 128);
+    QCOMPARE(int(s.profile.attentionKernel), int(AttentionKernel::Cudnn));
+    const Result mega = explain(s);
+    QVERIFY(sstest::relClose(input(mega, "step_time.compute", "R_attn"), s.profile.attentionEfficiency * 529e12, 1e-9));
+    for (Framework f : { Framework::PyTorch, Framework::PyTorchCompile, Framework::DeepSpeed }) {
+        Scenario t = s;
+        QVERIFY(applyFramework(t, f, sstest::catalog()));
+        QCOMPARE(int(t.profile.attentionKernel), int(AttentionKernel::Fa2));
+        QVERIFY(sstest::relClose(input(explain(t), "step_time.compute", "R_attn"), t.profile.attentionEfficiency * 333e12, 1e-9));
+    }
 }
 
 void TestKernelRates::attentionBackwardIsTwoAndAHalfForwards()
 {
-    // FlashAttention-2 counts backward as 2.5 × forward FLOPs (5 matmuls against the forward's 2): a change of the
-    // attention rate alone moves forward + backward by 3.5 × F_core per layer. With F_core = 2·T·s·q (causal) and
-    // one micro-batch of 8192 tokens, t = 1: compare the H100's 8K step at attention_efficiency 1 and 0.5.
+    // FlashAttention counts backward as 2.5 × forward FLOPs (5 matmuls against the forward's 2): a change of the
+    // attention efficiency alone moves forward + backward by F_core·(1/R_f + 2.5/R_b) per layer. With F_core = 2·T·s·q
+    // (causal) and one micro-batch of 8192 tokens, t = 1: the H100's 8K step (cuDNN: 529 forward, 518 × 308/335
+    // backward) at attention_efficiency 1 and 0.5.
     Scenario a = flashScenario("h100-sxm5-80gb", 8192, 128);
     a.training.recompute = Recompute::None;
+    a.profile.attentionEfficiency = 1;
     Scenario b = a;
     b.profile.attentionEfficiency = 0.5;
     const Result ra = evaluate(a), rb = evaluate(b);
     QVERIFY(ra.valid && rb.valid);
-    const double T = 8192, seq = 8192, q = 4096, L = 32, R = 308e12;
+    const double T = 8192, seq = 8192, q = 4096, L = 32, Rf = 529e12, Rb = 518e12 * 308 / 335;
     const double core = 2 * T * seq * q;
-    const double expected = L * 3.5 * core * (1 / (0.5 * R) - 1 / R);
+    const double expected = L * core * (1 / Rf + 2.5 / Rb) * (1 / 0.5 - 1);
     QVERIFY2(sstest::relClose(rb.step.compute - ra.step.compute, expected, 1e-9),
              qPrintable(QString::number(rb.step.compute - ra.step.compute, 'g', 12)));
+}
+
+void TestKernelRates::recomputedAttentionRunsAtTheForwardRate()
+{
+    // Full recompute runs each layer's forward again: its attention at the forward rate (cuDNN, H100, 8K: 529), so
+    // halving the attention efficiency adds L·F_core/R_f to the recompute term.
+    Scenario a = flashScenario("h100-sxm5-80gb", 8192, 128);
+    a.training.recompute = Recompute::Full;
+    a.profile.attentionEfficiency = 1;
+    Scenario b = a;
+    b.profile.attentionEfficiency = 0.5;
+    const Result ra = evaluate(a), rb = evaluate(b);
+    QVERIFY(ra.valid && rb.valid);
+    const double core = 2.0 * 8192 * 8192 * 4096, L = 32, Rf = 529e12;
+    QVERIFY2(sstest::relClose(rb.step.recompute - ra.step.recompute, L * core / Rf, 1e-9),
+             qPrintable(QString::number(rb.step.recompute - ra.step.recompute, 'g', 12)));
 }
 
 void TestKernelRates::fp8LinearRate()

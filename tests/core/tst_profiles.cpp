@@ -79,6 +79,7 @@ void TestProfiles::megatronFileEqualsBuiltIn()
     for (const auto& c : profileConstants())
         QCOMPARE(p.profile.*c.member, built.*c.member);
     QCOMPARE(p.profile.logitBytes, built.logitBytes);
+    QCOMPARE(int(p.profile.attentionKernel), int(built.attentionKernel));
     // Megatron's fused cross-entropy: bf16 logits (2 B) + the fp32 softmax written over their gradient (4 B).
     QCOMPARE(built.logitBytes, 2.0 + 4.0);
 }
@@ -98,6 +99,12 @@ void TestProfiles::badProfilesNameFieldAndRule_data()
                                  << "values.allocator_slack: must be {\"value\": number";
     QTest::newRow("unknown value") << head + R"("values": {"magic": {"value": 1, "source": "s"}}})"
                                    << "values.magic: unknown profile value";
+    QTest::newRow("attention kernel") << head + R"("values": {"attention_kernel": {"value": "fa4", "source": "s"}}})"
+                                      << "values.attention_kernel.value: 'fa4' is not one of: fa2, fa3, cudnn";
+    QTest::newRow("attention kernel number") << head + R"("values": {"attention_kernel": {"value": 2, "source": "s"}}})"
+                                             << "values.attention_kernel: must be {\"value\": \"fa2\"";
+    QTest::newRow("attention kernel source") << head + R"("values": {"attention_kernel": {"value": "fa3"}}})"
+                                             << "values.attention_kernel.source: is required";
     QTest::newRow("framework") << R"({"schema": "shardscope.profile/1", "id": "x", "framework": "jax", "values": {}})"
                                << "framework: 'jax' is not one of: megatron, deepspeed, pytorch, pytorch-compile";
     QTest::newRow("schema") << R"({"schema": "shardscope.profile/9", "id": "x", "framework": "pytorch", "values": {}})"

@@ -14,6 +14,9 @@
 // As a report: SHARDSCOPE_PUBLISHED_RUNS_REPORT=1 prints every row (predicted vs measured tokens/s per GPU and memory,
 // error, kind) and the table rows to paste into core/src/uncertainty.cpp.
 //   SHARDSCOPE_PUBLISHED_RUNS_REPORT=1 build/tests/core/tst_published_runs
+// SHARDSCOPE_PUBLISHED_RUNS_WRITE=DIR also writes each profile's rows as DIR/<profile>.runs.json (shardscope.runs/1:
+// the scenario and its measured tokens/s per GPU and reserved peak), what `shardscope-cli calibrate` fits the shipped
+// profiles on (docs/model.md §framework-profiles).
 #include "megatron_rows.h"
 #include "test_support.h"
 
@@ -384,6 +387,34 @@ QString tableText(bool memory)
     return out;
 }
 
+/// Each profile's built rows as a shardscope.runs/1 file in `dir` (the scenarios as the catalog writes them).
+void writeRuns(const std::vector<Row>& rows, const QString& dir)
+{
+    std::map<std::string, QJsonArray> byProfile;
+    for (const Row& r : rows) {
+        if (!r.built)
+            continue;
+        QJsonObject measured { { QStringLiteral("tokens_per_second_per_gpu"), r.measuredTokensPerGpu } };
+        if (r.measuredReservedBytes > 0)
+            measured.insert(QStringLiteral("memory_reserved_peak"), r.measuredReservedBytes);
+        const QJsonObject scenario =
+            QJsonDocument::fromJson(QByteArray::fromStdString(scenarioToJson(r.scenario, sstest::catalog()))).object();
+        byProfile[r.scenario.profile.id].append(
+            QJsonObject { { QStringLiteral("scenario"), scenario }, { QStringLiteral("measured"), measured } });
+    }
+    for (const auto& [id, runs] : byProfile) {
+        QFile f(dir + QLatin1Char('/') + QString::fromStdString(id) + QStringLiteral(".runs.json"));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            qWarning("cannot write %s", qPrintable(f.fileName()));
+            continue;
+        }
+        f.write(QJsonDocument(QJsonObject { { QStringLiteral("schema"), QStringLiteral("shardscope.runs/1") },
+                                  { QStringLiteral("runs"), runs } })
+                    .toJson());
+        qInfo("wrote %lld runs to %s", static_cast<long long>(runs.size()), qPrintable(f.fileName()));
+    }
+}
+
 } // namespace
 
 void TestPublishedRuns::initTestCase()
@@ -427,6 +458,8 @@ void TestPublishedRuns::initTestCase()
     }
     qInfo("coverage of the 80%% bands: throughput %d of %d rows (%.0f%%), memory %d of %d (%.0f%%)", tpIn, tpN,
         100.0 * tpIn / std::max(1, tpN), memIn, memN, 100.0 * memIn / std::max(1, memN));
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_PUBLISHED_RUNS_WRITE"); !dir.isEmpty())
+        writeRuns(rows, dir);
     qInfo("throughput table (core/src/uncertainty.cpp kThroughput):\n%s", qPrintable(tableText(false)));
     qInfo("memory table (core/src/uncertainty.cpp kMemory):\n%s", qPrintable(tableText(true)));
 }

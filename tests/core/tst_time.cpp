@@ -240,8 +240,10 @@ void TestTime::oneGpuStepByHand()
     // the two fitted constants of README "Calibration" (fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al.
     // Table 5). FLOPs: 2 per weight per token forward and 4 backward (dgrad + wgrad; Megatron-LM
     // num_floating_point_operations); causal FlashAttention 2·s·q per token forward (half of 4·s·q), backward 2.5 times
-    // that (FlashAttention-2's count, the scores recomputed), at FlashAttention-2's measured rate on H100 for head
-    // dimension 128, causal, s = 2048: 265 TFLOP/s (Dao 2023 Fig. 7). Stored bytes per layer (Korthikanti et al. §4.1, generalised): two norm inputs,
+    // that (FlashAttention-2's count, the scores recomputed), with Megatron-Core's kernel on H100 (cuDNN fused
+    // attention) for head dimension 128, causal, s = 2048: forward 484 TFLOP/s (Shah et al. 2024 Fig. 5d), backward
+    // 465 TFLOP/s non-causal (Fig. 6) × 265/320, FlashAttention-2's causal/non-causal forward + backward ratio
+    // (Dao 2023 Fig. 7). Stored bytes per layer (Korthikanti et al. §4.1, generalised): two norm inputs,
     // the QKV and MLP inputs (2·sbh each), Q, K, V and the attention output (2·sbh each, MHA), the SwiGLU gate, up and
     // product (2·sbf each), FlashAttention's fp32 log-sum-exp (4·a·s·b). Output layer: 2·T·V·h FLOPs forward,
     // element-wise over 6 bytes per logit. Optimizer: 28 bytes of HBM traffic per parameter (see above).
@@ -268,11 +270,11 @@ void TestTime::oneGpuStepByHand()
     const GpuSpec& g = sc.cluster.gpu;
     const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80, hbm = g.memoryBandwidth;
     const double linear = 2 * T * (4 * h * h + 3 * h * f) / gemm;
-    const double core = 2 * T * s * h / 265e12;
+    const double core = 2 * T * s * h / 484e12, coreBackward = 2.5 * 2 * T * s * h / (465e12 * 265 / 320);
     const double stored = 2 * T * h * 4 + 2 * T * h * 4 + 2 * T * f * 3 + 4 * a * T;
     const double elementwise = 3 * stored / hbm;
     const double forward = linear + core + elementwise;
-    const double backward = 2 * linear + 2.5 * core + elementwise;
+    const double backward = 2 * linear + coreBackward + elementwise;
     const double head = 2 * T * V * h / gemm, headElementwise = 3 * 6 * T * V / hbm;
     const double compute = L * (forward + backward) + 3 * head + 2 * headElementwise;
     const double psi = L * (4 * h * h + 3 * h * f + 2 * h) + 2 * V * h + h;

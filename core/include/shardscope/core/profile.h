@@ -13,6 +13,10 @@ namespace shardscope::core {
 
 enum class Framework { Megatron, DeepSpeed, PyTorch, PyTorchCompile };
 
+/// The fused attention kernel a framework runs (docs/model.md §attention-rate): FlashAttention-2, FlashAttention-3
+/// (Hopper only) or cuDNN's fused attention (Hopper and newer); elsewhere FlashAttention-2 runs instead.
+enum class AttentionKernel { Fa2, Fa3, Cudnn };
+
 /// One measured figure of a calibrated profile's fit ("fit.figures" of calibrate's output): the figure's key in
 /// RUNS.json ("tokens_per_second_per_gpu", "step_time", "memory_allocated_peak", "memory_reserved_peak"), the measured
 /// value and the model's after the fit.
@@ -39,7 +43,7 @@ struct FrameworkProfile {
 
     // ---- Free constants: physical, bounded (profileConstants), fitted by calibrate.
     double gemmEfficiency = 0;       ///< fraction of the measured best-shape matmul rate (MAMF) a step's GEMMs sustain
-    double attentionEfficiency = 0;  ///< fraction of FlashAttention-2's published rate the framework's attention reaches
+    double attentionEfficiency = 0;  ///< fraction of its attention kernel's published rates the framework reaches
     double elementwiseTraffic = 0;   ///< HBM passes of element-wise kernels per stored activation byte, fwd and bwd each
     double hostOverheadPerLayer = 0; ///< s per layer per micro-batch (fwd + bwd) the GPU waits for the host
     double collectiveEfficiency = 0; ///< achieved / modelled bus bandwidth of every collective
@@ -50,6 +54,7 @@ struct FrameworkProfile {
     // ---- Framework facts (from the framework's source; not fitted).
     double logitBytes = 0;           ///< bytes per logit element held at the loss
     double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
+    AttentionKernel attentionKernel = AttentionKernel::Fa2; ///< the fused attention kernel (JSON "fa2", "fa3", "cudnn")
 
     ProfileFit fit; ///< calibrate's fit, when the profile came from it
 
@@ -73,6 +78,10 @@ const std::vector<ProfileConstant>& profileConstants();
 
 const char* toString(Framework f);
 bool frameworkFromString(std::string_view name, Framework& out);
+const char* toString(AttentionKernel k); ///< "fa2", "fa3", "cudnn"
+bool attentionKernelFromString(std::string_view name, AttentionKernel& out);
+/// The kernel's name as the views print it ("FlashAttention-2", "FlashAttention-3", "cuDNN fused attention").
+const char* displayName(AttentionKernel k);
 
 inline constexpr const char* kProfileSchema = "shardscope.profile/1";
 
