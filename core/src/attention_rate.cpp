@@ -4,6 +4,7 @@
 #include "attention_rate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace shardscope::core::detail {
@@ -50,33 +51,49 @@ constexpr double kA100Peak = 312; // A100 SXM dense BF16 TFLOP/s (A100 datasheet
 constexpr double kH100Peak = 989; // H100 SXM dense BF16 TFLOP/s (H100 datasheet)
 
 struct Pair {
-    double fwd, bwd;
+    double fwd = 0, bwd = 0;
 };
+/// Forward and backward TFLOP/s of one kernel on one GPU, [head dim 64, 128, 256][non-causal, causal][sequence].
+using Grid = std::array<std::array<std::array<Pair, 6>, 2>, 3>;
 
-/// H100 forward and backward of kernel k at grid point (head-dim row d: 0 = 64, 1 = 128, 2 = 256; sequence i).
-Pair h100At(int k, int d, bool causal, int i)
+/// H100, kernel k: the forward as published; the backward at head dim 256 is the 128 value (not published;
+/// FlashAttention-2's is no faster per FLOP). Causal backward (not published): the non-causal backward ×
+/// FlashAttention-2's causal / non-causal forward + backward ratio on the same GPU, head dimension and length
+/// (Dao 2023 Fig. 7) — the mask skips the same blocks in both passes, and the combined figure is mostly backward (2.5
+/// of its 3.5 FLOP units).
+constexpr Grid h100Grid(int k)
 {
-    const int d2 = std::min(d, 1); // backward at head dim 256: the 128 value (not published; FA2's is no faster per FLOP)
-    double bwd = kH100Bwd[k][d2][i];
-    // Causal backward (not published): the non-causal backward × FlashAttention-2's causal / non-causal forward +
-    // backward ratio on the same GPU, head dimension and length (Dao 2023 Fig. 7) — the mask skips the same blocks
-    // in both passes, and the combined figure is mostly backward (2.5 of its 3.5 FLOP units).
-    if (causal)
-        bwd *= kH100FwdBwd[d2][1][i] / kH100FwdBwd[d2][0][i];
-    return { kH100Fwd[k][d][causal ? 1 : 0][i], bwd };
+    Grid g {};
+    for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < 6; ++i) {
+                const int d2 = d < 1 ? d : 1;
+                const double causal = c ? kH100FwdBwd[d2][1][i] / kH100FwdBwd[d2][0][i] : 1.0;
+                g[d][c][i] = { kH100Fwd[k][d][c][i], kH100Bwd[k][d2][i] * causal };
+            }
+    return g;
 }
 
-/// A100 FlashAttention-2 at grid point (d: 0 = 64, 1 = 128 and above; i): the published forward + backward rate R
-/// split so that forward / backward rate = r, FlashAttention-2's ratio on the H100 (Shah et al. 2024 Figs. 5, 6):
-/// 3.5/R = 1/fwd + 2.5/bwd ⇒ bwd = R·(1/r + 2.5)/3.5, fwd = r·bwd (both in the A100's fraction of its peak).
-Pair a100At(int d, bool causal, int i)
+/// A100 FlashAttention-2 (head dim 256: the 128 values): the published forward + backward rate R split so that
+/// forward / backward rate = r, FlashAttention-2's ratio on the H100 (Shah et al. 2024 Figs. 5, 6):
+/// 3.5/R = 1/fwd + 2.5/bwd ⇒ bwd = R·(1/r + 2.5)/3.5, fwd = r·bwd.
+constexpr Grid a100Grid()
 {
-    const Pair h = h100At(kFa2, std::min(d, 1), causal, i);
-    const double r = h.fwd / h.bwd;
-    const double R = kA100FwdBwd[std::min(d, 1)][causal ? 1 : 0][i];
-    const double bwd = R * (1.0 / r + 2.5) / 3.5;
-    return { r * bwd, bwd };
+    const Grid h = h100Grid(kFa2);
+    Grid g {};
+    for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < 6; ++i) {
+                const int d2 = d < 1 ? d : 1;
+                const double r = h[d2][c][i].fwd / h[d2][c][i].bwd;
+                const double bwd = kA100FwdBwd[d2][c][i] * (1.0 / r + 2.5) / 3.5;
+                g[d][c][i] = { r * bwd, bwd };
+            }
+    return g;
 }
+
+// FlashAttention-2, FlashAttention-3 and cuDNN on the H100, FlashAttention-2 on the A100.
+constexpr std::array<Grid, 4> kGrids = { h100Grid(kFa2), h100Grid(kFa3), h100Grid(kCudnn), a100Grid() };
 } // namespace
 
 AttentionKernel attentionKernelOn(const GpuSpec& gpu, AttentionKernel wanted)
@@ -97,27 +114,27 @@ AttentionRates attentionRates(const GpuSpec& gpu, AttentionKernel wanted, double
 {
     AttentionRates out;
     out.kernel = attentionKernelOn(gpu, wanted);
-    const int k = out.kernel == AttentionKernel::Fa3 ? kFa3 : out.kernel == AttentionKernel::Cudnn ? kCudnn : kFa2;
     const bool older = gpu.arch == "ampere" || gpu.arch == "ada" || gpu.arch == "volta";
+    const Grid& grid = older                                  ? kGrids[3]
+        : out.kernel == AttentionKernel::Fa3                 ? kGrids[kFa3]
+        : out.kernel == AttentionKernel::Cudnn               ? kGrids[kCudnn]
+                                                             : kGrids[kFa2];
     // Sequence: linear in log2(seqlen) between the measured points, flat outside them (the curves have levelled off
     // by 16k; below 512 the kernel is launch-bound and we keep the 512 value).
     const double x = std::log2(std::clamp(seqLen, kSeqs[0], kSeqs[5])) - std::log2(kSeqs[0]);
-    const int i = std::min(4, static_cast<int>(std::floor(x)));
+    const int i = std::min(4, static_cast<int>(x));
     const double fs = x - i;
     // Head dimension: linear between the measured 64, 128 (and 256 on the H100), the nearest outside them.
     const double hd = std::clamp(headDim, 64.0, older ? 128.0 : 256.0);
     const int d = hd <= 128 ? 0 : 1;
     const double fd = d == 0 ? (hd - 64.0) / 64.0 : (hd - 128.0) / 128.0;
-    double fwd = 0, bwd = 0;
-    for (int dd = 0; dd < 2; ++dd)
-        for (int ii = 0; ii < 2; ++ii) {
-            const double w = (dd ? fd : 1 - fd) * (ii ? fs : 1 - fs);
-            if (w == 0)
-                continue;
-            const Pair p = older ? a100At(d + dd, causal, i + ii) : h100At(k, d + dd, causal, i + ii);
-            fwd += w * p.fwd;
-            bwd += w * p.bwd;
-        }
+    const int c = causal ? 1 : 0;
+    const Pair& p00 = grid[d][c][i];
+    const Pair& p01 = grid[d][c][i + 1];
+    const Pair& p10 = grid[d + 1][c][i];
+    const Pair& p11 = grid[d + 1][c][i + 1];
+    const double fwd = (1 - fd) * ((1 - fs) * p00.fwd + fs * p01.fwd) + fd * ((1 - fs) * p10.fwd + fs * p11.fwd);
+    const double bwd = (1 - fd) * ((1 - fs) * p00.bwd + fs * p01.bwd) + fd * ((1 - fs) * p10.bwd + fs * p11.bwd);
     // The measured GPU's fraction of its own peak, times this GPU's peak (an extrapolation off A100/H100).
     const double scale = gpu.bf16DenseFlops / (older ? kA100Peak : kH100Peak);
     out.forward = fwd * scale;
