@@ -409,6 +409,18 @@ void TestPublishedRuns::initTestCase()
             r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100,
             qPrintable(mem));
     }
+    // Memory breakdown of every row that publishes a reserved peak (GiB): what the error is made of.
+    qInfo("%-62s %6s %6s %6s %6s %6s %6s %6s %8s %8s", "row (memory, GiB)", "params", "grads", "optim", "activ", "gather",
+        "buffer", "slack", "reserved", "measured");
+    for (const Row& r : rows) {
+        if (!r.built || r.measuredReservedBytes <= 0)
+            continue;
+        const MemoryBreakdown& m = r.result.memory;
+        qInfo("%-62s %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %8.1f %8.1f", qPrintable(r.name), m.parameters / kGiB,
+            m.gradients / kGiB, m.optimizerStates / kGiB, m.activations / kGiB, m.gatheredParameters / kGiB,
+            m.communicationBuffers / kGiB, (m.reservedPeak - m.allocatedPeak) / kGiB, m.reservedPeak / kGiB,
+            r.measuredReservedBytes / kGiB);
+    }
     // Coverage (issue 11's target: the 80% band holds 60-95% of measured values on runs not fitted on): each row's
     // held-out prediction with the band the core gives its scenario.
     int tpIn = 0, tpN = 0, memIn = 0, memN = 0;
