@@ -737,9 +737,10 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     mem.activations = stored + (lossPhase ? loss : workingSet);
     mem.gatheredParameters = lossPhase ? gatheredLoss : gatheredBwd;
     // The caching allocator never merges blocks of separate cudaMalloc segments and serves a request from a free block
-    // at least its size (c10/cuda/CUDACachingAllocator.cpp): PyTorch's unfused loss frees the bf16 logits' block
-    // before its fp32 gradients ask for blocks twice that size, so it stays reserved, unused, at the loss peak.
-    const double cachedLogits = lossPhase && ptStack ? B.act * sh.localLogits * headMb : 0.0;
+    // at least its size (c10/cuda/CUDACachingAllocator.cpp): a PyTorch loss that up-casts (more than the logits and one
+    // gradient of their dtype per logit, ℓ > 2β) frees the bf16 logits' block before its fp32 gradients ask for blocks
+    // twice that size, so it stays reserved, unused, at the loss peak.
+    const double cachedLogits = lossPhase && ptStack && sh.logitBytes > 2 * B.act ? B.act * sh.localLogits * headMb : 0.0;
 
     const double slack = s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
         + cachedLogits;
