@@ -44,6 +44,8 @@ private slots:
     void pytorchLossParallelLogits();
     void singleGpuDdpHasNoBucket();
     void torchaoFp8KeepsNoResidentWeightCopy();
+    void unfusedLossKeepsTheBf16LogitsBlockReserved();
+    void pytorchTpSavesGatheredInputs();
 };
 
 namespace {
@@ -798,6 +800,62 @@ void TestMemory::torchaoFp8KeepsNoResidentWeightCopy()
     QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
     SS_EVALUATE(mg, s);
     SS_COMPARE_REL(mg.memory.parameters, 4 * psi / 8, 1e-12);
+}
+
+void TestMemory::unfusedLossKeepsTheBf16LogitsBlockReserved()
+{
+    // The caching allocator (c10/cuda/CUDACachingAllocator.cpp) serves a request from a cached block at least its
+    // size and never merges separate segments. torchtitan's loss frees the bf16 logits (2 B each) before its backward
+    // asks for fp32 buffers (4 B each): that block stays reserved, so reserved − allocated at the loss peak is the
+    // profile's slack σ on the transient memory plus 2·T·V. One 8192-token micro-batch, 8 GPUs, FSDP, selective-op.
+    Scenario s = torchtitan8b();
+    s.training.recompute = Recompute::SelectiveOp;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(r, s);
+    const double T = 8192, sigma = s.profile.allocatorSlack;
+    const MemoryBreakdown& m = r.memory;
+    const double expected = sigma * (m.activations + m.gatheredParameters + 0.0) + 2 * T * kV8; // FSDP: no buckets
+    SS_COMPARE_REL(m.reservedPeak - m.allocatedPeak, expected, 1e-12);
+    // A fused loss of 2 + 2 B per logit (flash-attn's cross-entropy) reuses the block: σ only.
+    s.profile.logitBytes = 4;
+    SS_EVALUATE(f, s);
+    SS_COMPARE_REL(f.memory.reservedPeak - f.memory.allocatedPeak,
+        sigma * (f.memory.activations + f.memory.gatheredParameters), 1e-12);
+}
+
+void TestMemory::pytorchTpSavesGatheredInputs()
+{
+    // PyTorch TP with sequence parallelism (torch/distributed/tensor/parallel/style.py ColwiseParallel: input
+    // redistributed Shard(1) → Replicate): the column-parallel linear's matmul saves the gathered input, β·T·h, of
+    // which only β·T·h/t would be a shard. At the loss: the final-norm input β·T·h/t and the output layer's gathered
+    // input β·T·h. In a re-materialised layer: the QKV and MLP inputs, 2·β·T·h·(1 − 1/t) beyond Korthikanti's A_full.
+    Scenario s = torchtitan8b();
+    s.parallelism.tp = 2;
+    s.parallelism.sequenceParallel = true;
+    sstest::setBatch(s, 1, 1);
+    const Result r = explain(s);
+    QVERIFY(r.valid);
+    const double T = 8192, beta = 2, t = 2;
+    bool seen = false;
+    for (const Term& term : r.terms)
+        if (term.key == "memory.activations")
+            for (const TermInput& in : term.inputs) {
+                if (in.name == "A_in") {
+                    SS_COMPARE_REL(in.value, beta * T * kH8 / t + beta * T * kH8 / t + beta * T * kH8 * (1 - 1 / t), 1e-12);
+                    seen = true;
+                }
+                if (in.name == "G_tp")
+                    SS_COMPARE_REL(in.value, beta * T * kH8 * (1 - 1 / t), 1e-12);
+            }
+    QVERIFY(seen);
+    // Megatron's TP re-gathers in backward (Korthikanti §4.2.2): no gathered input stored
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    const Result m = explain(s);
+    for (const Term& term : m.terms)
+        if (term.key == "memory.activations")
+            for (const TermInput& in : term.inputs)
+                if (in.name == "A_in")
+                    SS_COMPARE_REL(in.value, 2 * beta * T * kH8 / t, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestMemory)
