@@ -419,9 +419,10 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
         Term t = makeTerm("memory.activations", TermGroup::Memory, "Activations", mem.activations, "B");
         const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
         const bool full = s.training.recompute == Recompute::Full && st.layers > 0;
-        const std::string other = st.head
-            ? substitute(" (the other phase: {} B)", { c.lossPhase ? c.workingSet + c.gatheredBwd : c.loss + c.gatheredLoss })
-            : "";
+        const std::string other = !st.head ? ""
+            : c.lossPhase ? substitute(" (a layer's backward: {} B of working set and gathered parameters)",
+                                       { c.workingSet + c.gatheredBwd })
+                          : substitute(" (the loss: {} B of logits and gathered parameters)", { c.loss + c.gatheredLoss });
         const std::string phase = c.lossPhase
             ? "; peak phase: the loss, at the end of the last forward" + other
             : std::string("; peak phase: a layer's backward") + (full ? ", with its re-materialised layer" : "") + other;
