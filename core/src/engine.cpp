@@ -650,7 +650,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     // gradient (the tied embedding's when tied) is made at the start of backward.
     const auto& cnt = sh.counts;
     const double outputWeight = cnt.head > 0 ? cnt.head : cnt.embedding;
-    const double root = ((st.embedding ? cnt.embedding : 0.0) + (st.head && (cnt.head > 0 || !st.embedding) ? outputWeight : 0.0)) / sh.tp;
+    const bool ownOutput = st.head && (cnt.head > 0 || !st.embedding); // tied, one stage: the embedding is the output
+    const double root = ((st.embedding ? cnt.embedding : 0.0) + (ownOutput ? outputWeight : 0.0)) / sh.tp;
     const double head = st.head ? outputWeight / sh.tp : 0.0;
     double gatheredLoss = 0, gatheredBwd = 0;
     switch (shard) {
