@@ -20,6 +20,8 @@ constexpr double kDsBufferFactor = 1.5;
 // FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and
 // the current unit's unsharded gradients are live at once.
 constexpr double kFsdpGatheredUnits = 3;
+// torchtitan's FSDP2 reduce dtype, float32 (torchtitan/config_manager.py, --training.mixed_precision_reduce).
+constexpr double kFsdpReduceBytes = 4;
 // NCCL_BUFFSIZE default 4 MiB per protocol buffer; ≈ channels × peers × 3 protocols × buffsize per
 // communicator (NCCL user guide, environment variables: NCCL_BUFFSIZE).
 constexpr double kNcclBuffSize = 4 * kMiB;
@@ -41,6 +43,8 @@ bool shardsParams(Sharding s)
     return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid;
 }
 bool shardsGrads(Sharding s) { return s != Sharding::Ddp && s != Sharding::Zero1; }
+/// PyTorch-native stacks (torchtitan, llm-foundry): FSDP2/FSDP, torch.distributed.pipelining, torchao Float8.
+bool pytorchStack(Framework f) { return f == Framework::PyTorch || f == Framework::PyTorchCompile; }
 bool shardsOptimizer(Sharding s) { return s != Sharding::Ddp; }
 
 } // namespace
@@ -79,8 +83,11 @@ StateBytes stateBytes(const Training& t)
             // DeepSpeed estimator: 2 fp16 grads + 4 fp32 grads (+4 master +8 moments) (stage_1_and_2.py comment)
             b.grOpt = 4;
         }
-        if (t.precision == Precision::Fp8Mixed)
-            b.fp8Cache = 2; // FP8 weight copy + transposed copy for the backward GEMM (Transformer Engine style)
+        // FP8 weight copy + transposed copy for the backward GEMM, kept between steps (Transformer Engine's Linear
+        // caches them). torchao's Float8Linear (PyTorch stacks) casts the weight again in every forward and keeps the
+        // cast only inside the layer until its backward (torchao/float8/float8_linear.py): no resident copy.
+        if (t.precision == Precision::Fp8Mixed && !pytorchStack(t.framework))
+            b.fp8Cache = 2;
         break;
     }
     return b;
@@ -180,9 +187,19 @@ Shape makeShape(const Scenario& s)
     }
     // Embedding stage: int64 token ids (8sb) and the embedding dropout mask (sbh), ÷t (Korthikanti §4.3; Megatron code).
     sh.embeddingActivation = (8.0 * T + delta * T * h) / t;
-    // Output stage: final-norm input and LM-head input (2·β·sbh) and the logits + loss peak, vocabulary-parallel
-    // over TP: the framework's bytes per logit (profile: Megatron's fused cross-entropy 6, PyTorch's 10).
-    sh.headActivation = 2 * beta * T * h / repDiv + s.profile.logitBytes * T * static_cast<double>(m.vocab) / t;
+    // Output stage: final-norm input and LM-head input (2·β·sbh, stored) and the logits + loss peak, vocabulary-
+    // parallel over TP: the framework's bytes per (local) logit (profile logit_bytes, logit_bytes_tp when t > 1:
+    // Megatron's fused cross-entropy 6; PyTorch's cross_entropy 12, its loss_parallel 16).
+    // PyTorch's tensor parallelism (torch/distributed/tensor/parallel/style.py, ColwiseParallel: the input is
+    // redistributed from Shard(1) to Replicate) gathers the sequence-sharded input of each column-parallel linear, and
+    // the matmul saves that gathered tensor for its backward: at full size, not ÷t, for the output layer and, in a
+    // layer computed with autograd saving (no recompute, or the re-materialised layer), the QKV and MLP inputs.
+    const bool torchSp = sp && pytorchStack(s.training.framework);
+    sh.tpGatheredInput = torchSp ? beta * T * h * (1.0 - 1.0 / t) : 0.0;
+    sh.headInputs = 2 * beta * T * h / repDiv + sh.tpGatheredInput;
+    sh.localLogits = T * static_cast<double>(m.vocab) / t;
+    sh.logitBytes = par.tp > 1 ? s.profile.logitBytesTp : s.profile.logitBytes;
+    sh.lossPeak = sh.logitBytes * sh.localLogits;
 
     // ZeRO-3/FSDP gather unit: one transformer layer (or DeepSpeed's largest module), or the FSDP root's embeddings.
     const auto& c = sh.counts;
@@ -213,7 +230,9 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     st.embedding = i == 0;
     st.head = i == pp - 1;
     const double t = shape.tp;
-    // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, experts ÷ (etp·ep);
+    // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, experts ÷ (etp·ep), with etp = tp:
+    // --expert-tensor-parallel-size defaults to the TP size (megatron/training/arguments.py, validate_args;
+    // megatron/core/parallel_state.py, initialize_model_parallel), so experts split over TP unless a run sets it;
     // the first stage holds the embedding, the last the output layer (a copy of the tied embedding when pp > 1).
     double tpSharded = st.layers * c.attention + st.denseLayers * c.denseMlp + st.moeLayers * c.sharedExperts;
     double replicated = st.layers * (c.layerNorms + c.attentionNorms) + st.moeLayers * c.router;
@@ -304,7 +323,15 @@ namespace {
 /// What stageMemory decided, for its terms.
 struct MemoryChoices {
     double nDense, nExpert, inflight, buckets;
+    double fsdpReduce;                 ///< bytes per element of FSDP's reduce-scatter input
+    double root, head;                 ///< FSDP root parameters on this stage, the output layer's weight (per TP rank)
+    double headMb;                     ///< micro-batches whose head the last stage holds (m with GPipe, else 1)
+    double loss, workingSet;           ///< the two phases' transient activations
+    double gatheredLoss, gatheredBwd;  ///< the two phases' gathered parameters and unsharded gradients
+    double cachedLogits;               ///< the bf16 logits' block the allocator keeps reserved at the loss peak
     bool shardParams, shardGrads, shardOptimizer, offOpt, offParam, deepspeed;
+    bool lossPhase;                    ///< the loss (end of forward) holds the peak, else a layer's backward
+    bool pytorch;                      ///< a PyTorch-native stack (FSDP2, torch.distributed.pipelining)
     int64_t m;
 };
 
@@ -391,17 +418,29 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
         const LayerActivationText layer = layerActivationText(s, sh);
         Term t = makeTerm("memory.activations", TermGroup::Memory, "Activations", mem.activations, "B");
         const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
+        const bool full = s.training.recompute == Recompute::Full && st.layers > 0;
+        const std::string other = !st.head ? ""
+            : c.lossPhase ? substitute(" (a layer's backward: {} B of working set and gathered parameters)",
+                                       { c.workingSet + c.gatheredBwd })
+                          : substitute(" (the loss: {} B of logits and gathered parameters)", { c.loss + c.gatheredLoss });
+        const std::string phase = c.lossPhase
+            ? "; peak phase: the loss, at the end of the last forward" + other
+            : std::string("; peak phase: a layer's backward") + (full ? ", with its re-materialised layer" : "") + other;
         t.formula = "n·(L·A + L_moe·A_moe)" + std::string(st.embedding ? " + n·A_emb" : "")
-            + (st.head ? (gpipe ? " + m·A_head" : " + A_head") : "")
-            + (s.training.recompute == Recompute::Full && st.layers > 0 ? " + A_full + A_moe,full" : "") + "; " + layer.formula;
+            + (st.head ? (gpipe ? " + m·A_in" : " + A_in") : "")
+            + (c.lossPhase ? (gpipe ? " + m·A_loss" : " + A_loss") : (full ? " + A_full + A_moe,full + 2·G_tp" : ""))
+            + phase + "; " + layer.formula;
         std::string e = substitute("{}*({}*(", { c.inflight, double(st.layers) }) + layer.expression
             + substitute(")+{}*{})", { double(st.moeLayers), sh.moeLayerExtra });
         if (st.embedding)
             e += substitute("+{}*{}", { c.inflight, sh.embeddingActivation });
         if (st.head)
-            e += substitute("+{}*{}", { sh.headActivation, gpipe ? static_cast<double>(c.m) : 1.0 });
-        if (s.training.recompute == Recompute::Full && st.layers > 0)
-            e += substitute("+{}+{}", { sh.layerActivationFull, st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0 });
+            e += substitute("+{}*{}", { sh.headInputs, c.headMb });
+        if (c.lossPhase)
+            e += substitute("+{}*{}", { sh.lossPeak, c.headMb });
+        else if (full)
+            e += substitute("+{}+{}+2*{}", { sh.layerActivationFull, st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0,
+                                             sh.tpGatheredInput });
         t.expression = e;
         const auto& par = s.parallelism;
         t.inputs = {
@@ -428,12 +467,27 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
         if (st.embedding)
             t.inputs.push_back({ "A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t" });
         if (st.head)
-            t.inputs.push_back({ "A_head", sh.headActivation, "B",
-                                 "final norm and head inputs (2·β·T·h/r) + logits and loss ("
-                                     + exprNumber(s.profile.logitBytes) + " B per logit, framework profile, ÷t)" });
+            t.inputs.push_back({ "A_in", sh.headInputs, "B",
+                                 "final-norm and output-layer inputs, 2·β·T·h/r + G_tp (PyTorch TP saves the gathered "
+                                 "input of the output layer)" });
+        if (st.head || full)
+            t.inputs.push_back({ "G_tp", sh.tpGatheredInput, "B",
+                                 "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
+                                 "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)" });
+        if (c.lossPhase)
+            t.inputs.push_back({ "A_loss", sh.lossPeak, "B",
+                                 "logits and loss intermediates at the loss peak, ℓ·T·V/t with ℓ = "
+                                     + exprNumber(sh.logitBytes)
+                                     + " B per local logit (framework profile: logit_bytes, logit_bytes_tp when t > 1)" });
+        else if (full)
+            t.inputs.push_back({ "A_full", sh.layerActivationFull, "B",
+                                 "the layer re-materialised for its backward (full recompute): every activation it "
+                                 "stores without recompute" });
         t.source = "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models (MLSys'23) "
                    "Eq. 2 and Table 2, generalised; Dao et al., FlashAttention (NeurIPS'22) §3.1; Narayanan et al. "
-                   "(SC'21) §2.2 (micro-batches in flight)";
+                   "(SC'21) §2.2 (micro-batches in flight); megatron/core/tensor_parallel/cross_entropy.py, "
+                   "torch/distributed/tensor/parallel/loss.py (loss peak); torch/utils/checkpoint.py (re-materialised "
+                   "layer)";
         t.anchor = "activations";
         out.push_back(std::move(t));
     }
@@ -457,9 +511,36 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
             break;
         case Sharding::FsdpFull:
         case Sharding::FsdpHybrid:
-            t.formula = "3·w·U (BACKWARD_PRE: current unit, prefetched unit, its unsharded gradients)";
-            t.expression = substitute("3*{}*{}", { B.w, U });
-            t.source = "torch/distributed/fsdp/api.py (BackwardPrefetch.BACKWARD_PRE)";
+            if (c.pytorch && s.parallelism.pp > 1) {
+                t.inputs.push_back({ "r", c.fsdpReduce, "B/parameter", "bytes of FSDP's reduce-scatter input (reduce dtype)" });
+                t.formula = "(w + r)·(Ψ_d + Ψ_e) (pipeline stages stay unsharded all step, with their gradients "
+                            "accumulated unsharded in the reduce dtype until the last micro-batch)";
+                t.expression = substitute("({}+{})*({}+{})", { B.w, c.fsdpReduce, st.dense, st.expert });
+                t.inputs.push_back({ "Ψ_d + Ψ_e", st.dense + st.expert, "parameters", "this stage's parameters on one TP rank" });
+                t.source = "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp: reshard_after_forward=False with "
+                           "PP); torch/distributed/pipelining/stage.py (backward_maybe_with_nosync); "
+                           "torch/distributed/fsdp/_fully_shard/_fsdp_param.py (to_accumulated_grad_if_needed)";
+            } else {
+                const double Ul = sh.layerUnitParams;
+                t.inputs = { { "U_l", Ul, "parameters", "one transformer layer on one GPU (an FSDP unit)" },
+                             { "R", c.root, "parameters", "the FSDP root on this stage: embedding and output layer, ÷t" },
+                             { "H", c.head, "parameters", "the output layer's weight, ÷t (its gradient lives all backward)" },
+                             { "w", B.w, "B/parameter", "weight bytes" },
+                             { "r", c.fsdpReduce, "B/parameter", "bytes of FSDP's reduce-scatter input (reduce dtype)" } };
+                if (c.lossPhase) {
+                    t.formula = "w·(R + U_l) (at the loss: the root, not resharded after forward, and the last block)";
+                    t.expression = substitute("{}*({}+{})", { B.w, c.root, Ul });
+                } else {
+                    t.formula = "w·(R + H) + 3·w·U_l + r·U_l (in backward: the root and the output layer's gradient; "
+                                "the layer being differentiated, the prefetched one, its unsharded gradients; the "
+                                "previous layer's reduce-scatter input in the reduce dtype)";
+                    t.expression = substitute("{}*({}+{})+3*{}*{}+{}*{}", { B.w, c.root, c.head, B.w, Ul, c.fsdpReduce, Ul });
+                }
+                t.source = "torch/distributed/fsdp/_fully_shard/_fully_shard.py (the root is not resharded after "
+                           "forward); _fsdp_param_group.py (post_backward: reduce_scatter_state held until the next "
+                           "unit's); _fsdp_collectives.py (foreach_reduce: reduce_scatter_input in reduce_dtype); "
+                           "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp)";
+            }
             break;
         case Sharding::FsdpGradOp:
             t.formula = "w·(Ψ_d + Ψ_e) + w·U (SHARD_GRAD_OP keeps every unit gathered until backward)";
@@ -490,17 +571,25 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
     // Framework overhead.
     {
         Term t = makeTerm("memory.framework_overhead", TermGroup::Memory, "Framework overhead", mem.frameworkOverhead, "B");
-        t.formula = "C_cuda + σ·(activations + gathered + buckets) + M_fw + misc";
-        t.expression = substitute("{}+{}*({}+{}+{})+{}+{}", { kCudaContextBytes, s.profile.allocatorSlack,
-                                                              mem.activations, mem.gatheredParameters,
-                                                              mem.communicationBuffers, s.profile.memoryOverheadBytes,
-                                                              s.cluster.miscBytes });
+        t.formula = std::string("C_cuda + σ·(activations + gathered + buckets)")
+            + (c.cachedLogits > 0 ? " + β·T·V/t (the bf16 logits' block, cached but too small for the loss's fp32 "
+                                    "gradients)"
+                                  : "")
+            + " + M_fw + misc";
+        t.expression = substitute("{}+{}*({}+{}+{})", { kCudaContextBytes, s.profile.allocatorSlack, mem.activations,
+                                                        mem.gatheredParameters, mem.communicationBuffers });
+        if (c.cachedLogits > 0)
+            t.expression += substitute("+{}*{}*{}", { sh.bytes.act, sh.localLogits, c.headMb });
+        t.expression += substitute("+{}+{}", { s.profile.memoryOverheadBytes, s.cluster.miscBytes });
         t.inputs = { { "C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images" },
                      { "σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)" },
                      { "M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)" },
                      { "misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)" } };
+        if (c.cachedLogits > 0)
+            t.inputs.push_back({ "T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank" });
         t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
-                   "PyTorch CUDA semantics (context and caching allocator)";
+                   "PyTorch CUDA semantics (context and caching allocator); c10/cuda/CUDACachingAllocator.cpp "
+                   "(segments never merge; a request takes a free block at least its size)";
         t.anchor = "framework-overhead";
         out.push_back(std::move(t));
     }
@@ -549,23 +638,58 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     }
 
     // Transient gathered parameters and unsharded gradients (torch/distributed/fsdp/api.py;
-    // deepspeed/runtime/zero/stage3.py).
+    // deepspeed/runtime/zero/stage3.py), in each of the two phases that can hold the peak: the loss (end of a
+    // forward) and a layer's backward.
     const double U = sh.unitParams;
+    const bool ptStack = pytorchStack(s.training.framework);
+    // FSDP reduce-scatters in the reduce dtype: torchtitan's mixed_precision_reduce is float32, its only choice
+    // (torchtitan/config_manager.py); FSDP2 up-casts the unsharded gradients into it (torch/distributed/fsdp/
+    // _fully_shard/_fsdp_collectives.py, foreach_reduce: reduce_scatter_input in reduce_dtype).
+    const double rFsdp = ptStack ? kFsdpReduceBytes : B.reduce;
+    // The FSDP root on this stage (its embedding and output layer, per TP rank) and the output layer's weight, whose
+    // gradient (the tied embedding's when tied) is made at the start of backward.
+    const auto& cnt = sh.counts;
+    const double outputWeight = cnt.head > 0 ? cnt.head : cnt.embedding;
+    const bool ownOutput = st.head && (cnt.head > 0 || !st.embedding); // tied, one stage: the embedding is the output
+    const double root = ((st.embedding ? cnt.embedding : 0.0) + (ownOutput ? outputWeight : 0.0)) / sh.tp;
+    const double head = st.head ? outputWeight / sh.tp : 0.0;
+    double gatheredLoss = 0, gatheredBwd = 0;
     switch (shard) {
     case Sharding::Zero3:
         if (ds)
-            mem.gatheredParameters = 4.0 * U; // 2 B fp16 params + 2 B fp16 grads of the largest layer
+            gatheredBwd = 4.0 * U; // 2 B fp16 params + 2 B fp16 grads of the largest layer
         else // current unit + stage3_prefetch_bucket_size elements prefetched + the unit's unsharded grads
-            mem.gatheredParameters = B.w * U + B.w * std::min(U, kDsPrefetchBucket) + B.gr * U;
+            gatheredBwd = B.w * U + B.w * std::min(U, kDsPrefetchBucket) + B.gr * U;
+        gatheredLoss = gatheredBwd;
         break;
     case Sharding::FsdpFull:
     case Sharding::FsdpHybrid:
-        // BACKWARD_PRE: current unit's params, the prefetched next unit, the current unit's unsharded grads
-        mem.gatheredParameters = kFsdpGatheredUnits * B.w * U;
+        if (ptStack && s.parallelism.pp > 1) {
+            // torchtitan with PP: reshard_after_forward=False (torchtitan/parallelisms/parallelize_llama.py,
+            // apply_fsdp), and torch.distributed.pipelining keeps gradient sync off until the last micro-batch
+            // (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync): FSDP2 accumulates the unsharded
+            // gradients in the reduce dtype (_fsdp_param.py, to_accumulated_grad_if_needed). The whole stage stays
+            // unsharded, with its fp32 gradients, for the whole step.
+            gatheredBwd = (B.w + rFsdp) * psi;
+            gatheredLoss = gatheredBwd;
+        } else {
+            // Units: each layer (U_l), and the root (embedding and output layer, R), which FSDP does not reshard after
+            // forward (FSDP2 fully_shard: "the root FSDP state has its value specially set to False",
+            // _fully_shard.py; FSDP1 _runtime_utils.py _post_forward_reshard: not for the root) and which reduces
+            // its gradients last, so the output layer's gradient (H) is held through the whole backward.
+            // Backward: + the layer being differentiated, the prefetched next one, its unsharded gradients, and the
+            // previous layer's reduce-scatter input, held until this layer's post_backward (_fsdp_param_group.py,
+            // post_backward: comm_ctx.reduce_scatter_state). End of forward: + the last block, which torchtitan keeps
+            // unsharded (apply_fsdp: reshard_after_forward=False for it).
+            const double Ul = sh.layerUnitParams;
+            gatheredBwd = B.w * (root + head) + kFsdpGatheredUnits * B.w * Ul + rFsdp * Ul;
+            gatheredLoss = B.w * (root + Ul);
+        }
         break;
     case Sharding::FsdpGradOp:
         // SHARD_GRAD_OP: every unit stays unsharded from its forward to the end of backward, + one unit's grads
-        mem.gatheredParameters = B.w * psi + B.w * U;
+        gatheredBwd = B.w * psi + B.w * U;
+        gatheredLoss = gatheredBwd;
         break;
     default: break;
     }
@@ -576,9 +700,9 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     switch (shard) {
     case Sharding::Ddp:
         // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default,
-        // torch/nn/parallel/distributed.py);
-        // Megatron's DDP reduces its contiguous grad buffer in place.
-        buckets = megatron ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
+        // torch/nn/parallel/distributed.py); Megatron's DDP reduces its contiguous grad buffer in place. A single
+        // data-parallel rank (dp·cp = 1) runs without DDP: no buckets.
+        buckets = megatron || l.dpcp <= 1 ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:
@@ -598,27 +722,42 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
     // stages.
     const double inflight = inFlight(s, stageIndex, m);
-    double act = inflight * (st.layers * sh.layerActivation + st.moeLayers * sh.moeLayerExtra);
+    const double headMb = s.parallelism.schedule == PpSchedule::GPipe ? static_cast<double>(m) : 1.0;
+    double stored = inflight * (st.layers * sh.layerActivation + st.moeLayers * sh.moeLayerExtra);
     if (st.embedding)
-        act += inflight * sh.embeddingActivation;
+        stored += inflight * sh.embeddingActivation;
     if (st.head)
-        act += sh.headActivation * (s.parallelism.schedule == PpSchedule::GPipe ? static_cast<double>(m) : 1.0);
-    if (s.training.recompute == Recompute::Full && st.layers > 0)
-        act += sh.layerActivationFull + (st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0); // one layer re-materialised
-    mem.activations = act;
+        stored += sh.headInputs * headMb;
+    // The peak is the larger of two phases that never coexist (docs/model.md §peak-phase): the loss, at the end of
+    // the last forward, with the logits and the loss intermediates; and a layer's backward, with full recompute the
+    // re-materialised layer (the loss's buffers are freed before the first layer's backward starts).
+    const double loss = st.head ? sh.lossPeak * headMb : 0.0;
+    const double workingSet = s.training.recompute == Recompute::Full && st.layers > 0
+        ? sh.layerActivationFull + (st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0) + 2 * sh.tpGatheredInput
+        : 0.0;
+    const bool lossPhase = st.head && loss + gatheredLoss > workingSet + gatheredBwd;
+    mem.activations = stored + (lossPhase ? loss : workingSet);
+    mem.gatheredParameters = lossPhase ? gatheredLoss : gatheredBwd;
+    // The caching allocator never merges blocks of separate cudaMalloc segments and serves a request from a free block
+    // at least its size (c10/cuda/CUDACachingAllocator.cpp): a PyTorch loss that up-casts (more than the logits and one
+    // gradient of their dtype per logit, ℓ > 2β) frees the bf16 logits' block before its fp32 gradients ask for blocks
+    // twice that size, so it stays reserved, unused, at the loss peak.
+    const double cachedLogits = lossPhase && ptStack && sh.logitBytes > 2 * B.act ? B.act * sh.localLogits * headMb : 0.0;
 
-    mem.frameworkOverhead = kCudaContextBytes
-        + s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
-        + s.profile.memoryOverheadBytes + s.cluster.miscBytes;
+    const double slack = s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
+        + cachedLogits;
+    mem.frameworkOverhead = kCudaContextBytes + slack + s.profile.memoryOverheadBytes + s.cluster.miscBytes;
     mem.reservedPeak = mem.total() - kCudaContextBytes - s.cluster.miscBytes;
-    mem.allocatedPeak = mem.reservedPeak
-        - s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers);
+    mem.allocatedPeak = mem.reservedPeak - slack;
     if (hostPerGpu)
         *hostPerGpu = host;
     if (nvmePerGpu)
         *nvmePerGpu = nvme;
     if (terms)
-        addMemoryTerms(s, sh, st, mem, { nDense, nExpert, inflight, buckets, sp, sg, so, offOpt, offParam, ds, m },
+        addMemoryTerms(s, sh, st, mem,
+                       { nDense, nExpert, inflight, buckets, rFsdp, root, head, headMb, loss, workingSet, gatheredLoss,
+                         gatheredBwd, cachedLogits,
+                         sp, sg, so, offOpt, offParam, ds, lossPhase, ptStack, m },
                        *terms);
     return mem;
 }

@@ -57,7 +57,11 @@ struct Shape {
     double moeLayerExtra = 0;         ///< extra stored bytes of an MoE layer over a dense one
     double moeLayerExtraFull = 0;
     double embeddingActivation = 0;   ///< first stage, per micro-batch: token ids + embedding dropout mask
-    double headActivation = 0;        ///< last stage, one micro-batch: final norm, head input, logits + loss peak
+    double headInputs = 0;            ///< last stage, one micro-batch: final-norm and output-layer inputs (stored)
+    double tpGatheredInput = 0;       ///< PyTorch TP + SP: a column-parallel input saved gathered, beyond its shard
+    double localLogits = 0;           ///< logits of one micro-batch on one TP rank, T·V/t
+    double lossPeak = 0;              ///< last stage, one micro-batch: logits and loss intermediates at the loss peak
+    double logitBytes = 0;            ///< the profile's bytes per (local) logit at that peak (logit_bytes[_tp])
     double unitParams = 0;            ///< largest ZeRO-3/FSDP unit on a GPU (a layer, or the root's embeddings)
     double layerUnitParams = 0;       ///< one transformer layer's parameters on a GPU
 };

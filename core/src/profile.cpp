@@ -28,6 +28,7 @@ constexpr double kElementwiseTraffic = 3.0;
 constexpr double kAllocatorSlack = 0.05;
 // Megatron's fused vocab-parallel cross-entropy keeps the bf16 logits and overwrites them with the fp32 softmax it
 // returns as their gradient (megatron/core/tensor_parallel/cross_entropy.py): 2 + 4 bytes per logit.
+// The same kernel runs on the vocabulary shard of each TP rank (VocabParallelCrossEntropy): 6 bytes per local logit.
 constexpr double kMegatronLogitBytes = 6.0;
 // FP8 linear layers with Transformer Engine's DelayedScaling recipe (Megatron's --fp8-recipe delayed default): 1.69×
 // the BF16 GEMM time's speed, quantization included (TransformerEngine docs/examples/gemm_profiling/
@@ -50,6 +51,7 @@ FrameworkProfile megatronProfile()
     p.memoryOverheadBytes = 0;   // everything Megatron holds is in the memory model
     p.allocatorSlack = kAllocatorSlack;
     p.logitBytes = kMegatronLogitBytes;
+    p.logitBytesTp = kMegatronLogitBytes;
     p.fp8GemmSpeedup = kDelayedScalingSpeedup;
     // Megatron-Core's TEDotProductAttention: Transformer Engine picks cuDNN's fused attention on Hopper and newer,
     // FlashAttention-2 on Ampere (transformer_engine/pytorch/attention/dot_product_attention/utils.py
@@ -66,6 +68,8 @@ FrameworkProfile megatronProfile()
         { "memory_overhead_bytes", "none beyond the memory model" },
         { "allocator_slack", "megatron/training/theoretical_memory_usage.py (activations × 1.05)" },
         { "logit_bytes", "megatron/core/tensor_parallel/cross_entropy.py (bf16 logits + fp32 softmax in place)" },
+        { "logit_bytes_tp", "megatron/core/tensor_parallel/cross_entropy.py (VocabParallelCrossEntropy: bf16 logits + "
+                            "fp32 softmax in place on each rank's vocabulary shard)" },
         { "fp8_gemm_speedup", "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst (DelayedScaling, "
                               "H200: 32.014 / 18.978 ms per layer)" },
         { "attention_kernel", "Transformer Engine's get_attention_backend (transformer_engine/pytorch/attention/"
@@ -106,9 +110,10 @@ struct Fact {
     double lo, hi;
     double FrameworkProfile::*member;
 };
-// Framework facts a profile states (bounds: bf16 logits alone are 2 bytes; fp32 logits, up-cast and log-softmax 12).
+// Framework facts a profile states (bounds: bf16 logits alone are 2 bytes; bf16 logits with five fp32 copies 22).
 // FP8 GEMMs at most twice the BF16 rate (the tensor cores' ratio, H100 datasheet), at least no slower.
-const Fact kFacts[] = { { "logit_bytes", 2.0, 16.0, &FrameworkProfile::logitBytes },
+const Fact kFacts[] = { { "logit_bytes", 2.0, 22.0, &FrameworkProfile::logitBytes },
+    { "logit_bytes_tp", 2.0, 22.0, &FrameworkProfile::logitBytesTp },
     { "fp8_gemm_speedup", 1.0, 2.0, &FrameworkProfile::fp8GemmSpeedup } };
 
 const std::pair<AttentionKernel, const char*> kKernelNames[] = { { AttentionKernel::Fa2, "fa2" },

@@ -31,9 +31,9 @@ constexpr std::array kThroughput = {
 };
 // Memory: PyTorch's reserved peak (torchtitan's Memory column); llm-foundry and the Megatron rows publish none.
 constexpr std::array kMemory = {
-    ErrorBand { FF::PyTorch, "plain", 4, 6.4, 1.00, 1.11 },
-    ErrorBand { FF::PyTorch, "long-context", 8, 31.6, 1.00, 2.34 },
-    ErrorBand { FF::PyTorch, "fp8", 14, 24.5, 1.00, 2.38 },
+    ErrorBand { FF::PyTorch, "plain", 4, 3.7, 0.96, 1.04 },
+    ErrorBand { FF::PyTorch, "long-context", 8, 5.5, 1.00, 1.17 },
+    ErrorBand { FF::PyTorch, "fp8", 14, 4.4, 0.98, 1.19 },
 };
 
 const char* familyName(FF f) { return f == FF::Megatron ? "Megatron-LM" : "PyTorch"; }

@@ -38,6 +38,14 @@ private slots:
     void frameworkOverheadAndNcclBuffers();
     void deepspeedBucketsAndPrefetch();
     void fsdpFullHoldsThreeUnits();
+    void fsdp2BackwardHoldsTheFp32ReduceScatterInput();
+    void fsdp2UnderPipelineKeepsTheStageUnsharded();
+    void lossAndRecomputedLayerNeverCoexist();
+    void pytorchLossParallelLogits();
+    void singleGpuDdpHasNoBucket();
+    void torchaoFp8KeepsNoResidentWeightCopy();
+    void unfusedLossKeepsTheBf16LogitsBlockReserved();
+    void pytorchTpSavesGatheredInputs();
 };
 
 namespace {
@@ -608,19 +616,246 @@ void TestMemory::deepspeedBucketsAndPrefetch()
 
 void TestMemory::fsdpFullHoldsThreeUnits()
 {
-    // PyTorch FSDP, BackwardPrefetch.BACKWARD_PRE (torch/distributed/fsdp/api.py): during backward a rank holds the
-    // current unit's parameters, the next unit's (prefetched) and the current unit's unsharded gradients, three units
-    // of 2-byte elements. Units: each transformer layer, and the root (embedding and output layer). Llama 2 7B: a layer
-    // is 4h² (attention) + 3hf (SwiGLU) + 2h (two RMSNorm weights), the root 2·V·h, the larger.
-    const double h = 4096, f = 11008, V = 32000;
-    const double layer = 4 * h * h + 3 * h * f + 2 * h, root = 2 * V * h;
+    // PyTorch FSDP during a layer's backward (FSDP2 torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py; FSDP1
+    // BackwardPrefetch.BACKWARD_PRE, torch/distributed/fsdp/api.py): the current layer's parameters, the prefetched
+    // next layer's and the current layer's unsharded gradients, three layers of 2-byte elements; the previous layer's
+    // reduce-scatter input (r = 2 B in the zero-paper accounting), freed only in this layer's post_backward; and the
+    // root unit (embedding and output layer), never resharded after forward, with the output layer's gradient, made
+    // first and reduced last. Llama 2 7B: a layer is 4h² (attention) + 3hf (SwiGLU) + 2h (two RMSNorm weights), the
+    // root 2·V·h. Selective recompute: no working set, so the backward phase is the peak when it outweighs the loss
+    // phase (6 B per logit + the root and the last layer).
+    const double h = 4096, f = 11008, V = 32000, T = 4096;
+    const double layer = 4 * h * h + 3 * h * f + 2 * h, root = 2 * V * h, head = V * h;
+    const double backward = 2 * (root + head) + 3 * 2 * layer + 2 * layer;
+    QVERIFY(backward > 6 * T * V + 2 * (root + layer));
     for (Sharding sh : { Sharding::FsdpFull, Sharding::FsdpHybrid }) {
         Scenario s = sstest::presetScenario("llama2-7b", 2, 8);
         s.parallelism.sharding = sh;
+        s.training.accounting = Accounting::ZeroPaper;
+        s.training.recompute = Recompute::Selective;
+        s.training.seqLen = int64_t(T);
         sstest::setBatch(s, 1, 1);
         SS_EVALUATE(r, s);
-        SS_COMPARE_REL(r.memory.gatheredParameters, 3 * 2 * std::max(layer, root), 1e-12);
+        SS_COMPARE_REL(r.memory.gatheredParameters, backward, 1e-12);
     }
+}
+
+namespace {
+/// Llama 3 8B on one 8-GPU node under a PyTorch-native stack (torchtitan's profile).
+Scenario torchtitan8b()
+{
+    Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.training.seqLen = 8192;
+    s.training.flashAttention = true;
+    s.training.dropout = false;
+    s.training.precision = Precision::Bf16Mixed;
+    s.training.recompute = Recompute::Full;
+    s.parallelism.sharding = Sharding::FsdpFull;
+    [&] { QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog())); }();
+    return s;
+}
+// Llama 3 8B: h 4096, 32 layers, 32 heads of 128, 8 KV heads, SwiGLU f 14336, vocabulary 128256, untied.
+constexpr double kH8 = 4096, kF8 = 14336, kV8 = 128256, kKv8 = 8 * 128;
+/// One layer's parameters: Q and O (h·h each), K and V (h·kv each), SwiGLU (3·h·f), two RMSNorm weights.
+constexpr double kLayer8 = 2 * kH8 * kH8 + 2 * kH8 * kKv8 + 3 * kH8 * kF8 + 2 * kH8;
+} // namespace
+
+void TestMemory::fsdp2BackwardHoldsTheFp32ReduceScatterInput()
+{
+    // FSDP2 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py, post_backward): while a unit's backward runs, a
+    // rank holds that unit's bf16 parameters, the prefetched next unit's, the unit's bf16 gradients and the previous
+    // unit's reduce-scatter input, which foreach_reduce (_fsdp_collectives.py) allocated in the reduce dtype, fp32 in
+    // torchtitan (mixed_precision_reduce = float32), and which is freed only in this unit's post_backward:
+    // 2·U + 2·U + 2·U + 4·U. Here U is the root (embedding + output layer, 2·V·h) > one layer. At s = 1024 the
+    // backward phase (full recompute: the re-materialised layer, + those units) outweighs the loss phase (12 B per
+    // logit + the root and the last block, unsharded at the end of the forward).
+    Scenario s = torchtitan8b();
+    s.training.seqLen = 1024;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(r, s);
+    const double R = 2 * kV8 * kH8, H = kV8 * kH8;
+    // phase values by hand: loss = 12 B per logit (profile logit_bytes) + the root and the last block at the loss;
+    // backward = the re-materialised layer + the root, the output layer's gradient, 3·2·U_l + 4·U_l.
+    const double T = 1024, beta = 2, q = kH8, a = 32;
+    const double Afull = 4 * beta * T * kH8 + beta * T * (2 * q + 2 * kKv8) + 3 * beta * T * kF8 + 4 * a * T;
+    const double lossPhase = 12 * T * kV8 + 2 * (R + kLayer8);
+    const double gathered = 2 * (R + H) + 3 * 2 * kLayer8 + 4 * kLayer8;
+    QVERIFY2(Afull + gathered > lossPhase, "the test needs the backward phase to be the peak");
+    SS_COMPARE_REL(r.memory.gatheredParameters, gathered, 1e-12);
+    const double stored = 32 * beta * T * kH8 + 8.0 * T + 2 * beta * T * kH8; // layer inputs, token ids, head inputs
+    SS_COMPARE_REL(r.memory.activations, stored + Afull, 1e-12);
+}
+
+void TestMemory::fsdp2UnderPipelineKeepsTheStageUnsharded()
+{
+    // torchtitan with PP sets reshard_after_forward=False (parallelize_llama.py, apply_fsdp) and
+    // torch.distributed.pipelining turns gradient sync off until the last micro-batch (stage.py,
+    // backward_maybe_with_nosync): FSDP2 keeps the stage's bf16 parameters unsharded and accumulates its unsharded
+    // gradients in the fp32 reduce dtype (_fsdp_param.py, to_accumulated_grad_if_needed): (2 + 4) bytes per parameter
+    // of the stage, all step. Stage 0 of 2: 16 layers and the embedding (V·h).
+    Scenario s = torchtitan8b();
+    s.cluster.nodes = 2;
+    s.parallelism.pp = 2;
+    sstest::setBatch(s, 1, 2);
+    SS_EVALUATE(r, s);
+    const double stage0 = 16 * kLayer8 + kV8 * kH8;
+    SS_COMPARE_REL(r.stages[0].memory.gatheredParameters, (2 + 4) * stage0, 1e-12);
+    // the Megatron profile's FSDP keeps the per-layer model (no torch.distributed.pipelining): on stage 0 the root is
+    // the embedding alone (no output layer, so no output gradient): w·R + 3·w·U_l + r·U_l, zero-paper r = 2
+    Scenario m = s;
+    QVERIFY(applyFramework(m, Framework::Megatron, sstest::catalog()));
+    m.training.accounting = Accounting::ZeroPaper;
+    SS_EVALUATE(rm, m);
+    SS_COMPARE_REL(rm.stages[0].memory.gatheredParameters, 2 * kV8 * kH8 + 3 * 2 * kLayer8 + 2 * kLayer8, 1e-12);
+}
+
+void TestMemory::lossAndRecomputedLayerNeverCoexist()
+{
+    // Megatron, full recompute, one GPU: the logits' peak (6 B per logit, fused cross-entropy) ends before the first
+    // layer's backward re-materialises that layer (Korthikanti's A_full), so the activations are the stored ones plus
+    // the larger of the two, not their sum. GPT-style 1.3B-like model, s = 2048, b = 1, no TP.
+    const int L = 24;
+    const double h = 2048, a = 16, V = 50304, s_ = 2048, beta = 2;
+    for (const double seq : { 512.0, s_ }) {
+        Scenario s = sstest::presetScenario("llama2-7b", 1, 1);
+        s.model = sstest::gptModel(L, int64_t(h), int(a), int64_t(4 * h), int64_t(V), int64_t(seq));
+        s.training.seqLen = int64_t(seq);
+        s.training.recompute = Recompute::Full;
+        s.training.flashAttention = true;
+        s.training.dropout = false;
+        s.parallelism.sharding = Sharding::Ddp;
+        sstest::setBatch(s, 1, 1);
+        SS_EVALUATE(r, s);
+        const double T = seq;
+        // A_full: 4βTh (norm, QKV, fc1 inputs) + β·T·(2q + 2kv) + 2β·T·4h (GELU in, fc2 in) + 4aT (log-sum-exp)
+        const double Afull = 4 * beta * T * h + beta * T * (4 * h) + 2 * beta * T * 4 * h + 4 * a * T;
+        const double loss = 6 * T * V;
+        const double stored = L * beta * T * h + 8 * T + 2 * beta * T * h;
+        SS_COMPARE_REL(r.memory.activations, stored + std::max(loss, Afull), 1e-12);
+        QVERIFY(r.memory.activations < stored + loss + Afull);
+    }
+}
+
+void TestMemory::pytorchLossParallelLogits()
+{
+    // PyTorch's loss_parallel (torch/distributed/tensor/parallel/loss.py), torchtitan's default with TP: forward holds
+    // the bf16 logits, their fp32 up-cast, `shifted` and the result (2 + 4 + 4 + 4 = 14 B per local logit); backward
+    // (_nll_loss_and_log_softmax_backward) the saved log-softmax, zeros_like, grad + exp(x) and its product with
+    // grad_output (4·4 = 16 B), the peak. Without TP: cross_entropy's backward holds the saved fp32 log-softmax,
+    // nll_loss's fp32 gradient and log_softmax's fp32 gradient, 12 B. TP 2 halves the local logits.
+    Scenario s = torchtitan8b();
+    s.training.recompute = Recompute::SelectiveOp;
+    const Result r1 = explain(s);
+    s.parallelism.tp = 2;
+    s.parallelism.sequenceParallel = true;
+    sstest::setBatch(s, 1, 1);
+    const Result r2 = explain(s);
+    QVERIFY(r1.valid && r2.valid);
+    QCOMPARE(s.profile.logitBytes, 12.0);
+    QCOMPARE(s.profile.logitBytesTp, 16.0);
+    const double T = 8192;
+    const Term* t1 = nullptr;
+    for (const Term& t : r2.terms)
+        if (t.key == "memory.activations")
+            t1 = &t;
+    QVERIFY(t1);
+    double lossIn = -1;
+    for (const TermInput& in : t1->inputs)
+        if (in.name == "A_loss")
+            lossIn = in.value;
+    SS_COMPARE_REL(lossIn, 16 * T * kV8 / 2, 1e-12);
+    for (const Term& t : r1.terms)
+        if (t.key == "memory.activations")
+            for (const TermInput& in : t.inputs)
+                if (in.name == "A_loss")
+                    SS_COMPARE_REL(in.value, 12 * T * kV8, 1e-12);
+}
+
+void TestMemory::singleGpuDdpHasNoBucket()
+{
+    // A single data-parallel rank runs without DistributedDataParallel, so no gradient buckets; two ranks copy every
+    // gradient into DDP's buckets (torch/nn/parallel/distributed.py, gradient_as_bucket_view=False): 2 B × Ψ.
+    Scenario s = sstest::presetScenario("llama2-7b", 1, 1);
+    s.parallelism.sharding = Sharding::Ddp;
+    QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(one, s);
+    QCOMPARE(one.memory.communicationBuffers, 0.0);
+    s.cluster.gpusPerNode = 2;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(two, s);
+    QVERIFY(two.memory.communicationBuffers >= 2 * two.parameters);
+}
+
+void TestMemory::torchaoFp8KeepsNoResidentWeightCopy()
+{
+    // torchao's Float8Linear casts the weight to FP8 in each forward and saves the cast only for that layer's
+    // backward (torchao/float8/float8_linear.py): the resident parameters stay w·Ψ/N. Transformer Engine (Megatron)
+    // caches an FP8 weight and its transpose: (2 + 2)·Ψ/N.
+    Scenario s = torchtitan8b();
+    s.training.precision = Precision::Fp8Mixed;
+    SS_EVALUATE(pt, s);
+    const double psi = pt.parameters;
+    SS_COMPARE_REL(pt.memory.parameters, 2 * psi / 8, 1e-12);
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    SS_EVALUATE(mg, s);
+    SS_COMPARE_REL(mg.memory.parameters, 4 * psi / 8, 1e-12);
+}
+
+void TestMemory::unfusedLossKeepsTheBf16LogitsBlockReserved()
+{
+    // The caching allocator (c10/cuda/CUDACachingAllocator.cpp) serves a request from a cached block at least its
+    // size and never merges separate segments. torchtitan's loss frees the bf16 logits (2 B each) before its backward
+    // asks for fp32 buffers (4 B each): that block stays reserved, so reserved − allocated at the loss peak is the
+    // profile's slack σ on the transient memory plus 2·T·V. One 8192-token micro-batch, 8 GPUs, FSDP, selective-op.
+    Scenario s = torchtitan8b();
+    s.training.recompute = Recompute::SelectiveOp;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(r, s);
+    const double T = 8192, sigma = s.profile.allocatorSlack;
+    const MemoryBreakdown& m = r.memory;
+    const double expected = sigma * (m.activations + m.gatheredParameters + 0.0) + 2 * T * kV8; // FSDP: no buckets
+    SS_COMPARE_REL(m.reservedPeak - m.allocatedPeak, expected, 1e-12);
+    // A fused loss of 2 + 2 B per logit (flash-attn's cross-entropy) reuses the block: σ only.
+    s.profile.logitBytes = 4;
+    SS_EVALUATE(f, s);
+    SS_COMPARE_REL(f.memory.reservedPeak - f.memory.allocatedPeak,
+        sigma * (f.memory.activations + f.memory.gatheredParameters), 1e-12);
+}
+
+void TestMemory::pytorchTpSavesGatheredInputs()
+{
+    // PyTorch TP with sequence parallelism (torch/distributed/tensor/parallel/style.py ColwiseParallel: input
+    // redistributed Shard(1) → Replicate): the column-parallel linear's matmul saves the gathered input, β·T·h, of
+    // which only β·T·h/t would be a shard. At the loss: the final-norm input β·T·h/t and the output layer's gathered
+    // input β·T·h. In a re-materialised layer: the QKV and MLP inputs, 2·β·T·h·(1 − 1/t) beyond Korthikanti's A_full.
+    Scenario s = torchtitan8b();
+    s.parallelism.tp = 2;
+    s.parallelism.sequenceParallel = true;
+    sstest::setBatch(s, 1, 1);
+    const Result r = explain(s);
+    QVERIFY(r.valid);
+    const double T = 8192, beta = 2, t = 2;
+    bool seen = false;
+    for (const Term& term : r.terms)
+        if (term.key == "memory.activations")
+            for (const TermInput& in : term.inputs) {
+                if (in.name == "A_in") {
+                    SS_COMPARE_REL(in.value, beta * T * kH8 / t + beta * T * kH8 / t + beta * T * kH8 * (1 - 1 / t), 1e-12);
+                    seen = true;
+                }
+                if (in.name == "G_tp")
+                    SS_COMPARE_REL(in.value, beta * T * kH8 * (1 - 1 / t), 1e-12);
+            }
+    QVERIFY(seen);
+    // Megatron's TP re-gathers in backward (Korthikanti §4.2.2): no gathered input stored
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    const Result m = explain(s);
+    for (const Term& term : m.terms)
+        if (term.key == "memory.activations")
+            for (const TermInput& in : term.inputs)
+                if (in.name == "A_in")
+                    SS_COMPARE_REL(in.value, 2 * beta * T * kH8 / t, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestMemory)

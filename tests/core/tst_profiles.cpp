@@ -155,16 +155,17 @@ void TestProfiles::frameworkSelectsProfile()
 
 void TestProfiles::logitBytesFollowTheFramework()
 {
-    // Same layout, Megatron-Core vs PyTorch: only the loss's bytes per logit differ. torchtitan's cross_entropy_loss
-    // keeps the bf16 logits (2 B), their fp32 up-cast (4 B) and the fp32 log-softmax (4 B): 10 B against 6 B.
+    // Same layout, Megatron-Core vs PyTorch: only the loss's bytes per logit differ. torchtitan's loss
+    // (cross_entropy(pred.float()), pred deleted before backward) peaks in log_softmax's backward with the saved fp32
+    // log-softmax (4 B), nll_loss's fp32 gradient (4 B) and log_softmax's fp32 gradient (4 B): 12 B against 6 B.
     Scenario mega = llama8b();
     Scenario torch = mega;
     QVERIFY(applyFramework(torch, Framework::PyTorch, sstest::catalog()));
-    QCOMPARE(torch.profile.logitBytes, 2.0 + 4.0 + 4.0);
+    QCOMPARE(torch.profile.logitBytes, 4.0 + 4.0 + 4.0);
     const Result a = evaluate(mega), b = evaluate(torch);
     QVERIFY(a.valid && b.valid);
     const double s = 8192, batch = 1, V = 128256, t = 1;
-    const double expected = (10.0 - 6.0) * s * batch * V / t; // one micro-batch's logits at the loss
+    const double expected = (12.0 - 6.0) * s * batch * V / t; // one micro-batch's logits at the loss
     QVERIFY2(sstest::relClose(b.memory.activations - a.memory.activations, expected, 1e-9),
              qPrintable(QString::number(b.memory.activations - a.memory.activations, 'g', 12)));
 }

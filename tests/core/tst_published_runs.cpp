@@ -219,6 +219,11 @@ std::vector<Row> llmFoundryRows()
         s.training.flashAttention = true;
         s.name = row.name.toStdString();
         row.built = setFramework(s, Framework::PyTorch, row.why);
+        // llm-foundry's loss (ComposerMPTCausalLM, loss_fn default 'fused_crossentropy'): flash-attn's fused
+        // cross-entropy (flash_attn/losses/cross_entropy.py) saves the bf16 logits and writes a bf16 gradient in
+        // backward, 2 + 2 bytes per logit, where torchtitan's cross_entropy(pred.float()) peaks at 12.
+        s.profile.logitBytes = 4;
+        s.profile.logitBytesTp = 4;
         row.measuredTokensPerGpu = o.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
         evaluateRow(row);
         rows.push_back(std::move(row));
@@ -440,6 +445,18 @@ void TestPublishedRuns::initTestCase()
             r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100,
             qPrintable(mem));
     }
+    // Memory breakdown of every row that publishes a reserved peak (GiB): what the error is made of.
+    qInfo("%-62s %6s %6s %6s %6s %6s %6s %6s %8s %8s", "row (memory, GiB)", "params", "grads", "optim", "activ", "gather",
+        "buffer", "slack", "reserved", "measured");
+    for (const Row& r : rows) {
+        if (!r.built || r.measuredReservedBytes <= 0)
+            continue;
+        const MemoryBreakdown& m = r.result.memory;
+        qInfo("%-62s %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %8.1f %8.1f", qPrintable(r.name), m.parameters / kGiB,
+            m.gradients / kGiB, m.optimizerStates / kGiB, m.activations / kGiB, m.gatheredParameters / kGiB,
+            m.communicationBuffers / kGiB, (m.reservedPeak - m.allocatedPeak) / kGiB, m.reservedPeak / kGiB,
+            r.measuredReservedBytes / kGiB);
+    }
     // Coverage (issue 11's target: the 80% band holds 60-95% of measured values on runs not fitted on): each row's
     // held-out prediction with the band the core gives its scenario.
     int tpIn = 0, tpN = 0, memIn = 0, memN = 0;
@@ -472,10 +489,23 @@ void TestPublishedRuns::everyRowBuilds()
             broken << r.name + QStringLiteral(" (") + r.source + QStringLiteral("): ") + r.why;
     QVERIFY2(broken.isEmpty(), qPrintable(broken.join(QLatin1Char('\n'))));
     QVERIFY2(crossValidationFailures().isEmpty(), qPrintable(crossValidationFailures().join(QLatin1Char('\n'))));
+    QStringList doesNotFit;
     for (const Row& r : allRows()) {
         QVERIFY2(r.measuredTokensPerGpu > 0, qPrintable(r.name));
         QVERIFY2(r.result.throughput.tokensPerSecondPerGpu > 0, qPrintable(r.name));
+        // a run that really ran never "does not fit" (issue 10's target). Known miss, not yet asserted: Korthikanti's
+        // 1T row (fp16, ddp at dp = 1: 20 B per parameter unsharded, 95.5 stage-equivalents in flight), 84 GiB of 80.
+        if (!r.result.fits && frameworkFamily(r.scenario.training.framework) == FrameworkFamily::PyTorch)
+            doesNotFit << QStringLiteral("%1 (micro-batch %4, %5): %2 GiB of %3 GiB; activations %6, gathered %7")
+                              .arg(r.name)
+                              .arg(r.result.memory.total() / kGiB, 0, 'f', 1)
+                              .arg(r.result.capacity / kGiB, 0, 'f', 1)
+                              .arg(r.scenario.training.microBatch)
+                              .arg(QLatin1String(toString(r.scenario.training.recompute)))
+                              .arg(r.result.memory.activations / kGiB, 0, 'f', 1)
+                              .arg(r.result.memory.gatheredParameters / kGiB, 0, 'f', 1);
     }
+    QVERIFY2(doesNotFit.isEmpty(), qPrintable(doesNotFit.join(QLatin1Char('\n'))));
 }
 
 void TestPublishedRuns::summaryEqualsCoreTable_data()

@@ -22,6 +22,8 @@ private slots:
     void everyScenario_data();
     void everyScenario();
     void activationsWithContextParallelByHand();
+    void pytorchMemoryPhases_data();
+    void pytorchMemoryPhases();
 };
 
 void TestTerms::numbersReadBack()
@@ -151,6 +153,53 @@ void TestTerms::activationsWithContextParallelByHand()
     const double expected = 80 * perLayer + 8 * T + (2 * beta * T * h + 6 * T * V);
     QVERIFY2(sstest::relClose(act->value, expected, 1e-12), qPrintable(sstest::relMessage("activations", act->value, expected, 1e-12)));
     QCOMPARE(act->value, r.memory.activations);
+}
+
+void TestTerms::pytorchMemoryPhases_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("pp");
+    QTest::addColumn<int>("recompute");
+    QTest::addColumn<int>("seq");
+    QTest::newRow("fsdp, full recompute, loss phase") << 1 << 1 << int(Recompute::Full) << 8192;
+    QTest::newRow("fsdp, full recompute, backward phase") << 1 << 1 << int(Recompute::Full) << 1024;
+    QTest::newRow("fsdp + tp 2, selective-op") << 2 << 1 << int(Recompute::SelectiveOp) << 8192;
+    QTest::newRow("fsdp + tp 2 + pp 2, full recompute") << 2 << 2 << int(Recompute::Full) << 8192;
+}
+
+// The memory paths of the PyTorch profiles that no shipped scenario takes (Llama 3 8B on 16 H100s, FSDP): the loss
+// and backward phases, FSDP2's root and reduce buffers, the unsharded pipeline stage, PyTorch TP's gathered inputs,
+// the cached logits block. Every memory expression gives its value and the memory terms add up to the total.
+void TestTerms::pytorchMemoryPhases()
+{
+    QFETCH(int, tp);
+    QFETCH(int, pp);
+    QFETCH(int, recompute);
+    QFETCH(int, seq);
+    Scenario s = sstest::presetScenario("llama3-8b", 2, 8);
+    QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
+    s.parallelism.sharding = Sharding::FsdpFull;
+    s.parallelism.tp = tp;
+    s.parallelism.pp = pp;
+    s.parallelism.sequenceParallel = tp > 1;
+    s.training.recompute = Recompute(recompute);
+    s.training.seqLen = seq;
+    s.training.precision = Precision::Fp8Mixed;
+    sstest::setBatch(s, 1, pp);
+    const Result r = explain(s);
+    QVERIFY2(r.valid, qPrintable(sstest::issuesText(r.issues)));
+    double memory = 0;
+    for (const Term& t : r.terms) {
+        if (t.group != TermGroup::Memory)
+            continue;
+        double v = 0;
+        std::string error;
+        QVERIFY2(evaluateExpression(t.expression, v, &error), qPrintable(QString::fromStdString(t.key + ": " + error)));
+        QVERIFY2(sstest::relClose(v, t.value, 1e-9) || std::abs(v - t.value) <= 1e-9,
+                 qPrintable(QString::fromStdString(t.key + ": " + t.expression)));
+        memory += t.value;
+    }
+    QVERIFY(sstest::relClose(memory, r.memory.total(), 1e-12));
 }
 
 QTEST_GUILESS_MAIN(TestTerms)

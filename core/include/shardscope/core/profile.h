@@ -52,7 +52,8 @@ struct FrameworkProfile {
     double allocatorSlack = 0;       ///< reserved − allocated at the peak, per byte of transient memory
 
     // ---- Framework facts (from the framework's source; not fitted).
-    double logitBytes = 0;           ///< bytes per logit element held at the loss
+    double logitBytes = 0;           ///< bytes per logit element held at the loss peak (output layer not TP-split)
+    double logitBytesTp = 0;         ///< the same per local logit when the loss is vocabulary-parallel over TP (t > 1)
     double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
     AttentionKernel attentionKernel = AttentionKernel::Fa2; ///< the fused attention kernel (JSON "fa2", "fa3", "cudnn")
 
