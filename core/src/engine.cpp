@@ -329,8 +329,11 @@ struct MemoryChoices {
     double loss, workingSet;           ///< the two phases' transient activations
     double gatheredLoss, gatheredBwd;  ///< the two phases' gathered parameters and unsharded gradients
     double cachedLogits;               ///< the bf16 logits' block the allocator keeps reserved at the loss peak
+    double stepGrads;                  ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
+    double backwardTransient;          ///< activations and gathered units (with slack) of the forward/backward peak
     bool shardParams, shardGrads, shardOptimizer, offOpt, offParam, deepspeed;
     bool lossPhase;                    ///< the loss (end of forward) holds the peak, else a layer's backward
+    bool stepPhase;                    ///< the optimizer step holds the peak (no activations then)
     bool pytorch;                      ///< a PyTorch-native stack (FSDP2, torch.distributed.pipelining)
     int64_t m;
 };
@@ -381,10 +384,17 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
             t.formula = "0 (gradients reduced into host memory: ZeRO-Offload)";
             t.expression = "0";
         } else {
-            t.formula = std::string(c.shardGrads ? "g·(Ψ_d/N_d + Ψ_e/N_e)" : "g·(Ψ_d + Ψ_e)")
-                + (B.grOpt > 0 ? " + g32·(Ψ_d/N_d + Ψ_e/N_e)" : "");
+            const bool g32 = B.grOpt > 0 && (c.stepGrads == 0 || c.stepPhase);
+            const std::string g32Text = c.shardOptimizer ? "g32·(Ψ_d/N_d + Ψ_e/N_e)" : "g32·(Ψ_d + Ψ_e)";
+            t.formula = std::string(c.shardGrads ? "g·(Ψ_d/N_d + Ψ_e/N_e)" : "g·(Ψ_d + Ψ_e)") + (g32 ? " + " + g32Text : "");
+            if (c.stepGrads > 0)
+                t.formula += c.stepPhase
+                    ? " (peak phase: the optimizer step, where the fp32 main gradients exist; activations are freed)"
+                    : " (the fp32 main gradients, " + g32Text + " = " + exprNumber(c.stepGrads)
+                        + " B, exist only at the optimizer step, when the activations are freed: below this peak's "
+                        + exprNumber(c.backwardTransient) + " B of activations and gathered units)";
             t.expression = shardedText(B.gr, c.shardGrads, st, c);
-            if (B.grOpt > 0)
+            if (g32)
                 t.expression += "+" + shardedText(B.grOpt, c.shardOptimizer, st, c);
             if (c.deepspeed && s.parallelism.sharding == Sharding::Zero3) {
                 t.formula += " − g·(Ψ_d/N_d + Ψ_e/N_e) (DeepSpeed's estimator counts fp16 grads as transient)";
@@ -394,7 +404,8 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
         t.inputs = withBytes("g", B.gr, "gradient bytes per parameter");
         if (B.grOpt > 0)
             t.inputs.push_back({ "g32", B.grOpt, "B/parameter", "fp32 gradient partition sharded with the optimizer" });
-        t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md";
+        t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md"
+            + (c.stepGrads > 0 ? "; megatron/core/optimizer/optimizer.py (_copy_model_grads_to_main_grads, zero_grad)" : "");
         t.anchor = "model-states";
         out.push_back(std::move(t));
     }
@@ -488,6 +499,12 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
                    "(SC'21) §2.2 (micro-batches in flight); megatron/core/tensor_parallel/cross_entropy.py, "
                    "torch/distributed/tensor/parallel/loss.py (loss peak); torch/utils/checkpoint.py (re-materialised "
                    "layer)";
+        if (c.stepPhase) {
+            t.formula = "0 (peak phase: the optimizer step, after backward has freed them; with the gathered units "
+                        "they peak at " + exprNumber(c.backwardTransient) + " B with slack, less than the fp32 main "
+                        "gradients made at the step)";
+            t.expression = "0";
+        }
         t.anchor = "activations";
         out.push_back(std::move(t));
     }
@@ -552,6 +569,10 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
             t.expression = "0";
             t.source = zeroSource;
             break;
+        }
+        if (c.stepPhase) {
+            t.formula = "0 (peak phase: the optimizer step, no unit gathered)";
+            t.expression = "0";
         }
         t.anchor = "gathered-parameters";
         out.push_back(std::move(t));
@@ -738,11 +759,24 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     const bool lossPhase = st.head && loss + gatheredLoss > workingSet + gatheredBwd;
     mem.activations = stored + (lossPhase ? loss : workingSet);
     mem.gatheredParameters = lossPhase ? gatheredLoss : gatheredBwd;
+    // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
+    // megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads; the distributed optimizer's shard the
+    // same, distrib_optimizer.py) and drops them at the next step's zero_grad(set_to_none=True): they never coexist
+    // with activations. The optimizer step is a third phase, with the model states and those gradients only.
+    const double stepGrads = megatron && s.training.precision == Precision::Fp16Mixed && !offOpt ? sharded(so, B.grOpt) : 0.0;
+    mem.gradients -= stepGrads;
+    const double backwardTransient = (1 + s.profile.allocatorSlack) * (mem.activations + mem.gatheredParameters);
+    const bool stepPhase = stepGrads > backwardTransient;
+    if (stepPhase) {
+        mem.gradients += stepGrads;
+        mem.activations = 0;
+        mem.gatheredParameters = 0;
+    }
     // The caching allocator never merges blocks of separate cudaMalloc segments and serves a request from a free block
     // at least its size (c10/cuda/CUDACachingAllocator.cpp): a PyTorch loss that up-casts (more than the logits and one
     // gradient of their dtype per logit, ℓ > 2β) frees the bf16 logits' block before its fp32 gradients ask for blocks
     // twice that size, so it stays reserved, unused, at the loss peak.
-    const double cachedLogits = lossPhase && ptStack && sh.logitBytes > 2 * B.act ? B.act * sh.localLogits * headMb : 0.0;
+    const double cachedLogits = lossPhase && !stepPhase && ptStack && sh.logitBytes > 2 * B.act ? B.act * sh.localLogits * headMb : 0.0;
 
     const double slack = s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
         + cachedLogits;
@@ -756,8 +790,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     if (terms)
         addMemoryTerms(s, sh, st, mem,
                        { nDense, nExpert, inflight, buckets, rFsdp, root, head, headMb, loss, workingSet, gatheredLoss,
-                         gatheredBwd, cachedLogits,
-                         sp, sg, so, offOpt, offParam, ds, lossPhase, ptStack, m },
+                         gatheredBwd, cachedLogits, stepGrads, backwardTransient,
+                         sp, sg, so, offOpt, offParam, ds, lossPhase, stepPhase, ptStack, m },
                        *terms);
     return mem;
 }
