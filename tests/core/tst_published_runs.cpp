@@ -25,8 +25,10 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QFile>
 #include <QJsonObject>
 #include <QObject>
+#include <QRegularExpression>
 
 #include <map>
 #include <vector>
@@ -44,6 +46,7 @@ private slots:
     void everyRowBuilds();
     void summaryEqualsCoreTable_data();
     void summaryEqualsCoreTable();
+    void readmeTableEqualsCoreTable();
 };
 
 namespace {
@@ -548,6 +551,52 @@ void TestPublishedRuns::summaryEqualsCoreTable()
                                       .arg(m.hi, 0, 'f', 4)
                     + paste));
     }
+}
+
+void TestPublishedRuns::readmeTableEqualsCoreTable()
+{
+    // README.md's "by kind of run" table is the core table (which summaryEqualsCoreTable holds equal to the measured
+    // figures), printed: runs, median |error| to one decimal, the 80% band to two, reserved memory's runs and median.
+    QFile readme(QStringLiteral(SHARDSCOPE_README));
+    QVERIFY2(readme.open(QIODevice::ReadOnly), SHARDSCOPE_README);
+    const QString text = QString::fromUtf8(readme.readAll());
+    struct Label {
+        const char* text;
+        FrameworkFamily family;
+        const char* kind;
+    };
+    const Label labels[] = {
+        { "Megatron-LM, A100 (the table above)", FrameworkFamily::Megatron, "plain" },
+        { "PyTorch, plain", FrameworkFamily::PyTorch, "plain" },
+        { "PyTorch, long context (≥ 32K)", FrameworkFamily::PyTorch, "long-context" },
+        { "PyTorch, FP8", FrameworkFamily::PyTorch, "fp8" },
+        { "PyTorch, FSDP at scale (dp ≥ 256)", FrameworkFamily::PyTorch, "fsdp-at-scale" },
+    };
+    auto find = [](std::span<const ErrorBand> table, FrameworkFamily f, const char* kind) -> const ErrorBand* {
+        for (const ErrorBand& b : table)
+            if (b.family == f && std::string_view(b.kind) == kind)
+                return &b;
+        return nullptr;
+    };
+    int rows = 0;
+    for (const Label& l : labels) {
+        const ErrorBand* t = find(throughputErrorTable(), l.family, l.kind);
+        QVERIFY2(t, l.text);
+        const ErrorBand* m = find(memoryErrorTable(), l.family, l.kind);
+        const QString expected = QStringLiteral("| %1 | %2 | %3% | %4 – %5 | %6 |")
+                                     .arg(QString::fromUtf8(l.text))
+                                     .arg(t->runs)
+                                     .arg(t->medianAbsErrorPercent, 0, 'f', 1)
+                                     .arg(t->lo, 0, 'f', 2)
+                                     .arg(t->hi, 0, 'f', 2)
+                                     .arg(m ? QStringLiteral("%1, %2%").arg(m->runs).arg(m->medianAbsErrorPercent, 0, 'f', 1)
+                                            : QStringLiteral("–"));
+        QVERIFY2(text.contains(expected),
+                 qPrintable(QStringLiteral("README.md's table by kind of run lacks the line\n%1\n(update README.md)").arg(expected)));
+        ++rows;
+    }
+    // and every kind the core table knows is in README
+    QCOMPARE(rows, int(throughputErrorTable().size()));
 }
 
 QTEST_APPLESS_MAIN(TestPublishedRuns)
