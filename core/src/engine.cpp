@@ -811,12 +811,13 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
     return c;
 }
 
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& l, int64_t m)
+bool candidatesFit(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& l, int64_t m,
+                   double budget)
 {
-    double peak = 0;
     for (int k = 0; k < c.count; ++k)
-        peak = std::max(peak, stageMemory(s, shape, c.shape[k], c.index[k], l, m, nullptr, nullptr).total());
-    return peak;
+        if (stageMemory(s, shape, c.shape[k], c.index[k], l, m, nullptr, nullptr).total() > budget)
+            return false;
+    return true;
 }
 
 /// NCCL buffer bytes of one communicator (see kNcclBuffSize).

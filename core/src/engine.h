@@ -103,9 +103,10 @@ struct PeakCandidates {
 };
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 
-/// Largest per-GPU memory (without NCCL buffers) over the candidate stages for a layout (min_gpus varies its dp).
-double candidatesPeakMemory(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& degrees,
-                            int64_t microBatches);
+/// Whether every candidate stage's per-GPU memory (without NCCL buffers) is within `budget` for a layout (min_gpus
+/// varies its dp; search skips layouts that do not fit); stops at the first stage over it.
+bool candidatesFit(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& degrees,
+                   int64_t microBatches, double budget);
 
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (NCCL user guide,
 /// environment variables).

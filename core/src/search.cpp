@@ -184,7 +184,7 @@ struct Worker {
                             s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
                             ++evaluated;
                             const int64_t myIndex = index++;
-                            if (detail::candidatesPeakMemory(s, shape, cand, layout, m) > capacity - nccl)
+                            if (!detail::candidatesFit(s, shape, cand, layout, m, capacity - nccl))
                                 continue;
                             evaluateInto(s, r, false);
                             Figures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond,

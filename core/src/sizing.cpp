@@ -19,7 +19,7 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     // then settle the answer with the exact buffers of the candidate degrees.
     auto fitsAt = [&](int64_t d, double nccl) {
         const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
-        return candidatesPeakMemory(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb) + nccl <= capacity;
+        return candidatesFit(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb, capacity - nccl);
     };
     auto fitsExact = [&](int64_t k) {
         return fitsAt(k * step, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step))));

@@ -38,19 +38,27 @@ constexpr std::array kMemory = {
 
 const char* familyName(FF f) { return f == FF::Megatron ? "Megatron-LM" : "PyTorch"; }
 
-std::vector<const char*> kindNames(const RunKind& k)
+/// The kinds a scenario belongs to (plain when none), without allocating (evaluate's hot path).
+struct KindNames {
+    const char* names[4] = {};
+    int count = 0;
+    const char* const* begin() const { return names; }
+    const char* const* end() const { return names + count; }
+};
+
+KindNames kindNames(const RunKind& k)
 {
-    std::vector<const char*> out;
+    KindNames out;
     if (k.longContext)
-        out.push_back("long-context");
+        out.names[out.count++] = "long-context";
     if (k.fp8)
-        out.push_back("fp8");
+        out.names[out.count++] = "fp8";
     if (k.moe)
-        out.push_back("moe");
+        out.names[out.count++] = "moe";
     if (k.fsdpAtScale)
-        out.push_back("fsdp-at-scale");
-    if (out.empty())
-        out.push_back("plain");
+        out.names[out.count++] = "fsdp-at-scale";
+    if (out.count == 0)
+        out.names[out.count++] = "plain";
     return out;
 }
 
@@ -76,6 +84,10 @@ ErrorBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, std::s
     const FF family = frameworkFamily(s.training.framework);
     const FF other = family == FF::Megatron ? FF::PyTorch : FF::Megatron;
     const ErrorBand* best = nullptr;
+    const ErrorBand* bestOwn = nullptr;   // the chosen band when measured on the scenario's framework
+    const ErrorBand* bestOther = nullptr; // ... on the other framework
+    const ErrorBand* bestWidest = nullptr; // ... or the widest band standing in for an unmeasured kind
+    const char* bestKind = nullptr;
     for (const char* kind : kindNames(runKind(s))) {
         const ErrorBand* b = find(table, family, kind);
         const ErrorBand* o = b ? nullptr : find(table, other, kind);
@@ -92,19 +104,23 @@ ErrorBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, std::s
         if (best && width(*c) <= width(*best))
             continue;
         best = c;
-        if (standIn)
-            *standIn = w != nullptr;
-        if (basis)
-            *basis = b ? measuredBasis(*b)
-                : o    ? measuredBasis(*o) + " (" + familyName(other) + ")"
-                       : std::string("no published ") + kind + " run; the widest measured band (" + w->kind + ", "
-                        + measuredBasis(*w) + ")";
+        bestOwn = b;
+        bestOther = o;
+        bestWidest = w;
+        bestKind = kind;
     }
+    if (standIn)
+        *standIn = bestWidest != nullptr;
     if (!best) {
         if (basis)
             *basis = "no published runs measured";
         return ErrorBand {};
     }
+    if (basis)
+        *basis = bestOwn ? measuredBasis(*bestOwn)
+            : bestOther  ? measuredBasis(*bestOther) + " (" + familyName(other) + ")"
+                         : std::string("no published ") + bestKind + " run; the widest measured band (" + bestWidest->kind
+                + ", " + measuredBasis(*bestWidest) + ")";
     return *best;
 }
 
