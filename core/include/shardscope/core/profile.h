@@ -50,6 +50,15 @@ struct FrameworkProfile {
     // ---- Framework facts (from the framework's source; not fitted).
     double logitBytes = 0;           ///< bytes per logit element held at the loss
     double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
+    /// ZeRO-3 parameter all-gather: at most this many elements per call (DeepSpeed's prefetch bucket); 0: one call
+    /// per unit (a transformer layer), as FSDP gathers a wrapped block.
+    double gatherBucketElements = 0;
+    /// Gradient buckets of the data-parallel reduction (DDP all-reduce, ZeRO-1/2 reduce-scatter and parameter
+    /// all-gather; ZeRO-3 reduce-scatter when gatherBucketElements > 0): the largest of elements, elements × data-parallel size, and
+    /// bytes ÷ bytes per element; all three 0: one bucket of the whole gradient.
+    double gradBucketElements = 0;
+    double gradBucketElementsPerDpRank = 0;
+    double gradBucketBytes = 0;
 
     ProfileFit fit; ///< calibrate's fit, when the profile came from it
 
@@ -57,6 +66,9 @@ struct FrameworkProfile {
     std::vector<std::pair<std::string, std::string>> sources;
     friend bool operator==(const FrameworkProfile&, const FrameworkProfile&) = default;
 };
+
+/// Elements per gradient bucket of a data-parallel group of `dp` ranks with `bytesPerElement` (0: no bucketing).
+double gradBucketElements(const FrameworkProfile& p, int dp, double bytesPerElement);
 
 /// Megatron-Core's profile, built in: what a scenario without training.framework uses (core/src/profile.cpp).
 FrameworkProfile megatronProfile();
