@@ -201,6 +201,8 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
     // _fsdp_collectives.py); DeepSpeed's ZeRO-3 gathers at most its prefetch bucket per call
     // (deepspeed/runtime/zero/partitioned_param_coordinator.py) and reduce-scatters in reduce buckets that fill
     // across layers (deepspeed/runtime/zero/stage3.py); the profile holds both sizes.
+    if (!gathersPerMicroBatch(s.parallelism.sharding))
+        return lc;
     const double U = sh.layerUnitParams;
     const UnitCollectives u
         = unitCollectives(s, U, U * std::ceil(double(s.model.layers) / layout.pp), sh.bytes, layout.shardGroupPlacement);
