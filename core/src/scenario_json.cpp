@@ -383,7 +383,7 @@ std::string resultToJson(const Result& r, int indent)
     for (const auto& c : r.collectives)
         coll.push_back({ { "group", toString(c.group) }, { "op", toString(c.op) }, { "group_size", c.groupSize },
             { "count", c.count }, { "message_bytes", c.messageBytes }, { "bytes", c.bytes }, { "time", c.time },
-            { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
+            { "latency_time", c.latencyTime }, { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
             { "crosses_nodes", c.crossesNodes }, { "purpose", c.purpose } });
     j["communication_per_gpu"] = { { "total_bytes", r.totalCommBytes },
         { "by_group", { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },

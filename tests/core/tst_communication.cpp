@@ -9,6 +9,7 @@
 #include "timing_stage.h"
 #include "shardscope/core/catalog.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
@@ -48,6 +49,7 @@ private slots:
     void cpRingStepExposedBeyondItsAttention();
     void epOverlapHidesBehindAnotherMicroBatch();
     void nodeLimitedRoutingCutsNetworkBytes();
+    void latencyOncePerBucket();
 };
 
 namespace {
@@ -617,6 +619,26 @@ void TestCommunication::nodeLimitedRoutingCutsNetworkBytes()
     s.model.moe.topK = 8;
     const detail::Shape sh8 = detail::makeShape(s);
     QCOMPARE(detail::layerCommunication(s, sh8, makeLayout(s), 0, 0).epOffNodeShare, 0.5);
+}
+
+void TestCommunication::latencyOncePerBucket()
+{
+    // PyTorch DDP on one H100 node: 2Ψ bytes of bf16 gradients in ⌈2Ψ / 25 MiB⌉ = 613 buckets, each an NVLS all-reduce
+    // (one node, 8 GPUs on NVSwitch with SHARP), whose latency is hwLat[NVLINK][NVLS][Simple] = 25 µs
+    // (NVIDIA/nccl src/graph/tuning.cc): the step pays 613 × 25 µs of latency.
+    const double psi = 8'030'261'248.0;
+    Scenario s = withFramework(dpScenario("llama3-8b", 1, Sharding::Ddp), Framework::PyTorch);
+    SS_EVALUATE(r, s);
+    const Collective* ar = sstest::findCollective(r, Group::Dp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QCOMPARE(ar->algo, Algo::Nvls);
+    QCOMPARE(ar->count, int64_t(std::ceil(2 * psi / (25 * MiB))));
+    QCOMPARE(ar->count, int64_t(613));
+    SS_COMPARE_REL(ar->latencyTime, 613 * 25e-6, 1e-12);
+    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
+    const QJsonObject c0 = j.value(QLatin1String("communication_per_gpu")).toObject()
+                               .value(QLatin1String("collectives")).toArray().at(0).toObject();
+    SS_COMPARE_REL(c0.value(QLatin1String("latency_time")).toDouble(), 613 * 25e-6, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestCommunication)
