@@ -196,11 +196,8 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         lc.epOffNodeShare = M > 0 && s.model.moe.topK > 0 ? std::min(1.0, double(M) / s.model.moe.topK) : 1.0;
         lc.epCost = collectiveCost(s, CollectiveOp::AllToAll, lc.epMsg, layout.epGroup, lc.epOffNodeShare);
     }
-    // ZeRO-3/FSDP: each unit (a layer) gathered before its forward and backward, its gradients reduce-scattered.
-    // FSDP gathers and reduces a wrapped unit in one call each (torch/distributed/fsdp/_fully_shard/
-    // _fsdp_collectives.py); DeepSpeed's ZeRO-3 gathers at most its prefetch bucket per call
-    // (deepspeed/runtime/zero/partitioned_param_coordinator.py) and reduce-scatters in reduce buckets that fill
-    // across layers (deepspeed/runtime/zero/stage3.py); the profile holds both sizes.
+    // ZeRO-3/FSDP: each unit (a layer) gathered before its forward and backward, its gradients reduce-scattered, in
+    // the calls and messages the profile's buckets make of it (unitCollectives).
     if (!gathersPerMicroBatch(s.parallelism.sharding))
         return lc;
     const double U = sh.layerUnitParams;
