@@ -315,7 +315,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
                 shard == Sharding::Zero2, repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
-            const Bucketed ag = bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
+            // NCCL's model times an all-gather and a reduce-scatter of the same buffer alike (tuning.cc: same steps,
+            // algorithms and protocols): equal bytes per element reuse the reduce-scatter's buckets
+            const Bucketed ag = B.w == B.reduce ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency,
+                                                      rs.perCall.algo, rs.perCall.proto } }
+                                                : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
             out.dpTail += ag.perCall.time * ag.calls;
             addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
