@@ -22,6 +22,13 @@ constexpr double kHwLatPciRing[3] = { 1.0, 2.5, 5.7 };
 constexpr double kHwLatNetTree[3] = { 5.0, 8.5, 14.0 };
 constexpr double kHwLatNetRing[3] = { 2.7, 4.0, 14.0 };
 constexpr double kHwLatNvls = 25.0;      // tuning.cc hwLat[NVLINK][NVLS][Simple]
+// PAT (Parallel Aggregated Trees, NCCL >= 2.23): all-gather and reduce-scatter with one GPU per node, Simple only
+// (NVIDIA/nccl src/graph/tuning.cc: baseLat[PAT] 8.0 µs; latency += log2i(nNodes)·interLat/3.5 + nRanks·2.8 µs;
+// busBw × 0.75, not converted to algorithm bandwidth).
+constexpr double kBaseLatPat = 8.0;
+constexpr double kPatLogDivisor = 3.5;
+constexpr double kPatPerRankUs = 2.8;
+constexpr double kPatBwFactor = 0.75;
 constexpr double kNetOverheadUs = 1.0;   // NCCL_NET_OVERHEAD default on Intel x86 (NVIDIA/nccl src/graph/tuning.cc)
 
 // Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes]
@@ -97,7 +104,7 @@ int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nc
 }
 
 CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster,
-                              const Nccl& nccl)
+                              const Nccl& nccl, double offNodeShare)
 {
     CollectiveCost best;
     const int n = g.size;
@@ -112,6 +119,10 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
     const bool nvlink = intraIsNvlink(cluster);
     const double* intraRing = nvlink ? kHwLatNvlinkRing : kHwLatPciRing;
     const double* intraTree = nvlink ? kHwLatNvlinkTree : kHwLatPciTree;
+    // "With ppn=1 latencies are fully exposed, use the Tree network latency" (tuning.cc): every algorithm's
+    // inter-node hop then takes hwLat[NET][TREE].
+    const bool onePerNode = M > 1 && g.perNode == 1;
+    const double* netRing = onePerNode ? kHwLatNetTree : kHwLatNetRing;
 
     if (op == CollectiveOp::SendRecv) {
         // One message to one peer: base latency + one hop + S over the path's bandwidth.
@@ -119,20 +130,24 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
         const double bw = net ? netBw : intraBw;
         const double hop = net ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
                                : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
-        best.time = (kBaseLatRing[kSimple] + hop) * 1e-6 + S / bw;
+        best.latency = (kBaseLatRing[kSimple] + hop) * 1e-6;
+        best.time = best.latency + S / bw;
         best.algo = Algo::PointToPoint;
         return best;
     }
     if (op == CollectiveOp::AllToAll) {
         // Pairwise exchange (Thakur, Rabenseifner & Gropp, IJHPCA 2005): (n−1)/n·S leaves each rank;
         // the off-node share rides the NIC.
+        // Node-limited routing (DeepSeek-V3 report §2.1.2): a share of the off-node bytes crosses the network, and
+        // every off-node copy is forwarded over the scale-up link at its destination node.
         const double out = S * (n - 1) / n;
-        const double offNode = S * (n - g.perNode) / n;
-        const double onNode = out - offNode;
+        const double naiveOffNode = S * (n - g.perNode) / n;
+        const double offNode = naiveOffNode * offNodeShare;
+        const double onNode = out - naiveOffNode + (offNodeShare < 1 ? naiveOffNode : 0.0);
         const double hop = M > 1 ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
                                  : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
-        best.time = (kBaseLatRing[kSimple] + (n - 1) * hop * 0.5) * 1e-6
-            + std::max(offNode / netBw, onNode / intraBw);
+        best.latency = (kBaseLatRing[kSimple] + (n - 1) * hop * 0.5) * 1e-6;
+        best.time = best.latency + std::max(offNode / netBw, onNode / intraBw);
         best.algo = Algo::PointToPoint;
         return best;
     }
@@ -151,6 +166,7 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
         const double t = latUs * 1e-6 + (algo == Algo::Tree ? 2.0 * S / busBw : perRankFactor * S / busBw);
         if (best.time == 0 || t < best.time) {
             best.time = t;
+            best.latency = latUs * 1e-6;
             best.algo = algo;
             best.proto = proto == kLL ? Proto::LL : (proto == kLL128 ? Proto::LL128 : Proto::Simple);
         }
@@ -175,7 +191,7 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
             double intraLat = hopLatency(cluster.intraNode.latency, intraRing, p);
             if (M > 1)
                 intraLat = std::max(intraLat, kNetOverheadUs * (p == kSimple ? 3 : 1));
-            const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetRing, p);
+            const double interLat = hopLatency(cluster.interNode.latency, netRing, p);
             double lat = kBaseLatRing[p] + (nsteps - nInter) * intraLat + nInter * interLat;
             // "plateau" correction for multi-node Ring Simple all-reduce (tuning.cc, SM >= 80).
             if (p == kSimple && allReduce && M > 1 && S / (nCh * n) >= 64)
@@ -203,11 +219,26 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
             consider(Algo::Tree, p, bus, lat);
         }
     }
+    // PAT: all-gather / reduce-scatter when the communicator has one GPU per node (tuning.cc ncclPatEnable:
+    // nNodes == nRanks), Simple only, time = lat + S / (0.75·busBw). Forcing NCCL_ALGO=Ring or Tree rules it out.
+    if (!allReduce && onePerNode && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
+        const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetTree, kSimple);
+        const double latUs = kBaseLatPat + std::floor(std::log2(double(M))) * interLat / kPatLogDivisor
+            + n * kPatPerRankUs;
+        const double t = latUs * 1e-6 + S / (kPatBwFactor * ringBus);
+        if (best.time == 0 || t < best.time) {
+            best.time = t;
+            best.latency = latUs * 1e-6;
+            best.algo = Algo::Pat;
+            best.proto = Proto::Simple;
+        }
+    }
     // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple protocol only (NVIDIA/nccl src/graph/tuning.cc).
     if (allReduce && M == 1 && n > 2 && cluster.gpu.nvls && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
         const double t = kHwLatNvls * 1e-6 + perRankFactor * S / (ringBus * kNvlsSpeedup);
         if (t < best.time) {
             best.time = t;
+            best.latency = kHwLatNvls * 1e-6;
             best.algo = Algo::Nvls;
             best.proto = Proto::Simple;
         }

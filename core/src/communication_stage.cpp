@@ -38,6 +38,7 @@ void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, doubl
     // bucketed calls: the last bucket is partial, so bytes follow the exact total (count × message otherwise)
     c.bytes = totalMessage > 0 ? perCall / message * totalMessage : perCall * count;
     c.time = cost.time * count;
+    c.latencyTime = cost.latency * count;
     c.exposedTime = std::min(exposed, c.time);
     c.algo = cost.algo;
     c.proto = cost.proto;
@@ -60,18 +61,61 @@ Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucke
     const bool partial = last > bucket * 1e-9;
     b.calls = full + (partial ? 1 : 0);
     const CollectiveCost f = collectiveCost(s, op, std::min(bucket, total), g);
-    double time = f.time * full;
-    if (partial)
-        time += collectiveCost(s, op, last, g).time;
+    double time = f.time * full, latency = f.latency * full;
+    if (partial) {
+        const CollectiveCost p = collectiveCost(s, op, last, g);
+        time += p.time;
+        latency += p.latency;
+    }
     b.perCall = f;
     b.perCall.time = time / b.calls;
+    b.perCall.latency = latency / b.calls;
     return b;
 }
 
-CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g)
+UnitCollectives unitCollectives(const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes,
+                                const GroupPlacement& g)
 {
-    CollectiveCost c = collectiveTime(op, messageBytes, g, s.cluster, s.nccl);
+    // FSDP gathers and reduces a wrapped unit in one call each (torch/distributed/fsdp/_fully_shard/
+    // _fsdp_collectives.py foreach_all_gather, foreach_reduce). DeepSpeed's ZeRO-3 gathers at most its prefetch bucket
+    // per call (deepspeed/runtime/zero/partitioned_param_coordinator.py) and reduce-scatters gradient buckets that
+    // fill across layers (deepspeed/runtime/zero/stage3.py __reduce_and_partition_ipg_grads).
+    UnitCollectives u;
+    if (unitElems <= 0 || g.size <= 1)
+        return u;
+    const bool zero3 = s.parallelism.sharding == Sharding::Zero3;
+    const double cap = s.profile.gatherBucketElements;
+    const double agElems = zero3 && cap > 0 ? std::min(unitElems, cap) : unitElems;
+    const Bucketed ag = bucketed(s, CollectiveOp::AllGather, bytes.w * unitElems, bytes.w * agElems, g);
+    u.ag = ag.perCall;
+    u.agCalls = ag.calls;
+    u.agMsg = bytes.w * agElems;
+    const double r = bytes.reduce;
+    // DeepSpeed-style (a gather bucket): gradients in reduce buckets; FSDP-style (one call per unit): per unit
+    const bool bucketedZero3 = zero3 && cap > 0;
+    double bucket = bucketedZero3 ? gradBucketElements(s.profile, g.size, r) : unitElems;
+    if (bucket <= 0)
+        bucket = stageElems; // no bucketing: the stage's gradient in one call
+    if (bucket >= unitElems) {
+        // a bucket holds several units: a unit is unitElems/bucket of a call (the last bucket holds what is left)
+        bucket = std::min(bucket, std::max(unitElems, stageElems));
+        u.rs = collectiveCost(s, CollectiveOp::ReduceScatter, r * bucket, g);
+        u.rsCalls = unitElems / bucket;
+    } else {
+        const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, r * unitElems, r * bucket, g);
+        u.rs = rs.perCall;
+        u.rsCalls = rs.calls;
+    }
+    u.rsMsg = r * bucket;
+    return u;
+}
+
+CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g,
+                              double offNodeShare)
+{
+    CollectiveCost c = collectiveTime(op, messageBytes, g, s.cluster, s.nccl, offNodeShare);
     c.time /= s.profile.collectiveEfficiency; // the framework's achieved / NCCL-modelled bandwidth (profile)
+    c.latency /= s.profile.collectiveEfficiency;
     return c;
 }
 
@@ -128,15 +172,17 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
             lc.tpBwd = 2 * lc.tpAR.time;
         }
     }
-    // CP (Megatron-LM docs context_parallel.md): KV chunks ring-passed (c−1) times forward, 2(c−1) backward,
-    // hidden behind the blockwise attention compute when it is long enough.
+    // CP (Megatron-LM docs context_parallel.md): KV chunks ring-passed (c−1) times forward, 2(c−1) backward (K/V and
+    // dK/dV). Each ring step computes attention on the chunk it holds while the next arrives
+    // (TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
+    // AttnFuncWithCPAndKVP2P): a step's transfer is exposed by what exceeds that step's attention, 1/c of the layer's.
     if (cp > 1) {
         const double g = std::max(1, s.model.kvHeads);
         const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
         lc.cpChunk = 2.0 * beta * T * kvLocal;
         lc.cpCost = collectiveCost(s, CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair);
-        lc.cpFwdExposed = std::max(0.0, (cp - 1) * lc.cpCost.time - coreTime);
-        lc.cpBwdExposed = std::max(0.0, 2.0 * (cp - 1) * lc.cpCost.time - coreBwdTime);
+        lc.cpFwdExposed = (cp - 1) * std::max(0.0, lc.cpCost.time - coreTime / cp);
+        lc.cpBwdExposed = (cp - 1) * std::max(0.0, 2.0 * lc.cpCost.time - coreBwdTime / cp);
     }
     // EP all-to-all (GShard; Switch Transformers): dispatch + combine forward and again backward, exposed.
     if (ep > 1) {
@@ -144,12 +190,29 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         lc.epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
         if (s.training.precision == Precision::Fp8Mixed)
             lc.epMsg *= kFp8AllToAllFactor; // dispatch at 1 byte, combine at 2: the average of the four calls
-        lc.epCost = collectiveCost(s, CollectiveOp::AllToAll, lc.epMsg, layout.epGroup);
+        // Node-limited routing: a token crosses the network to at most M nodes instead of its top-k experts' nodes,
+        // M/k of the naive off-node volume (DeepSeek-V3 report §2.1.2; DeepEP's internode kernels deduplicate).
+        const int M = s.model.moe.maxNodesPerToken;
+        lc.epOffNodeShare = M > 0 && s.model.moe.topK > 0 ? std::min(1.0, double(M) / s.model.moe.topK) : 1.0;
+        lc.epCost = collectiveCost(s, CollectiveOp::AllToAll, lc.epMsg, layout.epGroup, lc.epOffNodeShare);
     }
-    // ZeRO-3/FSDP: one unit (a layer) gathered before its forward and backward, its gradients reduce-scattered.
+    // ZeRO-3/FSDP: each unit (a layer) gathered before its forward and backward, its gradients reduce-scattered, in
+    // the calls and messages the profile's buckets make of it (unitCollectives).
+    if (!gathersPerMicroBatch(s.parallelism.sharding))
+        return lc;
     const double U = sh.layerUnitParams;
-    lc.unitAG = collectiveCost(s, CollectiveOp::AllGather, sh.bytes.w * U, layout.shardGroupPlacement);
-    lc.unitRS = collectiveCost(s, CollectiveOp::ReduceScatter, sh.bytes.reduce * U, layout.shardGroupPlacement);
+    const UnitCollectives u
+        = unitCollectives(s, U, U * std::ceil(double(s.model.layers) / layout.pp), sh.bytes, layout.shardGroupPlacement);
+    if (u.agCalls > 0) { // a sharding group of one gathers nothing: the unit's costs stay 0 (one call of nothing)
+        lc.unitAG = u.ag;
+        lc.unitAG.time = u.ag.time * u.agCalls;
+        lc.unitRS = u.rs;
+        lc.unitRS.time = u.rs.time * u.rsCalls;
+        lc.unitAGCalls = u.agCalls;
+        lc.unitRSCalls = u.rsCalls;
+        lc.unitAGMsg = u.agMsg;
+        lc.unitRSMsg = u.rsMsg;
+    }
     return lc;
 }
 
@@ -189,8 +252,10 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             "context-parallel ring exchange of K/V chunks", true);
     }
     if (ep > 1 && moeSlow > 0) {
-        const double calls = mm * moeSlow * 4.0;
-        addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, lc.epCost.time * calls,
+        // a full recompute re-runs the layer's forward, its dispatch and combine included (Megatron-Core
+        // megatron/core/transformer/transformer_block.py checkpoints whole layers)
+        const double calls = mm * moeSlow * (4.0 + (full ? 2.0 : 0.0));
+        addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
             layout.epGroup.nodes > 1, "expert-parallel all-to-all dispatch and combine", true);
     }
     if (pp > 1) {
@@ -217,9 +282,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         const bool cross = g.nodes > 1;
         switch (shard) {
         case Sharding::Ddp: {
-            // DDP all-reduces 25 MiB buckets during the last micro-batch's backward (no_sync before it).
+            // DDP all-reduces its buckets during the last micro-batch's backward (no_sync before it); the profile's
+            // bucket: PyTorch 25 MiB, Megatron-Core max(4e7, 1e6·dp) parameters, DeepSpeed 5e8.
             const double total = psi * B.reduce;
-            const double bucket = std::min(total, kDdpBucketBytes);
+            const double elems = gradBucketElements(s.profile, g.size, B.reduce);
+            const double bucket = elems > 0 ? std::min(total, elems * B.reduce) : total;
             const Bucketed ar = bucketed(s, CollectiveOp::AllReduce, total, bucket, g);
             const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             out.dpTail += exposed;
@@ -229,8 +296,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         }
         case Sharding::Zero1:
         case Sharding::Zero2: {
-            // DeepSpeed reduce_bucket_size / allgather_bucket_size: 5e8 elements (deepspeed/runtime/zero/config.py)
-            const double bucketElems = std::min(psi, kDsReduceBucket), agElems = std::min(psi, kDsAllgatherBucket);
+            // The profile's buckets for the gradient reduce-scatter and the parameter all-gather: DeepSpeed's
+            // reduce_bucket_size / allgather_bucket_size 5e8 elements (deepspeed/runtime/zero/config.py), Megatron's
+            // distributed optimizer max(4e7, 1e6·dp) (megatron/core/distributed/distributed_data_parallel.py).
+            const double elems = gradBucketElements(s.profile, g.size, B.reduce);
+            const double bucketElems = elems > 0 ? std::min(psi, elems) : psi, agElems = bucketElems;
             const Bucketed rs
                 = bucketed(s, CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g);
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
@@ -245,7 +315,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
                 shard == Sharding::Zero2, repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
-            const Bucketed ag = bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
+            // NCCL's model times an all-gather and a reduce-scatter of the same buffer alike (tuning.cc: same steps,
+            // algorithms and protocols): equal bytes per element reuse the reduce-scatter's buckets
+            const Bucketed ag = B.w == B.reduce ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency,
+                                                      rs.perCall.algo, rs.perCall.proto } }
+                                                : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
             out.dpTail += ag.perCall.time * ag.calls;
             addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
@@ -255,23 +329,24 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             break;
         }
         default: {
-            // ZeRO-3 / FSDP: per unit, per micro-batch (the exposure is already in the stage times).
+            // ZeRO-3 / FSDP: per unit, per micro-batch (the exposure is already in the stage times); the calls and
+            // messages of one layer's gathers and reductions as layerCommunication sized them from the profile.
             const GroupPlacement& sg = hybrid ? shardG : g;
-            const double units = slow.shape.layers;
-            const double unit = psi / std::max(1.0, units);
-            const CollectiveCost ag = collectiveCost(s, CollectiveOp::AllGather, B.w * unit, sg);
-            const CollectiveCost rs = collectiveCost(s, CollectiveOp::ReduceScatter, B.reduce * unit, sg);
-            const double agCalls = mm * units * (shard == Sharding::FsdpGradOp ? 1.0 : 2.0);
-            const double rsCalls = mm * units;
+            const double units = std::max(1, slow.shape.layers);
+            const UnitCollectives u = unitCollectives(s, psi / units, psi, B, sg);
+            if (u.agCalls <= 0)
+                break;
+            const double agCalls = mm * units * u.agCalls * (shard == Sharding::FsdpGradOp ? 1.0 : 2.0);
+            const double rsCalls = mm * units * u.rsCalls;
             const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
-            addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, B.w * unit, ag,
+            addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, u.agMsg, u.ag,
                 exposedShare * mm * slow.dpFwd + exposedShare * mm * slow.dpBwd * 0.5, sg.nodes > 1,
                 expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)",
-                true);
-            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, B.reduce * unit, rs,
+                true, agCalls / u.agCalls * B.w * psi / units);
+            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, u.rsMsg, u.rs,
                 exposedShare * mm * slow.dpBwd * 0.5, sg.nodes > 1,
                 expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)",
-                true);
+                true, mm * B.reduce * psi);
             if (hybrid && replicaG.size > 1) {
                 // HSDP: the gradient shard is all-reduced across replicas once per step
                 // (torch/distributed/fsdp/api.py, HYBRID_SHARD).

@@ -20,11 +20,18 @@ struct LayerComm {
     double tpFwd = 0, tpBwd = 0;       ///< TP time per layer, forward and backward (exposed: on the critical path)
     double cpChunk = 0;                ///< one K/V chunk of the context-parallel ring
     CollectiveCost cpCost;
-    double cpFwdExposed = 0, cpBwdExposed = 0; ///< the ring transfers beyond the blockwise attention they hide behind
+    double cpFwdExposed = 0, cpBwdExposed = 0; ///< per layer: the c−1 ring steps' transfers beyond each step's attention
     double epMsg = 0;                  ///< one expert-parallel all-to-all message
     CollectiveCost epCost;
-    CollectiveCost unitAG, unitRS;     ///< one ZeRO-3/FSDP unit (a layer) gathered / reduce-scattered
+    double epOffNodeShare = 1;         ///< share of the all-to-all's off-node bytes on the network (node-limited routing)
+    /// One layer's ZeRO-3/FSDP parameter all-gathers and gradient reduce-scatters: time of all its calls, the calls
+    /// per layer (DeepSpeed's prefetch bucket splits a layer; its reduce bucket spans several, a fraction of a call
+    /// per layer) and one call's message, bytes.
+    CollectiveCost unitAG, unitRS;
+    double unitAGCalls = 1, unitRSCalls = 1;
+    double unitAGMsg = 0, unitRSMsg = 0;
 };
+/// coreTime, coreBwdTime: the layer's core attention forward and backward for one micro-batch (what CP hides behind).
 LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime,
                              double coreBwdTime);
 
@@ -36,8 +43,21 @@ struct Bucketed {
 };
 Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucket, const GroupPlacement& g);
 
+/// A ZeRO-3/FSDP unit's collectives: per-call costs, calls per unit (fractional when a reduce bucket spans units)
+/// and the message of one call, bytes.
+struct UnitCollectives {
+    CollectiveCost ag, rs;
+    double agCalls = 0, rsCalls = 0;
+    double agMsg = 0, rsMsg = 0;
+};
+/// The gathers and reductions of a unit of `unitElems` parameters out of `stageElems` on the stage, sized from the
+/// framework profile (ZeRO-3: the gather bucket and the gradient buckets; FSDP: one call per unit each).
+UnitCollectives unitCollectives(const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes,
+                                const GroupPlacement& g);
+
 /// One collective's cost as NCCL's model gives it (collectiveTime), at the framework profile's collective efficiency.
-CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g);
+CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g,
+                              double offNodeShare = 1.0);
 
 /// Whether the data-parallel parameters are gathered per micro-batch (ZeRO-3 and the FSDP strategies).
 bool gathersPerMicroBatch(Sharding shard);
@@ -48,6 +68,7 @@ struct SlowStage {
     double m = 1;            ///< micro-batches per step
     double lastBackward = 0; ///< the last micro-batch's backward, which bucketed gradient reductions hide behind
     double dpFwd = 0, dpBwd = 0; ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch, forward and backward
+    double epExposed = 0;    ///< exposed expert all-to-all per micro-batch (recomputed forward included)
 };
 /// Exposed communication outside the micro-batch times.
 struct StepCollectives {

@@ -51,8 +51,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const LayerCompute compute = computeStage(s, sh);
     r.flopsPerToken = compute.flopsPerToken;
     const LayerComm comm = layerCommunication(s, sh, layout, compute.coreTime, compute.coreBwdTime);
-    const LayerTimes denseL = layerTimes(s, sh, compute, comm, false);
-    const LayerTimes moeL = layerTimes(s, sh, compute, comm, true);
+    const LayerTimes denseL = layerTimes(s, sh, compute, comm, false, double(m));
+    const LayerTimes moeL = layerTimes(s, sh, compute, comm, true, double(m));
 
     // Every pipeline stage: its memory and its micro-batch time; the peak stage and the slowest stage.
     r.stages.resize(pp);
@@ -109,6 +109,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     slowStage.lastBackward = S.backwardTime;
     slowStage.dpFwd = times[slow].dpFwd;
     slowStage.dpBwd = times[slow].dpBwd;
+    slowStage.epExposed = slowStage.shape.moeLayers
+        * (moeL.epBwd + moeL.epFwd * (s.training.recompute == Recompute::Full ? 2.0 : 1.0));
     const StepCollectives collectives = recordCollectives(s, sh, layout, comm, slowStage, r);
     const OptimizerTime opt = optimizerTime(s, sh, layout, slowStage, tSlow, terms != nullptr);
     const StageShape& ss = slowStage.shape;
@@ -144,6 +146,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         st.stageDpPerMb = slowStage.dpFwd + slowStage.dpBwd;
         st.contention = times[slow].contention;
         st.commPerMb = commPerMb;
+        st.cpPerMb = double(ss.layers) * (comm.cpFwdExposed + comm.cpBwdExposed);
+        st.epPerMb = double(ss.moeLayers) * (moeL.epFwd + moeL.epBwd);
         st.ppExposed = collectives.ppExposed;
         st.dpTail = collectives.dpTail;
         st.sumStage = sumStage;

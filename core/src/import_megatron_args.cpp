@@ -13,7 +13,8 @@
 // (learned_absolute default | rope | none), --untie-embeddings-and-output-weights (tied by default),
 // --disable-bias-linear (biases by default), --add-qkv-bias, --vocab-size; MoE --num-experts, --moe-router-topk
 // (default 2), --moe-ffn-hidden-size (default ffn_hidden_size), --moe-shared-expert-intermediate-size,
-// --moe-layer-freq (an int or a Python list expression, parsed here, never evaluated); MLA --multi-latent-attention,
+// --moe-layer-freq (an int or a Python list expression, parsed here, never evaluated), --moe-router-group-topk (as
+// nodes per token), --overlap-moe-expert-parallel-comm (moe_overlap ep-overlap); MLA --multi-latent-attention,
 // --q-lora-rank (None), --kv-lora-rank (32), --qk-head-dim (128), --qk-pos-emb-head-dim (64), --v-head-dim (128);
 // parallelism --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
 // --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
@@ -46,7 +47,8 @@ const std::set<std::string>& switches()
         "--squared-relu", "--standalone", "--use-precision-aware-optimizer", "--overlap-grad-reduce",
         "--overlap-param-gather", "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
         "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
-        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data" };
+        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
+        "--overlap-moe-expert-parallel-comm" };
     return s;
 }
 
@@ -56,7 +58,7 @@ const std::set<std::string>& valued()
     static const std::set<std::string> s = { "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
         "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings", "--normalization",
         "--position-embedding-type", "--vocab-size", "--num-experts", "--moe-router-topk", "--moe-ffn-hidden-size",
-        "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+        "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-router-group-topk", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
         "--qk-pos-emb-head-dim", "--v-head-dim", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
         "--context-parallel-size", "--expert-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
         "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size", "--recompute-granularity",
@@ -321,6 +323,9 @@ void readModel(Args& a, ImportContext& cx)
                 m.moe.sharedExperts = static_cast<int>(shared / m.moe.expertFfnHidden);
         }
         std::string freq;
+        // Group-limited routing (megatron/core/transformer/transformer_config.py moe_router_group_topk): with the
+        // groups laid over nodes, as DeepSeek-V3 runs it, each token reaches at most that many nodes.
+        a.count("--moe-router-group-topk", m.moe.maxNodesPerToken);
         if (a.value("--moe-layer-freq", freq)) {
             std::string why;
             if (!denseLayersFromFreq(freq, m.layers, m.moe.denseLayers, why))
@@ -459,8 +464,11 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     }
     a.count("--num-virtual-stages-per-pipeline-rank", p.virtualStages);
     p.schedule = p.pp > 1 && p.virtualStages > 1 ? PpSchedule::Interleaved : PpSchedule::OneFOneB;
+    // megatron/core/transformer/transformer_config.py overlap_moe_expert_parallel_comm
+    p.moeOverlap = a.has("--overlap-moe-expert-parallel-comm") ? MoeOverlap::EpOverlap : MoeOverlap::None;
     for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
-             "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule" })
+             "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
+             "parallelism.moe_overlap" })
         cx.set(f);
 
     // ---- GPUs from the torchrun line. The launcher's own flags often hold variables ($GPUS_PER_NODE in Megatron-LM's

@@ -667,6 +667,17 @@ std::string megatron(const Scenario& s, const Layout& l)
                     + std::to_string(m.layers - m.moe.denseLayers) + ")\"");
         if (l.ep > 1)
             arg("--moe-token-dispatcher-type", "alltoall");
+        // node-limited routing as group-limited routing with one group per node of the expert-parallel group, and
+        // the all-to-all overlap (megatron/core/transformer/transformer_config.py moe_router_num_groups,
+        // moe_router_group_topk, overlap_moe_expert_parallel_comm)
+        if (m.moe.maxNodesPerToken > 0 && l.epGroup.nodes > 1) {
+            num("--moe-router-num-groups", l.epGroup.nodes);
+            num("--moe-router-group-topk", std::min(m.moe.maxNodesPerToken, l.epGroup.nodes));
+        }
+        if (l.ep > 1 && s.parallelism.moeOverlap == MoeOverlap::EpOverlap)
+            flag("--overlap-moe-expert-parallel-comm");
+        else if (l.ep > 1 && s.parallelism.moeOverlap == MoeOverlap::DualPipe)
+            note("DualPipe (deepseek-ai/DualPipe) has no Megatron-LM flag; not emitted");
     }
     note("vocabulary: " + std::to_string(m.vocab) + " tokens, from your tokenizer (--tokenizer-type, --vocab-size)");
 

@@ -6,6 +6,7 @@
 
 #include "json_fields.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardscope::core {
@@ -34,6 +35,11 @@ constexpr double kMegatronLogitBytes = 6.0;
 // the BF16 GEMM time's speed, quantization included (TransformerEngine docs/examples/gemm_profiling/
 // gemm_profiling.rst @ d0067d0, H200, hidden 4096: 32.014 / 18.978 ms per layer).
 constexpr double kDelayedScalingSpeedup = 1.69;
+// Megatron-Core's gradient (and distributed-optimizer parameter) buckets: max(40,000,000, 1,000,000 × dp) parameters,
+// "to ensure that chunks used in NCCL ring-reduce implementations are large enough to remain bandwidth-bound"
+// (megatron/core/distributed/distributed_data_parallel.py).
+constexpr double kMegatronBucketElements = 40000000;
+constexpr double kMegatronBucketElementsPerDpRank = 1000000;
 } // namespace
 
 FrameworkProfile megatronProfile()
@@ -57,6 +63,10 @@ FrameworkProfile megatronProfile()
     // FlashAttention-2 on Ampere (transformer_engine/pytorch/attention/dot_product_attention/utils.py
     // get_attention_backend @ d0067d0)
     p.attentionKernel = AttentionKernel::Cudnn;
+    p.gatherBucketElements = 0; // FSDP-style: one gather per TransformerLayer
+    p.gradBucketElements = kMegatronBucketElements;
+    p.gradBucketElementsPerDpRank = kMegatronBucketElementsPerDpRank;
+    p.gradBucketBytes = 0;
     p.sources = {
         { "gemm_efficiency", "fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23 Table 5" },
         { "elementwise_traffic", "fitted on Korthikanti et al. MLSys'23 Table 4 and Table 5" },
@@ -75,8 +85,21 @@ FrameworkProfile megatronProfile()
         { "attention_kernel", "Transformer Engine's get_attention_backend (transformer_engine/pytorch/attention/"
                               "dot_product_attention/utils.py): cuDNN fused attention on Hopper and newer, "
                               "FlashAttention-2 on Ampere" },
+        { "gather_bucket_elements", "one all-gather per TransformerLayer (Megatron-Core's FSDP wraps each layer: "
+                                    "megatron/core/distributed/torch_fully_sharded_data_parallel.py)" },
+        { "grad_bucket_elements", "megatron/core/distributed/distributed_data_parallel.py (bucket_size = "
+                                  "max(40000000, 1000000 * dp))" },
+        { "grad_bucket_elements_per_dp_rank", "megatron/core/distributed/distributed_data_parallel.py (bucket_size "
+                                              "= max(40000000, 1000000 * dp))" },
+        { "grad_bucket_bytes", "Megatron-Core sizes buckets in parameters (not bytes)" },
     };
     return p;
+}
+
+double gradBucketElements(const FrameworkProfile& p, int dp, double bytesPerElement)
+{
+    const double bytes = bytesPerElement > 0 ? p.gradBucketBytes / bytesPerElement : 0.0;
+    return std::max({ p.gradBucketElements, p.gradBucketElementsPerDpRank * dp, bytes });
 }
 
 const std::vector<ProfileConstant>& profileConstants()
@@ -112,9 +135,14 @@ struct Fact {
 };
 // Framework facts a profile states (bounds: bf16 logits alone are 2 bytes; bf16 logits with five fp32 copies 22).
 // FP8 GEMMs at most twice the BF16 rate (the tensor cores' ratio, H100 datasheet), at least no slower.
+// Buckets: 0 (none) up to 1e11 elements or bytes, beyond any model's gradient on one GPU (validate.cpp's model limits).
 const Fact kFacts[] = { { "logit_bytes", 2.0, 22.0, &FrameworkProfile::logitBytes },
     { "logit_bytes_tp", 2.0, 22.0, &FrameworkProfile::logitBytesTp },
-    { "fp8_gemm_speedup", 1.0, 2.0, &FrameworkProfile::fp8GemmSpeedup } };
+    { "fp8_gemm_speedup", 1.0, 2.0, &FrameworkProfile::fp8GemmSpeedup },
+    { "gather_bucket_elements", 0.0, 1e11, &FrameworkProfile::gatherBucketElements },
+    { "grad_bucket_elements", 0.0, 1e11, &FrameworkProfile::gradBucketElements },
+    { "grad_bucket_elements_per_dp_rank", 0.0, 1e11, &FrameworkProfile::gradBucketElementsPerDpRank },
+    { "grad_bucket_bytes", 0.0, 1e11, &FrameworkProfile::gradBucketBytes } };
 
 const std::pair<AttentionKernel, const char*> kKernelNames[] = { { AttentionKernel::Fa2, "fa2" },
     { AttentionKernel::Fa3, "fa3" }, { AttentionKernel::Cudnn, "cudnn" } };

@@ -76,6 +76,7 @@ SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
 SS_NAMES(Recompute, "none", "selective", "full", "selective-op")
 SS_NAMES(Accounting, "zero-paper", "megatron", "deepspeed")
 SS_NAMES(PpSchedule, "gpipe", "1f1b", "interleaved", "zero-bubble")
+SS_NAMES(MoeOverlap, "none", "ep-overlap", "dualpipe")
 SS_NAMES(OffloadTarget, "none", "cpu", "nvme")
 SS_NAMES(NcclAlgo, "auto", "ring", "tree")
 SS_NAMES(NcclProto, "auto", "simple", "ll", "ll128")
@@ -84,7 +85,7 @@ SS_NAMES(Norm, "layernorm", "rmsnorm")
 SS_NAMES(PositionEmbedding, "learned", "rope", "alibi")
 SS_NAMES(Group, "dp", "tp", "pp", "cp", "ep")
 SS_NAMES(CollectiveOp, "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv")
-SS_NAMES(Algo, "ring", "tree", "nvls", "p2p")
+SS_NAMES(Algo, "ring", "tree", "nvls", "p2p", "pat")
 SS_NAMES(Proto, "simple", "ll", "ll128")
 #undef SS_NAMES
 
@@ -193,7 +194,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     if (const json* p = objectAt(r, root, "parallelism")) {
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
-                                             "virtual_stages", "shard_group" });
+                                             "virtual_stages", "shard_group", "moe_overlap" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -208,6 +209,9 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
                 { "interleaved", PpSchedule::Interleaved }, { "zero-bubble", PpSchedule::ZeroBubble } });
         r.integer(*p, "virtual_stages", "parallelism", pa.virtualStages);
         r.integer(*p, "shard_group", "parallelism", pa.shardGroup);
+        r.enumeration(*p, "moe_overlap", "parallelism", pa.moeOverlap,
+            { { "none", MoeOverlap::None }, { "ep-overlap", MoeOverlap::EpOverlap },
+                { "dualpipe", MoeOverlap::DualPipe } });
     }
     if (const json* o = objectAt(r, root, "offload")) {
         r.unknownKeys(*o, "offload", { "optimizer", "parameters" });
@@ -296,7 +300,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     const auto& p = s.parallelism;
     j["parallelism"] = { { "sharding", toString(p.sharding) }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp },
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },
-        { "virtual_stages", p.virtualStages }, { "shard_group", p.shardGroup } };
+        { "virtual_stages", p.virtualStages }, { "shard_group", p.shardGroup },
+        { "moe_overlap", toString(p.moeOverlap) } };
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };
@@ -378,7 +383,7 @@ std::string resultToJson(const Result& r, int indent)
     for (const auto& c : r.collectives)
         coll.push_back({ { "group", toString(c.group) }, { "op", toString(c.op) }, { "group_size", c.groupSize },
             { "count", c.count }, { "message_bytes", c.messageBytes }, { "bytes", c.bytes }, { "time", c.time },
-            { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
+            { "latency_time", c.latencyTime }, { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
             { "crosses_nodes", c.crossesNodes }, { "purpose", c.purpose } });
     j["communication_per_gpu"] = { { "total_bytes", r.totalCommBytes },
         { "by_group", { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },

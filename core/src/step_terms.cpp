@@ -189,6 +189,12 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         t.inputs = { { "m", st.m, "micro-batches", "" },
                      { "C_mb", st.commPerMb, "s", "exposed communication per micro-batch on the slowest stage" },
                      { "C_dp,mb", st.stageDpPerMb, "s", "of which ZeRO-3/FSDP/ZeRO-2 collectives not hidden by compute" },
+                     { "C_cp,mb", st.cpPerMb, "s",
+                         "of which context-parallel ring steps: L·(c − 1)·(max(0, t_kv − t_attn,f/c) + "
+                         "max(0, 2·t_kv − t_attn,b/c))" },
+                     { "C_ep,mb", st.epPerMb, "s",
+                         "of which expert all-to-all: 4 per MoE layer, less the compute of another micro-batch it "
+                         "overlaps (parallelism.moe_overlap)" },
                      { "C_pp", st.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops" },
                      { "C_dp", st.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward" } };
         t.source = "NCCL src/graph/tuning.cc (collective times); PyTorch DDP and FSDP, DeepSpeed ZeRO overlap "
@@ -313,9 +319,14 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         }
         t.inputs = { { "n", n, "GPUs", "group size" },
                      { "S", col.messageBytes, "B", "message of one call (nccl-tests convention)" },
-                     { "calls", double(col.count), "", "calls per step" },
-                     { "S_total", col.bytes / factor, "B", "all calls' messages over the step" } };
-        t.source = "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors)";
+                     { "calls", double(col.count), "", "calls per step (one per bucket, unit or layer)" },
+                     { "S_total", col.bytes / factor, "B", "all calls' messages over the step" },
+                     { "t", col.time, "s", std::string("time of all calls, NCCL ") + toString(col.algo) + "/"
+                                                + toString(col.proto) + ": calls × (latency + S / bandwidth)" },
+                     { "t_lat", col.latencyTime, "s", "of which latency, once per call (ring: grows with n − 1 steps)" },
+                     { "t_exposed", col.exposedTime, "s", "of which the step waits for" } };
+        t.source = "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl src/graph/tuning.cc "
+                   "(latency and bandwidth per algorithm)";
         t.anchor = "communication-volume";
         out.push_back(std::move(t));
     }

@@ -25,6 +25,7 @@ struct StepTerms {
     double stageDpPerMb = 0;      ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch on the slowest stage
     double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (profile)
     double commPerMb = 0;         ///< all exposed communication per micro-batch (layers + data parallel)
+    double cpPerMb = 0, epPerMb = 0; ///< of which the context-parallel ring and the expert all-to-all
     double ppExposed = 0;         ///< pipeline fill/drain send/recv on the critical path
     double dpTail = 0;            ///< data-parallel collectives left after the last backward
     double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part

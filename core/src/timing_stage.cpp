@@ -14,7 +14,8 @@ namespace {
 constexpr double kPcieEfficiency = 0.75;
 } // namespace
 
-LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe)
+LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
+                      double microBatches)
 {
     const bool full = s.training.recompute == Recompute::Full;
     const bool selective = s.training.recompute == Recompute::Selective;
@@ -27,8 +28,22 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     // kernel's backward rate
     L.bwd = 2.0 * linear / c.peak.linear + c.coreBwdTime + elem + c.hostBwd;
     L.wgrad = linear / c.peak.linear;
-    L.commFwd = comm.tpFwd + comm.cpFwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);
-    L.commBwd = comm.tpBwd + comm.cpBwdExposed + (moe && ep ? 2 * comm.epCost.time : 0.0);
+    if (moe && ep) {
+        // Dispatch + combine, forward and again backward (GShard). Overlapped (Megatron-Core
+        // --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/combined_1f1b.py; DeepSeek-V3 report
+        // §3.2.1 DualPipe): a micro-batch's forward all-to-alls run during another's backward compute of the layer
+        // and its backward all-to-alls during another's forward, exposed only beyond it; the first forward and the
+        // last backward of a step have no partner: (m − 1)/m of the micro-batches are paired.
+        const double a2a = 2 * comm.epCost.time;
+        L.epFwd = L.epBwd = a2a;
+        if (s.parallelism.moeOverlap != MoeOverlap::None) {
+            const double paired = microBatches > 1 ? (microBatches - 1) / microBatches : 0.0;
+            L.epFwd = (1 - paired) * a2a + paired * std::max(0.0, a2a - L.bwd);
+            L.epBwd = (1 - paired) * a2a + paired * std::max(0.0, a2a - L.fwd);
+        }
+    }
+    L.commFwd = comm.tpFwd + comm.cpFwdExposed + L.epFwd;
+    L.commBwd = comm.tpBwd + comm.cpBwdExposed + L.epBwd;
     if (full)
         L.recompute = L.fwd + L.commFwd; // the whole forward again, its collectives included
     else if (selective && !s.training.flashAttention)
@@ -64,7 +79,8 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
         t.dpFwd = comm.unitAG.time + st.layers * std::max(0.0, comm.unitAG.time - tf);
         const bool gatherInBwd = shard != Sharding::FsdpGradOp;
         const double bwdComm = (gatherInBwd ? comm.unitAG.time : 0.0) + comm.unitRS.time;
-        t.dpBwd = st.layers * std::max(0.0, bwdComm - tb) + comm.unitRS.time;
+        // the last reduce-scatter call (one unit, or one full gradient bucket) runs after the last layer's backward
+        t.dpBwd = st.layers * std::max(0.0, bwdComm - tb) + comm.unitRS.time / comm.unitRSCalls;
         // NCCL kernels take SMs from the compute they overlap: the hidden part slows it by the profile's share.
         const double slow = s.profile.overlapSlowdown;
         fwd += slow * st.layers * std::min(comm.unitAG.time, tf);
@@ -73,9 +89,10 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
     } else if (shard == Sharding::Zero2 && st.layers > 0) {
         // ZeRO-2 reduce-scatters gradient buckets during every backward (overlap_comm), the last one exposed.
         const double psi = st.dense + st.expert;
-        // reduce_bucket_size 5e8 elements (deepspeed/runtime/zero/config.py)
+        // the profile's gradient bucket (DeepSpeed reduce_bucket_size 5e8 elements, deepspeed/runtime/zero/config.py)
+        const double elems = gradBucketElements(s.profile, layout.dpcpGroup.size, sh.bytes.reduce);
         const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, psi * sh.bytes.reduce,
-            kDsReduceBucket * sh.bytes.reduce, layout.dpcpGroup);
+            (elems > 0 ? std::min(psi, elems) : psi) * sh.bytes.reduce, layout.dpcpGroup);
         t.dpBwd = std::max(rs.perCall.time, rs.perCall.time * rs.calls - bwd);
     }
     t.forward = fwd + t.dpFwd;

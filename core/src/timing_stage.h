@@ -20,8 +20,11 @@ struct LayerTimes {
     double fwd = 0, bwd = 0, wgrad = 0;  // compute (GEMM + element-wise), seconds per micro-batch per layer
     double recompute = 0;                // extra work in backward from activation recomputation
     double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
+    double epFwd = 0, epBwd = 0;         // of which the expert-parallel all-to-all (after parallelism.moe_overlap)
 };
-LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe);
+/// microBatches: per step, for the all-to-all overlap modes (the first forward and last backward have no partner).
+LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
+                      double microBatches = 1);
 
 /// One micro-batch through one pipeline stage.
 struct StageTime {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // validate(): every rule a scenario breaks, each naming its field. Limits keep every product finite in doubles.
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/scenario_json.h"
 
 #include <cmath>
 #include <sstream>
@@ -111,6 +112,7 @@ std::vector<Issue> validate(const Scenario& s)
         moeOk &= ck.range("model.moe.shared_experts", m.moe.sharedExperts, 0, 1 << 16);
         moeOk &= ck.range("model.moe.dense_layers", m.moe.denseLayers, 0, kMaxLayers);
         moeOk &= ck.range("model.moe.capacity_factor", m.moe.capacityFactor, 1, 64);
+        moeOk &= ck.range("model.moe.max_nodes_per_token", m.moe.maxNodesPerToken, 0, 1 << 16);
         if (moeOk && m.moe.topK > m.moe.experts)
             ck.fail("model.moe.top_k", "top_k (", m.moe.topK, ") must not exceed experts (", m.moe.experts, ")");
         if (moeOk && modelOk && m.moe.denseLayers > m.layers)
@@ -222,6 +224,19 @@ std::vector<Issue> validate(const Scenario& s)
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide experts (", m.moe.experts, ")");
         if ((double(dp) * p.cp) / p.ep != std::floor((double(dp) * p.cp) / p.ep))
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dp * p.cp, ")");
+    }
+    if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
+        ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
+            ") hides the expert-parallel all-to-all: it needs ep > 1 (ep is ", p.ep, ")");
+    // Megatron-Core refuses its all-to-all overlap with full recomputation and, with pipelining, without virtual
+    // stages (megatron/core/transformer/transformer_config.py, overlap_moe_expert_parallel_comm).
+    if (p.moeOverlap == MoeOverlap::EpOverlap && p.ep > 1) {
+        if (t.recompute == Recompute::Full)
+            ck.fail("parallelism.moe_overlap", "moe_overlap ep-overlap cannot be combined with training.recompute full "
+                "(Megatron-Core disables full recomputation with --overlap-moe-expert-parallel-comm)");
+        if (p.pp > 1 && p.schedule != PpSchedule::Interleaved)
+            ck.fail("parallelism.moe_overlap", "moe_overlap ep-overlap with pp > 1 needs pp_schedule interleaved "
+                "(Megatron-Core requires virtual pipeline stages)");
     }
     if (p.sharding == Sharding::FsdpHybrid) {
         const int group = p.shardGroup > 0 ? p.shardGroup : c.gpusPerNode;

@@ -14,6 +14,7 @@
 
 #include <QObject>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace shardscope::core;
@@ -39,6 +40,9 @@ private slots:
     void perChannelTreeLl128Cap();
     void nvlsAllReduceInsideOneNode();
     void withoutGdrTheNetworkCrossesPcieTwice();
+    void patAtOneGpuPerNode();
+    void ringAtOneGpuPerNodeUsesTreeNetworkLatency();
+    void noPatWithTwoGpusPerNode();
 };
 
 namespace {
@@ -366,6 +370,76 @@ void TestCollective::withoutGdrTheNetworkCrossesPcieTwice()
     const auto staged = collectiveTime(CollectiveOp::SendRecv, S, pair, c, nccl);
     const double bw = std::min(50 * GB, 64 * GB * ncclPcieShare / 2);
     SS_COMPARE_REL(staged.time, (8.4 + 14.0) * us + S / bw, 1e-12);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// PAT (tuning.cc, NCCL >= 2.23): all-gather / reduce-scatter when every node holds one rank of the communicator
+// (ncclPatEnable: nNodes == nRanks), Simple only. baseLat[PAT] = 8.0 µs; latency += log2i(nNodes)·interLat/3.5 +
+// nRanks·2.8 µs with interLat = hwLat[NET][TREE][Simple] = 14 µs ("with ppn=1 ... use the Tree network latency");
+// busBw × 0.75 and, unlike the ring, not converted to algorithm bandwidth: time = lat + S / (0.75·busBw).
+// 16 nodes, one GPU of each (the data-parallel group of a TP-8 layout), 8 NICs of 50 GB/s per node: each GPU's
+// share of the network is 50 GB/s, the ring's bus bandwidth.
+
+void TestCollective::patAtOneGpuPerNode()
+{
+    const double nicBw = 50 * GB;
+    const Cluster c = makeCluster(HOPPER, 16, 400 * GB, nicBw);
+    const GroupPlacement g { 16, 1, 16 };
+    const double patLat = 8.0 + 4 /* log2i(16) */ * 14.0 / 3.5 + 16 * 2.8; // 68.8 µs
+    // Ring at one GPU per node: all n − 1 = 15 steps cross the network, each at the Tree NET latency.
+    const double ringSimpleLat = 8.4 + 15 * 14.0;                         // 218.4 µs
+    const double ringLlLat = 6.6 + 15 * 5.0;                             // 81.6 µs
+    const double ringLl128Lat = 14.0 + 15 * 8.5;                         // 141.5 µs
+    const double nCh = 2;                                                  // 2 channels per NIC the group drives
+    for (CollectiveOp op : { CollectiveOp::AllGather, CollectiveOp::ReduceScatter }) {
+        // 4 MiB: PAT 68.8 + 111.8 = 180.6 µs; ring LL 81.6 + (15/16)·S/min(35, 25 GB/s) = 238.9 µs; ring LL128
+        // 141.5 + (15/16)·S/min(46, 2 × 36.7 GB/s) = 227.0 µs; ring Simple 218.4 + (15/16)·S/50 GB/s = 297.0 µs.
+        double S = 4 * MiB;
+        const double pat = patLat * us + S / (0.75 * nicBw);
+        const double ll = ringLlLat * us + 15.0 / 16 * S / std::min(llMaxBws[HOPPER][2] * GB, 0.5 * nicBw);
+        const double ll128 = ringLl128Lat * us + 15.0 / 16 * S / std::min(0.92 * nicBw, nCh * perChMaxRingLL128Bws[HOPPER][2] * GB);
+        const double simple = ringSimpleLat * us + 15.0 / 16 * S / nicBw;
+        QVERIFY(pat < std::min({ ll, ll128, simple }));
+        detail::CollectiveCost t = collectiveTime(op, S, g, c, Nccl {});
+        QCOMPARE(t.algo, Algo::Pat);
+        QCOMPARE(t.proto, Proto::Simple);
+        SS_COMPARE_REL(t.time, pat, 1e-12);
+        SS_COMPARE_REL(t.latency, patLat * us, 1e-12);
+        // 1 GiB: bandwidth rules; the ring's (15/16)·S/B beats PAT's S/(0.75·B) (Simple: 20.4 ms against 28.7 ms).
+        S = 1024 * MiB;
+        t = collectiveTime(op, S, g, c, Nccl {});
+        QCOMPARE(t.algo, Algo::Ring);
+        QCOMPARE(t.proto, Proto::Simple);
+        SS_COMPARE_REL(t.time, ringSimpleLat * us + 15.0 / 16 * S / nicBw, 1e-12);
+        // NCCL_ALGO=Ring rules PAT out at any size.
+        t = collectiveTime(op, 4 * MiB, g, c, forced(NcclAlgo::Ring, SIMPLE));
+        QCOMPARE(t.algo, Algo::Ring);
+        SS_COMPARE_REL(t.time, simple, 1e-12);
+    }
+    // All-reduce has no PAT (tuning.cc skips it): 4 MiB still goes ring or tree.
+    QVERIFY(collectiveTime(CollectiveOp::AllReduce, 4 * MiB, g, c, Nccl {}).algo != Algo::Pat);
+}
+
+void TestCollective::ringAtOneGpuPerNodeUsesTreeNetworkLatency()
+{
+    // tuning.cc: interLat = ppn == 1 ? hwLat[NET][TREE][p] : hwLat[NET][a][p]. Ring LL all-gather over 4 nodes, one GPU
+    // each: 3 network steps at 5.0 µs (the ring's own NET LL latency would be 2.7 µs).
+    const Cluster c = makeCluster(HOPPER, 4, 400 * GB, 50 * GB);
+    const GroupPlacement g { 4, 1, 4 };
+    const double S = 64 * 1024;
+    const detail::CollectiveCost t = collectiveTime(CollectiveOp::AllGather, S, g, c, forced(NcclAlgo::Ring, LL));
+    const double expected = (baseLatencies[RING][LL] + 3 * hwLatencies[NET][TREE][LL]) * us
+        + 3.0 / 4 * S / std::min(llMaxBws[HOPPER][2] * GB, 0.5 * 50 * GB);
+    SS_COMPARE_REL(t.time, expected, 1e-12);
+}
+
+void TestCollective::noPatWithTwoGpusPerNode()
+{
+    // ncclPatEnable: nNodes != nRanks → 0. Two GPUs on each of 16 nodes: a ring (or nothing else) for all-gather.
+    const Cluster c = makeCluster(HOPPER, 16, 400 * GB, 50 * GB);
+    const GroupPlacement g { 32, 2, 16 };
+    for (double S : { 64.0 * 1024, 4 * MiB, 1024 * MiB })
+        QCOMPARE(collectiveTime(CollectiveOp::AllGather, S, g, c, Nccl {}).algo, Algo::Ring);
 }
 
 QTEST_APPLESS_MAIN(TestCollective)

@@ -4,11 +4,19 @@
 // §5.2–§5.5 (NCCL tuning model), calibration.md / catalogs.md for the hardware.
 #include "test_support.h"
 
+#include "communication_stage.h"
+#include "compute_stage.h"
+#include "timing_stage.h"
+#include "shardscope/core/catalog.h"
+
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 using namespace shardscope::core;
 
@@ -35,6 +43,13 @@ private slots:
     void ddpAllReducesBucketsOf25MiB();
     void deepspeedBucketsOf5e8Elements();
     void epAllToAllDispatchesInFp8();
+    void megatronBucketsGrowWithDp();
+    void deepspeedZero3GathersPrefetchBuckets();
+    void fsdpGathersOneUnitPerCall();
+    void cpRingStepExposedBeyondItsAttention();
+    void epOverlapHidesBehindAnotherMicroBatch();
+    void nodeLimitedRoutingCutsNetworkBytes();
+    void latencyOncePerBucket();
 };
 
 namespace {
@@ -69,6 +84,14 @@ Scenario a100TpScenario(int64_t seq, int64_t micro, int64_t hidden)
 }
 
 double perCallTime(const Collective& c) { return c.time / double(c.count); }
+
+Scenario withFramework(Scenario s, Framework f)
+{
+    const bool ok = applyFramework(s, f, sstest::catalog());
+    if (!ok)
+        qFatal("no profile");
+    return s;
+}
 
 } // namespace
 
@@ -386,7 +409,7 @@ void TestCommunication::ddpAllReducesBucketsOf25MiB()
     // c10d reducer.hpp kDefaultBucketBytesCap), the last one partial: Llama 3 8B over 16 GPUs, 2Ψ bytes of bf16
     // gradients in ⌈2Ψ / 25 MiB⌉ calls of at most 25 MiB. (DDP's 1 MiB first bucket is not modelled.)
     const double psi = 8'030'261'248.0, cap = 25 * MiB;
-    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Ddp));
+    SS_EVALUATE(r, withFramework(dpScenario("llama3-8b", 2, Sharding::Ddp), Framework::PyTorch));
     const Collective* ar = sstest::findCollective(r, Group::Dp, CollectiveOp::AllReduce);
     QVERIFY(ar);
     QCOMPARE(ar->messageBytes, cap);
@@ -399,7 +422,7 @@ void TestCommunication::deepspeedBucketsOf5e8Elements()
     // elements, updated parameters all-gathered in allgather_bucket_size = 5e8 elements; bf16, 2 bytes each.
     // Llama 3 8B over 16 GPUs: ⌈Ψ / 5e8⌉ calls of each.
     const double psi = 8'030'261'248.0, bucket = 5e8;
-    SS_EVALUATE(r, dpScenario("llama3-8b", 2, Sharding::Zero1));
+    SS_EVALUATE(r, withFramework(dpScenario("llama3-8b", 2, Sharding::Zero1), Framework::DeepSpeed));
     const Collective* rs = sstest::findCollective(r, Group::Dp, CollectiveOp::ReduceScatter);
     const Collective* ag = sstest::findCollective(r, Group::Dp, CollectiveOp::AllGather);
     QVERIFY(rs && ag);
@@ -408,7 +431,7 @@ void TestCommunication::deepspeedBucketsOf5e8Elements()
     QCOMPARE(rs->count, int64_t(std::ceil(psi / bucket)));
     QCOMPARE(ag->count, int64_t(std::ceil(psi / bucket)));
     // ZeRO-2 reduce-scatters the same buckets after every micro-batch's backward.
-    SS_EVALUATE(z2, dpScenario("llama3-8b", 2, Sharding::Zero2, 3));
+    SS_EVALUATE(z2, withFramework(dpScenario("llama3-8b", 2, Sharding::Zero2, 3), Framework::DeepSpeed));
     const Collective* rs2 = sstest::findCollective(z2, Group::Dp, CollectiveOp::ReduceScatter);
     QVERIFY(rs2);
     QCOMPARE(rs2->messageBytes, 2 * bucket);
@@ -429,6 +452,193 @@ void TestCommunication::epAllToAllDispatchesInFp8()
     sstest::setBatch(sc, int64_t(b), 1);
     SS_EVALUATE(r, sc);
     SS_COMPARE_REL(r.bytesByGroup[int(Group::Ep)], L * (1 + 2 + 1 + 2) * h * s * b * k * (e - 1) / e, 1e-12);
+}
+
+void TestCommunication::megatronBucketsGrowWithDp()
+{
+    // Megatron-Core (megatron/core/distributed/distributed_data_parallel.py): bucket_size = max(40,000,000,
+    // 1,000,000 × dp) parameters, for the gradient reduce-scatter and the distributed optimizer's parameter
+    // all-gather. Llama 3 8B: dp 16 → 4e7 (⌈Ψ/4e7⌉ = 201 calls), dp 64 → 6.4e7 (⌈Ψ/6.4e7⌉ = 126 calls).
+    const double psi = 8'030'261'248.0;
+    for (auto [nodes, bucket] : { std::pair { 2, 4e7 }, std::pair { 8, 6.4e7 } }) {
+        SS_EVALUATE(r, dpScenario("llama3-8b", nodes, Sharding::Zero1));
+        QCOMPARE(r.dp, 8 * nodes);
+        const Collective* rs = sstest::findCollective(r, Group::Dp, CollectiveOp::ReduceScatter);
+        const Collective* ag = sstest::findCollective(r, Group::Dp, CollectiveOp::AllGather);
+        QVERIFY(rs && ag);
+        SS_COMPARE_REL(rs->messageBytes, 2 * bucket, 1e-12);
+        SS_COMPARE_REL(ag->messageBytes, 2 * bucket, 1e-12);
+        QCOMPARE(rs->count, int64_t(std::ceil(psi / bucket)));
+        QCOMPARE(ag->count, int64_t(std::ceil(psi / bucket)));
+        // each call pays NCCL's latency once: the step's latency is calls × one call's (all full buckets but the last)
+        QVERIFY(rs->latencyTime > 0 && rs->latencyTime < rs->time);
+    }
+}
+
+void TestCommunication::deepspeedZero3GathersPrefetchBuckets()
+{
+    // DeepSpeed ZeRO-3 gathers at most stage3_prefetch_bucket_size = 5e7 elements per all-gather and reduce-scatters
+    // reduce_bucket_size = 5e8-element gradient buckets (deepspeed/runtime/zero/config.py). Llama 3 8B over 16 GPUs,
+    // one micro-batch: 32 layers of Ψ/32 = 250,945,664 parameters each (embeddings spread over the layers) →
+    // ⌈250,945,664 / 5e7⌉ = 6 gathers per layer, forward and backward: 2·32·6 = 384 calls of 1e8 bytes; gradients in
+    // Ψ/5e8 = 16.06 buckets of 1e9 bytes (16 calls). Bytes stay the ZeRO count: 2·φ·w·Ψ and φ·r·Ψ.
+    const double psi = 8'030'261'248.0, N = 16, phi = (N - 1) / N;
+    SS_EVALUATE(r, withFramework(dpScenario("llama3-8b", 2, Sharding::Zero3), Framework::DeepSpeed));
+    const Collective* ag = sstest::findCollective(r, Group::Dp, CollectiveOp::AllGather);
+    const Collective* rs = sstest::findCollective(r, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(ag && rs);
+    QCOMPARE(ag->count, int64_t(384));
+    SS_COMPARE_REL(ag->messageBytes, 2 * 5e7, 1e-12);
+    QCOMPARE(rs->count, int64_t(16));
+    SS_COMPARE_REL(rs->messageBytes, 2 * 5e8, 1e-12);
+    SS_COMPARE_REL(ag->bytes, 2 * phi * 2 * psi, 1e-12);
+    SS_COMPARE_REL(rs->bytes, phi * 2 * psi, 1e-12);
+}
+
+void TestCommunication::fsdpGathersOneUnitPerCall()
+{
+    // FSDP2 all-gathers and reduce-scatters a fully_shard unit in one call each (torch/distributed/fsdp/_fully_shard/
+    // _fsdp_collectives.py); torchtitan wraps each transformer block: 2·32 gathers and 32 reduce-scatters of Ψ/32.
+    const double psi = 8'030'261'248.0;
+    SS_EVALUATE(r, withFramework(dpScenario("llama3-8b", 2, Sharding::FsdpFull), Framework::PyTorch));
+    const Collective* ag = sstest::findCollective(r, Group::Dp, CollectiveOp::AllGather);
+    const Collective* rs = sstest::findCollective(r, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(ag && rs);
+    QCOMPARE(ag->count, int64_t(64));
+    QCOMPARE(rs->count, int64_t(32));
+    SS_COMPARE_REL(ag->messageBytes, 2 * psi / 32, 1e-12);
+    SS_COMPARE_REL(rs->messageBytes, 2 * psi / 32, 1e-12);
+}
+
+void TestCommunication::cpRingStepExposedBeyondItsAttention()
+{
+    // Ring attention (TransformerEngine context_parallel.py, AttnFuncWithCPAndKVP2P): c steps, each computing one
+    // chunk's attention while the next K/V chunk arrives; c − 1 transfers forward, 2(c − 1) backward (K/V and dK/dV
+    // per step). Exposed per layer: (c − 1)·max(0, t_kv − t_attn,f/c) + (c − 1)·max(0, 2·t_kv − t_attn,b/c).
+    // Llama 3 8B, 128K tokens, cp 8 on one H100 node: T = 16,384 tokens per GPU, K and V of 8 heads × 128:
+    // S = 2·2·16,384·1,024 bytes; a send/receive inside the node takes 8.4 µs + one NVLink hop + S / B_in.
+    Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.training.seqLen = 131072;
+    s.model.maxSeq = 131072;
+    s.parallelism.sharding = Sharding::Zero1;
+    s.parallelism.cp = 8;
+    sstest::setBatch(s, 1, 1);
+    const double S = 2.0 * 2 * 16384 * 1024;
+    const double bIn = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth)
+        * s.cluster.intraNode.efficiency;
+    const double hop = s.cluster.intraNode.latency > 0 ? s.cluster.intraNode.latency : 3.4e-6;
+    const double tkv = 8.4e-6 + hop + S / bIn;
+    const detail::Shape sh = detail::makeShape(s);
+    const Layout layout = makeLayout(s);
+    const double c = 8;
+    struct Case { double stepFwd, stepBwd, fwd, bwd; };
+    // per-step attention (forward, backward) as a share of t_kv → the exposed time, by hand
+    for (const Case& k : { Case { 0, 0, 7 * tkv, 7 * 2 * tkv }, Case { 0.5, 1.5, 7 * 0.5 * tkv, 7 * 0.5 * tkv },
+             // 0.9 t_kv of attention per step: the sum over the layer (7.2 t_kv) exceeds the 7 transfers, yet every
+             // step leaves 0.1 t_kv exposed
+             Case { 0.9, 2.5, 7 * 0.1 * tkv, 0 }, Case { 3, 6, 0, 0 } }) {
+        const detail::LayerComm lc = detail::layerCommunication(s, sh, layout, c * k.stepFwd * tkv, c * k.stepBwd * tkv);
+        SS_COMPARE_REL(lc.cpChunk, S, 1e-12);
+        SS_COMPARE_REL(lc.cpCost.time, tkv, 1e-12);
+        QVERIFY(std::abs(lc.cpFwdExposed - k.fwd) <= 1e-12 * tkv);
+        QVERIFY(std::abs(lc.cpBwdExposed - k.bwd) <= 1e-12 * tkv);
+    }
+}
+
+void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()
+{
+    // A layer with forward compute F = 0.75 and backward 2F = 1.5 (seconds, GEMMs only), all-to-all a = 1 per call:
+    // dispatch + combine 2a per pass. Without overlap both passes wait 2a. Overlapped (Megatron-Core's
+    // --overlap-moe-expert-parallel-comm, DualPipe), m = 4 micro-batches of which 3 are paired: forward
+    // 1/4·2a + 3/4·max(0, 2a − 2F) = 0.5 + 0.375 = 0.875; backward 1/4·2a + 3/4·max(0, 2a − F) = 0.5 + 0.9375 = 1.4375.
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    s.parallelism.ep = 8;
+    s.training.recompute = Recompute::None;
+    const detail::Shape sh = detail::makeShape(s);
+    detail::LayerCompute c;
+    c.peak.linear = 1;
+    c.attnLinear = 0.75;
+    detail::LayerComm comm;
+    comm.epCost.time = 1;
+    detail::LayerTimes none = detail::layerTimes(s, sh, c, comm, true, 4);
+    QCOMPARE(none.epFwd, 2.0);
+    QCOMPARE(none.epBwd, 2.0);
+    for (MoeOverlap mode : { MoeOverlap::EpOverlap, MoeOverlap::DualPipe }) {
+        s.parallelism.moeOverlap = mode;
+        const detail::LayerTimes L = detail::layerTimes(s, sh, c, comm, true, 4);
+        QCOMPARE(L.fwd, 0.75);
+        QCOMPARE(L.epFwd, 0.875);
+        QCOMPARE(L.epBwd, 1.4375);
+        QCOMPARE(L.commFwd, 0.875);
+        // one micro-batch has no partner
+        const detail::LayerTimes one = detail::layerTimes(s, sh, c, comm, true, 1);
+        QCOMPARE(one.epFwd, 2.0);
+        QCOMPARE(one.epBwd, 2.0);
+    }
+    // In a whole step the all-to-all's exposed time drops and the collective keeps its calls.
+    Scenario step = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    step.parallelism.ep = 8;
+    step.training.recompute = Recompute::Selective;
+    sstest::setBatch(step, 1, 8);
+    SS_EVALUATE(plain, step);
+    step.parallelism.moeOverlap = MoeOverlap::EpOverlap;
+    SS_EVALUATE(over, step);
+    const Collective* a = sstest::findCollective(plain, Group::Ep, CollectiveOp::AllToAll);
+    const Collective* b = sstest::findCollective(over, Group::Ep, CollectiveOp::AllToAll);
+    QVERIFY(a && b);
+    QCOMPARE(a->count, b->count);
+    SS_COMPARE_REL(a->exposedTime, a->time, 1e-12);
+    QVERIFY(b->exposedTime < b->time);
+    QVERIFY(over.step.exposedCommunication < plain.step.exposedCommunication);
+}
+
+void TestCommunication::nodeLimitedRoutingCutsNetworkBytes()
+{
+    // DeepSeek-V3 report §2.1.2: each token goes to experts on at most M nodes; crossing the network once per node
+    // (then NVLink), the off-node bytes are at most M/k of a naive dispatch's. Pairwise all-to-all over 16 GPUs on
+    // 2 nodes (8 each): of what a rank holds, S·8/16 leaves the node and S·7/16 stays. With M = 4 and k = 8 the
+    // network carries S·8/16·4/8 and NVLink S·7/16 + S·8/16 (every off-node copy forwarded at its node).
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 2, 8);
+    const double S = 64 * MiB;
+    const GroupPlacement g { 16, 8, 2 };
+    const double bIn = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth)
+        * s.cluster.intraNode.efficiency;
+    const double bNet = s.cluster.interNode.bandwidth * s.cluster.nics() / s.cluster.gpusPerNode
+        * s.cluster.interNode.efficiency;
+    const double hop = s.cluster.interNode.latency > 0 ? s.cluster.interNode.latency : 14e-6;
+    const double lat = 8.4e-6 + 15 * hop * 0.5;
+    const double naive = lat + std::max(S * 8 / 16 / bNet, S * 7 / 16 / bIn);
+    const double limited = lat + std::max(S * 8 / 16 * 4 / 8 / bNet, (S * 7 / 16 + S * 8 / 16) / bIn);
+    SS_COMPARE_REL(detail::collectiveTime(CollectiveOp::AllToAll, S, g, s.cluster, s.nccl).time, naive, 1e-12);
+    SS_COMPARE_REL(detail::collectiveTime(CollectiveOp::AllToAll, S, g, s.cluster, s.nccl, 0.5).time, limited, 1e-12);
+    // The scenario field: M = 4 of k = 2 does not limit Mixtral (share 1); a top-8 model at M = 4 halves it.
+    s.parallelism.ep = 16;
+    s.model.moe.maxNodesPerToken = 4;
+    const detail::Shape sh = detail::makeShape(s);
+    QCOMPARE(detail::layerCommunication(s, sh, makeLayout(s), 0, 0).epOffNodeShare, 1.0);
+    s.model.moe.topK = 8;
+    const detail::Shape sh8 = detail::makeShape(s);
+    QCOMPARE(detail::layerCommunication(s, sh8, makeLayout(s), 0, 0).epOffNodeShare, 0.5);
+}
+
+void TestCommunication::latencyOncePerBucket()
+{
+    // PyTorch DDP on one H100 node: 2Ψ bytes of bf16 gradients in ⌈2Ψ / 25 MiB⌉ = 613 buckets, each an NVLS all-reduce
+    // (one node, 8 GPUs on NVSwitch with SHARP), whose latency is hwLat[NVLINK][NVLS][Simple] = 25 µs
+    // (NVIDIA/nccl src/graph/tuning.cc): the step pays 613 × 25 µs of latency.
+    const double psi = 8'030'261'248.0;
+    Scenario s = withFramework(dpScenario("llama3-8b", 1, Sharding::Ddp), Framework::PyTorch);
+    SS_EVALUATE(r, s);
+    const Collective* ar = sstest::findCollective(r, Group::Dp, CollectiveOp::AllReduce);
+    QVERIFY(ar);
+    QCOMPARE(ar->algo, Algo::Nvls);
+    QCOMPARE(ar->count, int64_t(std::ceil(2 * psi / (25 * MiB))));
+    QCOMPARE(ar->count, int64_t(613));
+    SS_COMPARE_REL(ar->latencyTime, 613 * 25e-6, 1e-12);
+    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
+    const QJsonObject c0 = j.value(QLatin1String("communication_per_gpu")).toObject()
+                               .value(QLatin1String("collectives")).toArray().at(0).toObject();
+    SS_COMPARE_REL(c0.value(QLatin1String("latency_time")).toDouble(), 613 * 25e-6, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestCommunication)

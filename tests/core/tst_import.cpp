@@ -415,6 +415,17 @@ void TestImport::megatronMoeAndMla()
     QCOMPARE(r.scenario.parallelism.ep, 64);
     QCOMPARE(r.scenario.parallelism.schedule, PpSchedule::OneFOneB);
     QCOMPARE(r.scenario.model.moe.denseLayers, 3);
+    QCOMPARE(r.scenario.model.moe.maxNodesPerToken, 0);
+    QCOMPARE(r.scenario.parallelism.moeOverlap, MoeOverlap::None);
+    // Megatron-Core's all-to-all overlap and group-limited routing (transformer_config.py
+    // overlap_moe_expert_parallel_comm, moe_router_group_topk): DeepSeek-V3's 4 nodes per token.
+    const ImportResult o4 = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                                            "--num-experts 8 --moe-router-topk 8 "
+                                                            "--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm "
+                                                            "--moe-router-group-topk 4");
+    QVERIFY2(o4.ok(), qPrintable(dump(o4.errors)));
+    QCOMPARE(o4.scenario.parallelism.moeOverlap, MoeOverlap::EpOverlap);
+    QCOMPARE(o4.scenario.model.moe.maxNodesPerToken, 4);
     // Virtual stages: 32 layers / pp 4 = 8 per stage, 2 per virtual stage → 4 chunks per rank, interleaved.
     const ImportResult v = run(ImportSource::MegatronArgs, "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
                                                            "--pipeline-model-parallel-size 4 "

@@ -80,8 +80,24 @@ void TestProfiles::megatronFileEqualsBuiltIn()
         QCOMPARE(p.profile.*c.member, built.*c.member);
     QCOMPARE(p.profile.logitBytes, built.logitBytes);
     QCOMPARE(int(p.profile.attentionKernel), int(built.attentionKernel));
+    QCOMPARE(p.profile.fp8GemmSpeedup, built.fp8GemmSpeedup);
+    QCOMPARE(p.profile.gatherBucketElements, built.gatherBucketElements);
+    QCOMPARE(p.profile.gradBucketElements, built.gradBucketElements);
+    QCOMPARE(p.profile.gradBucketElementsPerDpRank, built.gradBucketElementsPerDpRank);
+    QCOMPARE(p.profile.gradBucketBytes, built.gradBucketBytes);
     // Megatron's fused cross-entropy: bf16 logits (2 B) + the fp32 softmax written over their gradient (4 B).
     QCOMPARE(built.logitBytes, 2.0 + 4.0);
+    // Megatron-Core's buckets (megatron/core/distributed/distributed_data_parallel.py): max(40,000,000,
+    // 1,000,000 × dp) parameters: 4e7 up to dp 40, then 1e6 per rank; PyTorch DDP's 25 MiB of bf16 gradients are
+    // 13,107,200 elements; DeepSpeed's 5e8 elements whatever dp.
+    QCOMPARE(gradBucketElements(built, 16, 2), 4e7);
+    QCOMPARE(gradBucketElements(built, 1024, 2), 1.024e9);
+    const FrameworkProfile torch = parseProfile(readProfile("pytorch.json")).profile;
+    QCOMPARE(gradBucketElements(torch, 1024, 2), 25.0 * 1024 * 1024 / 2);
+    QCOMPARE(gradBucketElements(torch, 8, 4), 25.0 * 1024 * 1024 / 4);
+    const FrameworkProfile ds = parseProfile(readProfile("deepspeed.json")).profile;
+    QCOMPARE(gradBucketElements(ds, 1024, 2), 5e8);
+    QCOMPARE(ds.gatherBucketElements, 5e7);
 }
 
 void TestProfiles::badProfilesNameFieldAndRule_data()

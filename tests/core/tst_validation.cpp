@@ -42,6 +42,7 @@ private slots:
     void invalidResultHasNoFigures();
     void shippedScenariosParseAndEvaluate_data();
     void shippedScenariosParseAndEvaluate();
+    void moeOverlapRules();
     void roundTrip_data();
     void roundTrip();
 };
@@ -106,6 +107,32 @@ void TestValidation::tpMustDivideKvHeadsOrBeAMultiple()
 
 // The rule views and searches offer TP values with is validate()'s: Llama 3 70B has 64 heads, 8 KV heads and
 // ffn_hidden 28672 = 2^12 · 7, so tp ∈ {1, 2, 4, 8, 16, 32, 64} (powers of two dividing 64; 16 and up replicate KV heads).
+// parallelism.moe_overlap hides the expert all-to-all, so it needs ep > 1; Megatron-Core's overlap refuses full
+// recomputation and, with pipelining, needs virtual stages (megatron/core/transformer/transformer_config.py).
+void TestValidation::moeOverlapRules()
+{
+    const std::string moe = R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
+                            R"("training":{"global_batch":64,"recompute":"selective"},)";
+    auto with = [&](const std::string& parallelism, const std::string& training = "") {
+        std::string m = moe;
+        if (!training.empty())
+            m = R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":1,"gpus_per_node":8},"training":)" + training
+                + ",";
+        return issuesOf(m + R"("parallelism":)" + parallelism);
+    };
+    auto ok = with(R"({"sharding":"zero1","ep":8,"moe_overlap":"ep-overlap"})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    ok = with(R"({"sharding":"zero1","ep":8,"moe_overlap":"dualpipe"})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    auto bad = with(R"({"sharding":"zero1","ep":1,"moe_overlap":"dualpipe"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "ep > 1"), qPrintable(sstest::issuesText(bad)));
+    bad = with(R"({"sharding":"zero1","ep":8,"moe_overlap":"ep-overlap"})",
+        R"({"global_batch":64,"recompute":"full"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "recompute"), qPrintable(sstest::issuesText(bad)));
+    bad = with(R"({"sharding":"zero1","ep":4,"pp":2,"pp_schedule":"1f1b","moe_overlap":"ep-overlap"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "interleaved"), qPrintable(sstest::issuesText(bad)));
+}
+
 void TestValidation::oneTensorParallelRule()
 {
     const ModelSpec& m = sstest::presetModel("llama3-70b");
@@ -180,6 +207,7 @@ void TestValidation::unknownIds_data()
     QTest::newRow("inter-node link") << R"("cluster":{"inter_node":"ib-zdr"})" << "cluster.inter_node";
     QTest::newRow("enum value") << R"("parallelism":{"sharding":"zero4"})" << "parallelism.sharding";
     QTest::newRow("precision value") << R"("training":{"precision":"bf17"})" << "training.precision";
+    QTest::newRow("moe_overlap value") << R"("parallelism":{"moe_overlap":"always"})" << "parallelism.moe_overlap";
 }
 
 void TestValidation::unknownIds()
@@ -238,6 +266,10 @@ void TestValidation::absurdOrNegativeNumbers_data()
     QTest::newRow("tp 0") << R"("parallelism":{"tp":0})" << "parallelism.tp";
     QTest::newRow("pp -1") << R"("parallelism":{"pp":-1})" << "parallelism.pp";
     QTest::newRow("layers -1") << R"("model":{"preset":"llama3-8b","layers":-1})" << "model.layers";
+    QTest::newRow("max_nodes_per_token -1")
+        << R"("model":{"preset":"mixtral-8x7b","moe":{"experts":8,"top_k":2,"expert_ffn_hidden":14336,)"
+           R"("max_nodes_per_token":-1}})"
+        << "model.moe.max_nodes_per_token";
     QTest::newRow("hidden 0") << R"("model":{"preset":"llama3-8b","hidden":0})" << "model.hidden";
     QTest::newRow("params 1e300") << R"("model":{"preset":"llama3-8b","params":1e300})" << "model.params";
     QTest::newRow("params -5") << R"("model":{"preset":"llama3-8b","params":-5})" << "model.params";
@@ -450,8 +482,8 @@ void TestValidation::roundTrip_data()
         R"("inter_node":{"name":"my nic","kind":"scale-out","bandwidth":2.5e10,"latency":2e-5}})"));
     QTest::newRow("custom MoE model") << QString::fromStdString(doc(
         R"("model":{"name":"tiny moe","layers":6,"hidden":1024,"heads":16,"kv_heads":4,"ffn_hidden":4096,"vocab":32000,)"
-        R"("moe":{"experts":8,"top_k":2,"expert_ffn_hidden":1408,"shared_experts":1,"dense_layers":1,"capacity_factor":1.25}},)"
-        R"("parallelism":{"ep":4})"));
+        R"("moe":{"experts":8,"top_k":2,"expert_ffn_hidden":1408,"shared_experts":1,"dense_layers":1,"capacity_factor":1.25,)"
+        R"("max_nodes_per_token":2}},"parallelism":{"ep":4,"moe_overlap":"dualpipe"})"));
     QTest::newRow("preset with overrides") << QString::fromStdString(
         doc(R"("model":{"preset":"llama3-8b","layers":16,"params":7.5e9},"training":{"seq_len":4096})"));
     QTest::newRow("MoE preset made dense") << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":null})"));

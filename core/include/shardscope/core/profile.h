@@ -56,6 +56,15 @@ struct FrameworkProfile {
     double logitBytesTp = 0;         ///< the same per local logit when the loss is vocabulary-parallel over TP (t > 1)
     double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
     AttentionKernel attentionKernel = AttentionKernel::Fa2; ///< the fused attention kernel (JSON "fa2", "fa3", "cudnn")
+    /// ZeRO-3 parameter all-gather: at most this many elements per call (DeepSpeed's prefetch bucket); 0: one call
+    /// per unit (a transformer layer), as FSDP gathers a wrapped block.
+    double gatherBucketElements = 0;
+    /// Gradient buckets of the data-parallel reduction (DDP all-reduce, ZeRO-1/2 reduce-scatter and parameter
+    /// all-gather; ZeRO-3 reduce-scatter when gatherBucketElements > 0): the largest of elements, elements × data-parallel size, and
+    /// bytes ÷ bytes per element; all three 0: one bucket of the whole gradient.
+    double gradBucketElements = 0;
+    double gradBucketElementsPerDpRank = 0;
+    double gradBucketBytes = 0;
 
     ProfileFit fit; ///< calibrate's fit, when the profile came from it
 
@@ -63,6 +72,9 @@ struct FrameworkProfile {
     std::vector<std::pair<std::string, std::string>> sources;
     friend bool operator==(const FrameworkProfile&, const FrameworkProfile&) = default;
 };
+
+/// Elements per gradient bucket of a data-parallel group of `dp` ranks with `bytesPerElement` (0: no bucketing).
+double gradBucketElements(const FrameworkProfile& p, int dp, double bytesPerElement);
 
 /// Megatron-Core's profile, built in: what a scenario without training.framework uses (core/src/profile.cpp).
 FrameworkProfile megatronProfile();

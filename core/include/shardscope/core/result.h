@@ -54,7 +54,7 @@ struct StageInfo {
 
 enum class Group { Dp, Tp, Pp, Cp, Ep };
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, AllToAll, SendRecv };
-enum class Algo { Ring, Tree, Nvls, PointToPoint };
+enum class Algo { Ring, Tree, Nvls, PointToPoint, Pat };
 enum class Proto { Simple, LL, LL128 };
 
 /// One kind of collective a GPU takes part in during one optimizer step.
@@ -66,6 +66,7 @@ struct Collective {
     double messageBytes = 0; ///< S of one call (nccl-tests doc/PERFORMANCE.md convention)
     double bytes = 0;        ///< bytes this GPU sends over the step, all calls
     double time = 0;         ///< seconds over the step, all calls
+    double latencyTime = 0;  ///< of which NCCL's per-call latency (base + hops), once per call
     double exposedTime = 0;  ///< part of time not hidden behind compute
     Algo algo = Algo::Ring;
     Proto proto = Proto::Simple;

@@ -23,6 +23,9 @@ struct MoeSpec {
     int sharedExperts = 0;       ///< always-active experts (DeepSeek), each expertFfnHidden wide
     int denseLayers = 0;         ///< leading layers with a dense MLP of ffnHidden
     double capacityFactor = 1.0; ///< tokens an expert is sized for, relative to a uniform share (GShard/Switch)
+    /// Node-limited routing: each token goes to experts on at most this many nodes, crossing the network once per
+    /// node and forwarded over NVLink there (DeepSeek-V3 report §2.1.2, M = 4); 0: not limited.
+    int maxNodesPerToken = 0;
     friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
 };
 
@@ -133,6 +136,11 @@ struct Training {
 enum class Sharding { Ddp, Zero1, Zero2, Zero3, FsdpFull, FsdpGradOp, FsdpHybrid };
 enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubble };
 
+/// What hides the expert-parallel all-to-all: nothing; Megatron-Core's --overlap-moe-expert-parallel-comm (one
+/// micro-batch's dispatch/combine behind another's compute); DeepSeek's DualPipe (forward and backward chunks of two
+/// micro-batches overlapped).
+enum class MoeOverlap { None, EpOverlap, DualPipe };
+
 struct Parallelism {
     Sharding sharding = Sharding::Zero3;
     int tp = 1, pp = 1, cp = 1, ep = 1;
@@ -140,6 +148,7 @@ struct Parallelism {
     PpSchedule schedule = PpSchedule::OneFOneB;
     int virtualStages = 1;
     int shardGroup = 0;  ///< fsdp-hybrid: GPUs per shard group, 0 = one node
+    MoeOverlap moeOverlap = MoeOverlap::None;
     friend bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 

@@ -43,6 +43,7 @@ const char* toString(Optimizer v);
 const char* toString(Recompute v);
 const char* toString(Accounting v);
 const char* toString(PpSchedule v);
+const char* toString(MoeOverlap v);
 const char* toString(OffloadTarget v);
 const char* toString(NcclAlgo v);
 const char* toString(NcclProto v);
