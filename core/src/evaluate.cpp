@@ -160,7 +160,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         addStepTerms(s, sh, r, st, *terms);
     }
 
-    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.capacity, nccl) : 0;
+    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.capacity, nccl, r.peakStage) : 0;
 }
 
 ModelSize modelSize(const ModelSpec& model)

@@ -7,14 +7,21 @@
 
 namespace shardscope::core::detail {
 
-int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers)
+int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers,
+            int peakStage)
 {
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, dp = layout.dp;
     // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
     const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch,
         static_cast<int64_t>(1e7) / (static_cast<int64_t>(tp) * pp * cp));
     const int step = ep > 1 ? ep / std::gcd(ep, cp) : 1;
-    const PeakCandidates cand = peakCandidates(s, sh);
+    PeakCandidates cand = peakCandidates(s, sh);
+    // The evaluated layout's peak stage first: at another dp it is the likeliest to be over (candidatesFit stops there).
+    for (int k = 1; k < cand.count; ++k)
+        if (cand.index[k] == peakStage) {
+            std::swap(cand.index[0], cand.index[k]);
+            std::swap(cand.shape[0], cand.shape[k]);
+        }
     // NCCL buffers change little with dp (only the dp-group placement): bisect with this layout's buffers,
     // then settle the answer with the exact buffers of the candidate degrees.
     auto fitsAt = [&](int64_t d, double nccl) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 namespace shardscope::core {
@@ -72,10 +73,27 @@ const ErrorBand* find(std::span<const ErrorBand> table, FF family, const char* k
 
 double width(const ErrorBand& b) { return b.hi / b.lo; }
 
-std::string measuredBasis(const ErrorBand& b)
+std::string basisText(const ErrorBand& b)
 {
     return "cross-validated on " + std::to_string(b.runs) + " published " + (b.family == FF::Megatron ? "Megatron-LM " : "")
         + "runs";
+}
+
+/// basisText of a band of kThroughput or kMemory, made once per band (evaluate's hot path asks for it every call).
+const std::string& measuredBasis(const ErrorBand& b)
+{
+    static const auto texts = [] {
+        std::array<std::string, kThroughput.size() + kMemory.size()> t;
+        for (size_t i = 0; i < kThroughput.size(); ++i)
+            t[i] = basisText(kThroughput[i]);
+        for (size_t i = 0; i < kMemory.size(); ++i)
+            t[kThroughput.size() + i] = basisText(kMemory[i]);
+        return t;
+    }();
+    const std::less<const ErrorBand*> before; // a total order across the two arrays
+    if (!before(&b, kThroughput.data()) && before(&b, kThroughput.data() + kThroughput.size()))
+        return texts[static_cast<size_t>(&b - kThroughput.data())];
+    return texts[kThroughput.size() + static_cast<size_t>(&b - kMemory.data())];
 }
 
 /// The band of a scenario (see throughputBand); `basis` (when given) receives what the band rests on.
@@ -116,11 +134,21 @@ ErrorBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, std::s
             *basis = "no published runs measured";
         return ErrorBand {};
     }
-    if (basis)
-        *basis = bestOwn ? measuredBasis(*bestOwn)
-            : bestOther  ? measuredBasis(*bestOther) + " (" + familyName(other) + ")"
-                         : std::string("no published ") + bestKind + " run; the widest measured band (" + bestWidest->kind
-                + ", " + measuredBasis(*bestWidest) + ")";
+    if (basis) { // one allocation (evaluate's hot path)
+        if (bestOwn) {
+            *basis = measuredBasis(*bestOwn);
+        } else {
+            std::string& t = *basis;
+            t.clear();
+            t.reserve(160);
+            if (bestOther) {
+                t.append(measuredBasis(*bestOther)).append(" (").append(familyName(other)).append(")");
+            } else {
+                t.append("no published ").append(bestKind).append(" run; the widest measured band (");
+                t.append(bestWidest->kind).append(", ").append(measuredBasis(*bestWidest)).append(")");
+            }
+        }
+    }
     return *best;
 }
 
@@ -273,7 +301,12 @@ void addUncertainty(const Scenario& s, Result& r)
     u.userCalibrated = t.userCalibrated || m.userCalibrated;
     u.throughputRatio = { t.band.lo, t.band.hi };
     u.memoryRatio = { m.band.lo, m.band.hi };
-    u.basis = t.basis == m.basis ? t.basis : t.basis + " (memory: " + m.basis + ")";
+    if (t.basis == m.basis) {
+        u.basis = t.basis;
+    } else {
+        u.basis.reserve(t.basis.size() + m.basis.size() + 11);
+        u.basis.append(t.basis).append(" (memory: ").append(m.basis).append(")");
+    }
 }
 
 double plusMinusPercent(double point, const Range& range)
