@@ -5,6 +5,7 @@
 #include "document/catalog_resources.h"
 #include "document/scenario_document.h"
 #include "settings/app_settings.h"
+#include "util/message.h"
 
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/scenario_name.h>
@@ -46,8 +47,8 @@ FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWi
     connect(m_settings, &AppSettings::recentFilesChanged, this, &FileController::rebuildRecentMenu);
     connect(m_autosave, &Autosaver::statusMessage, this, &FileController::statusMessage);
     connect(m_autosave, &Autosaver::failed, this, [this](const QString& text) {
-        notify(tr("Autosave failed"),
-               tr("%1\n\nYour unsaved changes are only in memory; the previous autosave is kept.").arg(text));
+        showMessage(m_window, tr("Autosave failed"),
+                    tr("%1\n\nYour unsaved changes are only in memory; the previous autosave is kept.").arg(text), m_message);
     });
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &FileController::bindTo);
     connect(m_watch, &OpenFileWatch::changed, this, &FileController::showChangedOnDisk);
@@ -438,17 +439,6 @@ void FileController::warn(const QString& title, const QString& text)
         m_message(title, text);
     else
         QMessageBox::warning(m_window, title, text);
-}
-
-void FileController::notify(const QString& title, const QString& text)
-{
-    if (m_message) {
-        m_message(title, text);
-        return;
-    }
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_window);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
 }
 
 RecoveryChoice FileController::askRecovery(const AutosaveEntry& entry)

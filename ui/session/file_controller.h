@@ -4,6 +4,7 @@
 #include "session/autosave.h"
 #include "session/document_lock.h"
 #include "document/scenario_file.h"
+#include "util/message.h"
 
 #include <QMessageBox>
 #include <QObject>
@@ -74,7 +75,7 @@ public:
     /// Replaces the crash-recovery question (tests): Restore, Discard or Later for one autosave.
     void setRecoveryPromptHandler(std::function<RecoveryChoice(const AutosaveEntry&)> handler) { m_recoveryPrompt = std::move(handler); }
     /// Replaces the error message boxes (tests): receives their title and text.
-    void setMessageHandler(std::function<void(const QString& title, const QString& text)> handler) { m_message = std::move(handler); }
+    void setMessageHandler(MessageHandler handler) { m_message = std::move(handler); }
     /// Replaces the question Save asks when the file changed on disk (tests).
     void setExternalChangeHandler(std::function<ExternalChangeChoice(const QString& path)> handler) { m_externalChange = std::move(handler); }
     /// Replaces the warning before opening (or saving as) a file another ShardScope process has open (tests):
@@ -115,8 +116,6 @@ private:
     bool confirmDespiteOtherInstance(const QString& absolutePath, qint64 pid, const QString& action);
     ExternalChangeChoice askExternalChange(const QString& path);
     void showChangedOnDisk(const QString& path);
-    /// A warning that does not wait for an answer (autosave failures arrive from a timer or a signal).
-    void notify(const QString& title, const QString& text);
     void rebuildRecentMenu();
     void openExample(const QString& resourcePath);
     QString askPath(bool save);
@@ -130,7 +129,7 @@ private:
     std::function<QMessageBox::StandardButton()> m_prompt;
     std::function<QString(bool)> m_fileDialog;
     std::function<RecoveryChoice(const AutosaveEntry&)> m_recoveryPrompt;
-    std::function<void(const QString&, const QString&)> m_message;
+    MessageHandler m_message; ///< tests: instead of message boxes (util/message.h)
     std::function<ExternalChangeChoice(const QString&)> m_externalChange;
     std::function<bool(const QString&, qint64)> m_secondInstance;
     std::function<ScenarioLoad(const QString&)> m_reader;

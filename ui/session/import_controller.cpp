@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.h"
 #include "session/file_controller.h"
+#include "util/message.h"
 
 #include "shardscope/core/file_io.h"
 
@@ -11,7 +12,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QTimer>
@@ -96,23 +96,24 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
     const QString name = QFileInfo(path).fileName();
     std::string text, error;
     if (!core::readRegularFile(path.toStdString(), core::kMaxImportBytes, text, error)) {
-        show(tr("Cannot import %1").arg(name), QString::fromStdString(error));
+        showMessage(m_window, tr("Cannot import %1").arg(name), QString::fromStdString(error), m_message);
         return false;
     }
     core::ImportSource src{};
     if (source) {
         src = *source;
     } else if (!core::detectImportSource(path.toStdString(), text, src)) {
-        show(tr("Cannot import %1").arg(name),
-            tr("The format could not be told from the file. Choose it in the file dialog's type list: %1.")
-                .arg(QString::fromLatin1(core::importSourceNames())));
+        showMessage(m_window, tr("Cannot import %1").arg(name),
+                    tr("The format could not be told from the file. Choose it in the file dialog's type list: %1.")
+                        .arg(QString::fromLatin1(core::importSourceNames())),
+                    m_message);
         return false;
     }
     // The open scenario is the base: a DeepSpeed config or a torchtitan job keeps the model you are looking at.
     core::ImportResult r = core::importConfig(src, text, m_doc->scenario(), false, {}, m_doc->catalog());
     if (!r.ok()) {
-        show(tr("Cannot import %1").arg(name), tr("%1 (read as %2):\n%3").arg(name, QString::fromLatin1(core::toString(src)),
-                                                                            describe(r.errors)));
+        showMessage(m_window, tr("Cannot import %1").arg(name),
+                    tr("%1 (read as %2):\n%3").arg(name, QString::fromLatin1(core::toString(src)), describe(r.errors)), m_message);
         return false;
     }
     if (src != core::ImportSource::Scenario)
@@ -125,7 +126,7 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
     emit statusMessage(tr("Imported %1 as %2: %n field(s) from the file, the rest from the scenario that was open", "",
                           fromFile).arg(name, QString::fromLatin1(core::toString(src))));
     if (!r.warnings.empty())
-        show(tr("Imported %1 with notes").arg(name), describe(r.warnings));
+        showMessage(m_window, tr("Imported %1 with notes").arg(name), describe(r.warnings), m_message);
     return true;
 }
 
@@ -165,17 +166,6 @@ bool ImportController::eventFilter(QObject* watched, QEvent* event)
         }
     }
     return false;
-}
-
-void ImportController::show(const QString& title, const QString& text)
-{
-    if (m_message) {
-        m_message(title, text);
-        return;
-    }
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_window);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
 }
 
 } // namespace shardscope::ui

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "shardscope/core/import.h"
+#include "util/message.h"
 
 #include <QObject>
 #include <QString>
@@ -38,7 +39,7 @@ public:
     /// Tests: replaces the file dialog (returns the path, sets the format or leaves it empty for detection) and the
     /// message boxes.
     void setDialogHandler(std::function<QString(std::optional<core::ImportSource>& source)> handler) { m_dialog = std::move(handler); }
-    void setMessageHandler(std::function<void(const QString& title, const QString& text)> handler) { m_message = std::move(handler); }
+    void setMessageHandler(MessageHandler handler) { m_message = std::move(handler); }
 
 public slots:
     void importDialog();
@@ -51,13 +52,11 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void show(const QString& title, const QString& text);
-
     ScenarioDocument* m_doc;
     FileController* m_files;
     QWidget* m_window;
     std::function<QString(std::optional<core::ImportSource>&)> m_dialog;
-    std::function<void(const QString&, const QString&)> m_message;
+    MessageHandler m_message;
 };
 
 } // namespace shardscope::ui
