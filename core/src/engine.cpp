@@ -718,19 +718,21 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     // Communication buffers: framework buckets + NCCL channel buffers.
     double buckets = 0;
     const bool megatron = s.training.accounting == Accounting::Megatron;
+    // Megatron-Core's DDP and distributed optimizer reduce their contiguous grad buffer in place
+    // (megatron/core/distributed/param_and_grad_buffer.py): no bucket copies, with Megatron's accounting or on the
+    // Megatron framework unless DeepSpeed's accounting is asked for.
+    const bool inPlaceGrads = megatron || (s.training.framework == Framework::Megatron && !ds);
     switch (shard) {
     case Sharding::Ddp:
         // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default,
-        // torch/nn/parallel/distributed.py); Megatron's DDP reduces its contiguous grad buffer in place. A single
-        // data-parallel rank (dp·cp = 1) runs without DDP: no buckets.
-        buckets = megatron || l.dpcp <= 1 ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
+        // torch/nn/parallel/distributed.py). A single data-parallel rank (dp·cp = 1) runs without DDP: no buckets.
+        buckets = inPlaceGrads || l.dpcp <= 1 ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:
         // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); the reduce bucket is double
-        // with overlap_comm, which the time model assumes (deepspeed/runtime/zero/config.py). Megatron uses its
-        // grad buffer.
-        if (!megatron)
+        // with overlap_comm, which the time model assumes (deepspeed/runtime/zero/config.py).
+        if (!inPlaceGrads)
             buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce + std::min(kDsAllgatherBucket, psi) * B.w;
         break;
     case Sharding::Zero3:

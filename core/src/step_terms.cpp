@@ -143,8 +143,11 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         t.expression = e + ")";
         if (st.contention > 0) {
             t.expression += substitute("+{}*{}", { st.m, st.contention });
-            t.formula += "; + m·c_ov (compute slowed by the ZeRO-3/FSDP collectives it overlaps: overlap_slowdown × "
-                         "hidden time)";
+            t.formula += s.parallelism.moeOverlap == MoeOverlap::DualPipe
+                ? "; + m·c_ov (DualPipe keeps 20 of 132 SMs for communication: the layers' compute × 20/112, "
+                  "DeepSeek-V3 report §3.2.2)"
+                : "; + m·c_ov (compute slowed by the ZeRO-3/FSDP collectives it overlaps: overlap_slowdown × "
+                  "hidden time)";
         }
         t.inputs = layerInputs(s, sh, st, elementwise);
         if (st.slow.head)

@@ -12,6 +12,9 @@ namespace shardscope::core::detail {
 namespace {
 // CPU↔GPU copies run at NCCL's 75% of raw PCIe (NVIDIA/nccl src/graph/topo.cc).
 constexpr double kPcieEfficiency = 0.75;
+// DualPipe keeps 20 of the H800's 132 SMs for its all-to-all and pipeline transfers (DeepSeek-V3 report §3.2.2).
+constexpr double kDualPipeCommSms = 20;
+constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100 Tensor Core GPU Architecture, Table 2)
 } // namespace
 
 LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
@@ -94,6 +97,16 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
         const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, psi * sh.bytes.reduce,
             (elems > 0 ? std::min(psi, elems) : psi) * sh.bytes.reduce, layout.dpcpGroup);
         t.dpBwd = std::max(rs.perCall.time, rs.perCall.time * rs.calls - bwd);
+    }
+    if (s.parallelism.moeOverlap == MoeOverlap::DualPipe) {
+        // The layers' forward and backward compute runs on the SMs DualPipe leaves to it, all step (the same share
+        // on other GPUs: an extrapolation); host time is not on the SMs.
+        const double k = kDualPipeCommSms / (kH800Sms - kDualPipeCommSms);
+        const double cf = k * (st.denseLayers * (dense.fwd - c.hostFwd) + st.moeLayers * (moe.fwd - c.hostFwd));
+        const double cb = k * (st.denseLayers * (dense.bwd - c.hostBwd) + st.moeLayers * (moe.bwd - c.hostBwd));
+        fwd += cf;
+        bwd += cb;
+        t.contention += cf + cb;
     }
     t.forward = fwd + t.dpFwd;
     t.backward = bwd + t.dpBwd;

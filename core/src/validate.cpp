@@ -200,9 +200,12 @@ std::vector<Issue> validate(const Scenario& s)
     }
     if (p.pp > m.layers)
         ck.fail("parallelism.pp", "pp (", p.pp, ") must not exceed layers (", m.layers, ")");
-    if (p.schedule == PpSchedule::Interleaved && double(p.pp) * p.virtualStages > m.layers)
-        ck.fail("parallelism.virtual_stages", "pp × virtual_stages (", p.pp * p.virtualStages, ") must not exceed layers (",
-            m.layers, ")");
+    // The embedding and the loss may each take a layer's place in the split (Megatron-LM arguments.py:
+    // --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split; Llama 3 paper §3.3.2: one
+    // layer fewer on the first and the last stage), so a chunk may hold no transformer layer.
+    if (p.schedule == PpSchedule::Interleaved && double(p.pp) * p.virtualStages > m.layers + 2.0)
+        ck.fail("parallelism.virtual_stages", "pp × virtual_stages (", p.pp * p.virtualStages,
+            ") must not exceed layers + 2 (", m.layers + 2, "; the embedding and the loss may take a layer's place)");
     if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && std::fmod(double(t.globalBatch), double(t.microBatch) * dp) == 0
         && (t.globalBatch / (t.microBatch * dp)) % p.pp != 0)
         ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (", t.globalBatch / (t.microBatch * dp),

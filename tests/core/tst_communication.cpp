@@ -48,6 +48,7 @@ private slots:
     void fsdpGathersOneUnitPerCall();
     void cpRingStepExposedBeyondItsAttention();
     void epOverlapHidesBehindAnotherMicroBatch();
+    void dualPipeKeepsSmsForCommunication();
     void nodeLimitedRoutingCutsNetworkBytes();
     void latencyOncePerBucket();
 };
@@ -590,6 +591,39 @@ void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()
     SS_COMPARE_REL(a->exposedTime, a->time, 1e-12);
     QVERIFY(b->exposedTime < b->time);
     QVERIFY(over.step.exposedCommunication < plain.step.exposedCommunication);
+}
+
+void TestCommunication::dualPipeKeepsSmsForCommunication()
+{
+    // DeepSeek-V3 report §3.2.2: DualPipe keeps 20 of the H800's 132 SMs for communication, so the layers' compute
+    // runs on 112 and takes 132/112 as long: + 20/112 of it. A stage of 2 dense and 3 MoE layers, forward 1 and 3 s,
+    // backward 2 and 6 s (host time 0), DDP, no head: forward 2·1 + 3·3 = 11 s, backward 2·2 + 3·6 = 22 s.
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    s.parallelism.ep = 8;
+    s.parallelism.sharding = Sharding::Ddp;
+    const detail::Shape sh = detail::makeShape(s);
+    const Layout layout = makeLayout(s);
+    detail::StageShape st;
+    st.layers = 5;
+    st.denseLayers = 2;
+    st.moeLayers = 3;
+    detail::LayerCompute c;
+    detail::LayerComm comm;
+    detail::LayerTimes dense, moe;
+    dense.fwd = 1;
+    dense.bwd = 2;
+    moe.fwd = 3;
+    moe.bwd = 6;
+    s.parallelism.moeOverlap = MoeOverlap::EpOverlap; // overlap without reserved SMs: compute as it is
+    const detail::StageTime plain = detail::stageTime(s, sh, layout, st, c, comm, dense, moe);
+    QCOMPARE(plain.forward, 11.0);
+    QCOMPARE(plain.backward, 22.0);
+    QCOMPARE(plain.contention, 0.0);
+    s.parallelism.moeOverlap = MoeOverlap::DualPipe;
+    const detail::StageTime dual = detail::stageTime(s, sh, layout, st, c, comm, dense, moe);
+    SS_COMPARE_REL(dual.forward, 11.0 * 132 / 112, 1e-12);
+    SS_COMPARE_REL(dual.backward, 22.0 * 132 / 112, 1e-12);
+    SS_COMPARE_REL(dual.contention, 33.0 * 20 / 112, 1e-12);
 }
 
 void TestCommunication::nodeLimitedRoutingCutsNetworkBytes()

@@ -634,9 +634,17 @@ void TestMemory::deepspeedBucketsAndPrefetch()
     // reduced and gathered element.
     Scenario s = sstest::presetScenario("llama2-7b", 1, 1);
     s.parallelism.sharding = Sharding::Zero2;
+    QVERIFY(applyFramework(s, Framework::DeepSpeed, sstest::catalog()));
+    s.training.accounting = Accounting::ZeroPaper; // 2 B gradients, as the buckets below count them
     sstest::setBatch(s, 1, 1);
     SS_EVALUATE(z2, s);
     SS_COMPARE_REL(z2.memory.communicationBuffers, 2 * 5e8 * 2 + 5e8 * 2, 1e-12);
+    // Megatron-Core's distributed optimizer reduce-scatters its contiguous grad buffer in place
+    // (megatron/core/distributed/param_and_grad_buffer.py): no bucket copies.
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    SS_EVALUATE(mz2, s);
+    QCOMPARE(mz2.memory.communicationBuffers, 0.0);
+    QVERIFY(applyFramework(s, Framework::DeepSpeed, sstest::catalog()));
     // ZeRO-3: the double reduce bucket; gathered: the current unit, the prefetch bucket (at most 5e7 elements) and the
     // unit's unsharded gradients, the unit being DeepSpeed's largest parameter tensor, the 32000 × 4096 embedding.
     s.parallelism.sharding = Sharding::Zero3;
