@@ -2,6 +2,7 @@
 #include "analysis/rank_map_chart.h"
 
 #include "analysis/layout_text.h"
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 
 #include <algorithm>
@@ -101,8 +102,8 @@ protected:
 
 RankMapChart::RankMapChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.rank_map"), tr("Rank map: GPUs by node, coloured by group"), parent)
-    , m_xTicker(new QCPAxisTickerText)
-    , m_yTicker(new QCPAxisTickerText)
+    , m_xTicker(new FitTextTicker)
+    , m_yTicker(new FitTextTicker)
 {
     m_plot->xAxis->setTicker(m_xTicker);
     m_plot->yAxis->setTicker(m_yTicker);

@@ -2,6 +2,7 @@
 #include "analysis/search_scatter.h"
 
 #include "analysis/layout_text.h"
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "util/units.h"
 
@@ -161,16 +162,11 @@ void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points,
     m_plot->yAxis->setLabel(tr("memory per GPU (%1)").arg(Units::unitName()));
     const bool logX = !m_points.empty() && minStep > 0 && maxStep / minStep > 8;
     m_plot->xAxis->setScaleType(logX ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (logX) {
-        // 1-2-5 steps: a log ticker labels only powers of ten, one or two labels across a typical range.
-        QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
-        for (double decade = std::pow(10.0, std::floor(std::log10(minStep / m_scale))); decade <= maxStep / m_scale * 10; decade *= 10)
-            for (double f : {1.0, 2.0, 5.0})
-                ticks->addTick(decade * f, decade * f >= 1 ? QLocale().toString(decade * f, 'f', 0) // not "1e+03": the axis
-                                                           : QLocale().toString(decade * f, 'g', 3)); // would typeset it
-        m_plot->xAxis->setTicker(ticks);
-    } else
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    // Log: 1-2-5 in each decade where there is room (a plain log ticker labels only powers of ten).
+    if (logX)
+        m_plot->xAxis->setTicker(QSharedPointer<FitLogTicker>::create());
+    else
+        m_plot->xAxis->setTicker(QSharedPointer<FitTicker>::create());
     updateMarkers();
     themeChanged(); // legend entries depend on the strategies present
     resetView();

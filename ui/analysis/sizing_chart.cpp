@@ -2,6 +2,7 @@
 #include "analysis/sizing_chart.h"
 
 #include "analysis/layout_text.h"
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "util/units.h"
 
@@ -18,7 +19,7 @@ constexpr double kSpacing = 0.015; ///< between the bars of a group, in key unit
 SizingChart::SizingChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.sizing"), tr("Minimum GPUs by strategy and GPU type"), parent)
     , m_group(new QCPBarsGroup(m_plot))
-    , m_ticker(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
 {
     m_group->setSpacingType(QCPBarsGroup::stPlotCoords);
     m_group->setSpacing(kSpacing);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysis/sweep_chart.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "util/units.h"
 
+#include <QFontMetricsF>
 #include <QLocale>
 
 #include <cmath>
@@ -29,7 +31,7 @@ QString metricTitle(SweepChart::Metric m)
 SweepChart::SweepChart(Metric metric, QWidget* parent)
     : ChartBase(QStringLiteral("chart.sweep"), metricTitle(metric), parent)
     , m_metric(metric)
-    , m_xTicker(new QCPAxisTickerText)
+    , m_xTicker(new FitTextTicker)
 {
     m_plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid | QCP::aeSubGrid | QCP::aeZeroLine);
     m_plot->xAxis->setTicker(m_xTicker);
@@ -64,7 +66,7 @@ QString SweepChart::axisValueLabel(core::SweepAxis axis, double x)
     case core::SweepAxis::ModelSize: return Units::count(x, x >= 1e11 ? 0 : 1);
     case core::SweepAxis::SeqLen:
         return x >= 1024 ? QStringLiteral("%1k").arg(QLocale().toString(x / 1024.0, 'g', 4)) : QLocale().toString(x, 'f', 0);
-    default: return QLocale().toString(x, 'f', 0);
+    default: return x >= 1e4 ? siLabel(x) : QLocale().toString(x, 'f', 0); // 16384 GPUs: "16.4k"
     }
 }
 
@@ -162,9 +164,9 @@ void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::Sw
     const bool logY = m_metric != Metric::Mfu && minPositive < INFINITY && maxValue / minPositive > 30;
     m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logY)
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_plot->yAxis->setTicker(QSharedPointer<FitLogTicker>::create());
     else
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_plot->yAxis->setTicker(QSharedPointer<FitTicker>::create());
     m_plot->yAxis->setLabel(unit);
 
     for (size_t ci = 0; ci < curves.size(); ++ci) {
@@ -294,21 +296,97 @@ void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::Sw
 
 void SweepChart::updateTicks()
 {
-    // One label per sweep value, thinned so they do not collide: at most one per ~46 pixels.
+    // One label per sweep value; the ticker keeps every n-th when they would collide (charts/axis_ticks.h).
     m_xTicker->clear();
-    // The axis rect's width is only updated by the next replot; the widget's is current (less the y axis).
-    const int w = m_plot->width() - 70;
-    const int maxLabels = w > 0 ? std::max(2, w / 46) : int(m_xs.size());
-    const size_t every = std::max<size_t>(1, (m_xs.size() + size_t(maxLabels) - 1) / size_t(maxLabels));
-    for (size_t i = 0; i < m_xs.size(); ++i)
-        if (i % every == 0)
-            m_xTicker->addTick(m_xs[i], axisValueLabel(m_axis, m_xs[i]));
+    for (double x : m_xs)
+        m_xTicker->addTick(x, axisValueLabel(m_axis, x));
 }
 
 void SweepChart::plotResized()
 {
     updateTicks();
     requestReplot();
+}
+
+QRectF SweepChart::capacityLabelRect() const
+{
+    if (!m_capacityLabel->visible())
+        return {};
+    return QRectF(m_capacityLabel->topLeft->pixelPosition(), m_capacityLabel->bottomRight->pixelPosition()).normalized();
+}
+
+bool SweepChart::curvesCross(const QRectF& rect) const
+{
+    const QRectF box = rect.adjusted(-2, -2, 2, 2);
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it) {
+        const auto* g = static_cast<const QCPGraph*>(it.key());
+        const bool line = g->lineStyle() != QCPGraph::lsNone;
+        const double marker = g->scatterStyle().isNone() ? 0 : g->scatterStyle().size() / 2 + 1;
+        QPointF prev;
+        bool hasPrev = false;
+        for (auto d = g->data()->constBegin(); d != g->data()->constEnd(); ++d) {
+            if (std::isnan(d->value)) {
+                hasPrev = false;
+                continue;
+            }
+            const QPointF p(m_plot->xAxis->coordToPixel(d->key), m_plot->yAxis->coordToPixel(d->value));
+            if (marker > 0 && box.adjusted(-marker, -marker, marker, marker).contains(p))
+                return true;
+            if (line && hasPrev) {
+                // The segment crosses the box if it has a point in it: sample it finely (segments are short).
+                const int steps = std::max(2, int(QLineF(prev, p).length() / 2));
+                for (int k = 0; k <= steps; ++k)
+                    if (box.contains(prev + (p - prev) * (double(k) / steps)))
+                        return true;
+            }
+            prev = p;
+            hasPrev = true;
+        }
+    }
+    return false;
+}
+
+void SweepChart::laidOut()
+{
+    if (!m_capacityLabel->visible())
+        return;
+    // Candidates: above the line at the left, right, middle, then below it; the first no curve passes through.
+    struct Place
+    {
+        double x;
+        Qt::Alignment align;
+    };
+    static const Place places[] = {{0.02, Qt::AlignLeft | Qt::AlignBottom},  {0.98, Qt::AlignRight | Qt::AlignBottom},
+                                   {0.5, Qt::AlignHCenter | Qt::AlignBottom}, {0.02, Qt::AlignLeft | Qt::AlignTop},
+                                   {0.98, Qt::AlignRight | Qt::AlignTop},    {0.5, Qt::AlignHCenter | Qt::AlignTop},
+                                   {0.27, Qt::AlignHCenter | Qt::AlignBottom}, {0.73, Qt::AlignHCenter | Qt::AlignBottom},
+                                   {0.27, Qt::AlignHCenter | Qt::AlignTop},  {0.73, Qt::AlignHCenter | Qt::AlignTop}};
+    const QRect area = m_plot->xAxis->axisRect()->rect();
+    const QFontMetricsF fm(m_capacityLabel->font());
+    const QSizeF size = fm.size(0, m_capacityLabel->text()) + QSizeF(m_capacityLabel->padding().left() + m_capacityLabel->padding().right(),
+                                                                      m_capacityLabel->padding().top() + m_capacityLabel->padding().bottom());
+    const double y = m_plot->yAxis->coordToPixel(m_capacity->point1->coords().y());
+    for (const Place& place : places) {
+        const double x = area.left() + place.x * area.width();
+        QRectF r(QPointF(0, 0), size);
+        if (place.align & Qt::AlignLeft)
+            r.moveLeft(x);
+        else if (place.align & Qt::AlignRight)
+            r.moveRight(x);
+        else
+            r.moveLeft(x - size.width() / 2);
+        if (place.align & Qt::AlignBottom)
+            r.moveBottom(y - 1);
+        else
+            r.moveTop(y + 1);
+        if (!QRectF(area).contains(r) || curvesCross(r))
+            continue;
+        m_capacityLabel->setPositionAlignment(place.align);
+        m_capacityLabel->position->setCoords(place.x, m_capacity->point1->coords().y());
+        return;
+    }
+    m_capacityLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom); // nowhere free: the usual place
+    m_capacityLabel->position->setCoords(0.02, m_capacity->point1->coords().y());
 }
 
 double SweepChart::plotted(int curve, int point) const

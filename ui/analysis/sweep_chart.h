@@ -42,11 +42,17 @@ public:
     /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
     [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
     static QString axisValueLabel(core::SweepAxis axis, double x);
+    /// The capacity label's rectangle in plot pixels (empty when hidden), and whether a curve's line or marker
+    /// passes through rect; for tests.
+    [[nodiscard]] QRectF capacityLabelRect() const;
+    [[nodiscard]] bool curvesCross(const QRectF& rect) const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
     void themeChanged() override;
     void plotResized() override;
+    /// Places the capacity label where no curve passes (a corner above or below the line, then mid-width).
+    void laidOut() override;
 
 private:
     void updateTicks();

@@ -2,6 +2,7 @@
 #include "analysis/timeline_chart.h"
 
 #include "analysis/layout_text.h"
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/formulas.h"
 #include "util/units.h"
@@ -281,7 +282,7 @@ QString TimelineChart::styleName(int style)
 
 TimelineChart::TimelineChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.timeline"), tr("One optimizer step: schedule per pipeline stage, and memory in use"), parent)
-    , m_laneTicker(new QCPAxisTickerText)
+    , m_laneTicker(new FitTextTicker)
 {
     QCPAxisRect* gantt = m_plot->axisRect();
     m_memRect = new QCPAxisRect(m_plot);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "charts/capacity_marks.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "util/units.h"
 
@@ -12,7 +13,7 @@ CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
     : m_plot(plot)
     , m_rect(rect)
     , m_line(new QCPItemStraightLine(plot))
-    , m_ticker(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
 {
     m_line->setClipAxisRect(rect);
     m_line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "charts/chart_base.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/tooltips.h"
 
@@ -49,6 +50,18 @@ ChartBase::ChartBase(QString chartKey, const QString& title, QWidget* parent)
     m_plot->legend->setVisible(false);
     m_plot->setAutoAddPlottableToLegend(false);
     m_plot->installEventFilter(this);
+    // Tick labels fit their axis (charts/axis_ticks.h): the tickers learn their axis's length before each replot,
+    // and when the layout changed a length (a resize, wider labels on the other axis, an export's size) the ticks
+    // are made again for it and the layout redone, before anything is drawn.
+    connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { fitTickLabels(m_plot); });
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        for (int i = 0; i < 3 && fitTickLabels(m_plot); ++i) {
+            m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+            m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
+            m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
+        }
+        laidOut();
+    });
 
     m_message = new QCPItemText(m_plot);
     m_message->position->setType(QCPItemPosition::ptViewportRatio);
@@ -165,15 +178,6 @@ QString ChartBase::toolTipAt(const QPoint& pos) const
 bool ChartBase::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_plot && event->type() == QEvent::Resize) {
-        // About one tick label per 65 pixels on horizontal value axes, so narrow plots do not overlap them.
-        const int rects = std::max<int>(1, int(m_plot->axisRects().size()));
-        for (QCPAxisRect* rect : m_plot->axisRects()) {
-            const int width = rect->width() > 0 ? rect->width() * m_plot->width() / std::max(1, m_plot->viewport().width())
-                                                : m_plot->width() / rects;
-            QCPAxis* axis = rect->axis(QCPAxis::atBottom);
-            if (!qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()))
-                axis->ticker()->setTickCount(std::clamp(width / 65, 3, 8));
-        }
         plotResized();
     }
     if (watched == m_plot && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonRelease)) {

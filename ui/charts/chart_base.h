@@ -50,6 +50,9 @@ protected:
     virtual void themeChanged() { }
     /// Called when the plot widget was resized (ranges that depend on pixels can adapt here).
     virtual void plotResized() { }
+    /// Called after each layout of the plot, before it is drawn (screen or export): pixel positions are final here,
+    /// so items that must avoid the data (labels) can be placed.
+    virtual void laidOut() { }
 
     void changeEvent(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;

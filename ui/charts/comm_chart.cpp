@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "charts/comm_chart.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
@@ -25,7 +26,7 @@ CommChart::CommChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.comm"), tr("Communication per GPU per step"), parent)
     , m_bytesRect(m_plot->axisRect())
     , m_timeRect(new QCPAxisRect(m_plot))
-    , m_ticker(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
 {
     m_plot->plotLayout()->addElement(0, 1, m_timeRect);
     // Both rects share the rows: align their tops and bottoms.

@@ -4,6 +4,7 @@
 #include "charts/capacity_marks.h"
 #include "charts/memory_stack.h"
 #include "charts/range_whiskers.h"
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "charts/chart_theme.h"
 #include "explain/tooltips.h"
@@ -13,7 +14,7 @@ namespace shardscope::ui {
 
 MemoryChart::MemoryChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.memory"), tr("Memory per GPU"), parent)
-    , m_ticker(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
 {
     QCPAxisRect* rect = m_plot->axisRect();
     m_stack = std::make_unique<MemoryStack>(m_plot, rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft), true);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "charts/step_time_chart.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "charts/range_whiskers.h"
 #include "explain/tooltips.h"
@@ -12,8 +13,8 @@ namespace shardscope::ui {
 
 StepTimeChart::StepTimeChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.time"), tr("Step time: this scenario and by strategy"), parent)
-    , m_ticker(new QCPAxisTickerText)
-    , m_totals(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
+    , m_totals(new FitTextTicker)
 {
     m_bars = setupStackedRows(m_plot, m_ticker, m_totals, 0.62);
     m_whiskers = std::make_unique<RangeWhiskers>(m_plot->yAxis, m_plot->xAxis);

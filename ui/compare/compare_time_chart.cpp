@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/compare_time_chart.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "charts/step_time_chart.h"
 #include "explain/tooltips.h"
@@ -19,8 +20,8 @@ std::string stepKey(int part)
 
 CompareTimeChart::CompareTimeChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.time"), tr("Step time of the pinned scenarios"), parent)
-    , m_ticker(new QCPAxisTickerText)
-    , m_totals(new QCPAxisTickerText)
+    , m_ticker(new FitTextTicker)
+    , m_totals(new FitTextTicker)
 {
     m_bars = StepTimeChart::setupStackedRows(m_plot, m_ticker, m_totals, 0.6);
     LegendStrip* legend = addLegend(Qt::BottomEdge, 6);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/waterfall_chart.h"
 
+#include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/field_names.h"
 #include "export/scenario_text.h"
@@ -35,7 +36,7 @@ QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString(
 
 WaterfallChart::WaterfallChart(QWidget* parent)
     : ChartBase(QStringLiteral("chart.waterfall"), tr("From A to B, one setting at a time"), parent)
-    , m_rowTicker(new QCPAxisTickerText)
+    , m_rowTicker(new FitTextTicker)
 {
     m_time.rect = new QCPAxisRect(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_time.rect);
@@ -60,7 +61,7 @@ void WaterfallChart::setupPanel(Panel& p, QCPAxisRect* rect)
     key->setRangeReversed(true);
     key->grid()->setVisible(false);
     key->setTickLength(0, 3);
-    p.deltas.reset(new QCPAxisTickerText);
+    p.deltas.reset(new FitTextTicker);
     QCPAxis* right = rect->axis(QCPAxis::atRight);
     right->setVisible(true);
     right->setTicker(p.deltas);
