@@ -149,12 +149,18 @@ Shape makeShape(const Scenario& s)
 
     // Generalised Korthikanti et al. 2022 per-layer activations (§4, Table 2; docs/model.md §activations),
     // bytes per micro-batch.
+    // Transformer Engine under FP8 saves each linear layer's input for its backward as the FP8 cast it fed the GEMM,
+    // 1 byte (transformer_engine/pytorch/module/linear.py, layernorm_linear.py, layernorm_mlp.py: saved inputmat /
+    // ln_out / fc2 input are the quantized tensors); torchao's Float8Linear (PyTorch stacks) saves the bf16 input
+    // (torchao/float8/float8_linear.py).
+    const double beta8 = s.training.precision == Precision::Fp8Mixed && !pytorchStack(s.training.framework) ? 1.0 : beta;
+    sh.linearInputBytes = beta8;
     // Replicated across TP ranks unless sequence parallel: two norm inputs, QKV input, fc1 input, dropout masks.
-    const double replicated = 2 * beta * T * h + beta * T * h + delta * T * h + beta * T * h + delta * T * h;
+    const double replicated = 2 * beta * T * h + beta8 * T * h + delta * T * h + beta8 * T * h + delta * T * h;
     // Split across TP ranks: Q, K, V, out-projection input.
-    const double attnSplit = beta * T * q + 2 * beta * T * kvPerRankShare + beta * T * q;
+    const double attnSplit = beta * T * q + 2 * beta * T * kvPerRankShare + beta8 * T * q;
     const double mlpMats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0; // gated: gate, up, product; plain: act in, fc2 in
-    const double denseMlpSplit = mlpMats * beta * T * f;
+    const double denseMlpSplit = ((mlpMats - 1) * beta + beta8) * T * f; // the last one is fc2's input
     // Core attention: eager keeps softmax output (β·as²b) and with dropout its mask and output (Korthikanti 5as²b);
     // FlashAttention keeps only the fp32 log-sum-exp, 4 bytes per head per token (Dao et al. 2022 §3).
     const double core = s.training.flashAttention
@@ -180,7 +186,8 @@ Shape makeShape(const Scenario& s)
         // plus shared experts and fp32 router logits (DERIVED from Korthikanti §4; docs/model.md §activations).
         const double fe = static_cast<double>(m.moe.expertFfnHidden);
         const double copies = m.moe.topK * m.moe.capacityFactor;
-        const double moeSplit = T * copies * (beta * h + mlpMats * beta * fe) + m.moe.sharedExperts * mlpMats * beta * T * fe;
+        const double mlpBytes = (mlpMats - 1) * beta + beta8; // per MLP-hidden element, fc2's input at β8
+        const double moeSplit = T * copies * (beta8 * h + mlpBytes * fe) + m.moe.sharedExperts * mlpBytes * T * fe;
         const double router = 4.0 * T * m.moe.experts / repDiv;
         sh.moeLayerExtraFull = (moeSplit - denseMlpSplit) / t + router;
         sh.moeLayerExtra = full ? 0.0 : sh.moeLayerExtraFull;
@@ -284,12 +291,15 @@ LayerActivationText layerActivationText(const Scenario& s, const Shape& sh)
     const std::string core = s.training.flashAttention
         ? detail::substitute("4*{}*", { double(m.heads) }) + T
         : detail::substitute("({}+{}*(1+{}))*{}*", { beta, delta, beta, double(m.heads) }) + T + "*" + exprNumber(seq);
-    const std::string full = T + detail::substitute("*{}*(4*{}+2*{})/{}", { double(m.hidden), beta, delta, r }) + "+" + T
-        + detail::substitute("*(2*{}*{}+2*{}*{}+{}*{}*{})/{}", { beta, sh.counts.qSize, beta, kv, k, beta,
-                                                                 double(m.ffnHidden), t })
+    const double b8 = sh.linearInputBytes;
+    const std::string full = T
+        + detail::substitute("*{}*(2*{}+2*{}+2*{})/{}", { double(m.hidden), beta, b8, delta, r }) + "+" + T
+        + detail::substitute("*({}*{}+{}*{}+2*{}*{}+(({}-1)*{}+{})*{})/{}", { beta, sh.counts.qSize, b8,
+                                 sh.counts.qSize, beta, kv, k, beta, b8, double(m.ffnHidden), t })
         + "+" + core + "/" + exprNumber(t);
     LayerActivationText out;
-    const char* stored = "A_full = T·h·(4β + 2δ)/r + T·(2β·q + 2β·kv + k·β·f)/t + A_core/t, T = s·b/c, "
+    const char* stored = "A_full = T·h·(2β + 2β8 + 2δ)/r + T·((β + β8)·q + 2β·kv + ((k − 1)·β + β8)·f)/t + A_core/t, "
+                         "T = s·b/c, β8 = bytes of a saved linear input (1 with Transformer Engine FP8, else β), "
                          "A_core = 4·a·T (FlashAttention: fp32 log-sum-exp) or (β + δ(1+β))·a·T·s (eager)";
     switch (s.training.recompute) {
     case Recompute::None:
@@ -471,6 +481,8 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
             { "f", double(s.model.ffnHidden), "", "MLP hidden size" },
             { "k", s.model.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)" },
             { "β", sh.bytes.act, "B", "bytes per activation element" },
+            { "β8", sh.linearInputBytes, "B",
+              "bytes per saved linear-layer input element (1: Transformer Engine keeps the FP8 cast; else β)" },
             { "δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)" },
             { "A_moe", sh.moeLayerExtra, "B", "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)" },
             { "L_moe", double(st.moeLayers), "layers", "MoE layers on this stage" },

@@ -54,6 +54,7 @@ struct Shape {
     double layerActivation = 0;       ///< stored bytes of one layer for one micro-batch (recompute applied)
     double layerActivationFull = 0;   ///< the same without recompute (element-wise traffic and the working set)
     double layerInput = 0;            ///< bytes of one layer's input (full recompute keeps only this)
+    double linearInputBytes = 0;      ///< β8: bytes per saved linear-layer input element (1 with TE FP8, else β)
     double moeLayerExtra = 0;         ///< extra stored bytes of an MoE layer over a dense one
     double moeLayerExtraFull = 0;
     double embeddingActivation = 0;   ///< first stage, per micro-batch: token ids + embedding dropout mask

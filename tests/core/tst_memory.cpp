@@ -45,6 +45,7 @@ private slots:
     void pytorchLossParallelLogits();
     void singleGpuDdpHasNoBucket();
     void torchaoFp8KeepsNoResidentWeightCopy();
+    void transformerEngineFp8SavesLinearInputsInFp8();
     void unfusedLossKeepsTheBf16LogitsBlockReserved();
     void pytorchTpSavesGatheredInputs();
 };
@@ -840,6 +841,28 @@ void TestMemory::torchaoFp8KeepsNoResidentWeightCopy()
     QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
     SS_EVALUATE(mg, s);
     SS_COMPARE_REL(mg.memory.parameters, 4 * psi / 8, 1e-12);
+}
+
+void TestMemory::transformerEngineFp8SavesLinearInputsInFp8()
+{
+    // Transformer Engine under FP8 saves each linear layer's input as its 1-byte FP8 cast (transformer_engine/pytorch/
+    // module/linear.py, layernorm_linear.py, layernorm_mlp.py); torchao's Float8Linear saves the bf16 input. Four
+    // inputs per layer: QKV and fc1 (T·h each, ÷t with SP), out-projection (T·q/t) and fc2 (T·f/t), 2 − 1 bytes less
+    // each. Korthikanti's GPT block: q = h, f = 4h; L layers, one micro-batch in flight (pp = 1), TP 2 with SP.
+    const double L = 4, t = 2, T = double(kS) * kB, h = kH, f = 4 * kH;
+    Scenario s = activationScenario(int(L), int(t), true, Recompute::None);
+    s.cluster = sstest::presetScenario("gpt3-xl").cluster; // H100: FP8 tensor cores
+    s.cluster.gpusPerNode = int(t);
+    SS_EVALUATE(bf16, s);
+    s.training.precision = Precision::Fp8Mixed;
+    SS_EVALUATE(fp8, s);
+    SS_COMPARE_REL(bf16.memory.activations - fp8.memory.activations, L * (2 - 1) * T * (2 * h / t + (h + f) / t), 1e-12);
+    // PyTorch's Float8Linear: the same activations in bf16 and FP8
+    QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
+    SS_EVALUATE(ptFp8, s);
+    s.training.precision = Precision::Bf16Mixed;
+    SS_EVALUATE(ptBf16, s);
+    SS_COMPARE_REL(ptFp8.memory.activations, ptBf16.memory.activations, 1e-12);
 }
 
 void TestMemory::unfusedLossKeepsTheBf16LogitsBlockReserved()
