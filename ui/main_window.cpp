@@ -16,6 +16,7 @@
 #include "charts/strategy_chart.h"
 #include "compare/compare_controller.h"
 #include "document/scenario_document.h"
+#include "editors/cluster_panel.h"
 #include "editors/scenario_editor.h"
 #include "export/export_controller.h"
 #include "help/model_reference.h"
@@ -84,7 +85,13 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
         m_analysis->sweep()->refresh();
         m_analysis->sizing()->refresh();
         m_analysis->timeline()->refresh();
+        m_analysis->search()->redrawUnits();
+        m_compare->redraw();
+        for (EditorPanel* panel : m_editor->panels())
+            if (auto* cluster = qobject_cast<ClusterPanel*>(panel))
+                cluster->refreshUnits(); // the GPU entries' tooltips
         m_teach->redraw();
+        // The rank map and the launch configuration show no byte figures: nothing of theirs changes.
     });
     showResult();
     updateTitle();

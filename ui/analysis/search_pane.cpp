@@ -293,7 +293,6 @@ void SearchPane::buildControls(QWidget* box)
     grid->addWidget(label(tr("Threads")), 2, 4);
     grid->addWidget(m_threads, 2, 5);
     grid->addWidget(m_offload, 2, 6, 1, 2);
-    grid->addWidget(m_guaranteed, 2, 8);
     grid->setColumnStretch(8, 1); // controls keep their natural width; the slack goes to the right
 
     auto* actions = new QHBoxLayout;
@@ -301,6 +300,7 @@ void SearchPane::buildControls(QWidget* box)
     actions->addWidget(m_run);
     actions->addWidget(m_cancel);
     actions->addWidget(m_progress);
+    actions->addWidget(m_guaranteed); // by Run, not a ninth grid column: the pane fits 1280 pixels beside the editor
     actions->addStretch(1);
     actions->addWidget(m_staleNote);
     actions->addWidget(m_whyNot);
@@ -486,6 +486,14 @@ void SearchPane::finish()
     malloc_trim(0);
 #endif
     emit finished();
+}
+
+void SearchPane::redrawUnits()
+{
+    m_model->unitsChanged();
+    m_scatter->redraw();
+    if (m_whyNotWindow && m_whyNotWindow->isVisible())
+        explainSelected();
 }
 
 void SearchPane::documentChanged()

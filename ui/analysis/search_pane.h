@@ -72,6 +72,8 @@ public slots:
     /// Why not the selected layout? The walk from the best layout (#1) to the selected one, one setting at a time,
     /// with what each costs in memory and step time (core::buildWaterfall), in a window of its own.
     void explainSelected();
+    /// The byte unit changed: the table, the scatter and an open "why not" window say it in the new unit.
+    void redrawUnits();
 
 signals:
     /// A search ended (finished or cancelled) and the table shows its results.

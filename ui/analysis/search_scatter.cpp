@@ -174,6 +174,15 @@ void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points,
     requestReplot();
 }
 
+void SearchScatterChart::redraw()
+{
+    const int selected = m_selected;
+    const std::vector<core::SearchPoint> points = m_points;
+    const std::vector<size_t> pareto = m_pareto;
+    setPoints(points, pareto, m_limitBytes);
+    setSelectedPoint(selected);
+}
+
 void SearchScatterChart::resetView()
 {
     double lo = INFINITY, hi = 0;

@@ -38,6 +38,9 @@ public:
     /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
     [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
 
+    /// Draws the same points again (the byte unit changed), keeping the selected point.
+    void redraw();
+
 signals:
     void pointClicked(int index);
 

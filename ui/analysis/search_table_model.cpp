@@ -27,6 +27,13 @@ void SearchTableModel::setPoints(std::vector<core::SearchPoint> points,
 
 void SearchTableModel::clear() { setPoints({}, {}); }
 
+void SearchTableModel::unitsChanged()
+{
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, kColumns - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+    emit headerDataChanged(Qt::Horizontal, 0, kColumns - 1);
+}
+
 int SearchTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_points.size()); }
 
 int SearchTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kColumns; }

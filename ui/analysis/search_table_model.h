@@ -27,6 +27,8 @@ public:
     /// pareto holds indices into points.
     void setPoints(std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto);
     void clear();
+    /// The byte unit changed: every cell and header is text again (views repaint, proxies re-read).
+    void unitsChanged();
     [[nodiscard]] const core::SearchPoint& point(int row) const { return m_points[size_t(row)]; }
     [[nodiscard]] double mfu(int row) const { return m_points[size_t(row)].mfu; }
     [[nodiscard]] bool onPareto(int row) const { return m_pareto[size_t(row)] != 0; }

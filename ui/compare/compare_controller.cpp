@@ -49,6 +49,12 @@ QWidget* CompareController::window()
     return m_window;
 }
 
+void CompareController::redraw()
+{
+    if (m_view)
+        m_view->redraw();
+}
+
 CompareView* CompareController::view()
 {
     (void)window();

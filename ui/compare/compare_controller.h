@@ -25,6 +25,8 @@ public:
     /// The comparison window (created if needed, not shown).
     [[nodiscard]] QWidget* window();
     [[nodiscard]] CompareView* view();
+    /// The comparison, if it was made, drawn again (the byte unit changed).
+    void redraw();
 
 public slots:
     void showComparison();

@@ -38,6 +38,8 @@ public:
     [[nodiscard]] const QList<MemoryChart*>& memoryCharts() const { return m_memory; }
     /// Chooses the waterfall's ends (pin indices).
     void setWaterfallPins(int a, int b);
+    /// Everything drawn again from the pins (the byte unit changed).
+    void redraw() { rebuild(); }
 
 signals:
     /// "Pin current scenario" pressed.

@@ -39,17 +39,9 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
 {
     m_gpu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_gpu->setMinimumContentsLength(18);
-    for (const core::GpuSpec& g : m_doc->catalog().gpus) {
-        m_gpu->addItem(QString::fromStdString(g.name),
-                       QString::fromStdString(g.id));
-        m_gpu->setItemData(m_gpu->count() - 1,
-                           tr("%1 memory, %2 TFLOP/s BF16 dense, %3 TB/s HBM. Source: %4")
-                               .arg(Units::bytes(g.memoryBytes, 0))
-                               .arg(g.bf16DenseFlops / 1e12, 0, 'f', 0)
-                               .arg(g.memoryBandwidth / 1e12, 0, 'f', 2)
-                               .arg(QString::fromStdString(g.source)),
-                           Qt::ToolTipRole);
-    }
+    for (const core::GpuSpec& g : m_doc->catalog().gpus)
+        m_gpu->addItem(QString::fromStdString(g.name), QString::fromStdString(g.id));
+    refreshUnits();
     addRow(QStringLiteral("cluster.gpu"), m_gpu, tr("Accelerator type (resources/catalog/gpus.json)"));
     connect(m_gpu, &QComboBox::activated, this, [this](int index) {
         const core::GpuSpec* gpu = m_doc->catalog().gpu(m_gpu->itemData(index).toString().toStdString());
@@ -163,6 +155,19 @@ void ClusterPanel::markOwnLinks(QComboBox* combo, int entries, const std::string
         const QString tip = combo->itemData(i, kBaseToolTipRole).toString();
         combo->setItemData(i, mine ? tr("The %1's own link. %2").arg(gpuName, tip) : tip, Qt::ToolTipRole);
     }
+}
+
+void ClusterPanel::refreshUnits()
+{
+    int i = 0;
+    for (const core::GpuSpec& g : m_doc->catalog().gpus)
+        m_gpu->setItemData(i++,
+                           tr("%1 memory, %2 TFLOP/s BF16 dense, %3 TB/s HBM. Source: %4")
+                               .arg(Units::bytes(g.memoryBytes, 0))
+                               .arg(g.bf16DenseFlops / 1e12, 0, 'f', 0)
+                               .arg(g.memoryBandwidth / 1e12, 0, 'f', 2)
+                               .arg(QString::fromStdString(g.source)),
+                           Qt::ToolTipRole);
 }
 
 void ClusterPanel::refreshExtras(const Scenario& s)

@@ -16,6 +16,8 @@ class ClusterPanel : public EditorPanel
     Q_OBJECT
 public:
     ClusterPanel(ScenarioDocument* doc, QWidget* parent);
+    /// The GPU entries' tooltips again, in the byte unit now set (GB or GiB).
+    void refreshUnits();
 
 protected:
     void refreshExtras(const core::Scenario& s) override;
