@@ -35,6 +35,9 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
+#include <algorithm>
+#include <cmath>
+
 namespace shardscope::ui {
 
 ExportController::ExportController(ScenarioDocument* doc, QWidget* window)
@@ -42,7 +45,8 @@ ExportController::ExportController(ScenarioDocument* doc, QWidget* window)
     , m_doc(doc)
     , m_window(window)
 {
-    m_last.options.scale = 2; // 192 DPI: sharp on slides and high-density screens
+    // 192 DPI, or the screen's density when higher (3x): sharp on slides and high-density screens.
+    m_last.options.scale = std::max(2.0, std::ceil(qGuiApp->devicePixelRatio()));
 }
 
 void ExportController::populateMenu(QMenu* menu)

@@ -16,6 +16,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 namespace {
@@ -191,13 +193,18 @@ void ExportDialog::updatePreview()
     switch (c.target) {
     case Target::Chart: {
         const std::unique_ptr<ChartFigure> figure = m_figures(c.chart, c.options.lightTheme);
+        // Drawn at the screen's pixel density and shown at it: sharp on a 2x screen, and box-sized (a pixmap of
+        // box x 2 pixels at ratio 1 would be drawn twice the box's size and cut).
+        const double dpr = std::clamp(double(devicePixelRatioF()), 1.0, 3.0);
         FigureOptions o = c.options;
-        o.scale = std::min(1.0, double(devicePixelRatioF()));
+        o.scale = dpr;
         m_previewImage = figure->toImage(o);
         const QSize box = m_preview->contentsRect().size() - QSize(8, 8);
         QPixmap pixmap = QPixmap::fromImage(m_previewImage);
         pixmap.setDevicePixelRatio(1);
-        m_preview->setPixmap(pixmap.scaled(box * devicePixelRatioF(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+        pixmap = pixmap.scaled(box * dpr, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+        pixmap.setDevicePixelRatio(dpr);
+        m_preview->setPixmap(pixmap);
         break;
     }
     case Target::Report:
