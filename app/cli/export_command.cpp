@@ -4,6 +4,7 @@
 #include "charts/chart_base.h"
 #include "session/app_theme.h"
 #include "document/strategy_comparison.h"
+#include "explain/formulas.h"
 #include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"
@@ -97,6 +98,8 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
     ui::AppTheme::apply(ui::ThemeMode::Light);
 
+    // The catalogs are files here, not resources: the charts' reference terms come from them.
+    ui::setReferenceTerms(catalog);
     const ui::StrategyComparison comparison = ui::compareStrategies(scenario);
     QString error;
     if (report) {

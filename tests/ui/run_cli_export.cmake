@@ -3,7 +3,7 @@
 # every chart and format and checks the files: PNG signature and size, SVG root element, PDF header and one page;
 # the report's pages; a bad option is exit code 2; 1200 DPI gives its pixels; a PNG over the pixel budget is exit 2
 # and an --out that cannot be written exit 1 naming it (issue 12); `evaluate` works with a Qt platform that does not exist, so it
-# never starts Qt. Variables: CLI, SCENARIO, OUT.
+# never starts Qt; the strategy variants' step totals are not 0 s. Variables: CLI, SCENARIO, OUT.
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 set(_env ${CMAKE_COMMAND} -E env --unset=QT_QPA_PLATFORM --unset=DISPLAY --unset=WAYLAND_DISPLAY)
@@ -19,6 +19,17 @@ function(check_run)
     message(FATAL_ERROR "shardscope-cli ${ARGN}: unexpected message: ${_warning}")
   endif()
 endfunction()
+
+# The strategy variants' bars and totals (results without terms) are drawn: the CLI has no catalog resources, so
+# the charts' reference terms come from its catalog files (a step of "0 s" in every row before).
+check_run(export "${SCENARIO}" --chart time --out "${OUT}/variants.svg" --width 900 --height 560)
+file(READ "${OUT}/variants.svg" _svg)
+string(REGEX MATCHALL ">0 s[^<]*<" _zero "${_svg}")
+string(REGEX MATCHALL ">[1-9][0-9.]* s[^<]*<" _totals "${_svg}")
+list(LENGTH _totals _n)
+if(_zero OR _n LESS 7)
+  message(FATAL_ERROR "time chart: step totals ${_totals}, zero ${_zero}")
+endif()
 
 # Every --chart name of shared/DESIGN.md: the scenario's charts and the analyses (their panes' opening settings)
 foreach(chart memory strategy communication time timeline search sweep sizing rank-map)

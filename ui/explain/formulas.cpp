@@ -134,16 +134,35 @@ QString explanationTitle(const QString& key)
     return key;
 }
 
+namespace {
+std::vector<core::Term>& referenceStorage()
+{
+    static std::vector<core::Term> terms;
+    return terms;
+}
+} // namespace
+
 const std::vector<core::Term>& referenceTerms()
 {
-    static const std::vector<core::Term> terms = [] {
+    std::vector<core::Term>& terms = referenceStorage();
+    static const bool loaded = [&terms] {
+        if (!terms.empty())
+            return true;
         core::Catalog catalog;
         loadCatalogFromResources(catalog);
-        if (catalog.gpus.empty() || catalog.links.empty() || catalog.models.empty())
-            return std::vector<core::Term>{};
-        return core::explain(core::defaultScenario(catalog)).terms;
+        if (!catalog.gpus.empty() && !catalog.links.empty() && !catalog.models.empty())
+            terms = core::explain(core::defaultScenario(catalog)).terms;
+        return !terms.empty();
     }();
+    Q_UNUSED(loaded);
     return terms;
+}
+
+void setReferenceTerms(const core::Catalog& catalog)
+{
+    std::vector<core::Term>& terms = referenceStorage();
+    if (terms.empty() && !catalog.gpus.empty() && !catalog.links.empty() && !catalog.models.empty())
+        terms = core::explain(core::defaultScenario(catalog)).terms;
 }
 
 double figureValue(const std::vector<TermFigure>& figures, const QString& key, size_t index)

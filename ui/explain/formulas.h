@@ -5,6 +5,7 @@
 /// this file hands them to the views in the core's order. Figures that are not terms (the charts themselves,
 /// GPU capacity, excess, fit, minimum GPUs, cost, hidden and exposed time) have static text here.
 
+#include <shardscope/core/catalog.h>
 #include <shardscope/core/result.h>
 
 #include <QString>
@@ -53,6 +54,10 @@ struct TermFigure {
 /// The core's terms for its default scenario (core::explain() on the compiled-in catalogs), computed once: the keys,
 /// labels and order of the memory and step-time terms for views whose result has no terms.
 [[nodiscard]] const std::vector<core::Term>& referenceTerms();
+/// Sets the reference terms where the catalogs are not compiled in as resources (shardscope-cli, which reads them
+/// from --catalog-dir): without them, charts of results without terms (the strategy variants) would draw nothing.
+/// Only before referenceTerms() found any.
+void setReferenceTerms(const core::Catalog& catalog);
 
 /// The value of a memory (step-time) term key in a breakdown that has no terms, e.g. a pipeline stage's memory;
 /// the one place that ties term keys to core::MemoryBreakdown and core::StepTime fields. 0 for another key.
