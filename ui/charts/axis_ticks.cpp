@@ -83,18 +83,6 @@ double TickSpace::minDistance(double extentA, double extentB, bool names) const
     return (extentA + extentB) / 2 + gap;
 }
 
-double TickSpace::distanceNeeded(const QString& a, const QString& b, bool names) const
-{
-    if (vertical)
-        return minDistance(extent(a), extent(b), names);
-    const QFontMetricsF fm(font);
-    const QStringList la = a.split(QLatin1Char('\n')), lb = b.split(QLatin1Char('\n'));
-    double widest = 0;
-    for (qsizetype i = 0; i < la.size() && i < lb.size(); ++i)
-        widest = std::max(widest, fm.horizontalAdvance(la[i]) + fm.horizontalAdvance(lb[i]));
-    return minDistance(widest / 2, widest / 2, names);
-}
-
 double TickSpace::pixel(double v, const QCPRange& range) const
 {
     if (log) {
@@ -200,20 +188,39 @@ QVector<double> FitTextTicker::createTickVector(double tickStep, const QCPRange&
     const QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
     if (m_space.length <= 0 || all.size() < 2)
         return all;
+    // Each label's lines measured once (the search for n compares many pairs; a replot must stay cheap).
+    const QFontMetricsF fm(m_space.font);
+    const double lineHeight = fm.height();
+    const double gap = m_space.vertical ? lineHeight * 0.15 : 2.0; // names are told apart by their words
     QVector<double> inside;
     std::vector<double> px;
-    QStringList labels;
+    std::vector<std::vector<double>> widths; // per line (horizontal axes)
+    std::vector<double> heights;             // whole label (vertical axes)
     for (double t : all)
         if (range.contains(t)) {
             inside << t;
             px.push_back(m_space.pixel(t, range));
-            labels << mTicks.value(t);
+            const QStringList lines = mTicks.value(t).split(QLatin1Char('\n'));
+            heights.push_back(lineHeight * double(lines.size()));
+            std::vector<double> w;
+            if (!m_space.vertical)
+                for (const QString& line : lines)
+                    w.push_back(fm.horizontalAdvance(line));
+            widths.push_back(std::move(w));
         }
+    auto needed = [&](size_t a, size_t b) {
+        if (m_space.vertical)
+            return (heights[a] + heights[b]) / 2 + gap;
+        double widest = 0;
+        for (size_t l = 0; l < widths[a].size() && l < widths[b].size(); ++l)
+            widest = std::max(widest, widths[a][l] + widths[b][l]);
+        return widest / 2 + gap;
+    };
     // Every n-th label, n as small as keeps every pair of neighbours apart.
     for (qsizetype n = 1; n < inside.size(); ++n) {
         bool fits = true;
         for (qsizetype i = 0; i + n < inside.size() && fits; i += n)
-            fits = std::abs(px[size_t(i + n)] - px[size_t(i)]) >= m_space.distanceNeeded(labels[i], labels[i + n], true);
+            fits = std::abs(px[size_t(i + n)] - px[size_t(i)]) >= needed(size_t(i), size_t(i + n));
         if (fits) {
             QVector<double> kept;
             for (qsizetype i = 0; i < inside.size(); i += n)

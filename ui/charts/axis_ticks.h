@@ -28,9 +28,6 @@ struct TickSpace
     /// Smallest distance between neighbouring labels' centres for labels a and b (extent along the axis); names
     /// (category labels) may stand closer than numbers.
     [[nodiscard]] double minDistance(double extentA, double extentB, bool names = false) const;
-    /// Smallest distance between the centres of neighbouring labels a and b. Across the axis, multi-line labels
-    /// (centred, as QCustomPlot draws them) are compared line by line: only lines side by side can collide.
-    [[nodiscard]] double distanceNeeded(const QString& a, const QString& b, bool names) const;
     /// A label's extent along the axis (width, or height of its lines when vertical).
     [[nodiscard]] double extent(const QString& label) const;
     /// Pixel position of coordinate v on an axis showing range.
@@ -73,7 +70,8 @@ private:
     int m_subTicks = 8;
 };
 
-/// Named ticks (categories, sweep values): every n-th label, n as small as lets them keep a gap.
+/// Named ticks (categories, sweep values): every n-th label, n as small as lets them keep a gap. Across the axis,
+/// multi-line labels (centred, as QCustomPlot draws them) are compared line by line: only lines side by side collide.
 class FitTextTicker : public QCPAxisTickerText, public SpaceAwareTicker
 {
 protected:
