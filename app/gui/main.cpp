@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QScreen>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -72,8 +73,9 @@ int main(int argc, char* argv[])
     ui::MainWindow window(catalog, &settings);
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        // At the screen's corner: the first start centres a smaller window there, so a screen-sized one would overhang.
         if (wh.size() == 2)
-            window.resize(wh[0].toInt(), wh[1].toInt());
+            window.setGeometry(QRect(window.screen()->availableGeometry().topLeft(), QSize(wh[0].toInt(), wh[1].toInt())));
     }
     window.show();
 

@@ -182,6 +182,14 @@ void TestDesktop::everyPanelUsableAt1280x720()
         }
     }
     tabs->setCurrentIndex(0);
+    // Long figures (800,000 GPUs: "$2,182,996.56" a step) do not widen the window either.
+    m_window->document()->edit(QStringLiteral("big"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) {
+        s.cluster.nodes = 100000;
+        s.training.globalBatch = 800000LL * 16;
+    });
+    QCoreApplication::processEvents();
+    const QSize big = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+    QVERIFY2(big.width() <= 1260 && big.height() <= 660, qPrintable(QStringLiteral("minimum %1 x %2").arg(big.width()).arg(big.height())));
 }
 
 void TestDesktop::tickLabelsApartAt1280x800()
