@@ -103,12 +103,13 @@ foreach(bad "${OUT}/no-such-folder/x.png:No such file or directory" "${OUT}/plai
   endif()
 endforeach()
 
-# The report: title page, memory and step-time terms, five charts, collectives
+# The report: title page, memory and step-time terms (continued on a page of their own when long), five charts,
+# collectives
 check_run(export "${SCENARIO}" --chart report --out "${OUT}/report.pdf")
 file(STRINGS "${OUT}/report.pdf" pages REGEX "/Type /Page[^s]|/Type /Page$")
 list(LENGTH pages n)
-if(NOT n EQUAL 8)
-  message(FATAL_ERROR "report.pdf: ${n} pages, expected 8")
+if(n LESS 8 OR n GREATER 10)
+  message(FATAL_ERROR "report.pdf: ${n} pages, expected 8 to 10")
 endif()
 
 # A bad chart name is invalid input (2), naming the option and every allowed value; the comparison's charts need
