@@ -79,6 +79,7 @@ private slots:
     void sliderDragIsOneUndoStep();
     void spinBoxEditsDocument();
     void comboEditsDocument();
+    void moeOverlapAndRoutingEditable();
     void presetChangesModel();
     void gpuChangeBringsItsLinks();
     void microBatchValuesDivideReplicaBatch();
@@ -191,6 +192,33 @@ void TestEditors::comboEditsDocument()
     const bool was = m_doc->scenario().training.flashAttention;
     flash->click();
     QCOMPARE(m_doc->scenario().training.flashAttention, !was);
+}
+
+void TestEditors::moeOverlapAndRoutingEditable()
+{
+    // Dense model: no all-to-all overlap or routing rows. A MoE scenario with EP: both editable, one undo step each.
+    QWidget* overlapRow = m_editor->widgetForField(QStringLiteral("parallelism.moe_overlap"));
+    QVERIFY(overlapRow);
+    QVERIFY(!m_doc->scenario().model.isMoe());
+    QVERIFY(!overlapRow->isVisibleTo(m_editor));
+    m_doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
+    QVERIFY(m_doc->scenario().parallelism.ep > 1);
+    auto* overlap = control<QComboBox>(QStringLiteral("parallelism.moe_overlap"));
+    QVERIFY(overlap->isVisibleTo(m_editor) && overlap->isEnabled());
+    const int dual = overlap->findData(int(core::MoeOverlap::DualPipe));
+    QVERIFY(dual >= 0);
+    overlap->setCurrentIndex(dual);
+    emit overlap->activated(dual);
+    QCOMPARE(m_doc->scenario().parallelism.moeOverlap, core::MoeOverlap::DualPipe);
+    auto* nodes = control<QSpinBox>(QStringLiteral("model.moe.max_nodes_per_token"));
+    QVERIFY(nodes && nodes->isVisibleTo(m_editor));
+    nodes->setValue(4);
+    QCOMPARE(m_doc->scenario().model.moe.maxNodesPerToken, 4);
+    m_doc->undoStack()->undo();
+    QCOMPARE(m_doc->scenario().model.moe.maxNodesPerToken, 0);
+    QCOMPARE(nodes->specialValueText(), nodes->text()); // "no limit"
+    m_doc->undoStack()->undo();
+    QCOMPARE(m_doc->scenario().parallelism.moeOverlap, core::MoeOverlap::None);
 }
 
 void TestEditors::presetChangesModel()
@@ -333,7 +361,7 @@ void TestEditors::rangesMatchValidation()
             ++checked;
         }
     }
-    QCOMPARE(checked, 19);
+    QCOMPARE(checked, 20);
 }
 
 void TestEditors::documentIsShownAsItIs_data()

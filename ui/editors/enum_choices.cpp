@@ -50,6 +50,14 @@ const Choice kSchedule[] = {
     {int(PpSchedule::Interleaved), T("Interleaved 1F1B")},
     {int(PpSchedule::ZeroBubble), T("Zero bubble")},
 };
+const Choice kMoeOverlap[] = {
+    {int(MoeOverlap::None), T("None"), T("Expert all-to-alls wait for their data (fully exposed).")},
+    {int(MoeOverlap::EpOverlap), T("Megatron EP overlap"),
+     T("Megatron-Core --overlap-moe-expert-parallel-comm: a micro-batch's all-to-all runs during another's compute.")},
+    {int(MoeOverlap::DualPipe), T("DualPipe"),
+     T("DeepSeek-V3's DualPipe: all-to-alls hidden behind the other direction's compute, 20 of 132 SMs kept for "
+       "communication.")},
+};
 const Choice kOffload[] = {
     {int(OffloadTarget::None), T("None")},
     {int(OffloadTarget::Cpu), T("CPU")},
@@ -82,6 +90,7 @@ std::span<const Choice> accountingChoices() { return kAccounting; }
 std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }
+std::span<const Choice> moeOverlapChoices() { return kMoeOverlap; }
 std::span<const Choice> ncclAlgoChoices() { return kNcclAlgo; }
 std::span<const Choice> ncclProtoChoices() { return kNcclProto; }
 std::span<const Choice> mlpChoices() { return kMlp; }

@@ -90,6 +90,13 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
                          [](const Scenario& s) { return s.model.moe.denseLayers; },
                          [](Scenario& s, int64_t v) { s.model.moe.denseLayers = int(v); },
                          tr("Leading layers with a dense MLP"));
+    QSpinBox* nodes = addSpin(QStringLiteral("model.moe.max_nodes_per_token"), 0, 1 << 16,
+                              [](const Scenario& s) { return s.model.moe.maxNodesPerToken; },
+                              [](Scenario& s, int64_t v) { s.model.moe.maxNodesPerToken = int(v); },
+                              tr("Node-limited routing: each token goes to experts on at most this many nodes "
+                                 "(DeepSeek-V3: 4; 0 = no limit)"));
+    nodes->setSpecialValueText(tr("no limit"));
+    m_moeRows << nodes;
 }
 
 void ModelPanel::fillPresets()

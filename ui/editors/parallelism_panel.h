@@ -32,6 +32,7 @@ private:
     QComboBox* m_schedule;
     QSpinBox* m_virtual;
     QSpinBox* m_shardGroup;
+    QComboBox* m_moeOverlap;
     QLabel* m_dp;
 };
 
