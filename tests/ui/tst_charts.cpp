@@ -260,6 +260,10 @@ void TestCharts::memoryMarksExcess()
     ui::MemoryChart chart;
     chart.setResult(s, r);
     QCOMPARE(chart.capacityMarks().excessCount(), 1);
+    // The "+N" label sits above the bar's whisker (the top of its 80% range), not across it.
+    const double high = r.memory.total() + r.memory.reservedPeak * (r.uncertainty.memoryRatio.hi - 1);
+    QVERIFY(r.uncertainty.memoryRatio.hi > 1);
+    QVERIFY(chart.capacityMarks().labelY(0) >= ui::Units::toUnit(high) * (1 - 1e-12));
     s.cluster.gpu.memoryBytes = 1e15; // a huge GPU: nothing over
     chart.setResult(s, core::evaluate(s));
     QCOMPARE(chart.capacityMarks().excessCount(), 0);

@@ -7,6 +7,9 @@
 
 #include <QLocale>
 
+#include <algorithm>
+#include <limits>
+
 namespace shardscope::ui {
 
 CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
@@ -70,7 +73,7 @@ void CapacityMarks::grow(int n)
 }
 
 void CapacityMarks::set(double capacity, const QString& label, const QVector<double>& keys, const QVector<double>& totals,
-                        double barWidth, double yMax)
+                        double barWidth, double yMax, const QVector<double>& labelTops)
 {
     m_line->point1->setCoords(0, capacity);
     m_line->point2->setCoords(1, capacity);
@@ -96,7 +99,8 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         box->bottomRight->setCoords(keys[i] + barWidth / 2, capacity);
         text->setVisible(true);
         text->setPositionAlignment(Qt::AlignHCenter | (clipped ? Qt::AlignTop : Qt::AlignBottom));
-        text->position->setCoords(keys[i], top);
+        const double above = i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top;
+        text->position->setCoords(keys[i], clipped ? top : above);
         const double shown = over && !clipped ? total - capacity : total; // display units
         const QString number = m_compact ? QLocale().toString(shown, 'f', shown < 10 ? 1 : 0)
                                          : Units::bytes(shown * Units::bytesPerUnit(), 1);
@@ -117,6 +121,14 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
 }
 
 bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return item == m_line; }
+
+double CapacityMarks::labelY(int index) const
+{
+    for (int i = 0; i < m_texts.size(); ++i)
+        if (m_boxKey[i] == index && m_texts[i]->visible())
+            return m_texts[i]->position->coords().y();
+    return std::numeric_limits<double>::quiet_NaN();
+}
 
 int CapacityMarks::excessIndexOf(const QCPAbstractItem* item) const
 {

@@ -27,13 +27,16 @@ class CapacityMarks
 public:
     CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect);
 
-    /// capacity, totals and yMax in display units; totals[i] < 0 means no bar at keys[i].
+    /// capacity, totals and yMax in display units; totals[i] < 0 means no bar at keys[i]. labelTops (optional, one per
+    /// key): what is drawn above each bar (its whisker's top), so the excess label sits above it, not across it.
     void set(double capacity, const QString& label, const QVector<double>& keys, const QVector<double>& totals,
-             double barWidth, double yMax);
+             double barWidth, double yMax, const QVector<double>& labelTops = {});
     void setTheme(const ChartTheme& theme);
     [[nodiscard]] bool isCapacityItem(const QCPAbstractItem* item) const;
     /// Index into keys of the excess mark item, or -1.
     [[nodiscard]] int excessIndexOf(const QCPAbstractItem* item) const;
+    /// The y (display units) where the label of bar `index` is anchored, or NaN when that bar has none.
+    [[nodiscard]] double labelY(int index) const;
     /// Number of bars currently marked as over capacity.
     [[nodiscard]] int excessCount() const { return m_visibleExcess; }
     /// Labels without the unit ("+142", "↑1190") for narrow bars; the axis names the unit.

@@ -130,7 +130,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity,
                  Units::bytes(result.capacity, 0),
-                 m_keys, totals, barWidth, yMax * 1.01);
+                 m_keys, totals, barWidth, yMax * 1.01, highs);
     m_whiskers->set(m_keys, totals, lows, highs);
     requestReplot();
 }
