@@ -5,6 +5,7 @@
 #include "shardscope/core/import.h"
 
 #include "import_common.h"
+#include "json_fields.h"
 #include "shardscope/core/scenario_json.h"
 
 #include <algorithm>
@@ -76,6 +77,20 @@ bool setGpuCount(Cluster& c, int gpus, std::string& message)
     } else {
         message = std::to_string(gpus) + " GPUs are not a whole number of nodes of " + std::to_string(perNode)
             + " GPUs (cluster.gpus_per_node of the base scenario)";
+        return false;
+    }
+    return true;
+}
+
+bool parseJsonObject(std::string_view text, const char* what, nlohmann::json& root, ImportContext& cx)
+{
+    std::string err, field;
+    if (!parseJsonText(text, root, err, &field)) {
+        cx.error(field, err);
+        return false;
+    }
+    if (!root.is_object()) {
+        cx.error("", std::string("a ") + what + " must be a JSON object, not " + root.type_name());
         return false;
     }
     return true;

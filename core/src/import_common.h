@@ -5,6 +5,8 @@
 
 #include "shardscope/core/import.h"
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 #include <string>
 #include <string_view>
@@ -43,6 +45,10 @@ void adoptPreset(ModelSpec& m, const std::string& name, bool ownName, const Mode
 /// Sets the cluster to `gpus` GPUs: gpus_per_node kept when it divides gpus, one node of `gpus` when gpus is
 /// smaller than a node. False with a message otherwise.
 bool setGpuCount(Cluster& c, int gpus, std::string& message);
+
+/// Parses `text` as one JSON object into `root` (JSON importers' first step); otherwise an error, naming the field
+/// where parsing stopped or saying "a WHAT must be a JSON object, not TYPE", and false.
+bool parseJsonObject(std::string_view text, const char* what, nlohmann::json& root, ImportContext& cx);
 
 /// "a, b or c" of a list, for messages naming the supported values.
 std::string oneOf(std::initializer_list<std::string_view> values);

@@ -160,15 +160,8 @@ void bucket(DsObject& zero, const char* key, double modelled, ImportContext& cx)
 void importDeepSpeed(std::string_view text, ImportContext& cx)
 {
     json root;
-    std::string err, field;
-    if (!parseJsonText(text, root, err, &field)) {
-        cx.error(field, err);
+    if (!parseJsonObject(text, "DeepSpeed config", root, cx))
         return;
-    }
-    if (!root.is_object()) {
-        cx.error("", std::string("a DeepSpeed config must be a JSON object, not ") + root.type_name());
-        return;
-    }
     Scenario& s = cx.s();
     DsObject top(root, "", cx);
     top.known({ "gradient_clipping", "scheduler", "steps_per_print", "wall_clock_breakdown", "zero_allow_untested_optimizer",

@@ -293,15 +293,8 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
 void importHfConfig(std::string_view text, ImportContext& cx)
 {
     json root;
-    std::string err, field;
-    if (!parseJsonText(text, root, err, &field)) {
-        cx.error(field, err);
+    if (!parseJsonObject(text, "config.json", root, cx))
         return;
-    }
-    if (!root.is_object()) {
-        cx.error("", std::string("a config.json must be a JSON object, not ") + root.type_name());
-        return;
-    }
     HfKeys k(root, cx);
     knownWithoutEffect(k);
     const std::string type = k.text("model_type", "");
