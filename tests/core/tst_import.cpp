@@ -76,6 +76,7 @@ private slots:
     void hfClassDefaultsMatchPublishedTotals_data();
     void hfClassDefaultsMatchPublishedTotals();
     void hfLlamaCountIsTheFormula();
+    void jsonSourcesMustBeObjects();
     void hfArchitectureDetails();
     void hfDefaultsAndUnknownKeys();
     void hfRefusesWhatItCannotModel();
@@ -180,6 +181,16 @@ void TestImport::hfLlamaCountIsTheFormula()
     QCOMPARE(parameters(opt.scenario), 24 * (12.0 * 2048 * 2048 + 13 * 2048) + 50272.0 * 2048 + 2050.0 * 2048 + 2 * 2048);
     QCOMPARE(g.scenario.training.seqLen, int64_t(1024)); // clipped to the learned positions, with a warning
     QVERIFY(hasIssue(g.warnings, "n_positions"));
+}
+
+void TestImport::jsonSourcesMustBeObjects()
+{
+    // A JSON value that is not an object is refused naming what was expected; a syntax error names where it stopped.
+    const ImportResult ds = run(ImportSource::DeepSpeed, "[1, 2]");
+    QVERIFY2(hasIssue(ds.errors, "", "a DeepSpeed config must be a JSON object, not array"), qPrintable(dump(ds.errors)));
+    const ImportResult hf = run(ImportSource::HfConfig, "3");
+    QVERIFY2(hasIssue(hf.errors, "", "a config.json must be a JSON object, not number"), qPrintable(dump(hf.errors)));
+    QVERIFY(!run(ImportSource::HfConfig, "{\"hidden_size\": ").ok());
 }
 
 void TestImport::hfArchitectureDetails()
