@@ -13,7 +13,7 @@ namespace {
 // Sequence lengths of the published benchmarks (batch × seqlen = 16k tokens, hidden 2048: Dao-AILab/flash-attention
 // benchmarks/benchmark_flash_attention.py and hopper/benchmark_attn.py @ 0251105a).
 constexpr double kSeqs[6] = { 512, 1024, 2048, 4096, 8192, 16384 };
-constexpr int kFa2 = 0, kFa3 = 1, kCudnn = 2;
+enum KernelIndex : int { kFa2 = 0, kFa3 = 1, kCudnn = 2 }; // rows of the H100 tables (indices, not figures)
 
 // H100 80GB SXM5, BF16/FP16 forward TFLOP/s, [FA2, FA3, cuDNN][head dim 64, 128, 256][non-causal, causal][sequence]:
 // Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608) Fig. 5, Dao-AILab/flash-attention assets/flash3_fp16_fwd.png
