@@ -12,7 +12,9 @@ namespace shardscope::core::detail {
 namespace {
 // Sequence lengths of the published benchmarks (batch × seqlen = 16k tokens, hidden 2048: Dao-AILab/flash-attention
 // benchmarks/benchmark_flash_attention.py and hopper/benchmark_attn.py @ 0251105a).
-constexpr double kSeqs[6] = { 512, 1024, 2048, 4096, 8192, 16384 };
+// They double from 512 to 16384 (512, 1K, 2K, 4K, 8K, 16K): the grid's index is log2(s / 512).
+constexpr double kSeqMin = 512;
+constexpr double kSeqMax = 16384;
 enum KernelIndex : int { kFa2 = 0, kFa3 = 1, kCudnn = 2 }; // rows of the H100 tables (indices, not figures)
 
 // H100 80GB SXM5, BF16/FP16 forward TFLOP/s, [FA2, FA3, cuDNN][head dim 64, 128, 256][non-causal, causal][sequence]:
@@ -121,7 +123,7 @@ AttentionRates attentionRates(const GpuSpec& gpu, AttentionKernel wanted, double
                                                              : kGrids[kFa2];
     // Sequence: linear in log2(seqlen) between the measured points, flat outside them (the curves have levelled off
     // by 16k; below 512 the kernel is launch-bound and we keep the 512 value).
-    const double x = std::log2(std::clamp(seqLen, kSeqs[0], kSeqs[5])) - std::log2(kSeqs[0]);
+    const double x = std::log2(std::clamp(seqLen, kSeqMin, kSeqMax) / kSeqMin);
     const int i = std::min(4, static_cast<int>(x));
     const double fs = x - i;
     // Head dimension: linear between the measured 64, 128 (and 256 on the H100), the nearest outside them.

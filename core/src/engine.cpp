@@ -738,7 +738,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     case Sharding::Ddp:
         // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default,
         // torch/nn/parallel/distributed.py). A single data-parallel rank (dp·cp = 1) runs without DDP: no buckets.
-        buckets = inPlaceGrads || l.dpcp <= 1 ? 0.0 : std::max(B.reduce * psi, kDdpBucketBytes);
+        buckets = inPlaceGrads || l.dpcp <= 1 ? 0.0 : B.reduce * psi; // every gradient, however many buckets
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:

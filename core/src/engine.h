@@ -15,8 +15,6 @@ namespace shardscope::core::detail {
 
 // Framework bucket sizes: the memory model (engine.cpp), the time model (evaluate.cpp) and the launch configurations
 // (launch_config.cpp writes the same values into DeepSpeed's config) read them here.
-/// PyTorch DDP bucket_cap_mb = 25 (torch/nn/parallel/distributed.py; c10d reducer.hpp kDefaultBucketBytesCap).
-inline constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
 /// DeepSpeed ZeRO reduce_bucket_size and allgather_bucket_size, elements (deepspeed/runtime/zero/config.py).
 inline constexpr double kDsReduceBucket = 5e8;
 inline constexpr double kDsAllgatherBucket = 5e8;
