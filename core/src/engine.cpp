@@ -595,7 +595,7 @@ void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, co
         t.formula = "B_buckets (framework gradient/parameter buckets)";
         t.expression = exprNumber(c.buckets);
         t.inputs = { { "B_buckets", c.buckets, "B",
-                       "DDP buckets (max(r·Ψ, 25 MiB)), DeepSpeed 2 reduce + 1 all-gather buckets, or 0" } };
+                       "DDP buckets (r·Ψ: every gradient), DeepSpeed 2 reduce + 1 all-gather buckets, or 0" } };
         t.source = "torch/nn/parallel/distributed.py (bucket_cap_mb = 25); deepspeed/runtime/zero/config.py "
                    "(reduce_bucket_size, allgather_bucket_size = 5e8)";
         t.anchor = "communication-buffers";
