@@ -29,13 +29,13 @@
 #include "views/fix_bar.h"
 #include "views/status_line.h"
 #include "calibrate/calibrate_dialog.h"
+#include "util/veil.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QGraphicsOpacityEffect>
 #include <QGroupBox>
 #include <QLabel>
 #include <QMenuBar>
@@ -45,6 +45,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QUndoStack>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -135,17 +136,24 @@ void MainWindow::buildLayout()
     grid->setObjectName(QStringLiteral("charts"));
     grid->addWidget(top);
     grid->addWidget(bottom);
-    m_explorerCharts = grid;
+    m_explorerCharts = new QWidget(this); // holds the veil, which a splitter would take as one more pane
+    auto* chartsLayout = new QVBoxLayout(m_explorerCharts);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->addWidget(grid);
+    m_veils = {new Veil(m_explorerCharts), new Veil(m_kpis)};
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(2, 4, 0, 0); // the splitter handle separates it from the editor: 1280 px wide
     rightLayout->setSpacing(4);
     rightLayout->addWidget(m_kpis);
-    rightLayout->addWidget(m_status);
+    auto* statusRow = new QHBoxLayout; // the fix buttons beside the status line: showing them moves no chart
+    statusRow->setSpacing(6);
+    statusRow->addWidget(m_status, 1);
     m_fixBar = new FixBar(m_doc, this);
-    rightLayout->addWidget(m_fixBar);
-    m_analysis = new AnalysisTabs(m_doc, grid, this); // the explorer charts become its first tab
+    statusRow->addWidget(m_fixBar);
+    rightLayout->addLayout(statusRow);
+    m_analysis = new AnalysisTabs(m_doc, m_explorerCharts, this); // the explorer charts become its first tab
     rightLayout->addWidget(m_analysis, 1);
 
     auto* main = new QSplitter(Qt::Horizontal, this);
@@ -294,14 +302,8 @@ void MainWindow::setStale(bool stale)
     if (stale == m_stale)
         return;
     m_stale = stale;
-    for (QWidget* w : {m_explorerCharts, static_cast<QWidget*>(m_kpis)}) {
-        QGraphicsOpacityEffect* effect = nullptr;
-        if (stale) {
-            effect = new QGraphicsOpacityEffect(w);
-            effect->setOpacity(0.35);
-        }
-        w->setGraphicsEffect(effect); // deletes the previous one
-    }
+    for (Veil* veil : m_veils)
+        veil->cover(stale);
 }
 
 void MainWindow::replotAllNow()

@@ -9,6 +9,7 @@
 
 #include <QMainWindow>
 
+#include <array>
 #include <optional>
 
 class QLabel;
@@ -34,6 +35,7 @@ class StatusLine;
 class StepTimeChart;
 class StrategyChart;
 class TeachingController;
+class Veil;
 
 /// Composition root: builds the document, editor, views and menus and connects them. No domain logic.
 class MainWindow : public QMainWindow
@@ -114,6 +116,7 @@ private:
     QWidget* m_explorerCharts = nullptr;
     std::optional<Shown> m_lastValid;
     bool m_stale = false;
+    std::array<Veil*, 2> m_veils{}; // over the explorer charts and the KPIs while they show the last valid figures
     QList<QSplitter*> m_splitters;
 };
 

@@ -78,6 +78,7 @@ private slots:
     void kpiAndStatusAreTheTerms();
     void memoryOneBarPerStage();
     void memoryMarksExcess();
+    void excessLabelsStayInsidePlot();
     void memoryTooltipExplains();
     void memoryInvalidShowsMessage();
     void unitsFollowSetting();
@@ -259,6 +260,7 @@ void TestCharts::memoryMarksExcess()
     QVERIFY(!r.fits);
     ui::MemoryChart chart;
     chart.setResult(s, r);
+    showChart(chart); // where the label goes depends on the room the plot has
     QCOMPARE(chart.capacityMarks().excessCount(), 1);
     // The "+N" label sits above the bar's whisker (the top of its 80% range), not across it.
     const double high = r.memory.total() + r.memory.reservedPeak * (r.uncertainty.memoryRatio.hi - 1);
@@ -267,6 +269,32 @@ void TestCharts::memoryMarksExcess()
     s.cluster.gpu.memoryBytes = 1e15; // a huge GPU: nothing over
     chart.setResult(s, core::evaluate(s));
     QCOMPARE(chart.capacityMarks().excessCount(), 0);
+}
+
+void TestCharts::excessLabelsStayInsidePlot()
+{
+    // Llama 3 70B on 4 x 8 H100: every strategy over 80 GiB, ZeRO-3 (223 GiB) just under the 240 GiB (3 x 80) top,
+    // so its "+143" has no room above the bar; DDP's 1,235 GiB runs off the top. No label may be cut by the plot's
+    // edge (beyond the one pixel of rounding), at the window's chart sizes and smaller, nor after a resize alone.
+    core::Scenario s = core::defaultScenario(test::catalog());
+    s.cluster.nodes = 4;
+    ui::StrategyChart chart;
+    chart.setComparison(ui::compareStrategies(s));
+    QCOMPARE(chart.capacityMarks().excessCount(), chart.barCount());
+    showChart(chart);
+    for (const QSize size : {QSize(582, 341), QSize(582, 305), QSize(400, 200), QSize(700, 450)}) {
+        chart.resize(size);
+        chart.replotNow();
+        const QRect plotArea = chart.plot()->axisRect()->rect();
+        for (int i = 0; i < chart.barCount(); ++i) {
+            const QRectF label = chart.capacityMarks().labelRect(i);
+            QVERIFY(!label.isEmpty());
+            QVERIFY2(label.top() >= plotArea.top() - 1 && label.bottom() <= plotArea.bottom() + 1,
+                     qPrintable(QStringLiteral("bar %1 at %2x%3: label %4..%5, plot %6..%7")
+                                    .arg(i).arg(size.width()).arg(size.height()).arg(label.top()).arg(label.bottom())
+                                    .arg(plotArea.top()).arg(plotArea.bottom())));
+        }
+    }
 }
 
 void TestCharts::memoryTooltipExplains()

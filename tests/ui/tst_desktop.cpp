@@ -32,6 +32,7 @@
 #include "teach/presentation_view.h"
 #include "teach/teaching_controller.h"
 #include "util/message.h"
+#include "util/veil.h"
 #include "views/fix_bar.h"
 #include "views/issues_panel.h"
 #include "views/kpi_panel.h"
@@ -402,14 +403,25 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     const QString memory = m_window->kpis()->valueText(QStringLiteral("kpi.fits"));
     const double bar = m_window->memoryChart()->barTotal(0);
     QVERIFY(!m_window->fixBar()->isVisible());
+    QApplication::processEvents(); // the pending layout
+    const QRect charts = m_window->analysis()->geometry();
     // The issue's example: 5 nodes with global batch 512 (dp 40 does not divide it).
     doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
+    QApplication::processEvents();
+    QCOMPARE(m_window->analysis()->geometry(), charts); // the fixes sit beside the status line: no chart moves
     QVERIFY(!doc->result().valid);
     QVERIFY(m_window->showsLastValidFigures());
     QCOMPARE(m_window->kpis()->valueText(QStringLiteral("kpi.fits")), memory); // kept, not "—"
     QCOMPARE(m_window->memoryChart()->barTotal(0), bar);
     QVERIFY(m_window->memoryChart()->message().isEmpty());
-    QVERIFY(m_window->kpis()->graphicsEffect()); // greyed
+    for (QWidget* covered : {static_cast<QWidget*>(m_window->kpis()), static_cast<QWidget*>(m_window->memoryChart())}) {
+        // greyed: a veil lies over the whole of the KPIs and of the chart
+        const auto veils = covered->window()->findChildren<ui::Veil*>();
+        QVERIFY(std::any_of(veils.begin(), veils.end(), [covered](ui::Veil* veil) {
+            const QRect area(veil->mapTo(veil->window(), QPoint(0, 0)), veil->size());
+            return veil->isVisible() && area.contains(QRect(covered->mapTo(covered->window(), QPoint(0, 0)), covered->size()));
+        }));
+    }
     QVERIFY(m_window->statusLine()->text().startsWith(QStringLiteral("Invalid")));
     QVERIFY(m_window->issues()->issueCount() >= 1);
     QVERIFY(m_window->fixBar()->isVisible());
@@ -422,13 +434,19 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     if (!shots.isEmpty()) {
         m_window->replotAllNow();
         QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("invalid-edit.png"))));
+        ui::AppTheme::apply(ui::ThemeMode::Dark); // the veil takes the theme's window colour
+        QApplication::processEvents(); // the palette change reaches the charts
+        m_window->replotAllNow();
+        QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("invalid-edit-dark.png"))));
+        ui::AppTheme::apply(ui::ThemeMode::Light);
     }
     // One click: valid again, one undo step.
     QTest::mouseClick(m_window->fixBar()->buttons().at(1), Qt::LeftButton);
     QVERIFY(doc->result().valid);
     QCOMPARE(doc->scenario().cluster.nodes, 8);
     QVERIFY(!m_window->showsLastValidFigures());
-    QVERIFY(!m_window->kpis()->graphicsEffect());
+    for (ui::Veil* veil : m_window->findChildren<ui::Veil*>())
+        QVERIFY(!veil->isVisible());
     QVERIFY(!m_window->fixBar()->isVisible());
     QVERIFY(m_window->memoryChart()->barTotal(0) < bar); // 64 GPUs shard ZeRO-3's states further than 32
     doc->undoStack()->undo();

@@ -626,7 +626,7 @@ void TestExport::rightClickAnywhereOnEveryChart()
     for (const auto& [chart, kind] : charts) {
         QWidget* plot = chart->plot();
         QCOMPARE(plot->contextMenuPolicy(), Qt::CustomContextMenu);
-        QContextMenuEvent event(QContextMenuEvent::Mouse, plot->rect().center());
+        QContextMenuEvent event(QContextMenuEvent::Mouse, plot->rect().center(), plot->mapToGlobal(plot->rect().center()));
         QApplication::sendEvent(plot, &event);
         auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
         QVERIFY2(menu, qPrintable(ui::chartKindId(kind)));

@@ -5,6 +5,7 @@
 #include "charts/qcp.h"
 #include "util/units.h"
 
+#include <QFontMetricsF>
 #include <QLocale>
 
 #include <algorithm>
@@ -26,6 +27,13 @@ CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
     right->setTicker(m_ticker);
     right->setTickLength(0, 5);
     right->setSubTicks(false);
+    // Where a label fits depends on the plot's height in pixels, known once the layout is done (also after a resize).
+    m_fit = QObject::connect(plot, &QCustomPlot::afterLayout, plot, [this] { fitLabels(); });
+}
+
+CapacityMarks::~CapacityMarks()
+{
+    QObject::disconnect(m_fit);
 }
 
 void CapacityMarks::setTheme(const ChartTheme& theme)
@@ -69,6 +77,7 @@ void CapacityMarks::grow(int n)
         m_boxes << box;
         m_texts << text;
         m_boxKey << -1;
+        m_labelAt << LabelAt{};
     }
 }
 
@@ -98,9 +107,7 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         box->topLeft->setCoords(keys[i] - barWidth / 2, top);
         box->bottomRight->setCoords(keys[i] + barWidth / 2, capacity);
         text->setVisible(true);
-        text->setPositionAlignment(Qt::AlignHCenter | (clipped ? Qt::AlignTop : Qt::AlignBottom));
-        const double above = i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top;
-        text->position->setCoords(keys[i], clipped ? top : above);
+        m_labelAt[used] = {keys[i], top, i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top, clipped};
         const double shown = over && !clipped ? total - capacity : total; // display units
         const QString number = m_compact ? QLocale().toString(shown, 'f', shown < 10 ? 1 : 0)
                                          : Units::bytes(shown * Units::bytesPerUnit(), 1);
@@ -108,6 +115,8 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         m_boxKey[used] = int(i);
         ++used;
     }
+    m_used = used;
+    fitLabels();
     m_visibleExcess = 0;
     for (int i = 0; i < m_boxes.size(); ++i) {
         if (i >= used) {
@@ -121,6 +130,30 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
 }
 
 bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return item == m_line; }
+
+void CapacityMarks::fitLabels()
+{
+    // A label sits on top of its bar (above its whisker); where the plot has no room above, or the bar runs off the
+    // top, it goes inside the bar's top, so that it is never cut by the plot's edge.
+    const QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
+    for (int i = 0; i < m_used; ++i) {
+        const LabelAt& at = m_labelAt[i];
+        QCPItemText* text = m_texts[i];
+        const QMargins pad = text->padding();
+        const double height = QFontMetricsF(text->font()).height() + pad.top() + pad.bottom();
+        const bool inside = at.clipped || y->coordToPixel(at.above) - height < m_rect->top();
+        text->setPositionAlignment(Qt::AlignHCenter | (inside ? Qt::AlignTop : Qt::AlignBottom));
+        text->position->setCoords(at.key, inside ? at.top : at.above);
+    }
+}
+
+QRectF CapacityMarks::labelRect(int index) const
+{
+    for (int i = 0; i < m_texts.size(); ++i)
+        if (m_boxKey[i] == index && m_texts[i]->visible())
+            return QRectF(m_texts[i]->topLeft->pixelPosition(), m_texts[i]->bottomRight->pixelPosition());
+    return {};
+}
 
 double CapacityMarks::labelY(int index) const
 {

@@ -26,6 +26,7 @@ public:
     ~StrategyChart() override;
     void setComparison(const StrategyComparison& comparison);
     [[nodiscard]] int barCount() const;
+    [[nodiscard]] const CapacityMarks& capacityMarks() const { return *m_marks; }
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;

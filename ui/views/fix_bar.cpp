@@ -20,46 +20,51 @@ FixBar::FixBar(ScenarioDocument* doc, QWidget* parent)
     setObjectName(QStringLiteral("fixBar"));
     m_row->setContentsMargins(0, 0, 0, 0);
     m_row->setSpacing(4);
-    m_label->setWordWrap(true);
-    m_label->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    m_row->addWidget(m_label, 1);
+    m_label->setToolTip(tr("The charts and KPIs keep the last valid figures, greyed, until the scenario is valid again."));
+    m_row->addWidget(m_label);
     connect(doc, &ScenarioDocument::changed, this, &FixBar::refresh);
     refresh();
 }
 
 QString FixBar::text() const { return m_label->text(); }
 
+QList<QPushButton*> FixBar::buttons() const
+{
+    return m_pool.mid(0, qsizetype(m_fixes.size()));
+}
+
 void FixBar::refresh()
 {
     const bool invalid = !m_doc->result().valid;
     m_fixes = invalid ? core::nearestValidFixes(m_doc->scenario()) : std::vector<core::Fix>{};
-    for (QPushButton* b : std::as_const(m_buttons)) { // deleteLater: a button's own click may have led here
-        b->hide();
-        b->deleteLater();
-    }
-    m_buttons.clear();
+    // The buttons are reused: making them anew on every edit of a dragged slider relaid out the whole window.
+    for (qsizetype i = qsizetype(m_fixes.size()); i < m_pool.size(); ++i)
+        m_pool[i]->hide();
     setVisible(invalid);
     if (!invalid)
         return;
-    m_label->setText(m_fixes.empty()
-                         ? tr("The charts keep the last valid figures, greyed. No other node count or batch size makes "
-                              "this scenario valid: see Issues.")
-                         : tr("The charts keep the last valid figures, greyed. Nearest valid:"));
+    m_label->setText(m_fixes.empty() ? tr("No node count or batch size makes it valid: see Issues.")
+                                     : tr("Nearest valid:"));
     for (size_t i = 0; i < m_fixes.size(); ++i) {
+        if (qsizetype(i) == m_pool.size()) {
+            auto* button = new QPushButton(this);
+            m_row->addWidget(button);
+            connect(button, &QPushButton::clicked, this, [this, i] {
+                const core::Fix fix = m_fixes[i]; // refresh() replaces m_fixes during the edit
+                const QString label = fieldLabel(QString::fromStdString(fix.field));
+                m_doc->edit(tr("%1 = %2").arg(label, QLocale().toString(qlonglong(fix.value))),
+                            QString::fromStdString(fix.field), [&fix](core::Scenario& s) { s = fix.scenario; });
+            });
+            m_pool << button;
+        }
         const core::Fix& fix = m_fixes[i];
         const QString label = fieldLabel(QString::fromStdString(fix.field));
         const QString value = QLocale().toString(qlonglong(fix.value));
-        auto* button = new QPushButton(tr("%1 %2").arg(label, value), this);
+        QPushButton* button = m_pool[qsizetype(i)];
+        button->setText(tr("%1 %2").arg(label, value));
         button->setToolTip(tr("Set %1 to %2 (the nearest value with which the scenario is valid; Undo reverts it)")
                                .arg(label, value));
-        m_row->addWidget(button);
         button->show(); // the layout alone would show it only once the event loop runs
-        const QString field = QString::fromStdString(fix.field);
-        connect(button, &QPushButton::clicked, this, [this, i, label, value, field] {
-            const core::Scenario fixed = m_fixes[i].scenario; // refresh() replaces m_fixes during the edit
-            m_doc->edit(tr("%1 = %2").arg(label, value), field, [&fixed](core::Scenario& s) { s = fixed; });
-        });
-        m_buttons << button;
     }
 }
 

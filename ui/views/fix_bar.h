@@ -15,9 +15,10 @@ namespace shardscope::ui {
 
 class ScenarioDocument;
 
-/// Shown while the scenario is invalid, under the status line: says that the charts and KPIs keep the last valid
-/// figures (greyed) and offers the nearest valid node counts and batch sizes (core::nearestValidFixes) as one-click
-/// fixes, each one undoable edit. Hidden while the scenario is valid.
+/// Shown while the scenario is invalid, beside the status line (the same row, so the charts under it do not move):
+/// the charts and KPIs keep the last valid figures (greyed, its tooltip says), and it offers the nearest valid node
+/// counts and batch sizes (core::nearestValidFixes) as one-click fixes, each one undoable edit. Hidden while the
+/// scenario is valid.
 class FixBar : public QWidget
 {
     Q_OBJECT
@@ -25,7 +26,7 @@ public:
     explicit FixBar(ScenarioDocument* doc, QWidget* parent = nullptr);
 
     /// The fix buttons shown, in core::nearestValidFixes' order (tests).
-    [[nodiscard]] QList<QPushButton*> buttons() const { return m_buttons; }
+    [[nodiscard]] QList<QPushButton*> buttons() const;
     [[nodiscard]] QString text() const;
 
 private:
@@ -34,7 +35,8 @@ private:
     ScenarioDocument* m_doc;
     QLabel* m_label;
     QHBoxLayout* m_row;
-    QList<QPushButton*> m_buttons;
+    QList<QPushButton*> m_pool; // the first m_fixes.size() are shown, the rest hidden
+
     std::vector<core::Fix> m_fixes;
 };
 
