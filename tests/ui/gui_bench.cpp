@@ -2,10 +2,11 @@
 // gui_bench: the edit -> evaluate -> re-plot chain of the explorer window, offscreen.
 // Each sample: one edit through the document (nodes or TP, as a slider would make it), the synchronous update
 // of every view (editor, KPIs, status line, issues, four charts) and a synchronous replot of all four charts
-// (replot(rpImmediateRefresh)). Run on the default scenario and on the Mixtral 8x22B MoE scenario; prints
+// (replot(rpImmediateRefresh)). Run on the default scenario, the Mixtral 8x22B MoE scenario and Llama 3.1 405B
+// with 16 pipeline stages (one memory bar per stage); prints
 //   bench: gui_update_median VALUE ms
 //   bench: gui_update_p99 VALUE ms
-// with the worse of the two scenarios. Usage: gui_bench [iterations]
+// with the worst of the three scenarios. Usage: gui_bench [iterations]
 #include "test_support.h"
 
 #include "session/app_theme.h"
@@ -115,6 +116,7 @@ int main(int argc, char* argv[])
     } cases[] = {
         {"default", core::defaultScenario(test::catalog())},
         {"moe-mixtral-8x22b-h100", test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"))},
+        {"3d-llama3.1-405b-h100", test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json"))},
     };
     Stats worst;
     for (const auto& c : cases) {
