@@ -424,6 +424,11 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     }
     QVERIFY(m_window->statusLine()->text().startsWith(QStringLiteral("Invalid")));
     QVERIFY(m_window->issues()->issueCount() >= 1);
+    { // the error's icon is drawn (an SVG), sharp at any scale: 64 px at 4x its 16 px, in Okabe-Ito vermillion
+        const QPixmap icon = m_window->issues()->item(0)->icon().pixmap(QSize(64, 64));
+        QCOMPARE(icon.size(), QSize(64, 64));
+        QCOMPARE(icon.toImage().pixelColor(32, 8).name(), QStringLiteral("#d55e00"));
+    }
     QVERIFY(m_window->fixBar()->isVisible());
     QStringList labels;
     for (QPushButton* b : m_window->fixBar()->buttons())

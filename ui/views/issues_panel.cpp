@@ -3,7 +3,7 @@
 
 #include "explain/field_names.h"
 
-#include <QStyle>
+#include <QIcon>
 
 namespace shardscope::ui {
 
@@ -29,21 +29,24 @@ void IssuesPanel::setResult(const core::Result& result)
     m_issues = result.issues;
     m_warnings = result.warnings;
     clear();
-    const auto add = [this](const core::Issue& issue, QStyle::StandardPixmap icon) {
+    // Drawn icons (resources/icons/issue-*.svg), sharp at any scale: the style's pixmaps were soft at 2x.
+    const QIcon error(QStringLiteral(":/icons/issue-error.svg"));
+    const QIcon warning(QStringLiteral(":/icons/issue-warning.svg"));
+    const auto add = [this](const core::Issue& issue, const QIcon& icon) {
         const QString field = QString::fromStdString(issue.field);
         const QString text = field.isEmpty()
             ? QString::fromStdString(issue.message)
             : QStringLiteral("%1 — %2: %3").arg(fieldGroupLabel(field), fieldLabel(field), QString::fromStdString(issue.message));
-        auto* item = new QListWidgetItem(style()->standardIcon(icon), text, this);
+        auto* item = new QListWidgetItem(icon, text, this);
         item->setData(Qt::UserRole, field);
         item->setToolTip(tr("%1 (field %2)").arg(text, field));
     };
     for (const core::Issue& i : m_issues)
-        add(i, QStyle::SP_MessageBoxCritical);
+        add(i, error);
     for (const core::Issue& w : m_warnings)
-        add(w, QStyle::SP_MessageBoxWarning);
+        add(w, warning);
     if (m_issues.empty() && m_warnings.empty()) {
-        auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_DialogApplyButton),
+        auto* item = new QListWidgetItem(QIcon(QStringLiteral(":/icons/issue-ok.svg")),
                                          tr("No issues: the scenario is valid."), this);
         item->setFlags(Qt::ItemIsEnabled);
     }
