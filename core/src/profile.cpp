@@ -152,6 +152,28 @@ const std::pair<Framework, const char*> kFrameworkNames[] = { { Framework::Megat
     { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
     { Framework::PyTorchCompile, "pytorch-compile" } };
 
+/// The name of value in a {value, name} table (the first entry's when absent).
+template <typename Enum, size_t N>
+const char* nameIn(const std::pair<Enum, const char*> (&table)[N], Enum value)
+{
+    for (const auto& [v, n] : table)
+        if (v == value)
+            return n;
+    return table[0].second;
+}
+
+/// Sets out to the value named name in a {value, name} table; false when no entry has that name.
+template <typename Enum, size_t N>
+bool valueIn(const std::pair<Enum, const char*> (&table)[N], std::string_view name, Enum& out)
+{
+    for (const auto& [v, n] : table)
+        if (name == n) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
 std::string allowedFrameworks()
 {
     std::string s;
@@ -163,28 +185,17 @@ std::string allowedFrameworks()
 
 const char* toString(Framework f)
 {
-    for (const auto& [v, n] : kFrameworkNames)
-        if (v == f)
-            return n;
-    return "megatron";
+    return nameIn(kFrameworkNames, f);
 }
 
 const char* toString(AttentionKernel k)
 {
-    for (const auto& [v, n] : kKernelNames)
-        if (v == k)
-            return n;
-    return "fa2";
+    return nameIn(kKernelNames, k);
 }
 
 bool attentionKernelFromString(std::string_view name, AttentionKernel& out)
 {
-    for (const auto& [v, n] : kKernelNames)
-        if (name == n) {
-            out = v;
-            return true;
-        }
-    return false;
+    return valueIn(kKernelNames, name, out);
 }
 
 const char* displayName(AttentionKernel k)
@@ -201,12 +212,7 @@ const char* displayName(AttentionKernel k)
 
 bool frameworkFromString(std::string_view name, Framework& out)
 {
-    for (const auto& [v, n] : kFrameworkNames)
-        if (name == n) {
-            out = v;
-            return true;
-        }
-    return false;
+    return valueIn(kFrameworkNames, name, out);
 }
 
 ProfileParse parseProfile(std::string_view text)
