@@ -50,6 +50,8 @@ void FixBar::refresh()
             auto* button = new QPushButton(this);
             m_row->addWidget(button);
             connect(button, &QPushButton::clicked, this, [this, i] {
+                if (i >= m_fixes.size()) // a hidden button, clicked by a program
+                    return;
                 const core::Fix fix = m_fixes[i]; // refresh() replaces m_fixes during the edit
                 const QString label = fieldLabel(QString::fromStdString(fix.field));
                 m_doc->edit(tr("%1 = %2").arg(label, QLocale().toString(qlonglong(fix.value))),
