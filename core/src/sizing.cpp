@@ -2,8 +2,11 @@
 // The sizing stage: min_gpus by bisection over the data-parallel degree (docs/model.md §min-gpus).
 #include "sizing.h"
 
+#include "shardscope/core/evaluate.h"
+
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace shardscope::core::detail {
 
@@ -52,9 +55,42 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
         ++lo;
     while (lo > 1 && fitsExact(lo - 1))
         --lo;
+    // The answer is a layout the scenario can take: whole nodes (or part of one), and every rule that depends on dp (global batch a
+    // multiple of micro-batch × dp, ep dividing dp × cp, the interleaved schedule's micro-batch count, shard
+    // groups; validate.cpp). Memory only falls as dp grows, so the answer is the smallest valid dp at or above the
+    // fewest that fits; a valid dp divides B/b (global over micro-batch), so only those divisors are tried.
+    const int64_t gpusPerRank = int64_t(tp) * pp * cp;
+    auto validAt = [&](int64_t d) {
+        const int64_t gpus = d * gpusPerRank;
+        Scenario at = s;
+        if (gpus < s.cluster.gpusPerNode) { // part of one node
+            at.cluster.nodes = 1;
+            at.cluster.gpusPerNode = static_cast<int>(gpus);
+        } else if (gpus % s.cluster.gpusPerNode == 0) {
+            at.cluster.nodes = static_cast<int>(gpus / s.cluster.gpusPerNode);
+        } else {
+            return false;
+        }
+        return validate(at).empty();
+    };
+    int64_t d = lo * step;
+    if (d != dp && !validAt(d)) {
+        const int64_t batches = s.training.globalBatch / s.training.microBatch;
+        std::vector<int64_t> divisors;
+        for (int64_t i = 1; i * i <= batches; ++i)
+            if (batches % i == 0)
+                divisors.insert(divisors.end(), { i, batches / i });
+        std::sort(divisors.begin(), divisors.end());
+        d = 0;
+        for (const int64_t q : divisors)
+            if (q > lo * step && q % step == 0 && q <= dpMax && (q == dp || validAt(q)) && fitsExact(q / step)) {
+                d = q;
+                break;
+            }
+    }
     // GPU counts beyond the validated limit (1e7) are reported as "none up to the limit" (0).
-    const double gpusNeeded = double(lo) * step * tp * pp * cp;
-    return gpusNeeded <= 1e7 ? static_cast<int>(gpusNeeded) : 0;
+    const double gpusNeeded = double(d) * gpusPerRank;
+    return d > 0 && gpusNeeded <= 1e7 ? static_cast<int>(gpusNeeded) : 0;
 }
 
 } // namespace shardscope::core::detail

@@ -10,7 +10,8 @@
 namespace shardscope::core::detail {
 
 /// The fewest GPUs (same tp, pp, cp, ep, micro-batch and global batch; data-parallel degree varied) at which the
-/// layout fits in `capacity`; 0 when none up to the validated limit (1e7 GPUs). `fitsHere`: the evaluated layout
+/// layout fits in `capacity` and is valid (whole nodes or part of one, global batch a multiple of micro-batch × dp, every other
+/// rule on dp); 0 when none up to the validated limit (1e7 GPUs). `fitsHere`: the evaluated layout
 /// fits, which bounds the search from one side; `buffers`: its NCCL buffer bytes.
 int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers,
             int peakStage);

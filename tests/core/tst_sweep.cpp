@@ -14,6 +14,8 @@ private slots:
     void familyIsOrderedBySize();
     void strategiesStopFittingInOrder();
     void sizingFindsFewestNodes();
+    void minGpusIsTheFewestValidFit_data();
+    void minGpusIsTheFewestValidFit();
 };
 
 void TestSweep::pointsEqualEvaluate_data()
@@ -118,6 +120,52 @@ void TestSweep::sizingFindsFewestNodes()
     }
     // H200's 141 GB needs no more GPUs than H100's 80 GB.
     QVERIFY(rows[1].minGpus <= rows[0].minGpus);
+}
+
+void TestSweep::minGpusIsTheFewestValidFit_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString& f : shippedScenarioFiles())
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+void TestSweep::minGpusIsTheFewestValidFit()
+{
+    // min_gpus names a cluster the scenario can take (whole nodes, or part of one node), valid under every rule on
+    // dp (global batch a multiple of micro-batch × dp, ep | dp·cp, the interleaved schedule's micro-batch count,
+    // shard groups), on which it fits; no smaller such cluster fits. Checked by evaluating every cluster size that
+    // is a multiple of t·p·c up to it (or, when min_gpus is 0, up to 64 times the scenario's own size).
+    QFETCH(QString, file);
+    const ScenarioParse p = parse(readText(file));
+    QVERIFY(p.ok());
+    const Scenario base = p.scenario;
+    const Result r = evaluate(base);
+    QVERIFY(r.valid);
+    const int perRank = r.tp * r.pp * r.cp;
+    auto at = [&](int gpus) {
+        Scenario s = base;
+        if (gpus < base.cluster.gpusPerNode) {
+            s.cluster.nodes = 1;
+            s.cluster.gpusPerNode = gpus;
+        } else {
+            s.cluster.nodes = gpus / base.cluster.gpusPerNode;
+        }
+        return s;
+    };
+    auto wholeNodes = [&](int gpus) { return gpus < base.cluster.gpusPerNode || gpus % base.cluster.gpusPerNode == 0; };
+    const int limit = r.minGpus > 0 ? r.minGpus : 64 * r.gpus;
+    for (int gpus = perRank; gpus < limit; gpus += perRank) {
+        if (!wholeNodes(gpus))
+            continue;
+        const Result smaller = evaluate(at(gpus));
+        QVERIFY2(!smaller.valid || !smaller.fits, qPrintable(QStringLiteral("%1 GPUs also fit").arg(gpus)));
+    }
+    if (r.minGpus > 0) {
+        QVERIFY(wholeNodes(r.minGpus));
+        const Result there = evaluate(at(r.minGpus));
+        QVERIFY2(there.valid, qPrintable(issuesText(there.issues)));
+        QVERIFY(there.fits);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestSweep)
