@@ -82,8 +82,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     for (const Term* t : termsOf(r.terms, TermGroup::Memory))
         os << "  " << pad(t->label, 24) << pad(bytes(t->value), 12, true) << "\n";
     os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.capacity)
-       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "  ± " << fmt("%.0f", plusMinusPercent(r.memory.total(), r.memoryRange))
-       << "% (" << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
+       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "  " << rangePercent(r.memory.total(), r.memoryRange)
+       << " (" << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
     if (r.hostMemoryPerNode > 0)
         os << "  " << pad("host memory per node", 24) << pad(bytes(r.hostMemoryPerNode), 12, true) << "\n";
     if (r.nvmePerNode > 0)
@@ -99,11 +99,11 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     os << "\nStep time\n";
     for (const Term* t : termsOf(r.terms, TermGroup::StepTime))
         os << "  " << pad(t->label, 24) << pad(seconds(t->value), 12, true) << "\n";
-    os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "  ± "
-       << fmt("%.0f", plusMinusPercent(r.step.total(), r.stepTimeRange)) << "%\n\n";
+    os << "  " << pad("total", 24) << pad(seconds(r.step.total()), 12, true) << "  "
+       << rangePercent(r.step.total(), r.stepTimeRange) << "\n\n";
     os << "Throughput: " << fmt("%.0f", r.throughput.tokensPerSecond) << " tokens/s ("
-       << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU ± "
-       << fmt("%.0f", plusMinusPercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange)) << "%), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
+       << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU "
+       << rangePercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange) << "), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
        << " model TFLOP/s per GPU, MFU " << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
     os << "Ranges: " << fmt("%.0f", 100 * r.uncertainty.band) << "% bands for a " << r.uncertainty.kind << " run, "
        << r.uncertainty.basis << "\n";

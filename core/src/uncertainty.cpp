@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace shardscope::core {
 namespace {
@@ -309,11 +311,18 @@ void addUncertainty(const Scenario& s, Result& r)
     }
 }
 
-double plusMinusPercent(double point, const Range& range)
+std::string rangePercent(double point, const Range& range)
 {
-    if (point == 0)
-        return 0;
-    return 100 * std::max(range.hi / point - 1, 1 - range.lo / point);
+    if (point <= 0)
+        return {};
+    const long below = std::lround(100 * std::max(0.0, 1 - range.lo / point));
+    const long above = std::lround(100 * std::max(0.0, range.hi / point - 1));
+    char text[64];
+    if (below == above)
+        std::snprintf(text, sizeof text, "± %ld%%", above);
+    else
+        std::snprintf(text, sizeof text, "+%ld%% / −%ld%%", above, below);
+    return text;
 }
 
 const char* toString(Verdict v)

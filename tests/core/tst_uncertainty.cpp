@@ -18,6 +18,7 @@ using namespace shardscope::core;
 class TestUncertainty : public QObject {
     Q_OBJECT
 private slots:
+    void rangePercentNamesBothSides();
     void rangesContainThePoint_data();
     void rangesContainThePoint();
     void verdictFollowsTheRange();
@@ -254,6 +255,16 @@ void TestUncertainty::profileFitReadBack()
     const ProfileParse bad = parseProfile(text);
     QVERIFY(!bad.ok());
     QVERIFY2(bad.errors.front().rfind("fit.figures[0]", 0) == 0, bad.errors.front().c_str());
+}
+
+void TestUncertainty::rangePercentNamesBothSides()
+{
+    // Whole percent of the point on each side; one number only when both sides round alike.
+    QCOMPARE(rangePercent(100, { 95, 105 }), std::string("± 5%"));
+    QCOMPARE(rangePercent(100, { 94.6, 105.4 }), std::string("± 5%")); // 5.4 and 5.4 round to 5
+    QCOMPARE(rangePercent(55.98, { 55.98, 65.25 }), std::string("+17% / −0%")); // 65.25 / 55.98 = 1.1656
+    QCOMPARE(rangePercent(200, { 180, 230 }), std::string("+15% / −10%"));
+    QCOMPARE(rangePercent(0, { 0, 1 }), std::string());
 }
 
 QTEST_APPLESS_MAIN(TestUncertainty)

@@ -419,8 +419,8 @@ void TestCharts::rangesAsWhiskersAndBorderline()
     QVERIFY2(kpis.cardToolTip(QStringLiteral("kpi.fits")).contains(QStringLiteral("80% range")),
              qPrintable(kpis.cardToolTip(QStringLiteral("kpi.fits"))));
     QCOMPARE(ui::rangeNote(r.step.total(), r.stepTimeRange, r.uncertainty, r.uncertainty.throughputRuns),
-             QStringLiteral("± %1% (validated on %2 runs)")
-                 .arg(core::plusMinusPercent(r.step.total(), r.stepTimeRange), 0, 'f', 0)
+             QStringLiteral("%1 (validated on %2 runs)")
+                 .arg(QString::fromStdString(core::rangePercent(r.step.total(), r.stepTimeRange)))
                  .arg(r.uncertainty.throughputRuns));
     // Capacity between the estimate and the top of its range.
     s.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);

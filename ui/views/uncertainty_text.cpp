@@ -17,7 +17,7 @@ QString rangeNote(double point, const core::Range& range, const core::Uncertaint
 {
     if (point <= 0 || range.hi <= 0)
         return {};
-    const QString pm = tr("± %1%").arg(core::plusMinusPercent(point, range), 0, 'f', 0);
+    const QString pm = QString::fromStdString(core::rangePercent(point, range));
     if (u.userCalibrated)
         return tr("%1 (fitted on %2 of your figures)").arg(pm).arg(runs); // bands rest on ≥ 3 (kMinBandRuns)
     if (u.standIn)

@@ -80,8 +80,8 @@ inline constexpr int kMinBandRuns = 3;
 /// Verdict: fits when the range's top is within capacity, does-not-fit when its bottom exceeds it, else borderline.
 void addUncertainty(const Scenario& s, Result& r);
 
-/// The larger side of a range around its point, in percent: what "± x%" shows (the bands are asymmetric; the larger
-/// side is the honest one-number summary). 0 when the point is 0.
-[[nodiscard]] double plusMinusPercent(double point, const Range& range);
+/// A range around its point in whole percent: "± 5%" when both sides round alike, else both sides, "+17% / −0%"
+/// (the bands are asymmetric: a one-sided range must not read as two-sided). Empty when the point is not positive.
+[[nodiscard]] std::string rangePercent(double point, const Range& range);
 
 } // namespace shardscope::core
