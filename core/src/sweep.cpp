@@ -17,7 +17,7 @@ std::vector<SweepStrategy> defaultSweepStrategies()
         { "ZeRO-2", Sharding::Zero2, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
         { "ZeRO-3", Sharding::Zero3, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
         { "ZeRO-3 + full recompute", Sharding::Zero3, Recompute::Full, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-3 + CPU offload", Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu, OffloadTarget::Cpu },
+        { "ZeRO-3 + full recompute + CPU offload", Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu, OffloadTarget::Cpu },
     };
 }
 

@@ -23,7 +23,8 @@ struct SweepStrategy {
     OffloadTarget offloadParameters = OffloadTarget::None;
 };
 
-/// The usual "which strategy when" set: DDP, ZeRO-1, ZeRO-2, ZeRO-3, ZeRO-3 + full recompute, ZeRO-3 + CPU offload.
+/// The usual "which strategy when" set: DDP, ZeRO-1, ZeRO-2, ZeRO-3, ZeRO-3 + full recompute, ZeRO-3 + full
+/// recompute + CPU offload (each label names the recompute and offload it sets; DDP to ZeRO-3 recompute selectively).
 std::vector<SweepStrategy> defaultSweepStrategies();
 
 struct SweepPoint {
