@@ -89,6 +89,7 @@ private slots:
     void siTickLabels();
     void tickLabelsKeepApart_data();
     void tickLabelsKeepApart();
+    void shortAxisShowsTwoLabels();
     void sweepCapacityLabelAvoidsCurves();
 };
 
@@ -492,6 +493,39 @@ void TestCharts::tickLabelsKeepApart()
         for (const auto& l : labels)
             QVERIFY2(l.text.size() <= 6, qPrintable(l.text)); // SI-abbreviated, not "970000000"
     }
+}
+
+void TestCharts::shortAxisShowsTwoLabels()
+{
+    // The communication chart's bytes axis in a 1203-pixel window: 55 pixels for 0 to 4.6 TiB showed only "0" (the
+    // 48-pixel readability floor left step 5). Every short axis (60 pixels or more: two labels of "0.5" and a gap)
+    // shows two labels or more, still apart.
+    QFont font;
+    for (const double upper : {4.6, 0.93, 46.0, 9.7, 1.9})
+        for (int length = 60; length <= 100; length += 5) {
+            ui::FitTicker ticker;
+            ui::TickSpace space;
+            space.length = length;
+            space.font = font;
+            ticker.setSpace(space);
+            const QCPRange range(0, upper);
+            QVector<double> ticks, subTicks;
+            QVector<QString> labels;
+            ticker.generate(range, QLocale(), QLatin1Char('g'), 6, ticks, &subTicks, &labels);
+            QVector<double> inside;
+            QVector<QString> insideLabels;
+            for (qsizetype i = 0; i < ticks.size(); ++i)
+                if (ticks[i] >= range.lower - 1e-9 && ticks[i] <= range.upper + 1e-9) {
+                    inside << ticks[i];
+                    insideLabels << labels[i];
+                }
+            const QString where = QStringLiteral("0..%1 on %2 px: %3").arg(upper).arg(length).arg(insideLabels.join(QLatin1Char(' ')));
+            QVERIFY2(inside.size() >= 2, qPrintable(where));
+            for (qsizetype i = 1; i < inside.size(); ++i)
+                QVERIFY2(space.pixel(inside[i], range) - space.pixel(inside[i - 1], range)
+                             >= space.minDistance(space.extent(insideLabels[i - 1]), space.extent(insideLabels[i])),
+                         qPrintable(where));
+        }
 }
 
 void TestCharts::sweepCapacityLabelAvoidsCurves()

@@ -101,28 +101,35 @@ double FitTicker::getTickStep(const QCPRange& range)
         return m_step;
     }
     const QFontMetricsF fm(m_space.font);
-    // Readable, not only apart: at least 2.2 lines between labels up an axis, 48 pixels across.
+    // Readable, not only apart: at least 2.2 lines between labels up an axis, 48 pixels across. A short axis on
+    // which that leaves one label or none takes the densest step whose labels only keep apart, so that it shows two.
     const double floorPx = m_space.vertical ? fm.height() * 2.2 : 48.0;
+    double apartOnly = 0; // the densest step with two or more labels that keep apart
     double decade = std::pow(10.0, std::floor(std::log10(range.size() / 200)));
     for (int i = 0; i < 30; ++i, decade *= 10)
         for (double m : {1.0, 2.0, 2.5, 5.0}) {
             const double step = m * decade;
             const double px = step / range.size() * m_space.length;
-            if (px < floorPx)
-                continue;
             // The widest labels are at the ends (most digits) and in between (most decimals).
             const double first = std::ceil(range.lower / step) * step;
             const double last = std::floor(range.upper / step) * step;
+            const bool two = last - first >= step * 0.5;
+            if (px < floorPx && (apartOnly > 0 || !two))
+                continue;
             const double mid = std::round((first + last) / 2 / step) * step + step;
             double widest = 0;
             for (double v : {first, last, mid})
                 widest = std::max(widest, m_space.extent(siLabel(v, step, m_magnitude)));
-            if (px >= m_space.minDistance(widest, widest)) {
-                m_step = step;
-                return step;
+            if (px < m_space.minDistance(widest, widest))
+                continue;
+            if (px < floorPx) {
+                apartOnly = step;
+                continue;
             }
+            m_step = two || apartOnly <= 0 ? step : apartOnly;
+            return m_step;
         }
-    m_step = range.size();
+    m_step = apartOnly > 0 ? apartOnly : range.size();
     return m_step;
 }
 
