@@ -27,6 +27,7 @@
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/uncertainty.h>
 
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace shardscope;
@@ -90,6 +91,8 @@ private slots:
     void tickLabelsKeepApart_data();
     void tickLabelsKeepApart();
     void shortAxisShowsTwoLabels();
+    void strategyChartShowsOwnStrategy();
+    void strategyChartKeepsCurrentLabel();
     void sweepCapacityLabelAvoidsCurves();
 };
 
@@ -526,6 +529,48 @@ void TestCharts::shortAxisShowsTwoLabels()
                              >= space.minDistance(space.extent(insideLabels[i - 1]), space.extent(insideLabels[i])),
                          qPrintable(where));
         }
+}
+
+void TestCharts::strategyChartShowsOwnStrategy()
+{
+    // FSDP hybrid is none of the six compared strategies: the scenario's own bar is added, highlighted, and the
+    // step-time chart does not list it twice (its first row is the scenario).
+    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/fsdp-hybrid-llama2-13b.shardscope.json"));
+    QCOMPARE(s.parallelism.sharding, core::Sharding::FsdpHybrid);
+    const ui::StrategyComparison comparison = ui::compareStrategies(s);
+    QCOMPARE(comparison.size(), size_t(7));
+    QVERIFY(comparison.back().own && comparison.back().current);
+    QCOMPARE(comparison.back().label, QStringLiteral("FSDP hybrid"));
+    QCOMPARE(comparison.back().result.memory.total(), core::evaluate(s).memory.total());
+    for (size_t i = 0; i + 1 < comparison.size(); ++i)
+        QVERIFY(!comparison[i].current && !comparison[i].own);
+    ui::StrategyChart chart;
+    chart.setComparison(comparison);
+    QCOMPARE(chart.barCount(), 7);
+    ui::StepTimeChart time;
+    time.setResult(s, core::evaluate(s), comparison);
+    QCOMPARE(time.rowCount(), 7); // this scenario + the six
+    // A scenario whose strategy is compared gets no extra bar.
+    QCOMPARE(ui::compareStrategies(core::defaultScenario(test::catalog())).size(), size_t(6));
+}
+
+void TestCharts::strategyChartKeepsCurrentLabel()
+{
+    // Narrow: labels are dropped, but never the open scenario's strategy (ZeRO-3, the fourth).
+    const core::Scenario s = core::defaultScenario(test::catalog());
+    QCOMPARE(s.parallelism.sharding, core::Sharding::Zero3);
+    ui::StrategyChart chart;
+    chart.setComparison(ui::compareStrategies(s));
+    showChart(chart);
+    chart.setMinimumSize(0, 0);
+    chart.plot()->setMinimumSize(40, 40);
+    chart.resize(300, 300);
+    chart.replotNow();
+    QStringList lines; // drawn line by line: name, then step time
+    for (const ui::DrawnTickLabel& l : ui::drawnTickLabels(chart.plot()->xAxis))
+        lines << l.text;
+    QVERIFY2(lines.filter(QRegularExpression(QStringLiteral(" s$"))).size() < 6, qPrintable(lines.join(QLatin1Char('|'))));
+    QVERIFY2(lines.contains(QStringLiteral("▸ ZeRO-3")), qPrintable(lines.join(QLatin1Char('|'))));
 }
 
 void TestCharts::sweepCapacityLabelAvoidsCurves()

@@ -223,19 +223,20 @@ QVector<double> FitTextTicker::createTickVector(double tickStep, const QCPRange&
             widest = std::max(widest, widths[a][l] + widths[b][l]);
         return widest / 2 + gap;
     };
-    // Every n-th label, n as small as keeps every pair of neighbours apart.
+    // Every n-th label, n as small as keeps every pair of neighbours apart, counted from the label to keep.
+    const qsizetype keep = std::max<qsizetype>(0, inside.indexOf(m_keep));
     for (qsizetype n = 1; n < inside.size(); ++n) {
         bool fits = true;
-        for (qsizetype i = 0; i + n < inside.size() && fits; i += n)
+        for (qsizetype i = keep % n; i + n < inside.size() && fits; i += n)
             fits = std::abs(px[size_t(i + n)] - px[size_t(i)]) >= needed(size_t(i), size_t(i + n));
         if (fits) {
             QVector<double> kept;
-            for (qsizetype i = 0; i < inside.size(); i += n)
+            for (qsizetype i = keep % n; i < inside.size(); i += n)
                 kept << inside[i];
             return kept;
         }
     }
-    return inside.mid(0, 1);
+    return inside.mid(keep, 1);
 }
 
 bool fitTickLabels(QCustomPlot* plot)

@@ -11,6 +11,8 @@
 #include <QFont>
 #include <QString>
 
+#include <limits>
+
 namespace shardscope::ui {
 
 /// "0", "250", "9500", "10k", "1.5M", "2.25G", "0.05": the value with an SI prefix chosen from `magnitude` (the largest
@@ -74,8 +76,15 @@ private:
 /// multi-line labels (centred, as QCustomPlot draws them) are compared line by line: only lines side by side collide.
 class FitTextTicker : public QCPAxisTickerText, public SpaceAwareTicker
 {
+public:
+    /// The tick whose label stays when labels are dropped (the open scenario's strategy); NaN: the first.
+    void setKeep(double key) { m_keep = key; }
+
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
+
+private:
+    double m_keep = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Gives every axis of plot a fitted ticker (plain QCPAxisTicker and QCPAxisTickerLog are replaced) and the space

@@ -104,7 +104,8 @@ void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result
     m_rows.clear();
     m_rows.push_back({tr("this scenario"), &m_scenario, &m_result});
     for (const StrategyVariant& v : m_comparison)
-        m_rows.push_back({QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.scenario, &v.result});
+        if (!v.own) // already the first row
+            m_rows.push_back({QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.scenario, &v.result});
 
     double maxTotal = 0, maxHigh = 0;
     for (const Row& r : std::as_const(m_rows))

@@ -31,6 +31,8 @@ public:
     /// Stacked value of part for row (0 = this scenario), in the axis unit; for tests.
     [[nodiscard]] double value(int row, int part) const;
     [[nodiscard]] double timeScale() const { return m_scale; }
+    /// Rows drawn: this scenario, then each compared strategy that is not the scenario itself.
+    [[nodiscard]] int rowCount() const { return int(m_rows.size()); }
     /// The parts (series), one per step-time term: their number, term keys and names, for tests and callouts.
     [[nodiscard]] int partCount() const { return int(m_bars.size()); }
     [[nodiscard]] QString partKey(int part) const;

@@ -11,6 +11,8 @@
 
 #include <shardscope/core/evaluate.h>
 
+#include <limits>
+
 namespace shardscope::ui {
 
 namespace {
@@ -113,6 +115,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     const double yMax = capacity > 0 ? std::max(capacity * 1.2, std::min(maxTotal * 1.1, capacity * 3)) : maxTotal * 1.1;
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity, Units::bytes(capacityBytes, 0), keys, totals, kBarWidth, yMax);
+    m_ticker->setKeep(current >= 0 ? double(current + 1) : std::numeric_limits<double>::quiet_NaN()); // never dropped
     m_band->setVisible(current >= 0);
     if (current >= 0) {
         m_band->topLeft->setCoords(current + 1 - 0.48, 0);

@@ -6,13 +6,13 @@
 
 #include <memory>
 
-class QCPAxisTickerText;
 class QCPItemRect;
 class QCPItemText;
 
 namespace shardscope::ui {
 
 class CapacityMarks;
+class FitTextTicker;
 class MemoryStack;
 
 /// The same scenario under DDP, ZeRO-1/2/3 and ZeRO-3 with CPU offload: memory per GPU stacked as in the
@@ -36,7 +36,7 @@ protected:
 private:
     std::unique_ptr<MemoryStack> m_stack;
     std::unique_ptr<CapacityMarks> m_marks;
-    QSharedPointer<QCPAxisTickerText> m_ticker;
+    QSharedPointer<FitTextTicker> m_ticker;
     QCPItemRect* m_band;
     QVector<QCPItemText*> m_invalid;
     StrategyComparison m_comparison;

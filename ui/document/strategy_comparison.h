@@ -16,11 +16,13 @@ struct StrategyVariant {
     core::Scenario scenario;  ///< copy of the open scenario with parallelism.sharding / offload changed
     core::Result result;      ///< core result; valid == false with issues when the variant is not allowed
     bool current = false;     ///< same strategy and offload as the open scenario
+    bool own = false;         ///< the open scenario itself, added because no compared strategy is its own
 };
 using StrategyComparison = std::vector<StrategyVariant>;
 
 /// DDP, ZeRO-1, ZeRO-2, ZeRO-3, ZeRO-3 + CPU optimizer offload, ZeRO-3 + CPU optimizer and parameter offload,
-/// each a copy of scenario with only parallelism.sharding and offload changed, evaluated by the core.
+/// each a copy of scenario with only parallelism.sharding and offload changed, evaluated by the core; then, when
+/// none of them is the scenario's own strategy (FSDP, ZeRO-1/2 with offload), the scenario itself (own, current).
 [[nodiscard]] StrategyComparison compareStrategies(const core::Scenario& scenario);
 
 } // namespace shardscope::ui

@@ -36,6 +36,8 @@ public:
         QProxyStyle::drawPrimitive(element, option, painter, widget);
         if (element == PE_PanelLineEdit && isDark(option) && (option->state & State_HasFocus))
             ring(option, painter, option->rect);
+        if ((element == PE_IndicatorCheckBox || element == PE_IndicatorItemViewItemCheck) && isDark(option))
+            boxEdge(option, painter);
     }
 
     void drawComplexControl(ComplexControl control, const QStyleOptionComplex* option, QPainter* painter,
@@ -48,6 +50,21 @@ public:
 
 private:
     static bool isDark(const QStyleOption* option) { return option->palette.color(QPalette::Window).lightnessF() < 0.5; }
+
+    /// Fusion outlines a check box in the window colour darkened, which on a dark window is all but invisible
+    /// (#1E1F22 on #2B2D30, 1.2:1): the edge in the text colour at 60%, over 3:1 (WCAG 2.1 §1.4.11, non-text contrast).
+    static void boxEdge(const QStyleOption* option, QPainter* painter)
+    {
+        QColor edge = option->palette.color(QPalette::Text);
+        edge.setAlphaF(0.6);
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        painter->setPen(QPen(edge, 1));
+        painter->setBrush(Qt::NoBrush);
+        const QRect box = option->rect.adjusted(0, 0, -1, -1);
+        painter->drawRect(box);
+        painter->restore();
+    }
 
     static void ring(const QStyleOption* option, QPainter* painter, const QRect& rect)
     {
