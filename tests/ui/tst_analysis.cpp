@@ -22,6 +22,7 @@
 #include "document/scenario_document.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
+#include "util/contrast.h"
 #include "util/units.h"
 
 #include <shardscope/core/evaluate.h>
@@ -487,6 +488,14 @@ void TestAnalysis::rankMapColoursTpGroups()
             QCOMPARE(chart.cellGroup(a) == chart.cellGroup(b), same);
         }
     }
+    // Rank numbers readable on every cell: black or white text on any colour reaches 4.58:1 (WCAG 2.1), where the
+    // two ratios meet at luminance 0.179; with the near-black #101010 used here, 4.36:1. Mint and amber cells had
+    // white text at 1.6:1 and 2.3:1.
+    for (int a = 0; a < 16; ++a)
+        QVERIFY2(ui::contrastRatio(chart.cellColor(a), chart.cellTextColor(a)) >= 4.3,
+                 qPrintable(chart.cellColor(a).name() + QStringLiteral(" / ") + chart.cellTextColor(a).name()));
+    QCOMPARE(ui::contrastRatio(Qt::white, Qt::black), 21.0);
+    QVERIFY(qAbs(ui::contrastRatio(QColor(0x00, 0x9E, 0x73), Qt::white) - 3.42) < 0.01); // L = 0.2569: 1.05 / 0.3069
     // Megatron order: TP fastest, so ranks 0-3 form the first group.
     QCOMPARE(chart.cellColor(0), chart.cellColor(3));
     QVERIFY(chart.cellColor(3) != chart.cellColor(4));

@@ -31,6 +31,7 @@
 #include "settings/app_settings.h"
 #include "teach/presentation_view.h"
 #include "teach/teaching_controller.h"
+#include "util/contrast.h"
 #include "util/message.h"
 #include "util/veil.h"
 #include "views/fix_bar.h"
@@ -380,10 +381,6 @@ void TestDesktop::checkBoxesShowOnDarkTheme()
     // An unchecked box's edge against the window: at least 3:1 (WCAG 2.1 §1.4.11), where Fusion's own was 1.2:1.
     ui::AppTheme::apply(ui::ThemeMode::Dark);
     const QPalette dark = ui::AppTheme::darkPalette();
-    const auto luminance = [](const QColor& c) {
-        const auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
-        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
-    };
     for (const QStyle::PrimitiveElement element : {QStyle::PE_IndicatorCheckBox, QStyle::PE_IndicatorItemViewItemCheck}) {
         QImage image(20, 20, QImage::Format_ARGB32);
         image.fill(dark.color(QPalette::Window));
@@ -396,11 +393,8 @@ void TestDesktop::checkBoxesShowOnDarkTheme()
             QApplication::style()->drawPrimitive(element, &option, &p);
         }
         double best = 1;
-        const double window = luminance(dark.color(QPalette::Window));
-        for (int y = 2; y < 18; ++y) { // the brightest pixel along the box's left edge
-            const double l = luminance(image.pixelColor(2, y));
-            best = std::max(best, (std::max(l, window) + 0.05) / (std::min(l, window) + 0.05));
-        }
+        for (int y = 2; y < 18; ++y) // the brightest pixel along the box's left edge
+            best = std::max(best, ui::contrastRatio(image.pixelColor(2, y), dark.color(QPalette::Window)));
         QVERIFY2(best >= 3, qPrintable(QString::number(best)));
     }
 }

@@ -4,6 +4,7 @@
 #include "analysis/layout_text.h"
 #include "charts/axis_ticks.h"
 #include "charts/qcp.h"
+#include "util/contrast.h"
 
 #include <algorithm>
 #include <map>
@@ -85,7 +86,7 @@ protected:
             const bool two = fb.height() + fs.height() + 2 <= r.height() && fs.horizontalAdvance(c.label) + 4 <= r.width();
             if (fb.horizontalAdvance(rank) + 4 > r.width() || fb.height() > r.height())
                 continue;
-            painter->setPen(c.color.lightnessF() < 0.45 ? textLight : text);
+            painter->setPen(readableOn(c.color, text, textLight));
             if (two) {
                 painter->setFont(big);
                 painter->drawText(QRectF(r.left(), r.center().y() - fb.height(), r.width(), fb.height()), Qt::AlignCenter, rank);
@@ -219,6 +220,11 @@ int RankMapChart::cellCount() const { return int(m_cells->cells.size()); }
 QColor RankMapChart::cellColor(int rank) const
 {
     return rank >= 0 && rank < cellCount() ? m_cells->cells[size_t(rank)].color : QColor(); // cell i is rank i
+}
+
+QColor RankMapChart::cellTextColor(int rank) const
+{
+    return rank >= 0 && rank < cellCount() ? readableOn(cellColor(rank), m_cells->text, m_cells->textLight) : QColor();
 }
 
 int RankMapChart::cellGroup(int rank) const

@@ -40,6 +40,8 @@ public:
     [[nodiscard]] int cellCount() const;
     /// Fill colour of rank's cell (invalid when not shown); for tests.
     [[nodiscard]] QColor cellColor(int rank) const;
+    /// The colour of the rank number drawn on that cell: dark or light text, whichever reads better on it.
+    [[nodiscard]] QColor cellTextColor(int rank) const;
     /// Group index (of the chosen kind) of rank's cell, -1 when not shown.
     [[nodiscard]] int cellGroup(int rank) const;
     /// Outlines the members of rank's group (-1: none).
