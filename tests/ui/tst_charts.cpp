@@ -80,6 +80,7 @@ private slots:
     void memoryOneBarPerStage();
     void memoryMarksExcess();
     void excessLabelsStayInsidePlot();
+    void excessLabelsNeverOverlap();
     void memoryTooltipExplains();
     void memoryInvalidShowsMessage();
     void unitsFollowSetting();
@@ -298,6 +299,37 @@ void TestCharts::excessLabelsStayInsidePlot()
                                     .arg(i).arg(size.width()).arg(size.height()).arg(label.top()).arg(label.bottom())
                                     .arg(plotArea.top()).arg(plotArea.bottom())));
         }
+    }
+}
+
+void TestCharts::excessLabelsNeverOverlap()
+{
+    // Llama 3.1 405B with 16 pipeline stages, every stage over 80 GiB: at 1280 x 800 the memory chart is about 300
+    // pixels wide, 18 per bar, and the "+N" labels ran into each other. Drawn labels keep apart; the largest excess
+    // keeps its label; with room (1400 pixels) every label is drawn.
+    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json"));
+    const core::Result r = core::evaluate(s);
+    QCOMPARE(int(r.stages.size()), 16);
+    ui::MemoryChart chart;
+    chart.setResult(s, r);
+    showChart(chart);
+    int largest = 0;
+    for (int i = 1; i < chart.barCount(); ++i)
+        if (chart.barTotal(i) > chart.barTotal(largest))
+            largest = i;
+    for (const int width : {300, 1400}) {
+        chart.resize(width, 340);
+        chart.replotNow();
+        QVector<QRectF> drawn;
+        for (int i = 0; i < chart.barCount(); ++i)
+            if (const QRectF label = chart.capacityMarks().labelRect(i); !label.isEmpty())
+                drawn << label;
+        for (qsizetype a = 0; a < drawn.size(); ++a)
+            for (qsizetype b = a + 1; b < drawn.size(); ++b)
+                QVERIFY2(!drawn[a].intersects(drawn[b]), qPrintable(QStringLiteral("at %1 px").arg(width)));
+        QVERIFY(!chart.capacityMarks().labelRect(largest).isEmpty());
+        if (width == 1400)
+            QCOMPARE(int(drawn.size()), chart.capacityMarks().excessCount());
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace shardscope::ui {
 
@@ -107,8 +108,9 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         box->topLeft->setCoords(keys[i] - barWidth / 2, top);
         box->bottomRight->setCoords(keys[i] + barWidth / 2, capacity);
         text->setVisible(true);
-        m_labelAt[used] = {keys[i], top, i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top, clipped};
         const double shown = over && !clipped ? total - capacity : total; // display units
+        m_labelAt[used] = {keys[i], top, i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top, clipped,
+                           clipped ? total : total - capacity};
         const QString number = m_compact ? QLocale().toString(shown, 'f', shown < 10 ? 1 : 0)
                                          : Units::bytes(shown * Units::bytesPerUnit(), 1);
         text->setText(clipped ? QStringLiteral("↑%1").arg(number) : QStringLiteral("+%1").arg(number));
@@ -134,16 +136,33 @@ bool CapacityMarks::isCapacityItem(const QCPAbstractItem* item) const { return i
 void CapacityMarks::fitLabels()
 {
     // A label sits on top of its bar (above its whisker); where the plot has no room above, or the bar runs off the
-    // top, it goes inside the bar's top, so that it is never cut by the plot's edge.
+    // top, it goes inside the bar's top, so that it is never cut by the plot's edge. Where bars stand too close for
+    // every label (16 pipeline stages in a narrow chart), the largest excesses keep theirs and a label that would
+    // run into one already placed is left out (the bar's tooltip still has it).
+    const QCPAxis* x = m_rect->axis(QCPAxis::atBottom);
     const QCPAxis* y = m_rect->axis(QCPAxis::atLeft);
-    for (int i = 0; i < m_used; ++i) {
+    std::vector<int> order(static_cast<size_t>(m_used));
+    std::vector<QRectF> placed;
+    for (int i = 0; i < m_used; ++i)
+        order[size_t(i)] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [this](int a, int b) { return m_labelAt[a].excess > m_labelAt[b].excess; });
+    for (const int i : order) {
         const LabelAt& at = m_labelAt[i];
         QCPItemText* text = m_texts[i];
         const QMargins pad = text->padding();
-        const double height = QFontMetricsF(text->font()).height() + pad.top() + pad.bottom();
+        const QFontMetricsF fm(text->font());
+        const double height = fm.height() + pad.top() + pad.bottom();
+        const double width = fm.horizontalAdvance(text->text()) + pad.left() + pad.right();
         const bool inside = at.clipped || y->coordToPixel(at.above) - height < m_rect->top();
         text->setPositionAlignment(Qt::AlignHCenter | (inside ? Qt::AlignTop : Qt::AlignBottom));
         text->position->setCoords(at.key, inside ? at.top : at.above);
+        const double anchor = y->coordToPixel(inside ? at.top : at.above);
+        const QRectF rect(x->coordToPixel(at.key) - width / 2, inside ? anchor : anchor - height, width, height);
+        const bool apart = std::none_of(placed.begin(), placed.end(), [&rect](const QRectF& r) { return r.intersects(rect); });
+        text->setVisible(apart);
+        if (apart)
+            placed.push_back(rect);
     }
 }
 

@@ -55,6 +55,7 @@ private:
         double top = 0;   ///< the bar's visible top
         double above = 0; ///< above its whisker
         bool clipped = false;
+        double excess = 0; ///< how far over capacity (the total where clipped): larger excesses keep their label
     };
     void grow(int n);
     void fitLabels();
