@@ -136,7 +136,11 @@ bool parseJsonText(std::string_view text, json& out, std::string& error, std::st
     try {
         json::sax_parse(text.begin(), text.end(), &sax);
     } catch (const json::exception& e) {
-        error = std::string("not valid JSON: ") + e.what();
+        // e.what() starts with the library's "[json.exception.parse_error.101] ", which tells the user nothing.
+        std::string what = e.what();
+        if (const auto tag = what.find("] "); what.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
+            what.erase(0, tag + 2);
+        error = "not valid JSON: " + what;
         return false;
     }
     if (!sax.duplicate.empty()) {
@@ -193,8 +197,8 @@ bool FieldReader::integer64(const json& obj, const char* key, const std::string&
         error(join(path, key), "must be a whole number, not " + std::to_string(v));
         return false;
     }
-    if (std::fabs(v) > 9.0e15) {
-        error(join(path, key), "is out of range (" + it->dump() + ")");
+    if (std::fabs(v) > 9.0e15) { // doubles hold whole numbers exactly up to 2^53 ≈ 9.007e15
+        error(join(path, key), "is " + it->dump() + ", out of range: a whole number of at most 9e15 in size");
         return false;
     }
     out = static_cast<int64_t>(v);
@@ -208,7 +212,8 @@ bool FieldReader::integer(const json& obj, const char* key, const std::string& p
     if (it == obj.end() || !integer64(obj, key, path, v))
         return false;
     if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min()) {
-        error(join(path, key), "is out of range (" + it->dump() + ")");
+        error(join(path, key), "is " + it->dump() + ", out of range: at most " + std::to_string(std::numeric_limits<int>::max())
+                                   + " in size");
         return false;
     }
     out = static_cast<int>(v);

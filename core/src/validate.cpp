@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
 
 namespace shardscope::core {
 namespace {
@@ -36,14 +37,25 @@ struct Checker {
         (os << ... << parts);
         out.push_back({ field, os.str() });
     }
+    /// Whole numbers as integers ("10000000", not "1e+07"), others with six significant digits.
+    static std::string number(double v)
+    {
+        if (v == std::floor(v) && std::fabs(v) < 1e15)
+            return std::to_string(static_cast<long long>(v));
+        std::ostringstream os;
+        os << v;
+        return os.str();
+    }
+    // The message follows the field's name where it is shown ("cluster.nodes: is -4; it must be between 1 and
+    // 10000000"), so it does not repeat the name.
     bool range(const char* field, double v, double lo, double hi)
     {
         if (!std::isfinite(v)) {
-            fail(field, field, " must be a finite number");
+            fail(field, "must be a finite number");
             return false;
         }
         if (v < lo || v > hi) {
-            fail(field, field, " (", v, ") must be between ", lo, " and ", hi);
+            fail(field, "is ", number(v), "; it must be between ", number(lo), " and ", number(hi));
             return false;
         }
         return true;
