@@ -88,6 +88,10 @@ int main(int argc, char* argv[])
         QCoreApplication::exit(0);
     });
 
+    if (parser.isSet(screenshot)) // no one to close a message box: say it on stderr and take the picture
+        window.files()->setMessageHandler([](const QString& title, const QString& text) {
+            std::fprintf(stderr, "%s: %s\n", qPrintable(title), qPrintable(text));
+        });
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
         window.files()->open(args.front());

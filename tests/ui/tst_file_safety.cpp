@@ -103,6 +103,7 @@ private slots:
     void init();
     void cleanup();
     void fullDiskSaveKeepsOldFileAndAutosave();
+    void openFailureWarnsWithoutBlocking();
     void fullDiskAutosaveKeepsPreviousAutosave();
     void failureAtEachWriteStepKeepsOldFiles_data();
     void failureAtEachWriteStepKeepsOldFiles();
@@ -638,6 +639,28 @@ void TestFileSafety::terminationSignalWritesAutosave()
     m_window = nullptr;
     QVERIFY(QFileInfo::exists(autosave));
     QVERIFY(QFileInfo::exists(metaOf(autosave)));
+}
+
+void TestFileSafety::openFailureWarnsWithoutBlocking()
+{
+    // With no handler, a file that cannot be read is said in a window-modal box that does not block: open() returns
+    // and the event loop goes on (a blocking box held `shardscope --screenshot` on a malformed file for ever).
+    const QString path = m_dir->filePath(QStringLiteral("cut.shardscope.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "shardscope.scenario/1", "model": {)");
+    f.close();
+    files()->setMessageHandler({});
+    m_window->show();
+    QVERIFY(!files()->open(path));
+    QMessageBox* box = nullptr;
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (auto* b = qobject_cast<QMessageBox*>(w); b && b->isVisible())
+            box = b;
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(QStringLiteral("not valid JSON: parse error at line 1")), qPrintable(box->text()));
+    QVERIFY(!box->text().contains(QStringLiteral("json.exception")));
+    box->done(QMessageBox::Ok); // deletes itself
 }
 
 QTEST_MAIN(TestFileSafety)

@@ -435,10 +435,7 @@ bool FileController::saveAs()
 
 void FileController::warn(const QString& title, const QString& text)
 {
-    if (m_message)
-        m_message(title, text);
-    else
-        QMessageBox::warning(m_window, title, text);
+    showMessage(m_window, title, text, m_message); // window-modal, not blocking: the caller and the event loop go on
 }
 
 RecoveryChoice FileController::askRecovery(const AutosaveEntry& entry)
