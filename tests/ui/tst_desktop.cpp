@@ -46,7 +46,6 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QTableWidget>
-#include <QGraphicsEffect>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -58,6 +57,7 @@
 #include <QSpinBox>
 #include <QStyleOption>
 #include <QTemporaryDir>
+#include <QTableView>
 #include <QTest>
 #include <QUndoStack>
 
@@ -213,8 +213,19 @@ void TestDesktop::tickLabelsApartAt1280x800()
         QSignalSpy searched(tabs->search(), &ui::SearchPane::finished);
         tabs->showTab(id);
         QCoreApplication::processEvents();
-        if (id == QLatin1String("search"))
+        if (id == QLatin1String("search")) {
             QVERIFY(searched.count() > 0 || searched.wait(300000));
+            QCoreApplication::processEvents();
+            // The figure the ranking is by (tokens/s) shows without scrolling sideways; the strategies button is not
+            // clipped.
+            QTableView* table = tabs->search()->table();
+            const int tokens = ui::SearchTableModel::TokensPerSecond;
+            QVERIFY2(table->columnViewportPosition(tokens) + table->columnWidth(tokens) <= table->viewport()->width(),
+                     qPrintable(QString::number(table->columnViewportPosition(tokens))));
+            const QMenu* menu = tabs->search()->strategiesMenu();
+            auto* strategies = qobject_cast<QPushButton*>(menu->parentWidget());
+            QVERIFY(strategies && strategies->menu() == menu && strategies->width() >= strategies->sizeHint().width());
+        }
         else if (id == QLatin1String("sweep"))
             tabs->sweep()->refresh();
         else if (id == QLatin1String("sizing"))

@@ -32,7 +32,6 @@
 #include <QTableView>
 #include <QThread>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <thread>
@@ -123,6 +122,11 @@ SearchPane::SearchPane(ScenarioDocument* doc, QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // What the ranking is by comes first, after the strategy (at 1280 pixels Tokens/s was beyond the table's right
+    // edge): the figures, then the layout. Only the view's order changes; the model's columns stay as they are.
+    for (int col = SearchTableModel::StepTime; col <= SearchTableModel::CostPerMillion; ++col)
+        m_table->horizontalHeader()->moveSection(m_table->horizontalHeader()->visualIndex(col),
+                                                 SearchTableModel::Tp + (col - SearchTableModel::StepTime));
     m_table->setToolTip(tr("Double-click a row (or select it and press Apply) to use that layout. Click a header to sort."));
 
     m_scatter = new SearchScatterChart(this);
@@ -201,8 +205,7 @@ void SearchPane::buildControls(QWidget* box)
     m_maxEp->setSpecialValueText(tr("no limit"));
     m_maxMicroBatch = spin(1, 256, 8, tr("Largest micro-batch (powers of two up to it are tried)."));
 
-    m_strategies = new QToolButton(box);
-    m_strategies->setPopupMode(QToolButton::InstantPopup);
+    m_strategies = new QPushButton(box); // a push button's menu arrow has its own room (a tool button's sat on the text)
     m_strategies->setToolTip(tr("Sharding strategies the search may use."));
     auto* menu = new StayOpenMenu(m_strategies);
     for (int i = 0; i < 7; ++i) {
@@ -371,6 +374,7 @@ void SearchPane::updateStrategyButton()
     for (QAction* a : std::as_const(m_strategyActions))
         n += a->isChecked();
     m_strategies->setText(n == m_strategyActions.size() ? tr("all %1").arg(n) : tr("%1 of %2").arg(n).arg(m_strategyActions.size()));
+    m_strategies->setMinimumWidth(m_strategies->sizeHint().width()); // its text and the menu arrow, never squeezed
 }
 
 void SearchPane::updateGpuControls()

@@ -20,7 +20,6 @@ class QSpinBox;
 class QSplitter;
 class QTableView;
 class QTimer;
-class QToolButton;
 
 namespace shardscope::ui {
 
@@ -111,7 +110,7 @@ private:
     QSpinBox* m_maxCp;
     QSpinBox* m_maxEp;
     QSpinBox* m_maxMicroBatch;
-    QToolButton* m_strategies;
+    QPushButton* m_strategies;
     QList<QAction*> m_strategyActions;
     QCheckBox* m_offload;
     QCheckBox* m_guaranteed; ///< rank by the 80% ranges' pessimistic ends (core::SearchOptions::pessimistic)
