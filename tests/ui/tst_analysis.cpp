@@ -418,6 +418,11 @@ void TestAnalysis::timelineTotalEqualsStepTime()
              qPrintable(QStringLiteral("%1 vs %2").arg(chart->total()).arg(doc.result().step.total())));
     QCOMPARE(chart->timeline().stages, doc.result().pp);
     QVERIFY(chart->toolTipAt(QPoint(-10, -10)).size() > 0);
+    // The summary wraps only between its items: "bubble 2.38 s (17.5 %)" was cut after "2.38".
+    const QStringList items = pane.summary().split(QStringLiteral(" · "));
+    QVERIFY(items.size() >= 4);
+    for (const QString& item : items)
+        QVERIFY2(!item.contains(QLatin1Char(' ')), qPrintable(item));
 }
 
 void TestAnalysis::timelineDrawsOnlyWhatIsVisible()

@@ -62,6 +62,8 @@ void TimelinePane::showEvent(QShowEvent* event)
         refresh();
 }
 
+QString TimelinePane::summary() const { return m_summary->text(); }
+
 void TimelinePane::refresh()
 {
     m_debounce->stop();
@@ -75,19 +77,23 @@ void TimelinePane::refresh()
     }
     const auto& p = s.parallelism;
     const double total = r.step.total();
-    QString text = r.pp > 1 ? tr("<b>%1</b>, %2 stages, %3 micro-batches per step")
-                                  .arg(scheduleText(p.schedule, p.virtualStages, r.pp))
-                                  .arg(r.pp)
-                                  .arg(r.microBatches)
-                            : tr("<b>No pipeline</b>: %1 micro-batches per step (gradient accumulation)").arg(r.microBatches);
-    text += tr(" · step %1").arg(Units::seconds(total));
+    QStringList items; // a narrow pane wraps between items, never inside one ("bubble 2.38 / s")
+    items << (r.pp > 1 ? tr("<b>%1</b>, %2 stages, %3 micro-batches per step")
+                             .arg(scheduleText(p.schedule, p.virtualStages, r.pp))
+                             .arg(r.pp)
+                             .arg(r.microBatches)
+                       : tr("<b>No pipeline</b>: %1 micro-batches per step (gradient accumulation)").arg(r.microBatches));
+    items << tr("step %1").arg(Units::seconds(total));
     if (r.pp > 1)
-        text += tr(" · bubble %1 (%2)").arg(Units::seconds(r.step.pipelineBubble), Units::percent(total > 0 ? r.step.pipelineBubble / total : 0));
-    text += tr(" · exposed comm. %1").arg(Units::seconds(r.step.exposedCommunication));
-    text += tr(" · %1 blocks").arg(groupedInt(m_chart->blockCount()));
+        items << tr("bubble %1 (%2)").arg(Units::seconds(r.step.pipelineBubble), Units::percent(total > 0 ? r.step.pipelineBubble / total : 0));
+    items << tr("exposed comm. %1").arg(Units::seconds(r.step.exposedCommunication));
+    items << tr("%1 blocks").arg(groupedInt(m_chart->blockCount()));
     // Zero bubble: the simulated ZB-H1 schedule and the bubble formula of the step time differ a little.
     if (std::abs(m_chart->total() - total) > 1e-3 * total)
-        text += tr(" · simulated schedule %1 (step time uses the bubble formula)").arg(Units::seconds(m_chart->total()));
+        items << tr("simulated schedule %1 (step time uses the bubble formula)").arg(Units::seconds(m_chart->total()));
+    for (QString& item : items)
+        item.replace(QLatin1Char(' '), QChar::Nbsp);
+    const QString text = items.join(QStringLiteral(" · "));
     m_summary->setText(text);
 }
 

@@ -19,6 +19,8 @@ class TimelinePane : public QWidget
 public:
     explicit TimelinePane(ScenarioDocument* doc, QWidget* parent = nullptr);
     [[nodiscard]] TimelineChart* chart() const { return m_chart; }
+    /// The summary line: items separated by " · ", each kept on one line (non-breaking spaces inside).
+    [[nodiscard]] QString summary() const;
 
 public slots:
     void refresh();
