@@ -49,6 +49,7 @@ std::string enumText(PpSchedule v) { return toString(v); }
 std::string enumText(OffloadTarget v) { return toString(v); }
 std::string enumText(NcclAlgo v) { return toString(v); }
 std::string enumText(NcclProto v) { return toString(v); }
+std::string enumText(MoeOverlap v) { return toString(v); }
 std::string modelText(const ModelSpec& m) { return ref(m.id, m.name); }
 std::string gpuText(const GpuSpec& g) { return ref(g.id, g.name); }
 std::string linkText(const LinkSpec& l) { return ref(l.id, l.name); }
@@ -78,6 +79,16 @@ const std::vector<Setting>& settings()
         SS_SETTING("training.flash_attention", training.flashAttention, boolean),
         SS_SETTING("training.dropout", training.dropout, boolean),
         SS_SETTING("training.accounting", training.accounting, enumText),
+        // The framework selects the profile its behaviour comes from: the two change together.
+        Setting{ "training.framework",
+            [](const Scenario& a, const Scenario& b) {
+                return a.training.framework == b.training.framework && a.profile.name == b.profile.name;
+            },
+            [](Scenario& into, const Scenario& from) {
+                into.training.framework = from.training.framework;
+                into.profile = from.profile;
+            },
+            [](const Scenario& s) { return std::string(toString(s.training.framework)); } },
         SS_SETTING("parallelism.sharding", parallelism.sharding, enumText),
         SS_SETTING("parallelism.tp", parallelism.tp, intText),
         SS_SETTING("parallelism.pp", parallelism.pp, intText),
@@ -87,6 +98,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),
         SS_SETTING("parallelism.virtual_stages", parallelism.virtualStages, intText),
         SS_SETTING("parallelism.shard_group", parallelism.shardGroup, intText),
+        SS_SETTING("parallelism.moe_overlap", parallelism.moeOverlap, enumText),
         SS_SETTING("offload.optimizer", offload.optimizer, enumText),
         SS_SETTING("offload.parameters", offload.parameters, enumText),
         SS_SETTING("nccl.algo", nccl.algo, enumText),

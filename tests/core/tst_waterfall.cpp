@@ -111,6 +111,7 @@ void TestWaterfall::stepsSumToTotalDifference_data()
     QTest::newRow("70b -> 8b on fewer nodes") << 1;
     QTest::newRow("h100 -> b200, tp 4, offload, nccl") << 2;
     QTest::newRow("3d: pp and schedule") << 3;
+    QTest::newRow("megatron -> pytorch fsdp") << 4;
 }
 
 void TestWaterfall::stepsSumToTotalDifference()
@@ -143,6 +144,11 @@ void TestWaterfall::stepsSumToTotalDifference()
         b.parallelism.pp = 4;
         b.parallelism.schedule = PpSchedule::Interleaved;
         b.parallelism.virtualStages = 2;
+        break;
+    case 4: // the framework brings its profile along (one step, "training.framework")
+        b.parallelism.sharding = Sharding::FsdpFull;
+        QVERIFY(applyFramework(b, Framework::PyTorch, sstest::catalog()));
+        QVERIFY(b.profile.name != a.profile.name);
         break;
     }
     QVERIFY2(validate(b).empty(), validate(b).empty() ? "" : validate(b).front().message.c_str());
