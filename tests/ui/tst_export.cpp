@@ -43,6 +43,7 @@
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_json.h>
+#include <shardscope/core/waterfall.h>
 #include <shardscope/core/search.h>
 #include <shardscope/core/sweep.h>
 
@@ -118,6 +119,7 @@ private slots:
     void chartFilesAreValid_data();
     void chartFilesAreValid();
     void pngScaleAndDpi();
+    void settingsReadAsTheEditorSaysThem();
     void highDpiPngHasItsPixels();
     void pngOverPixelBudgetIsRefused();
     void failedWriteKeepsOldFile_data();
@@ -662,6 +664,20 @@ void TestExport::screenshot()
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     QCoreApplication::sendPostedEvents(); // pending layout; the preview was drawn when the dialog was made
     QVERIFY(dialog.grab().save(dir + QStringLiteral("/export-dialog.png")));
+}
+
+void TestExport::settingsReadAsTheEditorSaysThem()
+{
+    // The report's settings use the editor's names for choices, never the file's spelling ("megatron", "dualpipe").
+    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json"));
+    QCOMPARE(s.parallelism.moeOverlap, core::MoeOverlap::DualPipe);
+    QCOMPARE(ui::settingText(s, QStringLiteral("training.framework")), QStringLiteral("Megatron-Core"));
+    QCOMPARE(ui::settingText(s, QStringLiteral("parallelism.moe_overlap")), QStringLiteral("DualPipe"));
+    for (const ui::LabelledValue& row : ui::settingsRows(s))
+        if (!row.value.isEmpty()) // every choice in words: no file spelling with a dash or all lower case
+            QVERIFY2(row.value != QString::fromStdString(core::settingValue(s, "training.framework"))
+                         && row.value != QString::fromStdString(core::settingValue(s, "parallelism.moe_overlap")),
+                     qPrintable(row.label + QStringLiteral(": ") + row.value));
 }
 
 QTEST_MAIN(TestExport)

@@ -78,6 +78,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(recomputeChoices(), int(t.recompute));
     if (path == QLatin1String("training.accounting"))
         return choice(accountingChoices(), int(t.accounting));
+    if (path == QLatin1String("training.framework"))
+        return choice(frameworkChoices(), int(t.framework));
     if (path == QLatin1String("training.flash_attention"))
         return yesNo(t.flashAttention);
     if (path == QLatin1String("training.dropout"))
@@ -88,6 +90,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(scheduleChoices(), int(p.schedule));
     if (path == QLatin1String("parallelism.sequence_parallel"))
         return yesNo(p.sequenceParallel);
+    if (path == QLatin1String("parallelism.moe_overlap"))
+        return choice(moeOverlapChoices(), int(p.moeOverlap));
     if (path == QLatin1String("parallelism.shard_group"))
         return p.shardGroup > 0 ? QString::number(p.shardGroup) : tr("one node");
     if (path == QLatin1String("offload.optimizer"))
