@@ -2,8 +2,6 @@
 // The sizing stage: min_gpus by bisection over the data-parallel degree (docs/model.md §min-gpus).
 #include "sizing.h"
 
-#include "shardscope/core/evaluate.h"
-
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -62,16 +60,10 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     const int64_t gpusPerRank = int64_t(tp) * pp * cp;
     auto validAt = [&](int64_t d) {
         const int64_t gpus = d * gpusPerRank;
-        Scenario at = s;
-        if (gpus < s.cluster.gpusPerNode) { // part of one node
-            at.cluster.nodes = 1;
-            at.cluster.gpusPerNode = static_cast<int>(gpus);
-        } else if (gpus % s.cluster.gpusPerNode == 0) {
-            at.cluster.nodes = static_cast<int>(gpus / s.cluster.gpusPerNode);
-        } else {
+        const int perNode = s.cluster.gpusPerNode;
+        if (gpus >= perNode && gpus % perNode != 0)
             return false;
-        }
-        return validate(at).empty();
+        return dataParallelValid(s, d, gpus < perNode ? static_cast<int>(gpus) : perNode); // part of one node
     };
     int64_t d = lo * step;
     if (d != dp && !validAt(d)) {

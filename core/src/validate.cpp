@@ -2,6 +2,7 @@
 // validate(): every rule a scenario breaks, each naming its field. Limits keep every product finite in doubles.
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/scenario_json.h"
+#include "sizing.h"
 
 #include <cmath>
 #include <sstream>
@@ -74,7 +75,44 @@ struct Checker {
     }
 };
 
+/// The rules on the data-parallel degree: validate() applies them with the scenario's dp, and min_gpus asks them of
+/// other degrees (detail::dataParallelValid) without copying the scenario. gpusPerNode: the node's GPUs (the default
+/// FSDP hybrid shard group).
+void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& ck)
+{
+    const Training& t = s.training;
+    const Parallelism& p = s.parallelism;
+    const double mbdp = double(t.microBatch) * double(dp);
+    const bool whole = std::fmod(double(t.globalBatch), mbdp) == 0;
+    if (!whole)
+        ck.fail("training.global_batch", "global_batch (", t.globalBatch, ") must be a multiple of micro_batch × dp (",
+            t.microBatch, " × ", dp, " = ", mbdp, ")");
+    if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && whole && (t.globalBatch / (t.microBatch * dp)) % p.pp != 0)
+        ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (",
+            t.globalBatch / (t.microBatch * dp), ") to be a multiple of pp (", p.pp, "), as Megatron-LM's schedules.py requires");
+    const int64_t dpcp = dp * p.cp;
+    if (p.ep > 1 && dpcp % p.ep != 0)
+        ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dpcp, ")");
+    if (p.sharding == Sharding::FsdpHybrid) {
+        const int group = p.shardGroup > 0 ? p.shardGroup : gpusPerNode;
+        if (p.shardGroup > dpcp)
+            ck.fail("parallelism.shard_group", "shard_group (", p.shardGroup, ") must not exceed dp × cp (", dpcp,
+                "): a shard group holds data-parallel ranks");
+        else if (dpcp % group != 0 && group < dpcp)
+            ck.fail("parallelism.shard_group", "shard_group (", group, ") must divide dp × cp (", dpcp, ")");
+    }
+}
 } // namespace
+
+namespace detail {
+bool dataParallelValid(const Scenario& s, int64_t dp, int gpusPerNode)
+{
+    std::vector<Issue> issues;
+    Checker ck{ issues };
+    dataParallelRules(s, dp, gpusPerNode, ck);
+    return issues.empty();
+}
+} // namespace detail
 
 std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
 {
@@ -218,27 +256,18 @@ std::vector<Issue> validate(const Scenario& s)
     if (p.schedule == PpSchedule::Interleaved && double(p.pp) * p.virtualStages > m.layers + 2.0)
         ck.fail("parallelism.virtual_stages", "pp × virtual_stages (", p.pp * p.virtualStages,
             ") must not exceed layers + 2 (", m.layers + 2, "; the embedding and the loss may take a layer's place)");
-    if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && std::fmod(double(t.globalBatch), double(t.microBatch) * dp) == 0
-        && (t.globalBatch / (t.microBatch * dp)) % p.pp != 0)
-        ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (", t.globalBatch / (t.microBatch * dp),
-            ") to be a multiple of pp (", p.pp, "), as Megatron-LM's schedules.py requires");
     if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && p.virtualStages < 2)
         ck.fail("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of 2 or more");
     if (t.seqLen % p.cp != 0)
         ck.fail("parallelism.cp", "cp (", p.cp, ") must divide seq_len (", t.seqLen, ")");
     if (p.cp > 1 && (t.seqLen / p.cp) % 2 != 0)
         ck.fail("parallelism.cp", "seq_len / cp (", t.seqLen / p.cp, ") must be even: causal load balancing splits each chunk in two");
-    const double mbdp = double(t.microBatch) * dp;
-    if (std::fmod(double(t.globalBatch), mbdp) != 0)
-        ck.fail("training.global_batch", "global_batch (", t.globalBatch, ") must be a multiple of micro_batch × dp (",
-            t.microBatch, " × ", dp, " = ", mbdp, ")");
+    dataParallelRules(s, dp, c.gpusPerNode, ck);
     if (p.ep > 1) {
         if (!m.isMoe())
             ck.fail("parallelism.ep", "ep (", p.ep, ") needs a mixture-of-experts model");
         else if (m.moe.experts % p.ep != 0)
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide experts (", m.moe.experts, ")");
-        if ((double(dp) * p.cp) / p.ep != std::floor((double(dp) * p.cp) / p.ep))
-            ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dp * p.cp, ")");
     }
     if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
         ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
@@ -252,14 +281,6 @@ std::vector<Issue> validate(const Scenario& s)
         if (p.pp > 1 && p.schedule != PpSchedule::Interleaved)
             ck.fail("parallelism.moe_overlap", "moe_overlap ep-overlap with pp > 1 needs pp_schedule interleaved "
                 "(Megatron-Core requires virtual pipeline stages)");
-    }
-    if (p.sharding == Sharding::FsdpHybrid) {
-        const int group = p.shardGroup > 0 ? p.shardGroup : c.gpusPerNode;
-        if (p.shardGroup > dp * p.cp)
-            ck.fail("parallelism.shard_group", "shard_group (", p.shardGroup, ") must not exceed dp × cp (", dp * p.cp,
-                "): a shard group holds data-parallel ranks");
-        else if ((dp * p.cp) % group != 0 && group < dp * p.cp)
-            ck.fail("parallelism.shard_group", "shard_group (", group, ") must divide dp × cp (", dp * p.cp, ")");
     }
     if (s.offload.parameters != OffloadTarget::None && p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)
         ck.fail("offload.parameters", "parameter offload needs fully sharded parameters (zero3 or fsdp-full), not ",
