@@ -362,8 +362,12 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         }
     };
     dpGroupCollectives(slow.shape.dense, layout.dpcpGroup, false);
-    if (s.model.isMoe())
+    if (s.model.isMoe()) {
+        const size_t before = r.collectives.size();
         dpGroupCollectives(slow.shape.expert, layout.expertDpGroup, true);
+        for (size_t i = before; i < r.collectives.size(); ++i)
+            r.collectives[i].expertDataParallel = true; // over the expert data-parallel group
+    }
     return out;
 }
 

@@ -20,6 +20,7 @@
 #include "compare/waterfall_chart.h"
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
+#include "explain/tooltips.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
 #include "util/contrast.h"
@@ -91,6 +92,7 @@ private slots:
     void timelineZoomClampsToStep();
     void rankMapColoursTpGroups();
     void rankMapShowsPlacementWarnings();
+    void rankMapNamesExpertCollectives();
     void rankMapLimitsNodes();
     void rankMapIsBoundedAtTheLimits();
     void tabsInMainWindow();
@@ -509,6 +511,36 @@ void TestAnalysis::rankMapColoursTpGroups()
     QCOMPARE(chart.cellColor(0), chart.cellColor(8));
     QVERIFY(chart.cellColor(0) != chart.cellColor(1));
     QVERIFY(chart.toolTipAt(QPoint(-1, -1)).size() > 0);
+}
+
+void TestAnalysis::rankMapNamesExpertCollectives()
+{
+    // Mixtral 8x22B with EP: the expert data-parallel group lists the experts' gradient and weight collectives (it
+    // said "—"), the DP row the dense ones; the communication chart names them "expert DP" likewise.
+    ui::ScenarioDocument doc(test::catalog());
+    doc.reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), {});
+    QVERIFY(doc.result().valid && doc.scenario().parallelism.ep > 1);
+    int experts = 0;
+    for (const core::Collective& c : doc.result().collectives)
+        if (c.expertDataParallel) {
+            ++experts;
+            QCOMPARE(c.group, core::Group::Dp);
+            QVERIFY(QString::fromLatin1(c.purpose).startsWith(QStringLiteral("expert ")));
+            QVERIFY(ui::collectiveLabel(c).startsWith(QStringLiteral("expert DP ")));
+        }
+    QVERIFY(experts > 0);
+    ui::RankMapPane pane(&doc);
+    pane.refresh();
+    QString expertRow, dpRow;
+    for (int row = 0; row < pane.groupsTable()->rowCount(); ++row) {
+        const QString group = pane.groupsTable()->item(row, 0)->text();
+        if (group == QStringLiteral("expert DP"))
+            expertRow = pane.groupsTable()->item(row, 5)->text();
+        else if (group == QStringLiteral("DP"))
+            dpRow = pane.groupsTable()->item(row, 5)->text();
+    }
+    QVERIFY2(expertRow.contains(QStringLiteral("expert DP")), qPrintable(expertRow));
+    QVERIFY2(!dpRow.contains(QStringLiteral("expert")), qPrintable(dpRow));
 }
 
 void TestAnalysis::rankMapShowsPlacementWarnings()

@@ -177,7 +177,7 @@ void RankMapPane::fillGroupsTable()
         const int size = g.size;
         QStringList collectives;
         for (const core::Collective& c : r.collectives)
-            if (c.group == g.group && !g.expertDataParallel)
+            if (c.group == g.group && c.expertDataParallel == g.expertDataParallel)
                 collectives << collectiveLabel(c);
         collectives.removeDuplicates();
         const int row = m_groups->rowCount();

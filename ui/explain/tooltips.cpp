@@ -234,7 +234,7 @@ QString collectiveLabel(const core::Collective& c)
     case core::CollectiveOp::AllToAll: op = tr("all-to-all"); break;
     case core::CollectiveOp::SendRecv: op = tr("send/recv"); break;
     }
-    return groupLabel(c.group) + QLatin1Char(' ') + op;
+    return (c.expertDataParallel ? tr("expert DP") : groupLabel(c.group)) + QLatin1Char(' ') + op;
 }
 
 } // namespace shardscope::ui

@@ -40,7 +40,7 @@ KpiPanel::KpiPanel(QWidget* parent)
                  {"kpi.mfu", tr("MFU")},                   {"kpi.fits", tr("Memory per GPU")},
                  {"kpi.min_gpus", tr("Min GPUs")},         {"kpi.cost", tr("Cost per step")}};
     for (const auto& c : cards)
-        m_cards.push_back({QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}});
+        m_cards.push_back({QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}, QString()});
     updateFonts();
 }
 

@@ -49,7 +49,7 @@ private:
         QString value;
         QString detail;
         QColor valueColor; ///< invalid: palette text
-        QString range;     ///< "± 12% (validated on 175 runs)": the 80% range (core/uncertainty.h); empty: none
+        QString range;     ///< "± 12% (validated on 175 runs)", "+17% / −0% (…)": the 80% range; empty: none
     };
     void setCard(int index, const QString& value, const QString& detail, QColor colour = {}, const QString& range = {});
     [[nodiscard]] QString toolTipOf(int index) const;

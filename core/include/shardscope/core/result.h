@@ -72,6 +72,7 @@ struct Collective {
     Proto proto = Proto::Simple;
     bool crossesNodes = false;
     bool perMicroBatch = false; ///< repeats with every micro-batch (its exposed time is inside the stage times)
+    bool expertDataParallel = false; ///< group Dp over the expert data-parallel group (experts' gradients, weights)
     const char* purpose = ""; ///< static text: what the collective does ("gradient all-reduce", ...)
 };
 
