@@ -93,6 +93,7 @@ private slots:
     void tickLabelsKeepApart();
     void shortAxisShowsTwoLabels();
     void strategyChartShowsOwnStrategy();
+    void exportedSweepNamesItsAxis();
     void strategyChartKeepsCurrentLabel();
     void sweepCapacityLabelAvoidsCurves();
 };
@@ -561,6 +562,19 @@ void TestCharts::shortAxisShowsTwoLabels()
                              >= space.minDistance(space.extent(insideLabels[i - 1]), space.extent(insideLabels[i])),
                          qPrintable(where));
         }
+}
+
+void TestCharts::exportedSweepNamesItsAxis()
+{
+    // In the window the pane's selector says what the x axis is; the exported copy stands alone and says it itself.
+    const core::Scenario s = core::defaultScenario(test::catalog());
+    ui::SweepChart chart(ui::SweepChart::Metric::Memory);
+    const auto values = core::defaultSweepValues(s, core::SweepAxis::SeqLen);
+    chart.setCurves(core::sweep(s, core::SweepAxis::SeqLen, values, core::defaultSweepStrategies(), test::catalog()),
+                    core::SweepAxis::SeqLen, double(s.training.seqLen), core::evaluate(s).capacity);
+    QVERIFY(chart.plot()->xAxis->label().isEmpty());
+    const std::unique_ptr<ui::ChartBase> copy = chart.copy();
+    QCOMPARE(copy->plot()->xAxis->label(), QStringLiteral("Sequence length"));
 }
 
 void TestCharts::strategyChartShowsOwnStrategy()

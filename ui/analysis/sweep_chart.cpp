@@ -116,11 +116,32 @@ QList<LegendStrip::Entry> SweepChart::legendEntries()
     return entries;
 }
 
+QString sweepAxisName(core::SweepAxis axis)
+{
+    switch (axis) {
+    case core::SweepAxis::ModelSize: return SweepChart::tr("Model size (family)");
+    case core::SweepAxis::Gpus: return SweepChart::tr("GPU count");
+    case core::SweepAxis::Nodes: return SweepChart::tr("Nodes");
+    case core::SweepAxis::Tp: return SweepChart::tr("Tensor parallel (TP)");
+    case core::SweepAxis::Pp: return SweepChart::tr("Pipeline parallel (PP)");
+    case core::SweepAxis::MicroBatch: return SweepChart::tr("Micro-batch");
+    case core::SweepAxis::SeqLen: return SweepChart::tr("Sequence length");
+    case core::SweepAxis::GlobalBatch: return SweepChart::tr("Global batch");
+    }
+    return {};
+}
+
 std::unique_ptr<ChartBase> SweepChart::copy() const
 {
     auto c = std::make_unique<SweepChart>(m_metric);
     c->setCurves(m_curves, m_axis, m_currentX, m_capacityBytes);
+    c->nameAxis();
     return c;
+}
+
+void SweepChart::nameAxis()
+{
+    m_plot->xAxis->setLabel(sweepAxisName(m_axis));
 }
 
 void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::SweepAxis axis, double currentX, double capacity)

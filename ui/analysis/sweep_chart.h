@@ -24,6 +24,9 @@ class SweepChart : public ChartBase
 {
     Q_OBJECT
 public:
+    /// Titles the x axis ("GPU count"): in the window the pane's axis selector says it, an exported chart stands
+    /// alone (copy() and the CLI's figure call it).
+    void nameAxis();
     enum class Metric { Memory, StepTime, Mfu, Communication };
     SweepChart(Metric metric, QWidget* parent = nullptr);
 
@@ -79,5 +82,8 @@ private:
     double m_currentX = 0;
     double m_capacityBytes = 0; ///< as given to setCurves (copy())
 };
+
+/// "GPU count", "Sequence length": what a sweep varies along its x axis (the pane's selector, exported charts).
+[[nodiscard]] QString sweepAxisName(core::SweepAxis axis);
 
 } // namespace shardscope::ui

@@ -25,13 +25,10 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
     , m_note(new QLabel(this))
     , m_debounce(new QTimer(this))
 {
-    const std::pair<core::SweepAxis, QString> axes[] = {
-        {core::SweepAxis::ModelSize, tr("Model size (family)")}, {core::SweepAxis::Gpus, tr("GPU count")},
-        {core::SweepAxis::Nodes, tr("Nodes")},                   {core::SweepAxis::Tp, tr("Tensor parallel (TP)")},
-        {core::SweepAxis::Pp, tr("Pipeline parallel (PP)")},     {core::SweepAxis::MicroBatch, tr("Micro-batch")},
-        {core::SweepAxis::SeqLen, tr("Sequence length")},        {core::SweepAxis::GlobalBatch, tr("Global batch")}};
-    for (const auto& [axis, name] : axes)
-        m_axis->addItem(name, int(axis));
+    for (const core::SweepAxis axis : {core::SweepAxis::ModelSize, core::SweepAxis::Gpus, core::SweepAxis::Nodes,
+                                       core::SweepAxis::Tp, core::SweepAxis::Pp, core::SweepAxis::MicroBatch,
+                                       core::SweepAxis::SeqLen, core::SweepAxis::GlobalBatch})
+        m_axis->addItem(sweepAxisName(axis), int(axis));
     m_axis->setCurrentIndex(1);
     m_axis->setToolTip(tr("The scenario value varied along the x axis; everything else stays as in the scenario."));
     m_axisNote->setWordWrap(true); // a long model family must not widen the window

@@ -41,6 +41,7 @@ std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenari
                                                                  core::defaultSweepStrategies(), catalog);
         auto c = std::make_unique<SweepChart>(SweepChart::Metric::Memory);
         c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), s.cluster.gpu.memoryBytes);
+        c->nameAxis();
         return c;
     }
     case ChartKind::Sizing: {
