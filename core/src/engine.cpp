@@ -2,10 +2,10 @@
 // Shape of a layout and the per-GPU memory model (ZeRO paper §5; Korthikanti et al. 2022 §4; docs/model.md §memory).
 #include "engine.h"
 
-#include "term_builder.h"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace shardscope::core::detail {
 namespace {
@@ -100,21 +100,80 @@ int layersOnStage(int layers, int pp, int i)
     return base + (i >= pp - extra ? 1 : 0);
 }
 
-double selectiveOpActivation(const Scenario& s, const Shape& sh, double T)
+/// One layer's stored activation bytes per micro-batch, computed once for the value (makeShape, Fast) and for the
+/// activations term (Expr): Korthikanti et al. 2022 Eq. 2 and Table 2, generalised to GQA, SwiGLU, FlashAttention,
+/// SP, CP and FP8 saved inputs (docs/model.md §activations). Needs sh.counts, sh.bytes and sh.linearInputBytes.
+template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const Shape& sh)
 {
-    // torchtitan's op-level selective checkpointing (torchtitan/models/llama3/infra/parallelize.py, _save_list and
-    // _get_custom_policy): the layer's input is kept; of the outputs of aten.mm every other one is saved (the 1st,
-    // 3rd, ... in forward order wq, wk, wv, wo, w1, w3, w2: wq, wv, w1 and, gated, w2), and the attention kernel's
-    // output with its fp32 log-sum-exp; everything else is recomputed in backward.
     const ModelSpec& m = s.model;
-    const double t = s.parallelism.tp, beta = sh.bytes.act;
-    const double r = s.parallelism.sequenceParallel && s.parallelism.tp > 1 ? t : 1.0;
-    const double h = static_cast<double>(m.hidden), q = sh.counts.qSize;
+    const Parallelism& par = s.parallelism;
     const double g = std::max(1, m.kvHeads);
-    const double kv = sh.counts.kvSize * std::max(g, t) / g;
-    const double f = static_cast<double>(m.ffnHidden);
-    const double w2 = m.mlp == Mlp::SwiGlu ? beta * T * h : 0.0; // the 7th mm of a gated MLP: its local output
-    return beta * T * h / r + beta * T * (q + kv + f) / t + w2 + (beta * T * q + 4.0 * m.heads * T) / t;
+    const bool sp = par.sequenceParallel && par.tp > 1;
+    const X T = X::named("T",
+        X::input("s", double(s.training.seqLen), "tokens", "sequence length")
+            / X::input("c", double(par.cp), "", "context-parallel degree (splits the sequence)")
+            * X::input("b", double(s.training.microBatch), "sequences", "micro-batch"),
+        "tokens", "tokens per micro-batch on one CP rank");
+    const X h = X::input("h", double(m.hidden), "", "hidden size");
+    const X a = X::input("a", double(m.heads), "", "attention heads");
+    const X q = X::input("q", sh.counts.qSize, "", "query width (heads × head dim)");
+    // GQA with fewer KV heads than TP ranks: each rank keeps a whole (replicated) KV head.
+    const X kv = X::input("kv", sh.counts.kvSize * std::max<double>(g, par.tp) / g, "",
+                          "key/value width a TP rank keeps (GQA: kv heads × head dim, whole heads per rank)");
+    const X f = X::input("f", double(m.ffnHidden), "", "MLP hidden size");
+    // gated: gate, up, product; plain: activation input, fc2 input
+    const X k = X::input("k", m.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)");
+    const X beta = X::input("β", sh.bytes.act, "B", "bytes per activation element");
+    const X beta8 = X::input("β8", sh.linearInputBytes, "B",
+                             "bytes per saved linear-layer input element (1: Transformer Engine keeps the FP8 cast; else β)");
+    // dropout masks: 1 byte per element (Korthikanti §4.1)
+    const X delta = X::input("δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)");
+    const X t = X::input("t", double(par.tp), "", "tensor-parallel degree");
+    const X r = X::input("r", sp ? double(par.tp) : 1.0, "", "sequence-parallel divisor of the replicated parts (t with SP, else 1)");
+    const X one = X::constant(1), two = X::constant(2);
+    // FlashAttention keeps the fp32 log-sum-exp, 4 bytes per head per token (Dao et al. 2022 §3.1).
+    const X lse = X::constant(4);
+    LayerActivationOf<X> out;
+    // Replicated across TP ranks unless sequence parallel: two norm inputs (β), the QKV and fc1 inputs (β8), two
+    // dropout masks (δ).
+    const X replicated = T * h * (two * beta + two * beta8 + two * delta);
+    // Split across TP ranks: Q, K, V and the out-projection input; the MLP's matrices, the last one fc2's input (β8).
+    const X mlp = ((k - one) * beta + beta8) * f;
+    out.denseMlp = T * mlp;
+    // Core attention: eager keeps the softmax output (β·a·T·s) and with dropout its mask and output (Korthikanti
+    // 5as²b); FlashAttention only the log-sum-exp.
+    out.core = s.training.flashAttention
+        ? lse * a * T
+        : (beta + delta * (one + beta)) * a * T * X::input("s", double(s.training.seqLen), "tokens", "sequence length");
+    out.full = replicated / r + T * ((beta + beta8) * q + two * beta * kv + mlp) / t + out.core / t;
+    out.input = beta * T * h / r;
+    switch (s.training.recompute) {
+    case Recompute::None:
+        out.stored = out.full;
+        out.note = "";
+        break;
+    case Recompute::Selective: // selective recompute drops core attention (Table 2)
+        out.stored = out.full - out.core / t;
+        out.note = "selective: core attention recomputed";
+        break;
+    case Recompute::Full:
+        out.stored = out.input;
+        out.note = "full recompute: only the layer input is kept";
+        break;
+    case Recompute::SelectiveOp: {
+        // torchtitan's op-level selective checkpointing (torchtitan/models/llama3/infra/parallelize.py, _save_list and
+        // _get_custom_policy): the layer's input is kept; of the outputs of aten.mm every other one is saved (the 1st,
+        // 3rd, ... in forward order wq, wk, wv, wo, w1, w3, w2: wq, wv, w1 and, gated, w2), and the attention kernel's
+        // output with its fp32 log-sum-exp; everything else is recomputed in backward.
+        X a0 = out.input + beta * T * (q + kv + f) / t;
+        if (m.mlp == Mlp::SwiGlu)
+            a0 = a0 + beta * T * h; // the 7th mm of a gated MLP: its local output
+        out.stored = a0 + (beta * T * q + lse * a * T) / t;
+        out.note = "op-level selective: layer input, every other matmul output, attention output and log-sum-exp kept";
+        break;
+    }
+    }
+    return out;
 }
 
 Shape makeShape(const Scenario& s)
@@ -138,48 +197,23 @@ Shape makeShape(const Scenario& s)
     const double T = seqLocal * b;
     sh.tokensPerMicroBatch = T;
     const double h = static_cast<double>(m.hidden);
-    const double q = sh.counts.qSize;
-    // GQA with fewer KV heads than TP ranks: each rank keeps a whole (replicated) KV head
-    // (docs/model.md §activations).
-    const double g = std::max(1, m.kvHeads);
-    const double kvPerRankShare = sh.counts.kvSize * std::max(g, t) / g;
-    const double a = m.heads;
-    const double f = static_cast<double>(m.ffnHidden);
     const bool sp = par.sequenceParallel && par.tp > 1;
-
-    // Generalised Korthikanti et al. 2022 per-layer activations (§4, Table 2; docs/model.md §activations),
-    // bytes per micro-batch.
     // Transformer Engine under FP8 saves each linear layer's input for its backward as the FP8 cast it fed the GEMM,
     // 1 byte (transformer_engine/pytorch/module/linear.py, layernorm_linear.py, layernorm_mlp.py: saved inputmat /
     // ln_out / fc2 input are the quantized tensors); torchao's Float8Linear (PyTorch stacks) saves the bf16 input
     // (torchao/float8/float8_linear.py).
     const double beta8 = s.training.precision == Precision::Fp8Mixed && !pytorchStack(s.training.framework) ? 1.0 : beta;
     sh.linearInputBytes = beta8;
-    // Replicated across TP ranks unless sequence parallel: two norm inputs, QKV input, fc1 input, dropout masks.
-    const double replicated = 2 * beta * T * h + beta8 * T * h + delta * T * h + beta8 * T * h + delta * T * h;
-    // Split across TP ranks: Q, K, V, out-projection input.
-    const double attnSplit = beta * T * q + 2 * beta * T * kvPerRankShare + beta8 * T * q;
     const double mlpMats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0; // gated: gate, up, product; plain: act in, fc2 in
-    const double denseMlpSplit = ((mlpMats - 1) * beta + beta8) * T * f; // the last one is fc2's input
-    // Core attention: eager keeps softmax output (β·as²b) and with dropout its mask and output (Korthikanti 5as²b);
-    // FlashAttention keeps only the fp32 log-sum-exp, 4 bytes per head per token (Dao et al. 2022 §3).
-    const double core = s.training.flashAttention
-        ? 4.0 * a * T
-        : (beta * a * T * s.training.seqLen + delta * (1 + beta) * a * T * s.training.seqLen);
     const double repDiv = sp ? t : 1.0;
-    const bool selective = s.training.recompute == Recompute::Selective;
     const bool full = s.training.recompute == Recompute::Full;
 
-    sh.layerActivationFull = replicated / repDiv + (attnSplit + denseMlpSplit + core) / t;
-    sh.layerInput = beta * T * h / repDiv;
-    if (full)
-        sh.layerActivation = sh.layerInput;
-    else if (selective)
-        sh.layerActivation = sh.layerActivationFull - core / t; // selective recompute drops core attention (Table 2)
-    else if (s.training.recompute == Recompute::SelectiveOp)
-        sh.layerActivation = selectiveOpActivation(s, sh, T);
-    else
-        sh.layerActivation = sh.layerActivationFull;
+    // Per-layer stored activations, bytes per micro-batch (layerActivation).
+    const LayerActivationOf<Fast> layer = layerActivation<Fast>(s, sh);
+    const double denseMlpSplit = layer.denseMlp.value();
+    sh.layerActivationFull = layer.full.value();
+    sh.layerInput = layer.input.value();
+    sh.layerActivation = layer.stored.value();
 
     if (m.isMoe()) {
         // MoE MLP: each token is copied to top-k experts (× capacity factor): expert input + intermediates,
@@ -275,424 +309,100 @@ double inFlight(const Scenario& s, int i, int64_t m)
     return std::min<double>(p - i, mb); // 1F1B: stage r holds p − r micro-batches (Narayanan §2.2)
 }
 
-LayerActivationText layerActivationText(const Scenario& s, const Shape& sh)
-{
-    // The same quantities as makeShape, written out: T = s·b/c tokens per micro-batch on a CP rank, r = t with
-    // sequence parallelism (else 1), kv = the KV width a TP rank keeps (whole heads when t > kv heads).
-    const ModelSpec& m = s.model;
-    const Parallelism& par = s.parallelism;
-    const double beta = sh.bytes.act, delta = s.training.dropout ? 1.0 : 0.0, t = par.tp;
-    const double g = std::max(1, m.kvHeads);
-    const double kv = sh.counts.kvSize * std::max(g, t) / g;
-    const double r = par.sequenceParallel && par.tp > 1 ? t : 1.0;
-    const double k = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0;
-    const double seq = static_cast<double>(s.training.seqLen), b = static_cast<double>(s.training.microBatch);
-    const std::string T = detail::substitute("({}/{}*{})", { seq, double(par.cp), b });
-    const std::string core = s.training.flashAttention
-        ? detail::substitute("4*{}*", { double(m.heads) }) + T
-        : detail::substitute("({}+{}*(1+{}))*{}*", { beta, delta, beta, double(m.heads) }) + T + "*" + exprNumber(seq);
-    const double b8 = sh.linearInputBytes;
-    const std::string full = T
-        + detail::substitute("*{}*(2*{}+2*{}+2*{})/{}", { double(m.hidden), beta, b8, delta, r }) + "+" + T
-        + detail::substitute("*({}*{}+{}*{}+2*{}*{}+(({}-1)*{}+{})*{})/{}", { beta, sh.counts.qSize, b8,
-                                 sh.counts.qSize, beta, kv, k, beta, b8, double(m.ffnHidden), t })
-        + "+" + core + "/" + exprNumber(t);
-    LayerActivationText out;
-    const char* stored = "A_full = T·h·(2β + 2β8 + 2δ)/r + T·((β + β8)·q + 2β·kv + ((k − 1)·β + β8)·f)/t + A_core/t, "
-                         "T = s·b/c, β8 = bytes of a saved linear input (1 with Transformer Engine FP8, else β), "
-                         "A_core = 4·a·T (FlashAttention: fp32 log-sum-exp) or (β + δ(1+β))·a·T·s (eager)";
-    switch (s.training.recompute) {
-    case Recompute::None:
-        out = { std::string(stored), full };
-        break;
-    case Recompute::Selective:
-        out = { std::string("A = A_full − A_core/t (selective: core attention recomputed); ") + stored,
-                "(" + full + ")-(" + core + ")/" + exprNumber(t) };
-        break;
-    case Recompute::Full:
-        out = { "A = β·T·h/r (full recompute: only the layer input is kept), T = s·b/c",
-                detail::substitute("{}*", { beta }) + T + detail::substitute("*{}/{}", { double(m.hidden), r }) };
-        break;
-    case Recompute::SelectiveOp: {
-        const bool gated = m.mlp == Mlp::SwiGlu;
-        out = { std::string("A = β·T·h/r + β·T·(q + kv + f)/t") + (gated ? " + β·T·h" : "")
-                    + " + (β·T·q + 4·a·T)/t (op-level selective: layer input, every other matmul output, attention "
-                      "output and log-sum-exp kept), T = s·b/c",
-                detail::substitute("{}*", { beta }) + T + detail::substitute("*{}/{}+{}*", { double(m.hidden), r, beta })
-                    + T + detail::substitute("*({}+{}+{})/{}", { sh.counts.qSize, kv, double(m.ffnHidden), t })
-                    + (gated ? detail::substitute("+{}*", { beta }) + T + "*" + exprNumber(double(m.hidden)) : "")
-                    + detail::substitute("+({}*", { beta }) + T + detail::substitute("*{}+4*{}*", { sh.counts.qSize,
-                    double(m.heads) }) + T + ")/" + exprNumber(t) };
-        break;
-    }
-    }
-    return out;
-}
-
 namespace {
-/// What stageMemory decided, for its terms.
-struct MemoryChoices {
-    double nDense, nExpert, inflight, buckets;
-    double fsdpReduce;                 ///< bytes per element of FSDP's reduce-scatter input
-    double root, head;                 ///< FSDP root parameters on this stage, the output layer's weight (per TP rank)
-    double headMb;                     ///< micro-batches whose head the last stage holds (m with GPipe, else 1)
-    double loss, workingSet;           ///< the two phases' transient activations
-    double gatheredLoss, gatheredBwd;  ///< the two phases' gathered parameters and unsharded gradients
-    double cachedLogits;               ///< the bf16 logits' block the allocator keeps reserved at the loss peak
-    double stepGrads;                  ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
-    double backwardTransient;          ///< activations and gathered units (with slack) of the forward/backward peak
-    bool shardParams, shardGrads, shardOptimizer, offOpt, offParam, deepspeed;
-    bool lossPhase;                    ///< the loss (end of forward) holds the peak, else a layer's backward
-    bool stepPhase;                    ///< the optimizer step holds the peak (no activations then)
-    bool pytorch;                      ///< a PyTorch-native stack (FSDP2, torch.distributed.pipelining)
-    int64_t m;
+/// One stage's memory as figures of type X (Fast: the value; Expr: with its formula), and the choices it made.
+template <class X> struct StageMemoryOf {
+    X parameters, gradients, optimizerStates, activations, gathered, buckets, overhead;
+    double host = 0, nvme = 0, slack = 0;
+    double stepGrads = 0;          ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
+    double backwardTransient = 0;  ///< activations and gathered units (with slack) of the forward/backward peak
+    double otherPhase = 0;         ///< the last stage: activations and gathered units of the phase that is not the peak
+    bool lossPhase = false;        ///< the loss (end of forward) holds the peak, else a layer's backward
+    bool stepPhase = false;        ///< the optimizer step holds the peak (no activations then)
+    bool workingSet = false;       ///< a layer's backward with full recompute: the re-materialised layer counts
+    bool cachedLogits = false;     ///< the bf16 logits' block the allocator keeps reserved at the loss peak
 };
 
-/// Ψ_d/N_d + Ψ_e/N_e (or Ψ_d + Ψ_e when unsharded) with bytes per parameter in front.
-std::string shardedText(double bytesPerParam, bool on, const StageShape& st, const MemoryChoices& c)
+template <class X>
+StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex,
+                               const ShardDegrees& l, int64_t m)
 {
-    return on ? substitute("{}*({}/{}+{}/{})", { bytesPerParam, st.dense, c.nDense, st.expert, c.nExpert })
-              : substitute("{}*({}+{})", { bytesPerParam, st.dense, st.expert });
-}
-
-void addMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, const MemoryBreakdown& mem,
-                    const MemoryChoices& c, std::vector<Term>& out)
-{
-    const auto& B = sh.bytes;
-    const std::string zeroSource = "Rajbhandari et al., ZeRO (SC'20) §3.1, §5.1, Table 1";
-    const std::vector<TermInput> psi = {
-        { "Ψ_d", st.dense, "parameters", "dense parameters of this pipeline stage on one TP rank" },
-        { "N_d", c.nDense, "", "GPUs sharding them (dp·cp, or the hybrid shard group)" },
-        { "Ψ_e", st.expert, "parameters", "routed-expert parameters of this stage on one TP·EP rank" },
-        { "N_e", c.nExpert, "", "GPUs sharding the experts (dp·cp/ep, or the shard group)" },
-    };
-    auto withBytes = [&](const char* name, double bytes, const char* meaning) {
-        std::vector<TermInput> in = psi;
-        in.insert(in.begin(), { name, bytes, "B/parameter", meaning });
-        return in;
-    };
-
-    // Parameters.
-    {
-        Term t = makeTerm("memory.parameters", TermGroup::Memory, "Parameters", mem.parameters, "B");
-        if (c.offParam) {
-            t.formula = "0 (parameters offloaded to the host)";
-            t.expression = "0";
-        } else {
-            t.formula = c.shardParams ? "(w + w8)·(Ψ_d/N_d + Ψ_e/N_e)" : "(w + w8)·(Ψ_d + Ψ_e)";
-            t.expression = shardedText(B.w + B.fp8Cache, c.shardParams, st, c);
-        }
-        t.inputs = withBytes("w + w8", B.w + B.fp8Cache, "weight bytes (+ FP8 weight and transpose copies)");
-        t.source = zeroSource + "; NVIDIA Transformer Engine FP8 weight caches";
-        t.anchor = "model-states";
-        out.push_back(std::move(t));
-    }
-    // Gradients.
-    {
-        Term t = makeTerm("memory.gradients", TermGroup::Memory, "Gradients", mem.gradients, "B");
-        if (c.offOpt) {
-            t.formula = "0 (gradients reduced into host memory: ZeRO-Offload)";
-            t.expression = "0";
-        } else {
-            const bool g32 = B.grOpt > 0 && (c.stepGrads == 0 || c.stepPhase);
-            const std::string g32Text = c.shardOptimizer ? "g32·(Ψ_d/N_d + Ψ_e/N_e)" : "g32·(Ψ_d + Ψ_e)";
-            t.formula = std::string(c.shardGrads ? "g·(Ψ_d/N_d + Ψ_e/N_e)" : "g·(Ψ_d + Ψ_e)") + (g32 ? " + " + g32Text : "");
-            if (c.stepGrads > 0)
-                t.formula += c.stepPhase
-                    ? " (peak phase: the optimizer step, where the fp32 main gradients exist; activations are freed)"
-                    : " (the fp32 main gradients, " + g32Text + " = " + exprNumber(c.stepGrads)
-                        + " B, exist only at the optimizer step, when the activations are freed: below this peak's "
-                        + exprNumber(c.backwardTransient) + " B of activations and gathered units)";
-            t.expression = shardedText(B.gr, c.shardGrads, st, c);
-            if (g32)
-                t.expression += "+" + shardedText(B.grOpt, c.shardOptimizer, st, c);
-            if (c.deepspeed && s.parallelism.sharding == Sharding::Zero3) {
-                t.formula += " − g·(Ψ_d/N_d + Ψ_e/N_e) (DeepSpeed's estimator counts fp16 grads as transient)";
-                t.expression += "-" + shardedText(B.gr, true, st, c);
-            }
-        }
-        t.inputs = withBytes("g", B.gr, "gradient bytes per parameter");
-        if (B.grOpt > 0)
-            t.inputs.push_back({ "g32", B.grOpt, "B/parameter", "fp32 gradient partition sharded with the optimizer" });
-        t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md"
-            + (c.stepGrads > 0 ? "; megatron/core/optimizer/optimizer.py (_copy_model_grads_to_main_grads, zero_grad)" : "");
-        t.anchor = "model-states";
-        out.push_back(std::move(t));
-    }
-    // Optimizer states.
-    {
-        Term t = makeTerm("memory.optimizer_states", TermGroup::Memory, "Optimizer states", mem.optimizerStates, "B");
-        if (c.offOpt) {
-            t.formula = "0 (master weights and moments on the host or NVMe)";
-            t.expression = "0";
-        } else {
-            t.formula = c.shardOptimizer ? "(m + o)·(Ψ_d/N_d + Ψ_e/N_e)" : "(m + o)·(Ψ_d + Ψ_e)";
-            t.expression = shardedText(B.mw + B.os, c.shardOptimizer, st, c);
-        }
-        t.inputs = withBytes("m + o", B.mw + B.os, "fp32 master weights + optimizer moments per parameter");
-        t.source = zeroSource;
-        t.anchor = "model-states";
-        out.push_back(std::move(t));
-    }
-    // Activations.
-    {
-        const LayerActivationText layer = layerActivationText(s, sh);
-        Term t = makeTerm("memory.activations", TermGroup::Memory, "Activations", mem.activations, "B");
-        const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
-        const bool full = s.training.recompute == Recompute::Full && st.layers > 0;
-        const std::string other = !st.head ? ""
-            : c.lossPhase ? substitute(" (a layer's backward: {} B of working set and gathered parameters)",
-                                       { c.workingSet + c.gatheredBwd })
-                          : substitute(" (the loss: {} B of logits and gathered parameters)", { c.loss + c.gatheredLoss });
-        const std::string phase = c.lossPhase
-            ? "; peak phase: the loss, at the end of the last forward" + other
-            : std::string("; peak phase: a layer's backward") + (full ? ", with its re-materialised layer" : "") + other;
-        t.formula = "n·(L·A + L_moe·A_moe)" + std::string(st.embedding ? " + n·A_emb" : "")
-            + (st.head ? (gpipe ? " + m·A_in" : " + A_in") : "")
-            + (c.lossPhase ? (gpipe ? " + m·A_loss" : " + A_loss") : (full ? " + A_full + A_moe,full + 2·G_tp" : ""))
-            + phase + "; " + layer.formula;
-        std::string e = substitute("{}*({}*(", { c.inflight, double(st.layers) }) + layer.expression
-            + substitute(")+{}*{})", { double(st.moeLayers), sh.moeLayerExtra });
-        if (st.embedding)
-            e += substitute("+{}*{}", { c.inflight, sh.embeddingActivation });
-        if (st.head)
-            e += substitute("+{}*{}", { sh.headInputs, c.headMb });
-        if (c.lossPhase)
-            e += substitute("+{}*{}", { sh.lossPeak, c.headMb });
-        else if (full)
-            e += substitute("+{}+{}+2*{}", { sh.layerActivationFull, st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0,
-                                             sh.tpGatheredInput });
-        t.expression = e;
-        const auto& par = s.parallelism;
-        t.inputs = {
-            { "n", c.inflight, "micro-batches", "micro-batches in flight on this stage at its peak (pipeline schedule)" },
-            { "L", double(st.layers), "layers", "transformer layers on this stage" },
-            { "s", double(s.training.seqLen), "tokens", "sequence length" },
-            { "b", double(s.training.microBatch), "sequences", "micro-batch" },
-            { "c", double(par.cp), "", "context-parallel degree (splits the sequence)" },
-            { "t", double(par.tp), "", "tensor-parallel degree" },
-            { "r", par.sequenceParallel && par.tp > 1 ? double(par.tp) : 1.0, "",
-              "sequence-parallel divisor of the replicated parts (t with SP, else 1)" },
-            { "h", double(s.model.hidden), "", "hidden size" },
-            { "a", double(s.model.heads), "", "attention heads" },
-            { "q", sh.counts.qSize, "", "query width (heads × head dim)" },
-            { "kv", sh.counts.kvSize * std::max<double>(std::max(1, s.model.kvHeads), par.tp) / std::max(1, s.model.kvHeads),
-              "", "key/value width a TP rank keeps (GQA: kv heads × head dim, whole heads per rank)" },
-            { "f", double(s.model.ffnHidden), "", "MLP hidden size" },
-            { "k", s.model.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)" },
-            { "β", sh.bytes.act, "B", "bytes per activation element" },
-            { "β8", sh.linearInputBytes, "B",
-              "bytes per saved linear-layer input element (1: Transformer Engine keeps the FP8 cast; else β)" },
-            { "δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)" },
-            { "A_moe", sh.moeLayerExtra, "B", "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)" },
-            { "L_moe", double(st.moeLayers), "layers", "MoE layers on this stage" },
-        };
-        if (st.embedding)
-            t.inputs.push_back({ "A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t" });
-        if (st.head)
-            t.inputs.push_back({ "A_in", sh.headInputs, "B",
-                                 "final-norm and output-layer inputs, 2·β·T·h/r + G_tp (PyTorch TP saves the gathered "
-                                 "input of the output layer)" });
-        if (st.head || full)
-            t.inputs.push_back({ "G_tp", sh.tpGatheredInput, "B",
-                                 "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
-                                 "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)" });
-        if (c.lossPhase)
-            t.inputs.push_back({ "A_loss", sh.lossPeak, "B",
-                                 "logits and loss intermediates at the loss peak, ℓ·T·V/t with ℓ = "
-                                     + exprNumber(sh.logitBytes)
-                                     + " B per local logit (framework profile: logit_bytes, logit_bytes_tp when t > 1)" });
-        else if (full)
-            t.inputs.push_back({ "A_full", sh.layerActivationFull, "B",
-                                 "the layer re-materialised for its backward (full recompute): every activation it "
-                                 "stores without recompute" });
-        t.source = "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models (MLSys'23) "
-                   "Eq. 2 and Table 2, generalised; Dao et al., FlashAttention (NeurIPS'22) §3.1; Narayanan et al. "
-                   "(SC'21) §2.2 (micro-batches in flight); megatron/core/tensor_parallel/cross_entropy.py, "
-                   "torch/distributed/tensor/parallel/loss.py (loss peak); torch/utils/checkpoint.py (re-materialised "
-                   "layer)";
-        if (c.stepPhase) {
-            t.formula = "0 (peak phase: the optimizer step, after backward has freed them; with the gathered units "
-                        "they peak at " + exprNumber(c.backwardTransient) + " B with slack, less than the fp32 main "
-                        "gradients made at the step)";
-            t.expression = "0";
-        }
-        t.anchor = "activations";
-        out.push_back(std::move(t));
-    }
-    // Gathered parameters.
-    {
-        Term t = makeTerm("memory.gathered_parameters", TermGroup::Memory, "Gathered parameters", mem.gatheredParameters, "B");
-        const double U = sh.unitParams;
-        t.inputs = { { "U", U, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)" },
-                     { "w", B.w, "B/parameter", "weight bytes" }, { "g", B.gr, "B/parameter", "gradient bytes" } };
-        switch (s.parallelism.sharding) {
-        case Sharding::Zero3:
-            if (c.deepspeed) {
-                t.formula = "4·U (DeepSpeed estimator: fp16 parameters and gradients of the largest layer)";
-                t.expression = substitute("4*{}", { U });
-            } else {
-                t.formula = "w·U + w·min(U, P) + g·U (current unit, prefetch bucket, unsharded gradients)";
-                t.expression = substitute("{}*{}+{}*{}+{}*{}", { B.w, U, B.w, std::min(U, kDsPrefetchBucket), B.gr, U });
-                t.inputs.push_back({ "P", kDsPrefetchBucket, "parameters", "stage3_prefetch_bucket_size" });
-            }
-            t.source = "deepspeed/runtime/zero/stage3.py; deepspeed/runtime/zero/config.py";
-            break;
-        case Sharding::FsdpFull:
-        case Sharding::FsdpHybrid:
-            if (c.pytorch && s.parallelism.pp > 1) {
-                t.inputs.push_back({ "r", c.fsdpReduce, "B/parameter", "bytes of FSDP's reduce-scatter input (reduce dtype)" });
-                t.formula = "(w + r)·(Ψ_d + Ψ_e) (pipeline stages stay unsharded all step, with their gradients "
-                            "accumulated unsharded in the reduce dtype until the last micro-batch)";
-                t.expression = substitute("({}+{})*({}+{})", { B.w, c.fsdpReduce, st.dense, st.expert });
-                t.inputs.push_back({ "Ψ_d + Ψ_e", st.dense + st.expert, "parameters", "this stage's parameters on one TP rank" });
-                t.source = "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp: reshard_after_forward=False with "
-                           "PP); torch/distributed/pipelining/stage.py (backward_maybe_with_nosync); "
-                           "torch/distributed/fsdp/_fully_shard/_fsdp_param.py (to_accumulated_grad_if_needed)";
-            } else {
-                const double Ul = sh.layerUnitParams;
-                t.inputs = { { "U_l", Ul, "parameters", "one transformer layer on one GPU (an FSDP unit)" },
-                             { "R", c.root, "parameters", "the FSDP root on this stage: embedding and output layer, ÷t" },
-                             { "H", c.head, "parameters", "the output layer's weight, ÷t (its gradient lives all backward)" },
-                             { "w", B.w, "B/parameter", "weight bytes" },
-                             { "r", c.fsdpReduce, "B/parameter", "bytes of FSDP's reduce-scatter input (reduce dtype)" } };
-                if (c.lossPhase) {
-                    t.formula = "w·(R + U_l) (at the loss: the root, not resharded after forward, and the last block)";
-                    t.expression = substitute("{}*({}+{})", { B.w, c.root, Ul });
-                } else {
-                    t.formula = "w·(R + H) + 3·w·U_l + r·U_l (in backward: the root and the output layer's gradient; "
-                                "the layer being differentiated, the prefetched one, its unsharded gradients; the "
-                                "previous layer's reduce-scatter input in the reduce dtype)";
-                    t.expression = substitute("{}*({}+{})+3*{}*{}+{}*{}", { B.w, c.root, c.head, B.w, Ul, c.fsdpReduce, Ul });
-                }
-                t.source = "torch/distributed/fsdp/_fully_shard/_fully_shard.py (the root is not resharded after "
-                           "forward); _fsdp_param_group.py (post_backward: reduce_scatter_state held until the next "
-                           "unit's); _fsdp_collectives.py (foreach_reduce: reduce_scatter_input in reduce_dtype); "
-                           "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp)";
-            }
-            break;
-        case Sharding::FsdpGradOp:
-            t.formula = "w·(Ψ_d + Ψ_e) + w·U (SHARD_GRAD_OP keeps every unit gathered until backward)";
-            t.expression = substitute("{}*({}+{})+{}*{}", { B.w, st.dense, st.expert, B.w, U });
-            t.source = "torch/distributed/fsdp/api.py (ShardingStrategy.SHARD_GRAD_OP)";
-            break;
-        default:
-            t.formula = "0 (parameters are not sharded)";
-            t.expression = "0";
-            t.source = zeroSource;
-            break;
-        }
-        if (c.stepPhase) {
-            t.formula = "0 (peak phase: the optimizer step, no unit gathered)";
-            t.expression = "0";
-        }
-        t.anchor = "gathered-parameters";
-        out.push_back(std::move(t));
-    }
-    // Communication buffers (the framework's buckets here; evaluate adds NCCL's buffers to this term).
-    {
-        Term t = makeTerm("memory.communication_buffers", TermGroup::Memory, "Communication buffers", mem.communicationBuffers, "B");
-        t.formula = "B_buckets (framework gradient/parameter buckets)";
-        t.expression = exprNumber(c.buckets);
-        t.inputs = { { "B_buckets", c.buckets, "B",
-                       "DDP buckets (r·Ψ: every gradient), DeepSpeed 2 reduce + 1 all-gather buckets, or 0" } };
-        t.source = "torch/nn/parallel/distributed.py (bucket_cap_mb = 25); deepspeed/runtime/zero/config.py "
-                   "(reduce_bucket_size, allgather_bucket_size = 5e8)";
-        t.anchor = "communication-buffers";
-        out.push_back(std::move(t));
-    }
-    // Framework overhead.
-    {
-        Term t = makeTerm("memory.framework_overhead", TermGroup::Memory, "Framework overhead", mem.frameworkOverhead, "B");
-        t.formula = std::string("C_cuda + σ·(activations + gathered + buckets)")
-            + (c.cachedLogits > 0 ? " + β·T·V/t (the bf16 logits' block, cached but too small for the loss's fp32 "
-                                    "gradients)"
-                                  : "")
-            + " + M_fw + misc";
-        t.expression = substitute("{}+{}*({}+{}+{})", { kCudaContextBytes, s.profile.allocatorSlack, mem.activations,
-                                                        mem.gatheredParameters, mem.communicationBuffers });
-        if (c.cachedLogits > 0)
-            t.expression += substitute("+{}*{}*{}", { sh.bytes.act, sh.localLogits, c.headMb });
-        t.expression += substitute("+{}+{}", { s.profile.memoryOverheadBytes, s.cluster.miscBytes });
-        t.inputs = { { "C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images" },
-                     { "σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)" },
-                     { "M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)" },
-                     { "misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)" } };
-        if (c.cachedLogits > 0)
-            t.inputs.push_back({ "T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank" });
-        t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
-                   "PyTorch CUDA semantics (context and caching allocator); c10/cuda/CUDACachingAllocator.cpp "
-                   "(segments never merge; a request takes a free block at least its size)";
-        t.anchor = "framework-overhead";
-        out.push_back(std::move(t));
-    }
-}
-} // namespace
-
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
-                            int64_t m, double* hostPerGpu, double* nvmePerGpu, std::vector<Term>* terms)
-{
-    MemoryBreakdown mem;
+    StageMemoryOf<X> mem;
     const auto& B = sh.bytes;
     const Sharding shard = s.parallelism.sharding;
     const bool ds = s.training.accounting == Accounting::DeepSpeed;
+    const X zero = X::constant(0);
     // Sharding degree: the dense data-parallel group folds in CP (Megatron-LM distributed optimizer);
     // experts shard over the expert data-parallel group dp·cp/ep; fsdp-hybrid shards inside its group only.
-    const double nDense = l.shardGroup;
-    const double nExpert = std::min(l.expertDp, l.shardGroup);
-    auto sharded = [&](bool on, double bytesPerParam) {
-        return bytesPerParam * (on ? st.dense / nDense + st.expert / nExpert : st.dense + st.expert);
-    };
+    const X psiD = X::input("Ψ_d", st.dense, "parameters", "dense parameters of this pipeline stage on one TP rank");
+    const X nD = X::input("N_d", l.shardGroup, "", "GPUs sharding them (dp·cp, or the hybrid shard group)");
+    const X psiE = X::input("Ψ_e", st.expert, "parameters", "routed-expert parameters of this stage on one TP·EP rank");
+    const X nE = X::input("N_e", std::min(l.expertDp, l.shardGroup), "",
+                          "GPUs sharding the experts (dp·cp/ep, or the shard group)");
+    const X perGpu = psiD / nD + psiE / nE, whole = psiD + psiE;
+    auto sharded = [&](bool on, const X& bytesPerParam) { return bytesPerParam * (on ? perGpu : whole); };
     const double psi = st.dense + st.expert;
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
     const bool offParam = s.offload.parameters != OffloadTarget::None;
     const bool sp = shardsParams(shard), sg = shardsGrads(shard), so = shardsOptimizer(shard);
+    const bool megatron = s.training.accounting == Accounting::Megatron;
 
     // Model states (ZeRO paper §5): each component divided by the degree that shards it.
-    mem.parameters = offParam ? 0.0 : sharded(sp, B.w + B.fp8Cache);
-    mem.gradients = sharded(sg, B.gr) + sharded(so, B.grOpt);
-    mem.optimizerStates = sharded(so, B.mw + B.os);
-    double host = 0, nvme = 0;
+    const X w = X::input("w", B.w, "B/parameter", "weight bytes");
+    const X g = X::input("g", B.gr, "B/parameter", "gradient bytes per parameter");
+    const X g32 = X::input("g32", B.grOpt, "B/parameter", "fp32 gradient partition sharded with the optimizer");
+    mem.parameters = offParam
+        ? zero
+        : sharded(sp, X::input("w + w8", B.w + B.fp8Cache, "B/parameter", "weight bytes (+ FP8 weight and transpose copies)"));
+    const X gradients = sharded(sg, g);
+    const X grad32 = sharded(so, g32);
+    const X optimizer = sharded(so, X::input("m + o", B.mw + B.os, "B/parameter",
+                                             "fp32 master weights + optimizer moments per parameter"));
+    // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
+    // megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads; the distributed optimizer's shard the
+    // same, distrib_optimizer.py) and drops them at the next step's zero_grad(set_to_none=True): they never coexist
+    // with activations. The optimizer step is a third phase, with the model states and those gradients only.
+    mem.stepGrads = megatron && s.training.precision == Precision::Fp16Mixed && !offOpt ? grad32.value() : 0.0;
     if (offOpt) {
         // ZeRO-Offload (Ren et al. §4): gradients, master weights and optimizer states live on the host;
         // only the half-precision parameters stay on the GPU.
-        const double moved = mem.gradients + mem.optimizerStates;
-        (s.offload.optimizer == OffloadTarget::Cpu ? host : nvme) += moved;
-        mem.gradients = 0;
-        mem.optimizerStates = 0;
+        const double moved = gradients.value() + grad32.value() + optimizer.value();
+        (s.offload.optimizer == OffloadTarget::Cpu ? mem.host : mem.nvme) += moved;
+        mem.gradients = zero;
+        mem.optimizerStates = zero;
+    } else {
+        mem.optimizerStates = optimizer;
     }
     if (offParam)
-        (s.offload.parameters == OffloadTarget::Cpu ? host : nvme) += sharded(true, B.w);
-    if (ds && shard == Sharding::Zero3) {
-        // DeepSpeed's ZeRO-3 estimator keeps only fp16 params + fp32 (params, grads, moments) = 18Ψ/N;
-        // the fp16 grads are transient, inside the 4·largest-layer term (deepspeed/runtime/zero/stage3.py).
-        if (!offOpt)
-            mem.gradients -= sharded(true, B.gr);
-    }
+        (s.offload.parameters == OffloadTarget::Cpu ? mem.host : mem.nvme) += sharded(true, w).value();
 
     // Transient gathered parameters and unsharded gradients (torch/distributed/fsdp/api.py;
     // deepspeed/runtime/zero/stage3.py), in each of the two phases that can hold the peak: the loss (end of a
     // forward) and a layer's backward.
-    const double U = sh.unitParams;
+    const X U = X::input("U", sh.unitParams, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)");
     const bool ptStack = pytorchStack(s.training.framework);
     // FSDP reduce-scatters in the reduce dtype: torchtitan's mixed_precision_reduce is float32, its only choice
     // (torchtitan/config_manager.py); FSDP2 up-casts the unsharded gradients into it (torch/distributed/fsdp/
     // _fully_shard/_fsdp_collectives.py, foreach_reduce: reduce_scatter_input in reduce_dtype).
-    const double rFsdp = ptStack ? kFsdpReduceBytes : B.reduce;
+    const X rFsdp = X::input("r", ptStack ? kFsdpReduceBytes : B.reduce, "B/parameter",
+                             "bytes of FSDP's reduce-scatter input (reduce dtype)");
     // The FSDP root on this stage (its embedding and output layer, per TP rank) and the output layer's weight, whose
     // gradient (the tied embedding's when tied) is made at the start of backward.
     const auto& cnt = sh.counts;
     const double outputWeight = cnt.head > 0 ? cnt.head : cnt.embedding;
     const bool ownOutput = st.head && (cnt.head > 0 || !st.embedding); // tied, one stage: the embedding is the output
-    const double root = ((st.embedding ? cnt.embedding : 0.0) + (ownOutput ? outputWeight : 0.0)) / sh.tp;
-    const double head = st.head ? outputWeight / sh.tp : 0.0;
-    double gatheredLoss = 0, gatheredBwd = 0;
+    const X root = X::input("R", ((st.embedding ? cnt.embedding : 0.0) + (ownOutput ? outputWeight : 0.0)) / sh.tp,
+                            "parameters", "the FSDP root on this stage: embedding and output layer, ÷t");
+    const X head = X::input("H", st.head ? outputWeight / sh.tp : 0.0, "parameters",
+                            "the output layer's weight, ÷t (its gradient lives all backward)");
+    X gatheredLoss = zero, gatheredBwd = zero;
     switch (shard) {
     case Sharding::Zero3:
-        if (ds)
-            gatheredBwd = 4.0 * U; // 2 B fp16 params + 2 B fp16 grads of the largest layer
+        if (ds) // 2 B fp16 params + 2 B fp16 grads of the largest layer
+            gatheredBwd = X::constant(4) * U;
         else // current unit + stage3_prefetch_bucket_size elements prefetched + the unit's unsharded grads
-            gatheredBwd = B.w * U + B.w * std::min(U, kDsPrefetchBucket) + B.gr * U;
+            gatheredBwd = w * U + w * min(U, X::input("P", kDsPrefetchBucket, "parameters", "stage3_prefetch_bucket_size"))
+                + g * U;
         gatheredLoss = gatheredBwd;
         break;
     case Sharding::FsdpFull:
@@ -703,7 +413,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
             // (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync): FSDP2 accumulates the unsharded
             // gradients in the reduce dtype (_fsdp_param.py, to_accumulated_grad_if_needed). The whole stage stays
             // unsharded, with its fp32 gradients, for the whole step.
-            gatheredBwd = (B.w + rFsdp) * psi;
+            gatheredBwd = (w + rFsdp) * whole;
             gatheredLoss = gatheredBwd;
         } else {
             // Units: each layer (U_l), and the root (embedding and output layer, R), which FSDP does not reshard after
@@ -714,100 +424,266 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
             // previous layer's reduce-scatter input, held until this layer's post_backward (_fsdp_param_group.py,
             // post_backward: comm_ctx.reduce_scatter_state). End of forward: + the last block, which torchtitan keeps
             // unsharded (apply_fsdp: reshard_after_forward=False for it).
-            const double Ul = sh.layerUnitParams;
-            gatheredBwd = B.w * (root + head) + kFsdpGatheredUnits * B.w * Ul + rFsdp * Ul;
-            gatheredLoss = B.w * (root + Ul);
+            const X Ul = X::input("U_l", sh.layerUnitParams, "parameters", "one transformer layer on one GPU (an FSDP unit)");
+            gatheredBwd = w * (root + head) + X::constant(kFsdpGatheredUnits) * w * Ul + rFsdp * Ul;
+            gatheredLoss = w * (root + Ul);
         }
         break;
     case Sharding::FsdpGradOp:
         // SHARD_GRAD_OP: every unit stays unsharded from its forward to the end of backward, + one unit's grads
-        gatheredBwd = B.w * psi + B.w * U;
+        gatheredBwd = w * whole + w * U;
         gatheredLoss = gatheredBwd;
         break;
     default: break;
     }
 
-    // Communication buffers: framework buckets + NCCL channel buffers.
-    double buckets = 0;
-    const bool megatron = s.training.accounting == Accounting::Megatron;
+    // Communication buffers: framework buckets (evaluate adds NCCL's channel buffers).
     // Megatron-Core's DDP and distributed optimizer reduce their contiguous grad buffer in place
     // (megatron/core/distributed/param_and_grad_buffer.py): no bucket copies, with Megatron's accounting or on the
     // Megatron framework unless DeepSpeed's accounting is asked for.
     const bool inPlaceGrads = megatron || (s.training.framework == Framework::Megatron && !ds);
+    const X psiX = X::input("Ψ", psi, "parameters", "this stage's parameters on one TP rank");
+    const X rBucket = X::input("r", B.reduce, "B", "bytes per gradient element in the data-parallel reduction");
+    const X reduceBucket = X::input("B_r", kDsReduceBucket, "elements", "DeepSpeed reduce_bucket_size");
+    mem.buckets = zero;
     switch (shard) {
     case Sharding::Ddp:
         // PyTorch DDP copies gradients into buckets (gradient_as_bucket_view=False by default,
         // torch/nn/parallel/distributed.py). A single data-parallel rank (dp·cp = 1) runs without DDP: no buckets.
-        buckets = inPlaceGrads || l.dpcp <= 1 ? 0.0 : B.reduce * psi; // every gradient, however many buckets
+        if (!inPlaceGrads && l.dpcp > 1)
+            mem.buckets = rBucket * psiX; // every gradient, however many buckets
         break;
     case Sharding::Zero1:
     case Sharding::Zero2:
         // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); the reduce bucket is double
         // with overlap_comm, which the time model assumes (deepspeed/runtime/zero/config.py).
         if (!inPlaceGrads)
-            buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce + std::min(kDsAllgatherBucket, psi) * B.w;
+            mem.buckets = X::constant(2) * min(reduceBucket, psiX) * rBucket
+                + min(X::input("B_ag", kDsAllgatherBucket, "elements", "DeepSpeed allgather_bucket_size"), psiX) * w;
         break;
     case Sharding::Zero3:
-        buckets = 2 * std::min(kDsReduceBucket, psi) * B.reduce; // overlap_comm is on by default at stage 3
+        mem.buckets = X::constant(2) * min(reduceBucket, psiX) * rBucket; // overlap_comm is on by default at stage 3
         break;
     default: break;
     }
-    mem.communicationBuffers = buckets;
 
     // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
     // stages.
-    const double inflight = inFlight(s, stageIndex, m);
-    const double headMb = s.parallelism.schedule == PpSchedule::GPipe ? static_cast<double>(m) : 1.0;
-    double stored = inflight * (st.layers * sh.layerActivation + st.moeLayers * sh.moeLayerExtra);
+    const X n = X::input("n", inFlight(s, stageIndex, m), "micro-batches",
+                         "micro-batches in flight on this stage at its peak (pipeline schedule)");
+    const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
+    const X headMb = gpipe ? X::input("m", static_cast<double>(m), "micro-batches", "micro-batches per step (GPipe keeps "
+                                                                                     "every one's output layer)")
+                           : X::constant(1);
+    X A = X::constant(sh.layerActivation);
+    if constexpr (std::is_same_v<X, Expr>)
+        A = X::named("A", layerActivation<Expr>(s, sh).stored, "B", "stored bytes of one layer, one micro-batch");
+    X stored = n * (X::input("L", double(st.layers), "layers", "transformer layers on this stage") * A
+                    + X::input("L_moe", double(st.moeLayers), "layers", "MoE layers on this stage")
+                        * X::input("A_moe", sh.moeLayerExtra, "B",
+                                   "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)"));
     if (st.embedding)
-        stored += inflight * sh.embeddingActivation;
+        stored = stored + n * X::input("A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t");
+    const X gTp = X::input("G_tp", sh.tpGatheredInput, "B",
+                           "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
+                           "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)");
     if (st.head)
-        stored += sh.headInputs * headMb;
+        stored = stored + X::input("A_in", sh.headInputs, "B", "final-norm and output-layer inputs, 2·β·T·h/r + G_tp "
+                                                               "(PyTorch TP saves the gathered input of the output layer)")
+                * headMb;
     // The peak is the larger of two phases that never coexist (docs/model.md §peak-phase): the loss, at the end of
     // the last forward, with the logits and the loss intermediates; and a layer's backward, with full recompute the
     // re-materialised layer (the loss's buffers are freed before the first layer's backward starts).
-    const double loss = st.head ? sh.lossPeak * headMb : 0.0;
-    const double workingSet = s.training.recompute == Recompute::Full && st.layers > 0
-        ? sh.layerActivationFull + (st.moeLayers > 0 ? sh.moeLayerExtraFull : 0.0) + 2 * sh.tpGatheredInput
-        : 0.0;
-    const bool lossPhase = st.head && loss + gatheredLoss > workingSet + gatheredBwd;
-    mem.activations = stored + (lossPhase ? loss : workingSet);
-    mem.gatheredParameters = lossPhase ? gatheredLoss : gatheredBwd;
-    // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
-    // megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads; the distributed optimizer's shard the
-    // same, distrib_optimizer.py) and drops them at the next step's zero_grad(set_to_none=True): they never coexist
-    // with activations. The optimizer step is a third phase, with the model states and those gradients only.
-    const double stepGrads = megatron && s.training.precision == Precision::Fp16Mixed && !offOpt ? sharded(so, B.grOpt) : 0.0;
-    mem.gradients -= stepGrads;
-    const double backwardTransient = (1 + s.profile.allocatorSlack) * (mem.activations + mem.gatheredParameters);
-    const bool stepPhase = stepGrads > backwardTransient;
-    if (stepPhase) {
-        mem.gradients += stepGrads;
-        mem.activations = 0;
-        mem.gatheredParameters = 0;
+    const X loss = st.head ? X::input("A_loss", sh.lossPeak, "B",
+                                      "logits and loss intermediates at the loss peak, ℓ·T·V/t (ℓ: framework profile "
+                                      "logit_bytes, logit_bytes_tp when t > 1)")
+            * headMb
+                           : zero;
+    mem.workingSet = s.training.recompute == Recompute::Full && st.layers > 0;
+    X workingSet = zero;
+    if (mem.workingSet) {
+        workingSet = X::input("A_full", sh.layerActivationFull, "B",
+                              "the layer re-materialised for its backward (full recompute): every activation it "
+                              "stores without recompute");
+        if (st.moeLayers > 0)
+            workingSet = workingSet + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "the same for an MoE layer's extra");
+        workingSet = workingSet + X::constant(2) * gTp;
+    }
+    mem.lossPhase = st.head && loss.value() + gatheredLoss.value() > workingSet.value() + gatheredBwd.value();
+    mem.otherPhase = mem.lossPhase ? workingSet.value() + gatheredBwd.value() : loss.value() + gatheredLoss.value();
+    mem.activations = mem.lossPhase ? stored + loss : mem.workingSet ? stored + workingSet : stored;
+    mem.gathered = mem.lossPhase ? gatheredLoss : gatheredBwd;
+    const X slackRate = X::input("σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)");
+    mem.backwardTransient = (1 + slackRate.value()) * (mem.activations.value() + mem.gathered.value());
+    mem.stepPhase = mem.stepGrads > mem.backwardTransient;
+    // Gradients: the fp32 main gradients of Megatron's fp16 optimizer count only at the step.
+    mem.gradients = offOpt ? zero : B.grOpt > 0 && (mem.stepGrads == 0 || mem.stepPhase) ? gradients + grad32 : gradients;
+    // DeepSpeed's ZeRO-3 estimator keeps only fp16 params + fp32 (params, grads, moments) = 18Ψ/N;
+    // the fp16 grads are transient, inside the 4·largest-layer term (deepspeed/runtime/zero/stage3.py).
+    if (ds && shard == Sharding::Zero3 && !offOpt)
+        mem.gradients = mem.gradients - sharded(true, g);
+    if (mem.stepPhase) {
+        mem.activations = zero;
+        mem.gathered = zero;
     }
     // The caching allocator never merges blocks of separate cudaMalloc segments and serves a request from a free block
     // at least its size (c10/cuda/CUDACachingAllocator.cpp): a PyTorch loss that up-casts (more than the logits and one
     // gradient of their dtype per logit, ℓ > 2β) frees the bf16 logits' block before its fp32 gradients ask for blocks
     // twice that size, so it stays reserved, unused, at the loss peak.
-    const double cachedLogits = lossPhase && !stepPhase && ptStack && sh.logitBytes > 2 * B.act ? B.act * sh.localLogits * headMb : 0.0;
-
-    const double slack = s.profile.allocatorSlack * (mem.activations + mem.gatheredParameters + mem.communicationBuffers)
-        + cachedLogits;
-    mem.frameworkOverhead = kCudaContextBytes + slack + s.profile.memoryOverheadBytes + s.cluster.miscBytes;
-    mem.reservedPeak = mem.total() - kCudaContextBytes - s.cluster.miscBytes;
-    mem.allocatedPeak = mem.reservedPeak - slack;
-    if (hostPerGpu)
-        *hostPerGpu = host;
-    if (nvmePerGpu)
-        *nvmePerGpu = nvme;
-    if (terms)
-        addMemoryTerms(s, sh, st, mem,
-                       { nDense, nExpert, inflight, buckets, rFsdp, root, head, headMb, loss, workingSet, gatheredLoss,
-                         gatheredBwd, cachedLogits, stepGrads, backwardTransient,
-                         sp, sg, so, offOpt, offParam, ds, lossPhase, stepPhase, ptStack, m },
-                       *terms);
+    mem.cachedLogits = mem.lossPhase && !mem.stepPhase && ptStack && sh.logitBytes > 2 * B.act;
+    X slack = slackRate
+        * (X::input("activations", mem.activations.value(), "B", "the activations term")
+           + X::input("gathered", mem.gathered.value(), "B", "the gathered parameters term")
+           + X::input("buckets", mem.buckets.value(), "B", "the framework's buckets"));
+    if (mem.cachedLogits)
+        slack = slack
+            + X::input("β", B.act, "B", "bytes per activation element")
+                * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank") * headMb;
+    mem.slack = slack.value();
+    mem.overhead = X::input("C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images")
+        + slack + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
+        + X::input("misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)");
     return mem;
+}
+} // namespace
+
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
+                            int64_t m, double* hostPerGpu, double* nvmePerGpu)
+{
+    const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, stageIndex, l, m);
+    MemoryBreakdown mem;
+    mem.parameters = f.parameters.value();
+    mem.gradients = f.gradients.value();
+    mem.optimizerStates = f.optimizerStates.value();
+    mem.activations = f.activations.value();
+    mem.gatheredParameters = f.gathered.value();
+    mem.communicationBuffers = f.buckets.value();
+    mem.frameworkOverhead = f.overhead.value();
+    mem.reservedPeak = mem.total() - kCudaContextBytes - s.cluster.miscBytes;
+    mem.allocatedPeak = mem.reservedPeak - f.slack;
+    if (hostPerGpu)
+        *hostPerGpu = f.host;
+    if (nvmePerGpu)
+        *nvmePerGpu = f.nvme;
+    return mem;
+}
+
+void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
+                      int64_t m, double nccl, std::vector<Term>& out)
+{
+    const StageMemoryOf<Expr> e = stageMemoryOf<Expr>(s, sh, st, stageIndex, l, m);
+    const bool offOpt = s.offload.optimizer != OffloadTarget::None;
+    const std::string zeroSource = "Rajbhandari et al., ZeRO (SC'20) §3.1, §5.1, Table 1";
+    const std::string stepPhase = "(peak phase: the optimizer step, where the fp32 main gradients exist; activations "
+                                  "are freed)";
+
+    Term t = termOf("memory.parameters", e.parameters,
+                    s.offload.parameters != OffloadTarget::None ? "(parameters offloaded to the host)" : "");
+    t.source = zeroSource + "; NVIDIA Transformer Engine FP8 weight caches";
+    out.push_back(std::move(t));
+
+    std::string note;
+    if (offOpt)
+        note = "(gradients reduced into host memory: ZeRO-Offload)";
+    else if (e.stepGrads > 0)
+        note = e.stepPhase ? stepPhase
+                           : "(the fp32 main gradients, " + exprNumber(e.stepGrads) + " B, exist only at the optimizer "
+                "step, when the activations are freed: below this peak's " + exprNumber(e.backwardTransient)
+                + " B of activations and gathered units)";
+    else if (s.training.accounting == Accounting::DeepSpeed && s.parallelism.sharding == Sharding::Zero3)
+        note = "(DeepSpeed's estimator counts fp16 grads as transient)";
+    t = termOf("memory.gradients", e.gradients, note);
+    t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md"
+        + (e.stepGrads > 0 ? "; megatron/core/optimizer/optimizer.py (_copy_model_grads_to_main_grads, zero_grad)" : "");
+    out.push_back(std::move(t));
+
+    t = termOf("memory.optimizer_states", e.optimizerStates,
+               offOpt ? "(master weights and moments on the host or NVMe)" : "");
+    t.source = zeroSource;
+    out.push_back(std::move(t));
+
+    const LayerActivationOf<Expr> layer = layerActivation<Expr>(s, sh);
+    const bool full = e.workingSet && !e.lossPhase;
+    const std::string other = !st.head ? ""
+        : e.lossPhase ? " (a layer's backward: " + exprNumber(e.otherPhase) + " B of working set and gathered parameters)"
+                      : " (the loss: " + exprNumber(e.otherPhase) + " B of logits and gathered parameters)";
+    if (e.stepPhase)
+        note = "(peak phase: the optimizer step, after backward has freed them; with the gathered units they peak at "
+            + exprNumber(e.backwardTransient) + " B with slack, less than the fp32 main gradients made at the step)";
+    else
+        note = std::string(e.lossPhase ? "; peak phase: the loss, at the end of the last forward"
+                                       : full ? "; peak phase: a layer's backward, with its re-materialised layer"
+                                              : "; peak phase: a layer's backward")
+            + other + "; A = " + layer.stored.formula + (*layer.note ? std::string(" (") + layer.note + ")" : "");
+    t = termOf("memory.activations", e.activations, note);
+    if (!e.stepPhase)
+        t.formula = e.activations.formula + note; // the phase follows the formula after a semicolon
+    t.source = "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models (MLSys'23) "
+               "Eq. 2 and Table 2, generalised; Dao et al., FlashAttention (NeurIPS'22) §3.1; Narayanan et al. "
+               "(SC'21) §2.2 (micro-batches in flight); megatron/core/tensor_parallel/cross_entropy.py, "
+               "torch/distributed/tensor/parallel/loss.py (loss peak); torch/utils/checkpoint.py (re-materialised "
+               "layer)";
+    out.push_back(std::move(t));
+
+    switch (s.parallelism.sharding) {
+    case Sharding::Zero3:
+        note = s.training.accounting == Accounting::DeepSpeed
+            ? "(DeepSpeed estimator: fp16 parameters and gradients of the largest layer)"
+            : "(current unit, prefetch bucket, unsharded gradients)";
+        break;
+    case Sharding::FsdpFull:
+    case Sharding::FsdpHybrid:
+        note = pytorchStack(s.training.framework) && s.parallelism.pp > 1
+            ? "(pipeline stages stay unsharded all step, with their gradients accumulated unsharded in the reduce dtype "
+              "until the last micro-batch)"
+            : e.lossPhase ? "(at the loss: the root, not resharded after forward, and the last block)"
+                          : "(in backward: the root and the output layer's gradient; the layer being differentiated, the "
+                            "prefetched one, its unsharded gradients; the previous layer's reduce-scatter input in the "
+                            "reduce dtype)";
+        break;
+    case Sharding::FsdpGradOp: note = "(SHARD_GRAD_OP keeps every unit gathered until backward)"; break;
+    default: note = "(parameters are not sharded)"; break;
+    }
+    if (e.stepPhase)
+        note = "(peak phase: the optimizer step, no unit gathered)";
+    t = termOf("memory.gathered_parameters", e.gathered, note);
+    switch (s.parallelism.sharding) {
+    case Sharding::Zero3: t.source = "deepspeed/runtime/zero/stage3.py; deepspeed/runtime/zero/config.py"; break;
+    case Sharding::FsdpFull:
+    case Sharding::FsdpHybrid:
+        t.source = pytorchStack(s.training.framework) && s.parallelism.pp > 1
+            ? "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp: reshard_after_forward=False with PP); "
+              "torch/distributed/pipelining/stage.py (backward_maybe_with_nosync); "
+              "torch/distributed/fsdp/_fully_shard/_fsdp_param.py (to_accumulated_grad_if_needed)"
+            : "torch/distributed/fsdp/_fully_shard/_fully_shard.py (the root is not resharded after forward); "
+              "_fsdp_param_group.py (post_backward: reduce_scatter_state held until the next unit's); "
+              "_fsdp_collectives.py (foreach_reduce: reduce_scatter_input in reduce_dtype); "
+              "torchtitan/parallelisms/parallelize_llama.py (apply_fsdp)";
+        break;
+    case Sharding::FsdpGradOp: t.source = "torch/distributed/fsdp/api.py (ShardingStrategy.SHARD_GRAD_OP)"; break;
+    default: t.source = zeroSource; break;
+    }
+    out.push_back(std::move(t));
+
+    // NCCL buffers of every communicator, beside the framework's buckets.
+    const Expr ncclBuffers = Expr::input("B_nccl", nccl, "B", "NCCL channel buffers of every communicator: channels × "
+                                                               "peers × 3 protocols × NCCL_BUFFSIZE per communicator");
+    const bool buckets = e.buckets.formula != "0";
+    t = termOf("memory.communication_buffers", buckets ? e.buckets + ncclBuffers : ncclBuffers,
+               buckets ? "(the framework's gradient/parameter buckets + NCCL's channel buffers)"
+                       : "(NCCL's channel buffers; no framework buckets here)");
+    t.source = "torch/nn/parallel/distributed.py (bucket_cap_mb = 25); deepspeed/runtime/zero/config.py "
+               "(reduce_bucket_size, allgather_bucket_size = 5e8); NCCL user guide, NCCL_BUFFSIZE (4 MiB per protocol "
+               "buffer)";
+    out.push_back(std::move(t));
+
+    t = termOf("memory.framework_overhead", e.overhead,
+               e.cachedLogits ? "(β·T·V/t·m: the bf16 logits' block, cached but too small for the loss's fp32 gradients)"
+                              : "");
+    t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
+               "PyTorch CUDA semantics (context and caching allocator); c10/cuda/CUDACachingAllocator.cpp "
+               "(segments never merge; a request takes a free block at least its size)";
+    out.push_back(std::move(t));
 }
 
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)

@@ -2,6 +2,7 @@
 #pragma once
 // Internal building blocks of evaluate(): the shape of a layout and its memory model.
 
+#include "expr.h"
 #include "model_counts.h"
 #include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
@@ -67,9 +68,17 @@ struct Shape {
 
 Shape makeShape(const Scenario& s);
 
-/// Stored bytes of one dense layer per micro-batch under PyTorch's op-level selective checkpointing (recompute
-/// selective-op), T tokens per micro-batch.
-double selectiveOpActivation(const Scenario& s, const Shape& sh, double T);
+/// One layer's stored activation bytes per micro-batch, and its parts (engine.cpp, layerActivation).
+template <class X> struct LayerActivationOf {
+    X full;           ///< without recompute (A_full)
+    X core;           ///< core attention (A_core)
+    X denseMlp;       ///< the dense MLP's TP-split part (an MoE layer replaces it)
+    X input;          ///< the layer's input (all that full recompute keeps)
+    X stored;         ///< what the recompute policy keeps for the backward (A)
+    const char* note; ///< what that policy keeps, in words ("" without recompute)
+};
+/// Computed with Fast for makeShape's figures, with Expr for the activations term: one formula for both.
+template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const Shape& shape);
 
 /// Layers on pipeline stage `i` of `pp` (uneven splits give the extra layers to the last stages).
 int layersOnStage(int layers, int pp, int i);
@@ -80,18 +89,14 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
-/// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree).
-/// With `terms`, also adds the memory terms of this stage (docs/model.md), NCCL buffers excepted (evaluate adds them).
+/// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree), NCCL buffers excepted.
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const ShardDegrees& degrees,
-                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu,
-                            std::vector<Term>* terms = nullptr);
+                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
 
-/// The per-layer stored activation bytes of makeShape as a substituted expression and its formula, for the
-/// activations term: Korthikanti et al. 2022 Eq. 2 generalised (GQA, SwiGLU, FlashAttention, SP, CP).
-struct LayerActivationText {
-    std::string formula, expression;
-};
-LayerActivationText layerActivationText(const Scenario& s, const Shape& shape);
+/// The memory terms of that stage, from the same computation as stageMemory (docs/model.md §memory); `nccl` is added
+/// to the communication buffers (evaluate's NCCL buffers of every communicator).
+void stageMemoryTerms(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const ShardDegrees& degrees,
+                      int64_t microBatches, double nccl, std::vector<Term>& out);
 
 /// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
 /// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer).

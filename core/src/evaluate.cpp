@@ -11,7 +11,6 @@
 #include "engine.h"
 #include "sizing.h"
 #include "step_terms.h"
-#include "term_builder.h"
 #include "throughput_stage.h"
 #include "timing_stage.h"
 
@@ -128,16 +127,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     r.throughput = throughputOf(s, step, r.flopsPerToken, compute.peak, layout.gpus);
 
     if (terms) {
-        // Memory of the peak stage, as stageMemory derives it, + NCCL's buffers in the communication term.
-        stageMemory(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, layout, m, nullptr, nullptr, terms);
-        for (Term& t : *terms)
-            if (t.key == "memory.communication_buffers") {
-                t.value = r.memory.communicationBuffers;
-                t.formula += " + B_nccl (NCCL channel buffers of every communicator)";
-                t.expression += substitute("+{}", { nccl });
-                t.inputs.push_back({ "B_nccl", nccl, "B", "channels × peers × 3 protocols × NCCL_BUFFSIZE per communicator" });
-                t.source += "; NCCL user guide, NCCL_BUFFSIZE (4 MiB per protocol buffer)";
-            }
+        // Memory of the peak stage, from stageMemory's own computation, + NCCL's buffers in the communication term.
+        stageMemoryTerms(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, layout, m, nccl, *terms);
         StepTerms st;
         st.m = slowStage.m;
         st.slow = ss;

@@ -4,6 +4,9 @@
 #include "test_support.h"
 
 #include <shardscope/core/term.h>
+#include <shardscope/core/term_keys.h>
+
+#include "expr.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -17,6 +20,7 @@ class TestTerms : public QObject {
     Q_OBJECT
 private slots:
     void numbersReadBack();
+    void expressionKeepsTheOrderOfOperations();
     void expressionEvaluator_data();
     void expressionEvaluator();
     void everyScenario_data();
@@ -34,6 +38,49 @@ void TestTerms::numbersReadBack()
         QCOMPARE(back, v); // exact: the shortest text that reads back as v
     }
     QCOMPARE(exprNumber(-2.5), std::string("(-2.5)"));
+}
+
+// One formula, one place (issue 22): an Expr computes its value with the very operations whose texts it writes.
+// FSDP's backward (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py; engine.cpp): w·(R + H) + 3·w·U_l + r·U_l
+// with w 2, R 3, H 4, U_l 5, r 4 = 2·7 + 30 + 20 = 64. And floating-point addition is not associative:
+// 0.1 + (0.2 + 0.3) = 0.6 exactly, (0.1 + 0.2) + 0.3 = 0.6000000000000001, so the expression keeps the parentheses
+// of the right operand that the formula drops.
+void TestTerms::expressionKeepsTheOrderOfOperations()
+{
+    using detail::Expr;
+    using detail::Fast;
+    const Expr w = Expr::input("w", 2, "B/parameter", "weight bytes"), R = Expr::input("R", 3), H = Expr::input("H", 4);
+    const Expr Ul = Expr::input("U_l", 5), r = Expr::input("r", 4);
+    const Expr e = w * (R + H) + Expr::constant(3) * w * Ul + r * Ul;
+    QCOMPARE(e.formula, std::string("w·(R + H) + 3·w·U_l + r·U_l"));
+    QCOMPARE(e.expression, std::string("2*(3+4)+3*2*5+4*5"));
+    QCOMPARE(e.value(), 64.0);
+    QCOMPARE(e.inputs.size(), size_t(5)); // w once, although it appears twice
+    QCOMPARE(e.inputs[0].name, std::string("w"));
+    const Fast f = Fast::input("w", 2) * (Fast::input("R", 3) + Fast::input("H", 4)) + Fast::constant(3) * Fast::input("w", 2)
+            * Fast::input("U_l", 5) + Fast::input("r", 4) * Fast::input("U_l", 5);
+    QCOMPARE(f.value(), 64.0);
+
+    const Expr a = Expr::input("a", 0.1), b = Expr::input("b", 0.2), c = Expr::input("c", 0.3);
+    const Expr sum = a + (b + c);
+    QCOMPARE(sum.formula, std::string("a + b + c"));
+    QCOMPARE(sum.expression, std::string("0.1+(0.2+0.3)"));
+    double v = 0;
+    QVERIFY(evaluateExpression(sum.expression, v));
+    QCOMPARE(v, 0.6);
+    QCOMPARE(sum.value(), 0.6);
+    QVERIFY((a + b + c).value() != 0.6);
+    // A named quantity: its symbol in the formula, its arithmetic in the expression, its own row in the inputs.
+    const Expr T = Expr::named("T", Expr::input("s", 8192) / Expr::input("c", 4) * Expr::input("b", 1), "tokens", "tokens");
+    const Expr act = Expr::constant(2) * T;
+    QCOMPARE(act.formula, std::string("2·T"));
+    QCOMPARE(act.expression, std::string("2*(8192/4*1)"));
+    QCOMPARE(act.inputs.back().name, std::string("T"));
+    QCOMPARE(act.inputs.back().meaning, std::string("tokens, T = s/c·b"));
+    // min keeps its choice in the expression (the evaluator has no min): 2·min(U, P) with U 7, P 5.
+    const Expr m = Expr::constant(2) * detail::min(Expr::input("U", 7), Expr::input("P", 5));
+    QCOMPARE(m.formula, std::string("2·min(U, P)"));
+    QCOMPARE(m.expression, std::string("2*5"));
 }
 
 void TestTerms::expressionEvaluator_data()
@@ -112,6 +159,23 @@ void TestTerms::everyScenario()
             step += t.value;
         else if (t.group == TermGroup::Communication)
             comm += t.value;
+    }
+    // The breakdown terms are the fixed table's keys, in its order, with its labels; the result's fields hold their
+    // values. The memory terms are computed through their expressions: each evaluates to its value exactly.
+    for (const TermGroup g : { TermGroup::Memory, TermGroup::StepTime }) {
+        const std::vector<const Term*> terms = termsOf(r.terms, g);
+        const auto keys = termKeys(g);
+        QCOMPARE(terms.size(), keys.size());
+        for (size_t i = 0; i < keys.size(); ++i) {
+            QCOMPARE(terms[i]->key, std::string(keys[i].key));
+            QCOMPARE(terms[i]->label, std::string(keys[i].label));
+            QCOMPARE(terms[i]->value, g == TermGroup::Memory ? breakdownValue(r.memory, keys[i].key) : breakdownValue(r.step, keys[i].key));
+            if (g == TermGroup::Memory) {
+                double v = 0;
+                QVERIFY(evaluateExpression(terms[i]->expression, v));
+                QVERIFY2(v == terms[i]->value, qPrintable(QString::fromStdString(terms[i]->key + ": " + terms[i]->expression)));
+            }
+        }
     }
     QCOMPARE(termsOf(r.terms, TermGroup::Memory).size(), size_t(7));
     QCOMPARE(termsOf(r.terms, TermGroup::StepTime).size(), size_t(6));
