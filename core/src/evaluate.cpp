@@ -111,7 +111,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     slowStage.epExposed = slowStage.shape.moeLayers
         * (moeL.epBwd + moeL.epFwd * (s.training.recompute == Recompute::Full ? 2.0 : 1.0));
     const StepCollectives collectives = recordCollectives(s, sh, layout, comm, slowStage, r);
-    const OptimizerTime opt = optimizerTime(s, sh, layout, slowStage, tSlow, terms != nullptr);
+    const OptimizerTimeOf<Fast> opt = optimizerTime<Fast>(s, sh, layout, slowStage, tSlow);
     const StageShape& ss = slowStage.shape;
     const double recomputePerMb = ss.denseLayers * denseL.recompute + ss.moeLayers * moeL.recompute;
     const double commPerMb = ss.denseLayers * (denseL.commFwd + denseL.commBwd)
@@ -121,9 +121,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     step.recompute = slowStage.m * recomputePerMb;
     step.exposedCommunication = slowStage.m * commPerMb + collectives.ppExposed + collectives.dpTail;
     step.compute = slowStage.m * tSlow - step.recompute - slowStage.m * commPerMb;
-    step.pipelineBubble = pipelineBubble(s, layout, sumStage, tSlow, S.weightGradTime);
-    step.optimizer = opt.optimizer;
-    step.offload = opt.offload;
+    step.pipelineBubble = pipelineBubble<Fast>(s, layout.virtualStages, sumStage, tSlow, S.weightGradTime).value();
+    step.optimizer = opt.optimizer.value();
+    step.offload = opt.offload.value();
     r.throughput = throughputOf(s, step, r.flopsPerToken, compute.peak, layout.gpus);
 
     if (terms) {
@@ -145,8 +145,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         st.tSlow = tSlow;
         st.weightGrad = S.weightGradTime;
         st.v = layout.virtualStages;
-        st.offloadText = opt.offloadText;
-        st.optimizerText = opt.optimizerText;
+        st.layout = &layout;
+        st.slowStage = &slowStage;
         st.compute = compute;
         addStepTerms(s, sh, r, st, *terms);
     }

@@ -206,45 +206,32 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         out.push_back(std::move(t));
     }
     {
-        Term t = makeTerm("step_time.pipeline_bubble", TermGroup::StepTime, "Pipeline bubble", r.step.pipelineBubble, "s");
-        if (s.parallelism.pp == 1) {
-            t.formula = "0 (no pipeline)";
-            t.expression = "0";
-        } else if (s.parallelism.schedule == PpSchedule::Interleaved) {
-            t.formula = "(Σ_i t_i − t_slow)/v: every stage but the slowest is idle once per step, ÷ virtual stages";
-            t.expression = substitute("({}-{})/{}", { st.sumStage, st.tSlow, double(st.v) });
-        } else if (s.parallelism.schedule == PpSchedule::ZeroBubble) {
-            const double keep = std::max(0.0, st.tSlow - 2.0 * st.weightGrad) / st.tSlow;
-            t.formula = "(Σ_i t_i − t_slow)·(t − 2·t_w)/t (ZB-H1 fills the bubble with weight-gradient work)";
-            t.expression = substitute("({}-{})*{}", { st.sumStage, st.tSlow, keep });
-            t.inputs.push_back({ "(t − 2·t_w)/t", keep, "", "share of the 1F1B bubble that remains" });
-        } else {
-            t.formula = "Σ_i t_i − t_slow (1F1B/GPipe: (p − 1) stage times when stages are equal)";
-            t.expression = substitute("{}-{}", { st.sumStage, st.tSlow });
-        }
-        t.inputs.insert(t.inputs.begin(), { { "Σ_i t_i", st.sumStage, "s", "one micro-batch through every stage" },
-                                            { "t_slow", st.tSlow, "s", "one micro-batch on the slowest stage" } });
+        const char* note = s.parallelism.pp == 1 ? "(no pipeline)"
+            : s.parallelism.schedule == PpSchedule::Interleaved
+            ? "(every stage but the slowest is idle once per step, ÷ virtual stages)"
+            : s.parallelism.schedule == PpSchedule::ZeroBubble ? "(ZB-H1 fills the bubble with weight-gradient work)"
+                                                               : "(1F1B/GPipe: (p − 1) stage times when stages are equal)";
+        Term t = termOf("step_time.pipeline_bubble", pipelineBubble<Expr>(s, st.v, st.sumStage, st.tSlow, st.weightGrad),
+                        note);
         t.source = std::string(kNarayanan) + " §2.2; Qi et al., Zero Bubble Pipeline Parallelism (ICLR'24) (ZB-H1)";
-        t.anchor = "pipeline-bubble";
         out.push_back(std::move(t));
     }
+    const OptimizerTimeOf<Expr> opt = optimizerTime<Expr>(s, sh, *st.layout, *st.slowStage, st.tSlow);
     {
-        Term t = makeTerm("step_time.offload", TermGroup::StepTime, "Offload", r.step.offload, "s");
-        t.formula = st.offloadText.empty()
-            ? "0 (nothing offloaded)"
-            : "max(0, D2H − t_b) + CPU Adam + H2D (+ NVMe states) + m·max(0, fetch − t_stage) (exposed transfers)";
-        t.expression = st.offloadText.empty() ? "0" : st.offloadText;
+        const bool any = s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None;
+        Term t = termOf("step_time.offload", opt.offload,
+                        any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
+                              "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter fetch "
+                              "beyond its compute)"
+                            : "(nothing offloaded)");
         t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
-        t.anchor = "offload-time";
         out.push_back(std::move(t));
     }
     {
-        Term t = makeTerm("step_time.optimizer", TermGroup::StepTime, "Optimizer step", r.step.optimizer, "s");
-        t.formula = st.optimizerText.empty() ? "0 (the optimizer runs on the CPU: see Offload)"
-                                             : "Ψ_opt·(g + g32 + 2·(m + o) + w)/H (memory-bound: read and write states)";
-        t.expression = st.optimizerText.empty() ? "0" : st.optimizerText;
+        Term t = termOf("step_time.optimizer", opt.optimizer,
+                        s.offload.optimizer != OffloadTarget::None ? "(the optimizer runs on the CPU: see Offload)"
+                                                                   : "(memory-bound: read and write states)");
         t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound)";
-        t.anchor = "optimizer-time";
         out.push_back(std::move(t));
     }
 

@@ -30,8 +30,8 @@ struct StepTerms {
     double dpTail = 0;            ///< data-parallel collectives left after the last backward
     double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part
     int v = 1;                    ///< virtual stages
-    std::string offloadText;      ///< the offload parts, substituted
-    std::string optimizerText;    ///< the GPU optimizer step, substituted ("" when it runs on the CPU)
+    const Layout* layout = nullptr;     ///< the layout (optimizer and offload terms)
+    const SlowStage* slowStage = nullptr; ///< the slowest stage (optimizer and offload terms)
     LayerCompute compute;         ///< FLOPs per micro-batch and the rates they run at
 };
 

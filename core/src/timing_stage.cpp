@@ -2,8 +2,6 @@
 // The timing stage: layer, stage, pipeline and optimizer times (docs/model.md §step-time).
 #include "timing_stage.h"
 
-#include "term_builder.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -114,76 +112,91 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
     return t;
 }
 
-double pipelineBubble(const Scenario& s, const Layout& layout, double sumStage, double tSlow, double slowWeightGrad)
+template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, double tSlow, double slowWeightGrad)
 {
     // One micro-batch crosses every stage, the rest queue behind the slowest (Narayanan et al. SC'21 §2.2).
-    if (layout.pp == 1)
-        return 0;
-    double bubble = sumStage - tSlow;
+    if (s.parallelism.pp == 1)
+        return X::constant(0);
+    const X slow = X::input("t_slow", tSlow, "s", "one micro-batch on the slowest stage");
+    X bubble = X::input("Σ_i t_i", sumStage, "s", "one micro-batch through every stage") - slow;
     switch (s.parallelism.schedule) {
-    case PpSchedule::Interleaved: bubble /= layout.virtualStages; break; // Narayanan §2.2: (p−1)/v
+    case PpSchedule::Interleaved: // Narayanan §2.2: (p−1)/v
+        bubble = bubble / X::input("v", double(v), "", "virtual stages per GPU");
+        break;
     case PpSchedule::ZeroBubble:
         // ZB-H1: (p−1)(t_f + t_b − 2·t_w) (sail-sg/zero-bubble-pipeline-parallelism and deepseek-ai/DualPipe READMEs)
-        bubble *= std::max(0.0, tSlow - 2.0 * slowWeightGrad) / tSlow;
+        bubble = bubble
+            * (max(X::constant(0),
+                   slow - X::constant(2) * X::input("t_w", slowWeightGrad, "s", "weight-gradient time of the slowest stage"))
+               / slow);
         break;
     default: break;
     }
     return bubble;
 }
+template Fast pipelineBubble<Fast>(const Scenario&, int, double, double, double);
+template Expr pipelineBubble<Expr>(const Scenario&, int, double, double, double);
 
-OptimizerTime optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
-                            double tSlow, bool withText)
+template <class X>
+OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
+                                 double tSlow)
 {
     // ZeRO-Offload, Ren et al. ATC'21; ZeRO-Infinity §4; docs/model.md §offload-time.
     const StateBytes& B = sh.bytes;
     const Cluster& cl = s.cluster;
     const Sharding shard = s.parallelism.sharding;
-    const double hbm = cl.gpu.memoryBandwidth;
     const double psiDense = slow.shape.dense, psiExpert = slow.shape.expert;
-    const double lastBwd = slow.lastBackward;
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
     const bool offParam = s.offload.parameters != OffloadTarget::None;
     const bool shardOpt = shard != Sharding::Ddp;
     double nOpt = shardOpt ? double(layout.dp) * layout.cp : 1.0;
     if (shard == Sharding::FsdpHybrid)
         nOpt = layout.shardGroupPlacement.size;
-    const double psiOpt = psiDense / nOpt + psiExpert / (shardOpt ? std::max(1.0, nOpt / layout.ep) : 1.0);
-    const double pcie = cl.gpu.hostLinkBandwidth * kPcieEfficiency;
-    OptimizerTime o;
+    const X psiOpt = X::input("Ψ_opt",
+        psiDense / nOpt + psiExpert / (shardOpt ? std::max(1.0, nOpt / layout.ep) : 1.0), "parameters",
+        "parameters whose optimizer state this GPU updates (the slowest stage's, sharded like the optimizer)");
+    const X hbm = X::input("H", cl.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    const X w = X::input("w", B.w, "B/parameter", "weight bytes");
+    const X pcie = X::input("P", cl.gpu.hostLinkBandwidth * kPcieEfficiency, "B/s",
+                            "host link bandwidth × 0.75 (NCCL's PCIe efficiency)");
+    const X gpusPerNode = X::input("G", double(cl.gpusPerNode), "GPUs", "GPUs per node (they share the host)");
+    const X two = X::constant(2), zero = X::constant(0);
+    OptimizerTimeOf<X> o{ zero, zero };
     if (!offOpt) {
         // The GPU optimizer step is memory-bound: read grads, master and moments; write master, moments and the
         // half-precision weights (docs/model.md §optimizer-step).
-        const double bytes = psiOpt * (B.gr + B.grOpt + 2.0 * (B.mw + B.os) + B.w);
-        o.optimizer = bytes / hbm;
-        if (withText)
-            o.optimizerText = substitute("{}*({}+{}+2*({}+{})+{})/{}", { psiOpt, B.gr, B.grOpt, B.mw, B.os, B.w, hbm });
+        o.optimizer = psiOpt
+            * (X::input("g", B.gr, "B/parameter", "gradient bytes") + X::input("g32", B.grOpt, "B/parameter", "fp32 gradient bytes")
+               + two * X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments") + w)
+            / hbm;
     } else {
-        const double d2h = psiOpt * B.gr / pcie;
-        const double cpuAdam = psiOpt * cl.gpusPerNode / cl.cpuAdamParamsPerSecond;
-        const double h2d = psiOpt * B.w / pcie;
-        double t = std::max(0.0, d2h - lastBwd) + cpuAdam + h2d;
-        if (withText)
-            o.offloadText = substitute("{}+{}+{}", { std::max(0.0, d2h - lastBwd), cpuAdam, h2d });
-        if (s.offload.optimizer == OffloadTarget::Nvme) {
-            const double states = 2.0 * (B.mw + B.os) * psiOpt * cl.gpusPerNode / cl.nvmeBandwidthPerNode; // read + write
-            t += states;
-            if (withText)
-                o.offloadText += substitute("+{}", { states });
-        }
-        o.offload += t;
+        const X d2h = psiOpt * X::input("g", B.gr, "B/parameter", "gradient bytes") / pcie;
+        const X cpuAdam = psiOpt * gpusPerNode
+            / X::input("R_adam", cl.cpuAdamParamsPerSecond, "parameters/s", "CPU Adam rate per node (cluster)");
+        o.offload = max(zero, d2h - X::input("t_b", slow.lastBackward, "s", "the last backward, which the copy overlaps"))
+            + cpuAdam + psiOpt * w / pcie;
+        if (s.offload.optimizer == OffloadTarget::Nvme) // the states read and written
+            o.offload = o.offload
+                + two * X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments") * psiOpt
+                    * gpusPerNode / X::input("B_nvme", cl.nvmeBandwidthPerNode, "B/s", "NVMe bandwidth per node");
     }
     if (offParam) {
         // Each micro-batch fetches the parameter shard from the host for forward and again for backward,
         // overlapped with that micro-batch's compute.
-        double bw = pcie;
+        X bw = pcie;
         if (s.offload.parameters == OffloadTarget::Nvme)
-            bw = std::min(pcie, cl.nvmeBandwidthPerNode / cl.gpusPerNode);
-        const double fetch = 2.0 * B.w * (psiDense / nOpt + psiExpert / std::max(1.0, nOpt / layout.ep)) / bw;
-        o.offload += slow.m * std::max(0.0, fetch - tSlow);
-        if (withText)
-            o.offloadText += substitute(o.offloadText.empty() ? "{}*{}" : "+{}*{}", { slow.m, std::max(0.0, fetch - tSlow) });
+            bw = min(pcie, X::input("B_nvme", cl.nvmeBandwidthPerNode, "B/s", "NVMe bandwidth per node") / gpusPerNode);
+        const X fetch = two * w
+            * (X::input("Ψ_d/N", psiDense / nOpt, "parameters", "dense parameter shard of this GPU")
+               + X::input("Ψ_e/N_e", psiExpert / std::max(1.0, nOpt / layout.ep), "parameters", "expert parameter shard"))
+            / bw;
+        const X fetchExposed = X::input("m", slow.m, "micro-batches", "micro-batches per step")
+            * max(zero, fetch - X::input("t_stage", tSlow, "s", "one micro-batch on the slowest stage"));
+        o.offload = offOpt ? o.offload + fetchExposed : fetchExposed;
     }
     return o;
 }
+template OptimizerTimeOf<Fast> optimizerTime<Fast>(const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
+template OptimizerTimeOf<Expr> optimizerTime<Expr>(const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
 
 } // namespace shardscope::core::detail

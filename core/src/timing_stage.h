@@ -12,6 +12,8 @@
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
+#include "expr.h"
+
 #include <string>
 
 namespace shardscope::core::detail {
@@ -35,15 +37,17 @@ struct StageTime {
 StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, const StageShape& st,
                     const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe);
 
-/// The pipeline bubble (Narayanan et al. SC'21 §2.2) given every stage's micro-batch time and the slowest stage.
-double pipelineBubble(const Scenario& s, const Layout& layout, double sumStage, double tSlow, double slowWeightGrad);
+/// The pipeline bubble (Narayanan et al. SC'21 §2.2) given every stage's micro-batch time and the slowest stage;
+/// X = Fast for the value, Expr for the step_time.pipeline_bubble term (expr.h). `v`: virtual stages.
+template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, double tSlow, double slowWeightGrad);
 
-/// The optimizer step on the GPU, or the offloaded optimizer and parameter traffic (ZeRO-Offload, ZeRO-Infinity).
-struct OptimizerTime {
-    double optimizer = 0, offload = 0;
-    std::string optimizerText, offloadText; ///< substituted expressions, for the terms (when asked)
+/// The optimizer step on the GPU, or the offloaded optimizer and parameter traffic (ZeRO-Offload, ZeRO-Infinity);
+/// X = Fast for the values, Expr for the step_time.optimizer and step_time.offload terms.
+template <class X> struct OptimizerTimeOf {
+    X optimizer, offload;
 };
-OptimizerTime optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
-                            double tSlow, bool withText);
+template <class X>
+OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
+                                 double tSlow);
 
 } // namespace shardscope::core::detail
