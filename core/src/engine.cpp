@@ -472,9 +472,10 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     const X n = X::input("n", inFlight(s, stageIndex, m), "micro-batches",
                          "micro-batches in flight on this stage at its peak (pipeline schedule)");
     const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
-    const X headMb = gpipe ? X::input("m", static_cast<double>(m), "micro-batches", "micro-batches per step (GPipe keeps "
-                                                                                     "every one's output layer)")
-                           : X::constant(1);
+    // GPipe keeps every micro-batch's output layer until the backward, the other schedules one.
+    const X headMb = X::input("m", static_cast<double>(m), "micro-batches", "micro-batches per step (GPipe keeps every "
+                                                                            "one's output layer)");
+    auto perHead = [&](const X& x) { return gpipe ? x * headMb : x; };
     X A = X::constant(sh.layerActivation);
     if constexpr (std::is_same_v<X, Expr>)
         A = X::named("A", layerActivation<Expr>(s, sh).stored, "B", "stored bytes of one layer, one micro-batch");
@@ -488,16 +489,15 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
                            "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
                            "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)");
     if (st.head)
-        stored = stored + X::input("A_in", sh.headInputs, "B", "final-norm and output-layer inputs, 2·β·T·h/r + G_tp "
-                                                               "(PyTorch TP saves the gathered input of the output layer)")
-                * headMb;
+        stored = stored + perHead(X::input("A_in", sh.headInputs, "B", "final-norm and output-layer inputs, 2·β·T·h/r + "
+                                                                       "G_tp (PyTorch TP saves the gathered input of the "
+                                                                       "output layer)"));
     // The peak is the larger of two phases that never coexist (docs/model.md §peak-phase): the loss, at the end of
     // the last forward, with the logits and the loss intermediates; and a layer's backward, with full recompute the
     // re-materialised layer (the loss's buffers are freed before the first layer's backward starts).
-    const X loss = st.head ? X::input("A_loss", sh.lossPeak, "B",
-                                      "logits and loss intermediates at the loss peak, ℓ·T·V/t (ℓ: framework profile "
-                                      "logit_bytes, logit_bytes_tp when t > 1)")
-            * headMb
+    const X loss = st.head ? perHead(X::input("A_loss", sh.lossPeak, "B",
+                                              "logits and loss intermediates at the loss peak, ℓ·T·V/t (ℓ: framework "
+                                              "profile logit_bytes, logit_bytes_tp when t > 1)"))
                            : zero;
     mem.workingSet = s.training.recompute == Recompute::Full && st.layers > 0;
     X workingSet = zero;
@@ -537,8 +537,8 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
            + X::input("buckets", mem.buckets.value(), "B", "the framework's buckets"));
     if (mem.cachedLogits)
         slack = slack
-            + X::input("β", B.act, "B", "bytes per activation element")
-                * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank") * headMb;
+            + perHead(X::input("β", B.act, "B", "bytes per activation element")
+                      * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank"));
     mem.slack = slack.value();
     mem.overhead = X::input("C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images")
         + slack + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
