@@ -30,6 +30,8 @@
 #include "views/status_line.h"
 #include "calibrate/calibrate_dialog.h"
 #include "util/veil.h"
+#include "util/message.h"
+#include "util/screen_fit.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -62,13 +64,13 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
     setAcceptDrops(true);
     Units::setByteUnit(settings->byteUnit());
-    m_import = new ImportController(m_doc, m_files, this); // File → Import… and dropped configuration files
+    m_import = new ImportController(m_doc, m_files, m_settings, this); // File → Import… and dropped configuration files
     buildLayout();
     buildMenus();
     connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::showResult);
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
-    m_profile = new QLabel(this);
+    m_profile = plainLabel(this); // a profile name from a file
     m_profile->setObjectName(QStringLiteral("profileLabel"));
     statusBar()->addPermanentWidget(m_profile);
     connect(m_files, &FileController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
@@ -346,14 +348,7 @@ void MainWindow::saveLayout()
 
 QRect MainWindow::defaultGeometry(const QRect& available, const QSize& minimum)
 {
-    const QSize preferred(1500, 920);
-    const QSize size =
-        preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100)).expandedTo(minimum);
-    QRect r(QPoint(0, 0), size);
-    r.moveCenter(available.center());
-    // Never off the top or left edge (a window larger than the screen keeps its title bar and menus on it).
-    r.moveTopLeft(QPoint(std::max(r.left(), available.left()), std::max(r.top(), available.top())));
-    return r;
+    return fittedGeometry(available, QSize(1500, 920), minimum);
 }
 
 namespace {

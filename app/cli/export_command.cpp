@@ -104,7 +104,9 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     QString error;
     if (report) {
         ui::ReportWriter writer;
-        error = writer.write(file, scenario, result, comparison);
+        ui::ReportWriter::Options options;
+        options.analysisChart = [&](ui::ChartKind kind) { return ui::makeAnalysisChart(kind, scenario, result, catalog); };
+        error = writer.write(file, scenario, result, comparison, options);
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";
     } else {

@@ -18,17 +18,20 @@
 #include "launch/launch_config_panel.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
+#include "util/screen_fit.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/waterfall.h>
 
 #include <QClipboard>
+#include <QComboBox>
 #include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -81,6 +84,8 @@ private slots:
     void waterfallStepsSumToTotal();
     void openPinIsOneUndoStep();
     void launchPanelFollowsTheDocument();
+    void launchPanelOpensOnATargetThatAcceptsTheLayout();
+    void compareWindowFitsTheScreen();
     void screenshots();
 
 private:
@@ -392,6 +397,50 @@ void TestCompare::launchPanelFollowsTheDocument()
     setTp(doc, 6); // invalid: tp does not divide the heads
     QVERIFY(panel->text().isEmpty());
     QVERIFY(m_window->launchDock()->toggleViewAction());
+}
+
+void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
+{
+    // Issue 23 item 8: a DeepSpeed scenario with TP 2 x CP 2, which DeepSpeed's data x sequence mesh cannot express
+    // (deepspeed/__init__.py): the panel opens on a target that writes it (Megatron-LM), not on the refusal; a target
+    // the user picks stays, refusal and all.
+    ui::ScenarioDocument doc(test::catalog());
+    doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) {
+        s.training.framework = core::Framework::DeepSpeed;
+        s.parallelism.tp = 2;
+        s.parallelism.cp = 2;
+    });
+    QVERIFY(doc.result().valid);
+    QVERIFY(!core::launchConfigIssues(doc.scenario(), core::LaunchTarget::DeepSpeed).empty());
+    ui::LaunchConfigPanel panel(&doc, nullptr);
+    QCOMPARE(panel.target(), core::LaunchTarget::Megatron);
+    QCOMPARE(panel.text(), QString::fromStdString(core::launchConfig(doc.scenario(), core::LaunchTarget::Megatron)));
+    // CP 1: DeepSpeed, the scenario's own framework, expresses it.
+    doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) { s.parallelism.cp = 1; });
+    QCOMPARE(panel.target(), core::LaunchTarget::DeepSpeed);
+    // Picked with the keyboard: the choice stays when the layout changes.
+    auto* combo = panel.findChild<QComboBox*>();
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_Down); // FSDP2
+    QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
+    doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) { s.parallelism.cp = 2; });
+    QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
+}
+
+void TestCompare::compareWindowFitsTheScreen()
+{
+    // Issue 23 item 8: the compare window opened at 1400 x 950 whatever the screen; it fits the available area now.
+    QWidget* compare = m_window->compare()->window();
+    const QRect available = compare->screen()->availableGeometry();
+    QCOMPARE(compare->geometry(), ui::fittedGeometry(available, QSize(1400, 950), compare->minimumSizeHint()));
+    QVERIFY(available.contains(compare->geometry().topLeft()));
+    // On a 1280 x 800 screen (a 752-pixel-high work area under a panel): 94% of it, its minimum size included.
+    const QRect small(0, 24, 1280, 776);
+    const QRect fitted = ui::fittedGeometry(small, QSize(1400, 950), compare->minimumSizeHint());
+    QVERIFY(small.contains(fitted));
+    QCOMPARE(fitted.size(), QSize(1280 * 94 / 100, 776 * 94 / 100));
 }
 
 void TestCompare::screenshots()

@@ -22,10 +22,12 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTest>
 #include <QUndoStack>
+#include <QWheelEvent>
 
 using namespace shardscope;
 using ui::ScenarioDocument;
@@ -88,6 +90,7 @@ private slots:
     void rangesMatchValidation();
     void documentIsShownAsItIs_data();
     void documentIsShownAsItIs();
+    void wheelScrollsPanelNotControls();
 
 private:
     template <class W>
@@ -437,6 +440,52 @@ void TestEditors::documentIsShownAsItIs()
     QCOMPARE(m_doc->undoStack()->count(), 0);
     QVERIFY(!m_doc->isModified());
     QVERIFY(m_doc->scenario() == loaded);
+}
+
+void TestEditors::wheelScrollsPanelNotControls()
+{
+    // Issue 23 item 7: scrolling the panel with the wheel over a combo box, spin box or slider that does not have the
+    // focus scrolls the panel and leaves the scenario alone; with the focus (click or Tab), the wheel steps the value.
+    m_editor->resize(420, 300); // the form is taller: the panel scrolls
+    QApplication::processEvents();
+    QVERIFY(QTest::qWaitForWindowActive(m_editor));
+    m_editor->widgetForField(QStringLiteral("name"))->setFocus(); // no guarded control has the focus
+    QScrollBar* bar = m_editor->verticalScrollBar();
+    QVERIFY(bar->maximum() > 0);
+    const core::Scenario before = m_doc->scenario();
+    const auto wheelDown = [](QWidget* w) {
+        const QPointF at = QRectF(w->rect()).center();
+        QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(w, &e);
+    };
+    const QList<QWidget*> controls = {
+        control<QComboBox>(QStringLiteral("cluster.inter_node")),
+        control<QSpinBox>(QStringLiteral("model.layers")),
+        control<QDoubleSpinBox>(QStringLiteral("model.hidden")),
+        control<ValueSlider>(QStringLiteral("parallelism.tp"))->slider(),
+        control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox(),
+    };
+    for (QWidget* w : controls) {
+        QVERIFY(w);
+        QCOMPARE(w->focusPolicy(), Qt::StrongFocus); // a wheel does not give it the focus
+        bar->setValue(0);
+        m_editor->ensureWidgetVisible(w);
+        const int scrolled = bar->value();
+        wheelDown(w);
+        QVERIFY2(bar->value() > scrolled, qPrintable(w->metaObject()->className()));
+        QCOMPARE(m_doc->undoStack()->count(), 0);
+        QVERIFY(m_doc->scenario() == before);
+    }
+    // A focused spin box takes the wheel: one step down, one undo step.
+    auto* layers = control<QSpinBox>(QStringLiteral("model.layers"));
+    m_editor->ensureWidgetVisible(layers);
+    layers->setFocus();
+    QVERIFY(layers->hasFocus());
+    const int scrolled = bar->value();
+    wheelDown(layers);
+    QCOMPARE(m_doc->scenario().model.layers, before.model.layers - 1);
+    QCOMPARE(m_doc->undoStack()->count(), 1);
+    QCOMPARE(bar->value(), scrolled);
 }
 
 QTEST_MAIN(TestEditors)

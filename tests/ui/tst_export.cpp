@@ -57,6 +57,8 @@
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QGuiApplication>
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QPainter>
 #include <QJsonObject>
@@ -129,6 +131,7 @@ private slots:
     void reportHasExpectedPages_data();
     void reportHasExpectedPages();
     void numbersAsCsvAndJson();
+    void reportHasAnalysisChartsAndPins();
     void copyToClipboard();
     void dialogChoiceRoundTrips();
     void windowHasExportMenuAndContextMenus();
@@ -412,6 +415,35 @@ void TestExport::reportHasExpectedPages()
     QCOMPARE(pdfPages(pdf), writer.pageCount());
 }
 
+void TestExport::reportHasAnalysisChartsAndPins()
+{
+    // Issue 23 item 9: with the analysis charts and two pins, the report has a page per search, sweep, sizing and
+    // rank-map chart and one for the pins, besides what reportHasExpectedPages counts; each analysis chart is made once.
+    const Case c = makeCase({});
+    ui::ReportWriter::Options o;
+    QList<ui::ChartKind> made;
+    o.analysisChart = [&](ui::ChartKind kind) {
+        made << kind;
+        return ui::makeAnalysisChart(kind, c.scenario, c.result, test::catalog());
+    };
+    for (int tp : {2, 4}) {
+        core::Scenario pin = c.scenario;
+        pin.parallelism.tp = tp;
+        o.pins.push_back(pin);
+        o.pinResults.push_back(core::evaluate(pin));
+        o.pinLabels << QStringLiteral("TP %1").arg(tp);
+    }
+    ui::ReportWriter plain;
+    QVERIFY(plain.write(m_dir.filePath(QStringLiteral("plain.pdf")), c.scenario, c.result, c.comparison).isEmpty());
+    ui::ReportWriter writer;
+    const QString path = m_dir.filePath(QStringLiteral("full-report.pdf"));
+    const QString error = writer.write(path, c.scenario, c.result, c.comparison, o);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(made, (QList<ui::ChartKind>{ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap}));
+    QCOMPARE(writer.pageCount(), plain.pageCount() + 4 + 1);
+    QCOMPARE(pdfPages(readAll(path)), writer.pageCount());
+}
+
 void TestExport::numbersAsCsvAndJson()
 {
     const Case c = makeCase({});
@@ -435,6 +467,33 @@ void TestExport::numbersAsCsvAndJson()
     QCOMPARE(json.object().value(QStringLiteral("schema")).toString(), QStringLiteral("shardscope.result/1"));
     QCOMPARE(json.object().value(QStringLiteral("memory_per_gpu")).toObject().value(QStringLiteral("total")).toDouble(),
              c.result.memory.total());
+    // Issue 23 item 9: the CSV has the 80% ranges the result JSON has, one row per end, around the figure.
+    QHash<QByteArray, double> rows;
+    for (const QByteArray& line : csv.split('\n')) {
+        const QList<QByteArray> cells = line.split(',');
+        if (cells.size() == 4)
+            rows.insert(cells[0] + '.' + cells[1], cells[2].toDouble());
+    }
+    const QJsonObject o = json.object();
+    const struct {
+        const char* csv;
+        QJsonArray range;
+        double figure;
+    } ranges[] = {
+        {"memory_per_gpu.total_range", o[QStringLiteral("memory_per_gpu")].toObject()[QStringLiteral("total_range")].toArray(), c.result.memory.total()},
+        {"step_time.total_range", o[QStringLiteral("step_time")].toObject()[QStringLiteral("total_range")].toArray(), c.result.step.total()},
+        {"throughput.tokens_per_second_per_gpu_range",
+         o[QStringLiteral("throughput")].toObject()[QStringLiteral("tokens_per_second_per_gpu_range")].toArray(),
+         c.result.throughput.tokensPerSecondPerGpu},
+    };
+    for (const auto& r : ranges) {
+        const QByteArray name(r.csv);
+        QVERIFY2(rows.contains(name + "_lo") && rows.contains(name + "_hi"), r.csv);
+        QCOMPARE(r.range.size(), 2);
+        QCOMPARE(rows.value(name + "_lo"), r.range[0].toDouble());
+        QCOMPARE(rows.value(name + "_hi"), r.range[1].toDouble());
+        QVERIFY(rows.value(name + "_lo") < r.figure && r.figure < rows.value(name + "_hi"));
+    }
     const QString path = m_dir.filePath(QStringLiteral("numbers.csv"));
     QVERIFY(ui::writeBytes(path, csv).isEmpty());
     QCOMPARE(readAll(path), csv);

@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QCryptographicHash>
+#include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -24,6 +25,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 #include <csignal>
@@ -34,7 +36,7 @@
 using namespace shardscope;
 using ui::AutosaveEntry;
 using ui::Autosaver;
-using ui::RecoveryChoice;
+using ui::RecoveryDecision;
 
 namespace {
 constexpr int kKills = 30;
@@ -129,6 +131,7 @@ private slots:
     void laterKeepsAndDiscardRemoves();
     void reusedPidIsStillOffered();
     void recoveryDialogShowsFileAndTime();
+    void sidecarIsWrittenBeforeTheScenario();
 
 private:
     [[nodiscard]] ui::ScenarioDocument* doc() const { return m_window->document(); }
@@ -327,6 +330,32 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     QCOMPARE(autosaveFiles(autosaveDir()).size(), 2); // scenario and sidecar
 }
 
+void TestNoLostWork::sidecarIsWrittenBeforeTheScenario()
+{
+    // Issue 23 item 6: killed autosaves lost their sidecar about half the time, and recovery then said "never saved
+    // to a file". The sidecar is written first: when the scenario's write fails (here its path is a directory, as a
+    // kill between the two writes would leave it), the sidecar naming the original file is already there, and a
+    // sidecar without a scenario is never offered.
+    const QString file = QFileInfo(m_dir->filePath(QStringLiteral("first.shardscope.json"))).absoluteFilePath();
+    QVERIFY(files()->saveTo(file));
+    const QString hash = QString::fromLatin1(QCryptographicHash::hash(file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+    const QString content = QDir(autosaveDir()).filePath(QStringLiteral("%1-%2.shardscope.json").arg(hash).arg(QCoreApplication::applicationPid()));
+    QVERIFY(QDir().mkpath(content));
+    QStringList messages;
+    files()->setMessageHandler([&messages](const QString& title, const QString& text) { messages << title + QLatin1Char(' ') + text; });
+    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
+    QString error;
+    QVERIFY(!files()->autosave()->autosaveNow(&error));
+    QVERIFY2(error.contains(QStringLiteral("directory")), qPrintable(error));
+    QCOMPARE(messages.size(), 1); // said once
+    QCOMPARE(readMeta(content).value(QStringLiteral("original_path")).toString(), file);
+    QVERIFY(files()->autosave()->orphans().isEmpty());
+    QVERIFY(QDir(content).removeRecursively());
+    QVERIFY(files()->autosave()->autosaveNow());
+    QCOMPARE(readMeta(files()->autosave()->currentFile()).value(QStringLiteral("original_path")).toString(), file);
+    QCOMPARE(ui::readScenarioFile(files()->autosave()->currentFile(), test::catalog()).scenario.cluster.nodes, 5);
+}
+
 void TestNoLostWork::cleanSaveRemovesAutosave()
 {
     doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
@@ -446,9 +475,9 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     QVERIFY(qAbs(entry.savedAt.secsTo(QDateTime::currentDateTime())) < 60);
 
     QList<AutosaveEntry> offered;
-    files()->setRecoveryPromptHandler([&offered](const AutosaveEntry& e) {
-        offered << e;
-        return RecoveryChoice::Restore;
+    files()->setRecoveryPromptHandler([&offered](const QList<AutosaveEntry>& entries) {
+        offered << entries;
+        return RecoveryDecision{0, {}};
     });
     QVERIFY(files()->offerRecovery());
     QCOMPARE(offered.size(), 1);
@@ -507,20 +536,28 @@ void TestNoLostWork::laterKeepsAndDiscardRemoves()
     QVERIFY(!a.contentPath.isEmpty() && !b.contentPath.isEmpty());
 
     QStringList asked;
-    RecoveryChoice choice = RecoveryChoice::Later;
-    files()->setRecoveryPromptHandler([&](const AutosaveEntry& e) {
-        asked << e.name;
-        return choice;
+    RecoveryDecision decision; // Later for all
+    files()->setRecoveryPromptHandler([&](const QList<AutosaveEntry>& entries) {
+        for (const AutosaveEntry& e : entries)
+            asked << e.name;
+        return decision;
     });
     QVERIFY(!files()->offerRecovery());
-    QCOMPARE(asked, (QStringList{QStringLiteral("newer"), QStringLiteral("older")})); // newest first
+    QCOMPARE(asked, (QStringList{QStringLiteral("newer"), QStringLiteral("older")})); // one list, newest first
     QCOMPARE(autosaveFiles(autosaveDir()).size(), 4);                                 // Later keeps them
+
     QVERIFY(!doc()->isModified());
 
     asked.clear();
-    choice = RecoveryChoice::Discard;
+    decision.discard = {1}; // the older one
     QVERIFY(!files()->offerRecovery());
     QCOMPARE(asked.size(), 2);
+    QCOMPARE(autosaveFiles(autosaveDir()).size(), 2);
+    QVERIFY(!QFileInfo::exists(a.contentPath) && !QFileInfo::exists(a.metaPath));
+    asked.clear();
+    decision.discard = {0};
+    QVERIFY(!files()->offerRecovery());
+    QCOMPARE(asked, QStringList{QStringLiteral("newer")});
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
     asked.clear();
     QVERIFY(!files()->offerRecovery());
@@ -528,7 +565,7 @@ void TestNoLostWork::laterKeepsAndDiscardRemoves()
 
     // A restore whose original file no longer exists: bound to that path, the default scenario underneath.
     writeOrphan(autosaveDir(), QStringLiteral("0123456789abcdef"), dead, b.originalPath, now, newer);
-    choice = RecoveryChoice::Restore;
+    decision = RecoveryDecision{0, {}};
     QVERIFY(files()->offerRecovery());
     QCOMPARE(doc()->scenario(), newer);
     QCOMPARE(doc()->filePath(), QFileInfo(b.originalPath).absoluteFilePath());
@@ -555,44 +592,61 @@ void TestNoLostWork::reusedPidIsStillOffered()
 
 void TestNoLostWork::recoveryDialogShowsFileAndTime()
 {
-    // The real dialog: Restore / Discard / Later, with the original file's name and the autosave time.
+    // Issue 23 item 6: 37 autosaves left by crashes are offered in one list (not one dialog each), with each one's
+    // scenario, file ("never saved to a file" when untitled) and time; Discard deletes the selected ones and the
+    // list stays; Later keeps the rest.
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    const QDateTime savedAt = QDateTime::currentDateTime().addSecs(-600);
-    core::Scenario s = core::defaultScenario(test::catalog());
-    s.name = "lost in a crash";
-    const AutosaveEntry e = writeOrphan(autosaveDir(), QStringLiteral("fedcba9876543210"), deadPid(),
-                                        QStringLiteral("/nowhere/lost.shardscope.json"), savedAt, s);
-    QVERIFY(!e.contentPath.isEmpty());
-    QString text, informative;
-    QStringList buttons;
+    const qint64 dead = deadPid();
+    const QDateTime newest = QDateTime::currentDateTime().addSecs(-600);
+    constexpr int kLeft = 37;
+    QList<AutosaveEntry> written;
+    for (int i = 0; i < kLeft; ++i) {
+        core::Scenario s = core::defaultScenario(test::catalog());
+        s.name = QStringLiteral("lost %1").arg(i).toStdString();
+        const bool untitled = i % 2 == 1;
+        written << writeOrphan(autosaveDir(), untitled ? QStringLiteral("untitled%1").arg(i) : QStringLiteral("%1").arg(i, 16, 16, QLatin1Char('0')),
+                               dead, untitled ? QString() : QStringLiteral("/nowhere/lost-%1.shardscope.json").arg(i),
+                               newest.addSecs(-60 * i), s);
+        QVERIFY(!written.back().contentPath.isEmpty());
+    }
+    int dialogs = 0;
+    QStringList first, second;
+    int rowsAfterDiscard = -1;
     QTimer poll;
     connect(&poll, &QTimer::timeout, this, [&] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        if (!box)
+        auto* dialog = qobject_cast<ui::RecoveryDialog*>(QApplication::activeModalWidget());
+        if (!dialog || dialog->property("seen").toBool())
             return;
-        poll.stop();
-        text = box->text();
-        informative = box->informativeText();
-        QPushButton* later = nullptr;
-        for (QAbstractButton* b : box->buttons()) {
-            buttons << b->text();
-            if (b->text() == QStringLiteral("&Later"))
-                later = qobject_cast<QPushButton*>(b);
+        dialog->setProperty("seen", true);
+        ++dialogs;
+        QTreeWidget* list = dialog->list();
+        for (int c = 0; c < 3; ++c) {
+            first << list->topLevelItem(0)->text(c);
+            second << list->topLevelItem(1)->text(c);
         }
-        if (later)
-            later->click();
-        else
-            box->reject();
+        QCOMPARE(list->topLevelItemCount(), kLeft);
+        // Select the two newest with the keyboard, then Discard.
+        list->setFocus();
+        list->setCurrentItem(list->topLevelItem(0));
+        QTest::keyClick(list, Qt::Key_Down, Qt::ShiftModifier);
+        for (QPushButton* b : dialog->findChildren<QPushButton*>())
+            if (b->text() == QStringLiteral("&Discard"))
+                QTest::mouseClick(b, Qt::LeftButton);
+        rowsAfterDiscard = list->topLevelItemCount();
+        QTest::keyClick(dialog, Qt::Key_Escape); // Later
     });
     poll.start(20);
     QVERIFY(!files()->offerRecovery());
-    buttons.sort();
-    QCOMPARE(buttons, (QStringList{QStringLiteral("&Discard"), QStringLiteral("&Later"), QStringLiteral("&Restore")}));
-    QVERIFY2(text.contains(QStringLiteral("lost.shardscope.json")), qPrintable(text));
-    QVERIFY2(text.contains(QLocale().toString(savedAt, QLocale::ShortFormat)), qPrintable(text));
-    QVERIFY2(informative.contains(QStringLiteral("lost in a crash")), qPrintable(informative));
-    QVERIFY(QFileInfo::exists(e.contentPath)); // Later keeps it
+    poll.stop();
+    QCOMPARE(dialogs, 1);
+    QCOMPARE(first, (QStringList{QStringLiteral("lost 0"), QStringLiteral("lost-0.shardscope.json"),
+                                 QLocale().toString(newest, QLocale::ShortFormat)}));
+    QCOMPARE(second.at(0), QStringLiteral("lost 1"));
+    QCOMPARE(second.at(1), QStringLiteral("never saved to a file"));
+    QCOMPARE(rowsAfterDiscard, kLeft - 2);
+    QVERIFY(!QFileInfo::exists(written[0].contentPath) && !QFileInfo::exists(written[1].contentPath));
+    QCOMPARE(files()->autosave()->orphans().size(), kLeft - 2); // Later keeps the rest
     QVERIFY(!doc()->isModified());
 }
 

@@ -7,6 +7,7 @@
 #include "analysis/sweep_pane.h"
 #include "analysis/timeline_pane.h"
 #include "charts/chart_base.h"
+#include "util/wheel_guard.h"
 
 #include <QEvent>
 #include <QScrollArea>
@@ -33,6 +34,7 @@ public:
         setFrameShape(QFrame::NoFrame);
         setWidget(page);
         page->installEventFilter(this);
+        WheelGuard::install(this); // the wheel scrolls the page; it changes a setting only when that has the focus
     }
 
 protected:

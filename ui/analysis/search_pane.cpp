@@ -8,6 +8,7 @@
 #include "document/scenario_document.h"
 #include "settings/app_settings.h"
 #include "util/units.h"
+#include "util/message.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/waterfall.h>
@@ -258,7 +259,7 @@ void SearchPane::buildControls(QWidget* box)
     m_progress->setMaximumHeight(m_run->sizeHint().height() - 6);
     m_progress->setTextVisible(false);
     m_progress->hide();
-    m_status = new QLabel(box);
+    m_status = plainLabel(box);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setWordWrap(true);
     m_staleNote = new QLabel(box);
@@ -558,7 +559,7 @@ void SearchPane::explainSelected()
     if (!m_whyNotWindow) {
         m_whyNotWindow = new QWidget(this, Qt::Window);
         m_whyNotWindow->setObjectName(QStringLiteral("whyNotWindow"));
-        m_whyNotNote = new QLabel(m_whyNotWindow);
+        m_whyNotNote = plainLabel(m_whyNotWindow);
         m_whyNotNote->setWordWrap(true);
         m_whyNotNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
         m_whyNotChart = new WaterfallChart(m_whyNotWindow);

@@ -5,6 +5,7 @@
 #include "analysis/sizing_table_model.h"
 #include "document/scenario_document.h"
 #include "export/analysis_figures.h"
+#include "util/message.h"
 
 #include <shardscope/core/sweep.h>
 
@@ -30,7 +31,7 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
     , m_tokens(new QDoubleSpinBox(this))
     , m_price(new QDoubleSpinBox(this))
     , m_metric(new QComboBox(this))
-    , m_note(new QLabel(this))
+    , m_note(plainLabel(this))
     , m_model(new SizingTableModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_table(new QTableView(this))

@@ -4,6 +4,7 @@
 #include "analysis/sweep_chart.h"
 #include "charts/legend_strip.h"
 #include "document/scenario_document.h"
+#include "util/message.h"
 
 #include <shardscope/core/evaluate.h>
 
@@ -20,9 +21,9 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
     , m_doc(doc)
     , m_axis(new QComboBox(this))
-    , m_axisNote(new QLabel(this))
+    , m_axisNote(plainLabel(this))
     , m_legend(new LegendStrip(3, this))
-    , m_note(new QLabel(this))
+    , m_note(plainLabel(this))
     , m_debounce(new QTimer(this))
 {
     for (const core::SweepAxis axis : {core::SweepAxis::ModelSize, core::SweepAxis::Gpus, core::SweepAxis::Nodes,

@@ -5,6 +5,7 @@
 #include "analysis/timeline_chart.h"
 #include "document/scenario_document.h"
 #include "util/units.h"
+#include "util/message.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,7 +21,7 @@ TimelinePane::TimelinePane(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
     , m_doc(doc)
     , m_chart(new TimelineChart(this))
-    , m_summary(new QLabel(this))
+    , m_summary(plainLabel(this))
     , m_debounce(new QTimer(this))
 {
     auto* reset = new QPushButton(tr("Whole step"), this);

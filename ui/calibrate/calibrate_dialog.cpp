@@ -3,6 +3,8 @@
 
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
+#include "util/message.h"
+#include "util/screen_fit.h"
 
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_name.h>
@@ -98,11 +100,12 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     rowButtons->addWidget(fitButton);
     layout->addLayout(rowButtons);
 
-    m_message = new QLabel(this);
+    m_message = plainLabel(this); // quotes the runs file
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_message);
-    m_values = new QLabel(this);
+    m_values = plainLabel(this);
+    m_values->setWordWrap(true); // a long reason wraps: the dialog never grows past the screen after Fit
     m_values->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_values);
 
@@ -154,7 +157,7 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     });
     connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
     refreshSavedProfiles();
-    resize(900, 640);
+    fitToScreen(this, QSize(900, 640));
 }
 
 int CalibrateDialog::runCount() const { return m_table->rowCount(); }

@@ -4,6 +4,7 @@
 #include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/tooltips.h"
+#include "util/message.h"
 
 #include <QHBoxLayout>
 #include <QHelpEvent>
@@ -17,7 +18,7 @@ namespace shardscope::ui {
 ChartBase::ChartBase(QString chartKey, const QString& title, QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
-    , m_title(new QLabel(title, this))
+    , m_title(plainLabel(this, title)) // a title may hold a scenario name
     , m_chartKey(std::move(chartKey))
     , m_layout(new QVBoxLayout(this))
     , m_row(new QHBoxLayout)

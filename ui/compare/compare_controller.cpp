@@ -3,6 +3,7 @@
 
 #include "compare/compare_view.h"
 #include "document/scenario_document.h"
+#include "util/screen_fit.h"
 
 #include <QAction>
 #include <QMenu>
@@ -42,7 +43,7 @@ QWidget* CompareController::window()
         layout->addWidget(m_view);
         connect(m_view, &CompareView::pinCurrentRequested, this, &CompareController::pinCurrent);
         connect(m_view, &CompareView::openPinRequested, this, &CompareController::openPin);
-        w->resize(1400, 950);
+        fitToScreen(w, QSize(1400, 950)); // a 1280 x 800 screen gets a window that fits it
         m_window = w;
         emit viewCreated(m_view);
     }

@@ -9,6 +9,7 @@
 #include "explain/field_names.h"
 #include "export/scenario_text.h"
 #include "util/units.h"
+#include "util/message.h"
 
 #include <shardscope/core/waterfall.h>
 
@@ -50,7 +51,7 @@ QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString(
 CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
     , m_doc(doc)
-    , m_hint(new QLabel(this))
+    , m_hint(plainLabel(this))
     , m_pinButton(new QPushButton(tr("&Pin Current Scenario"), this))
     , m_clearButton(new QPushButton(tr("C&lear Pins"), this))
     , m_columnsArea(new QScrollArea(this))

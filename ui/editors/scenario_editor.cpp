@@ -9,6 +9,7 @@
 #include "editors/parallelism_panel.h"
 #include "editors/training_panel.h"
 #include "explain/field_names.h"
+#include "util/wheel_guard.h"
 
 #include <shardscope/core/scenario_name.h>
 
@@ -61,6 +62,7 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     addGroup(tr("NCCL"), new NcclPanel(doc, m_content));
     layout->addStretch(1);
     setWidget(m_content);
+    WheelGuard::install(this); // scrolling the form never edits the scenario
     // Never narrower than the form: a clipped spin box is worse than a narrower chart area.
     setMinimumWidth(m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
 

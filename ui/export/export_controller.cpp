@@ -18,9 +18,11 @@
 #include "compare/compare_view.h"
 #include "compare/waterfall_chart.h"
 #include "document/scenario_document.h"
+#include "export/analysis_figures.h"
 #include "export/numbers_export.h"
 #include "export/report_writer.h"
 #include "export/scenario_text.h"
+#include "util/message.h"
 
 #include <shardscope/core/scenario_name.h>
 
@@ -30,7 +32,6 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QMenu>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -156,6 +157,18 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
         ReportWriter writer;
         ReportWriter::Options o;
         o.lightTheme = choice.options.lightTheme;
+        // The analysis panes' charts as they are on screen; one with nothing drawn yet (a search not run) with its
+        // pane's opening settings, as the CLI draws it.
+        o.analysisChart = [this, &s, &r](ChartKind kind) -> std::unique_ptr<ChartBase> {
+            if (const auto it = m_makers.find(kind); it != m_makers.end())
+                if (std::unique_ptr<ChartBase> chart = it->second(); chart && chart->message().isEmpty())
+                    return chart;
+            return makeAnalysisChart(kind, s, r, m_doc->catalog());
+        };
+        o.pins = m_doc->pins();
+        o.pinResults = m_doc->pinResults();
+        for (int i = 0; i < int(o.pins.size()); ++i)
+            o.pinLabels << m_doc->pinLabel(i);
         return writer.write(path, s, r, m_doc->comparison(), o);
     }
     case ExportDialog::Target::Csv: return writeBytes(path, resultCsv(s, r));
@@ -261,7 +274,7 @@ void ExportController::saveWithDialog(const ExportDialog::Choice& choice)
     const QString error = exportTo(path, c);
     if (!error.isEmpty()) {
         if (!m_fileDialog)
-            QMessageBox::warning(m_window, tr("Export failed"), tr("Cannot write %1:\n%2").arg(path, error));
+            showMessage(m_window, tr("Export failed"), tr("Cannot write %1:\n%2").arg(path, error));
         emit statusMessage(tr("Export failed: %1").arg(error));
         return;
     }

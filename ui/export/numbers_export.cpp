@@ -75,15 +75,23 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
     figureRows(csv, QStringLiteral("memory_per_gpu"), termFigures(r, core::TermGroup::Memory), "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("capacity"), r.capacity, "bytes");
     csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"), r.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    // The 80% ranges (result JSON's total_range and tokens_per_second_per_gpu_range), one row per end.
+    csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("total_range_lo"), r.memoryRange.lo, "bytes");
+    csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("total_range_hi"), r.memoryRange.hi, "bytes");
+    csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("verdict"), QString::fromLatin1(core::toString(r.verdict)));
     if (r.stages.size() > 1)
         for (const core::StageInfo& st : r.stages)
             figureRows(csv, QStringLiteral("memory_stage_%1").arg(st.stage), memoryFigures(st.memory), "bytes");
     csv.num(QStringLiteral("host"), QStringLiteral("memory_per_node"), r.hostMemoryPerNode, "bytes");
     csv.num(QStringLiteral("host"), QStringLiteral("nvme_per_node"), r.nvmePerNode, "bytes");
     figureRows(csv, QStringLiteral("step_time"), termFigures(r, core::TermGroup::StepTime), "s");
+    csv.num(QStringLiteral("step_time"), QStringLiteral("total_range_lo"), r.stepTimeRange.lo, "s");
+    csv.num(QStringLiteral("step_time"), QStringLiteral("total_range_hi"), r.stepTimeRange.hi, "s");
     const QString tp = QStringLiteral("throughput");
     csv.num(tp, QStringLiteral("tokens_per_second"), r.throughput.tokensPerSecond, "tokens/s");
     csv.num(tp, QStringLiteral("tokens_per_second_per_gpu"), r.throughput.tokensPerSecondPerGpu, "tokens/s");
+    csv.num(tp, QStringLiteral("tokens_per_second_per_gpu_range_lo"), r.tokensPerGpuRange.lo, "tokens/s");
+    csv.num(tp, QStringLiteral("tokens_per_second_per_gpu_range_hi"), r.tokensPerGpuRange.hi, "tokens/s");
     csv.num(tp, QStringLiteral("model_tflops_per_gpu"), r.throughput.modelTflopsPerGpu, "TFLOP/s");
     csv.num(tp, QStringLiteral("hardware_tflops_per_gpu"), r.throughput.hardwareTflopsPerGpu, "TFLOP/s");
     csv.num(tp, QStringLiteral("mfu"), r.throughput.mfu);
@@ -105,6 +113,10 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
         csv.row(sec, name + QStringLiteral(".algo"), QString::fromLatin1(core::toString(c.algo)));
         csv.row(sec, name + QStringLiteral(".proto"), QString::fromLatin1(core::toString(c.proto)));
     }
+    const QString unc = QStringLiteral("uncertainty");
+    csv.num(unc, QStringLiteral("band"), r.uncertainty.band);
+    csv.row(unc, QStringLiteral("kind"), QString::fromStdString(r.uncertainty.kind));
+    csv.row(unc, QStringLiteral("basis"), QString::fromStdString(r.uncertainty.basis));
     csv.num(QStringLiteral("sizing"), QStringLiteral("min_gpus"), r.minGpus);
     return csv.out;
 }

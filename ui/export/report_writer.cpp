@@ -10,12 +10,15 @@
 #include "export/scenario_text.h"
 #include "util/atomic_file.h"
 #include "util/units.h"
+#include "views/uncertainty_text.h"
 
 #include <shardscope/core/scenario_name.h>
 
 #include <QApplication>
 #include <QBuffer>
 #include <QPdfWriter>
+
+#include <memory>
 
 namespace shardscope::ui {
 
@@ -66,6 +69,29 @@ public:
         m_y += bounds.height() + gapAfter;
     }
 
+    /// Height of text in font f wrapped to the page's width (what text() advances, without the gap).
+    [[nodiscard]] double textHeight(const QString& t, const QFont& f) const
+    {
+        return QFontMetricsF(f, m_painter.device()).boundingRect(QRectF(0, 0, m_area.width(), 1e5), Qt::TextWordWrap, t).height();
+    }
+    /// Height of table() with these cells, without page breaks.
+    [[nodiscard]] double tableHeight(const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths,
+                                     double width = -1) const
+    {
+        const double span = width < 0 ? m_area.width() : width;
+        double h = rowHeight(header, true, widths, span) + 10;
+        for (const QStringList& r : rows)
+            h += rowHeight(r, false, widths, span);
+        return h;
+    }
+    /// Starts a new page when height does not fit in what is left of this one but fits on a page of its own: a
+    /// heading and its table stay together.
+    void keepTogether(double height, QPageLayout::Orientation orientation)
+    {
+        if (height > left() && height <= m_area.height() && m_y > m_area.top())
+            newPage(orientation);
+    }
+
     /// A table in the horizontal span [x, x + width) of the page (default: the whole width): header row, then rows;
     /// a row whose cells after the first are all empty is a group heading. right: columns aligned right. A cell
     /// too long for its column wraps onto more lines (the row grows); nothing is cut off.
@@ -78,26 +104,12 @@ public:
         const double span = width < 0 ? m_area.width() : width;
         const QFont body = font(8.5);
         const QFont bold = font(8.5, true);
-        const double line = QFontMetricsF(body, m_painter.device()).height() + 5;
-        auto isHeading = [](const QStringList& cells) {
-            return cells.size() > 1 && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
-        };
         auto cellWidth = [&](const QStringList& cells, int c, bool isHeader) {
             return !isHeader && isHeading(cells) ? span : widths[c] * span;
         };
-        // Height of a row: one line, or as many as its longest wrapped cell needs.
-        auto rowHeight = [&](const QStringList& cells, bool isHeader) {
-            double h = line;
-            for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
-                const QFontMetricsF fm(isHeader || isHeading(cells) ? bold : body, m_painter.device());
-                const double w = cellWidth(cells, c, isHeader) - 8;
-                h = std::max(h, fm.boundingRect(QRectF(0, 0, w, 1e5), Qt::TextWordWrap, cells[c]).height() + 5);
-            }
-            return h;
-        };
         auto drawRow = [&](const QStringList& cells, bool isHeader, bool shade) {
             const bool heading = !isHeader && isHeading(cells);
-            const double h = rowHeight(cells, isHeader);
+            const double h = rowHeight(cells, isHeader, widths, span);
             if (shade || isHeader)
                 m_painter.fillRect(QRectF(left0, m_y, span, h), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
             double x = left0;
@@ -115,7 +127,7 @@ public:
         };
         drawRow(header, true, false);
         for (int i = 0; i < rows.size(); ++i) {
-            if (left() < rowHeight(rows[i], false)) {
+            if (left() < rowHeight(rows[i], false, widths, span)) {
                 newPage(orientation);
                 text(continued, font(11, true), Qt::black, 8);
                 drawRow(header, true, false);
@@ -130,6 +142,25 @@ public:
     void setY(double y) { m_y = y; }
 
 private:
+    static bool isHeading(const QStringList& cells)
+    {
+        return cells.size() > 1 && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
+    }
+    /// Height of a row: one line, or as many as its longest wrapped cell needs.
+    [[nodiscard]] double rowHeight(const QStringList& cells, bool isHeader, const QList<double>& widths, double span) const
+    {
+        const QFont body = font(8.5);
+        const QFont bold = font(8.5, true);
+        double h = QFontMetricsF(body, m_painter.device()).height() + 5;
+        const bool heading = !isHeader && isHeading(cells);
+        const QFontMetricsF fm(isHeader || heading ? bold : body, m_painter.device());
+        for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
+            const double w = (heading ? span : widths[c] * span) - 8;
+            h = std::max(h, fm.boundingRect(QRectF(0, 0, w, 1e5), Qt::TextWordWrap, cells[c]).height() + 5);
+        }
+        return h;
+    }
+
     void reset()
     {
         // After an orientation change the painter still has the first page's viewport: reset it to this page.
@@ -201,8 +232,19 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
     } else {
         doc.text(tr("Headline figures"), font(12, true), Qt::black, 4);
         QList<QStringList> rows;
-        for (const Headline& h : headlines(result))
+        for (const Headline& h : headlines(result)) {
             rows.push_back({h.label, h.text});
+            // The 80% ranges, as the KPI cards give them (views/uncertainty_text.h).
+            if (h.key == QLatin1String("memory"))
+                rows.push_back({tr("Memory per GPU, 80% range"), memoryRangeSentence(result)});
+            else if (h.key == QLatin1String("step_time"))
+                rows.push_back({tr("Step time, 80% range"), stepRangeSentence(result)});
+            else if (h.key == QLatin1String("tokens_per_second"))
+                rows.push_back({tr("Tokens per second per GPU, 80% range"),
+                                tr("%1 – %2 %3").arg(Units::count(result.tokensPerGpuRange.lo, 0), Units::count(result.tokensPerGpuRange.hi, 0),
+                                                     rangeNote(result.throughput.tokensPerSecondPerGpu, result.tokensPerGpuRange,
+                                                               result.uncertainty, result.uncertainty.throughputRuns))});
+        }
         rows.push_back({tr("Layout"), tr("%1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, %6 micro-batches per step")
                                           .arg(result.gpus).arg(result.dp).arg(result.tp).arg(result.pp).arg(result.cp)
                                           .arg(result.microBatches)});
@@ -214,7 +256,6 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
             doc.text(QStringLiteral("• %1").arg(QString::fromStdString(w.message)), font(9), QColor(0x9a, 0x60, 0x00), 2);
         doc.advance(8);
     }
-    doc.text(tr("Settings"), font(12, true), Qt::black, 4);
     // Two columns: model, cluster and training on the left; parallelism, offload and NCCL on the right.
     QList<QStringList> leftRows;
     QList<QStringList> rightRows;
@@ -224,8 +265,14 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
             rightColumn = true;
         (rightColumn ? rightRows : leftRows).push_back({row.label, row.value});
     }
-    const double top = doc.y();
     const double half = (doc.area().width() - 16) / 2;
+    // Both columns on one page: a column that ran onto the next page would leave the other at the first's top.
+    doc.keepTogether(doc.textHeight(tr("Settings"), font(12, true)) + 4
+                         + std::max(doc.tableHeight({tr("Setting"), tr("Value")}, leftRows, {0.36, 0.64}, half),
+                                    doc.tableHeight({tr("Setting"), tr("Value")}, rightRows, {0.42, 0.58}, half)),
+                     QPageLayout::Portrait);
+    doc.text(tr("Settings"), font(12, true), Qt::black, 4);
+    const double top = doc.y();
     const double end1 = doc.table({tr("Setting"), tr("Value")}, leftRows, {0.36, 0.64}, QPageLayout::Portrait,
                                   tr("Settings (continued)"), {}, doc.area().left(), half);
     doc.setY(top);
@@ -259,18 +306,50 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                                 t ? QStringLiteral("§%1").arg(modelSectionTitle(QString::fromStdString(t->anchor))) : QString()});
             }
             rows.push_back({tr("Total"), figureText(total, g.unit), Units::percent(total > 0 ? 1 : 0, 0), QString(), QString()});
+            const QStringList header{tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md")};
+            const QList<double> widths{0.25, 0.1, 0.07, 0.33, 0.25};
+            doc.keepTogether(doc.textHeight(g.title, font(12, true)) + 4 + doc.tableHeight(header, rows, widths), QPageLayout::Portrait);
             doc.text(g.title, font(12, true), Qt::black, 4);
-            doc.table({tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md")}, rows,
-                      {0.25, 0.1, 0.07, 0.33, 0.25}, QPageLayout::Portrait, tr("%1 (continued)").arg(g.title), {1, 2});
+            doc.table(header, rows, widths, QPageLayout::Portrait, tr("%1 (continued)").arg(g.title), {1, 2});
         }
+    }
+
+    // The pinned scenarios' headline figures, this scenario first
+    if (!options.pins.empty() && options.pins.size() == options.pinResults.size()) {
+        const QStringList header{tr("Scenario"), tr("Memory per GPU"), tr("Step time"), tr("Tokens/s per GPU"), tr("MFU")};
+        const QList<double> widths{0.4, 0.18, 0.14, 0.16, 0.12};
+        auto row = [](const QString& label, const core::Result& r) {
+            if (!r.valid)
+                return QStringList{label, tr("invalid"), QString(), QString(), QString()};
+            return QStringList{label,
+                               tr("%1 (%2 – %3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi)),
+                               Units::seconds(r.step.total()), Units::count(r.throughput.tokensPerSecondPerGpu, 0),
+                               Units::percent(r.throughput.mfu)};
+        };
+        QList<QStringList> rows{row(tr("This scenario: %1").arg(name), result)};
+        for (size_t i = 0; i < options.pins.size(); ++i)
+            rows.push_back(row(options.pinLabels.value(int(i), QString::fromStdString(core::scenarioTitle(options.pins[i]))),
+                               options.pinResults[i]));
+        doc.newPage(QPageLayout::Portrait);
+        doc.text(tr("Pinned scenarios"), font(14, true), Qt::black, 4);
+        doc.text(tr("Memory per GPU with its 80% range, step time, tokens per second per GPU and MFU of every pinned "
+                    "scenario (Compare → Show Comparison has the differences and the waterfall between any two)."),
+                 font(9), QColor(0x40, 0x40, 0x40), 8);
+        doc.table(header, rows, widths, QPageLayout::Portrait, tr("Pinned scenarios (continued)"), {1, 2, 3, 4});
     }
 
     // One chart per landscape page
     const QString caption = scenarioCaption(scenario, result, options.date);
     for (ChartKind kind : options.charts) {
+        std::unique_ptr<ChartFigure> figure;
+        if (isScenarioChart(kind))
+            figure = std::make_unique<ChartFigure>(kind, scenario, result, comparison, options.lightTheme);
+        else if (std::unique_ptr<ChartBase> chart = options.analysisChart && result.valid ? options.analysisChart(kind) : nullptr)
+            figure = std::make_unique<ChartFigure>(kind, std::move(chart), options.lightTheme);
+        if (!figure)
+            continue;
         doc.newPage(QPageLayout::Landscape);
-        const ChartFigure figure(kind, scenario, result, comparison, options.lightTheme);
-        figure.paint(painter, doc.area(), caption);
+        figure->paint(painter, doc.area(), caption);
     }
 
     // Collectives
@@ -289,11 +368,12 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                             c.crossesNodes ? tr("yes") : tr("no")});
         if (rows.isEmpty())
             doc.text(tr("None: one GPU, nothing to exchange."), font(10));
-        else
-            doc.table({tr("Collective"), tr("Purpose"), tr("Group"), tr("Calls"), tr("Message"), tr("Bytes sent"), tr("Time"),
-                       tr("Exposed"), tr("Algo / proto"), tr("Inter-node")},
-                      rows, {0.13, 0.27, 0.05, 0.06, 0.08, 0.09, 0.07, 0.07, 0.11, 0.07}, QPageLayout::Landscape,
-                      tr("Collectives (continued)"), {2, 3, 4, 5, 6, 7});
+        else {
+            const QStringList header{tr("Collective"), tr("Purpose"), tr("Group"), tr("Calls"), tr("Message"), tr("Bytes sent"),
+                                     tr("Time"), tr("Exposed"), tr("Algo / proto"), tr("Inter-node")};
+            const QList<double> widths{0.13, 0.27, 0.05, 0.06, 0.08, 0.09, 0.07, 0.07, 0.11, 0.07};
+            doc.table(header, rows, widths, QPageLayout::Landscape, tr("Collectives (continued)"), {2, 3, 4, 5, 6, 7});
+        }
     }
     painter.end();
     buffer.close();

@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.h"
 #include "export/numbers_export.h"
+#include "util/message.h"
 
 #include <shardscope/core/scenario_name.h>
 
@@ -15,13 +16,13 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTextDocument>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -30,7 +31,7 @@ LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
     , m_doc(doc)
     , m_target(new QComboBox(this))
-    , m_note(new QLabel(this))
+    , m_note(plainLabel(this))
     , m_text(new QPlainTextEdit(this))
     , m_copy(new QPushButton(tr("&Copy"), this))
     , m_save(new QPushButton(tr("&Save…"), this))
@@ -65,10 +66,15 @@ LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
     layout->addWidget(m_text, 1);
     layout->addLayout(buttons);
 
+    connect(m_target, &QComboBox::activated, this, [this] { m_chosen = true; });
     connect(m_target, &QComboBox::currentIndexChanged, this, &LaunchConfigPanel::refresh);
-    connect(m_doc, &ScenarioDocument::changed, this, &LaunchConfigPanel::refresh);
+    connect(m_doc, &ScenarioDocument::changed, this, [this] {
+        chooseTarget();
+        refresh();
+    });
     connect(m_copy, &QPushButton::clicked, this, &LaunchConfigPanel::copy);
     connect(m_save, &QPushButton::clicked, this, &LaunchConfigPanel::saveDialog);
+    chooseTarget();
     refresh();
 }
 
@@ -76,10 +82,27 @@ core::LaunchTarget LaunchConfigPanel::target() const { return core::LaunchTarget
 
 void LaunchConfigPanel::setTarget(core::LaunchTarget target)
 {
+    m_chosen = true;
     m_target->setCurrentIndex(std::max(0, m_target->findData(int(target))));
 }
 
 QString LaunchConfigPanel::text() const { return m_config; }
+
+void LaunchConfigPanel::chooseTarget()
+{
+    if (m_chosen || !m_doc->result().valid)
+        return;
+    const core::Scenario& s = m_doc->scenario();
+    const core::LaunchTarget own = s.training.framework == core::Framework::Megatron    ? core::LaunchTarget::Megatron
+                                   : s.training.framework == core::Framework::DeepSpeed ? core::LaunchTarget::DeepSpeed
+                                                                                         : core::LaunchTarget::Fsdp;
+    for (core::LaunchTarget t : {own, core::LaunchTarget::Megatron, core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp})
+        if (core::launchConfigIssues(s, t).empty()) {
+            const QSignalBlocker block(m_target);
+            m_target->setCurrentIndex(m_target->findData(int(t)));
+            return;
+        }
+}
 
 void LaunchConfigPanel::refresh()
 {
@@ -148,7 +171,7 @@ void LaunchConfigPanel::saveDialog()
     const QString error = saveTo(path);
     if (!error.isEmpty()) {
         if (!m_fileDialog)
-            QMessageBox::warning(this, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
+            showMessage(this, tr("Cannot save"), tr("Cannot save %1:\n%2").arg(path, error));
         emit statusMessage(tr("Cannot save %1: %2").arg(path, error));
         return;
     }

@@ -45,6 +45,9 @@ signals:
 private:
     void refresh();
     void saveDialog();
+    /// Until the user picks a target: the scenario's own framework's target if it expresses the layout, else the
+    /// first that does (a panel never opens on a refusal another target would not give).
+    void chooseTarget();
     [[nodiscard]] QString suggestedName() const;
 
     ScenarioDocument* m_doc;
@@ -54,6 +57,7 @@ private:
     QPushButton* m_copy;
     QPushButton* m_save;
     QString m_config;
+    bool m_chosen = false; ///< the user (or setTarget) picked the target: it stays
     std::function<QString(const QString&)> m_fileDialog;
 };
 

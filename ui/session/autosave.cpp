@@ -120,8 +120,9 @@ bool Autosaver::autosaveNow(QString* error)
     QString reason;
     if (!QDir().mkpath(m_dir))
         reason = tr("cannot create the folder %1").arg(QDir::toNativeSeparators(m_dir));
-    if (reason.isEmpty())
-        reason = writeScenarioFile(content, m_doc->scenario(), m_doc->catalog(), m_doc->pins()); // pins too
+    // The sidecar first, then the scenario, each atomically: a kill at any point leaves either the previous pair, or
+    // the new sidecar (same document, so the same original path) beside the previous scenario, or on a first
+    // autosave a sidecar alone, which orphans() removes. Never a scenario without the file it belongs to.
     if (reason.isEmpty()) {
         const qint64 pid = QCoreApplication::applicationPid();
         QJsonObject meta;
@@ -133,6 +134,8 @@ bool Autosaver::autosaveNow(QString* error)
         meta[QStringLiteral("name")] = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).left(kMaxNameChars);
         reason = writeBytes(metaPathFor(content), QJsonDocument(meta).toJson(QJsonDocument::Indented));
     }
+    if (reason.isEmpty())
+        reason = writeScenarioFile(content, m_doc->scenario(), m_doc->catalog(), m_doc->pins()); // pins too
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;

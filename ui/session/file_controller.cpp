@@ -96,11 +96,16 @@ bool FileController::maybeSave()
 {
     if (!m_doc->isModified())
         return true;
-    const auto answer = m_prompt
-        ? m_prompt()
-        : QMessageBox::warning(m_window, tr("Unsaved changes"),
-                               tr("“%1” has unsaved changes. Save them?").arg(m_doc->displayName()),
-                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    QMessageBox::StandardButton answer = QMessageBox::Cancel;
+    if (m_prompt) {
+        answer = m_prompt();
+    } else {
+        const std::unique_ptr<QMessageBox> box(plainMessageBox(QMessageBox::Warning, tr("Unsaved changes"),
+            tr("“%1” has unsaved changes. Save them?").arg(m_doc->displayName()), m_window));
+        box->setStandardButtons(QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        box->setDefaultButton(QMessageBox::Save);
+        answer = QMessageBox::StandardButton(box->exec());
+    }
     if (answer == QMessageBox::Save)
         return save();
     if (answer != QMessageBox::Discard)
@@ -156,15 +161,9 @@ void FileController::openDialog()
         open(path);
 }
 
-std::optional<ScenarioLoad> FileController::readInBackground(const QString& path)
+bool FileController::runInBackground(const QString& title, const QString& label, std::function<void()> work)
 {
-    std::function<ScenarioLoad(const QString&)> reader = m_reader;
-    if (!reader) // the worker owns a copy: it may outlive a cancel, this controller and main's catalog
-        reader = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](const QString& p) {
-            return readScenarioFile(p, *catalog);
-        };
-    auto result = std::make_shared<ScenarioLoad>();
-    QThread* worker = QThread::create([reader, path, result] { *result = reader(path); });
+    QThread* worker = QThread::create(std::move(work));
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
     QEventLoop loop;
     bool done = false;
@@ -174,12 +173,12 @@ std::optional<ScenarioLoad> FileController::readInBackground(const QString& path
         loop.quit();
     });
     worker->start();
-    // A quick file: no dialog, and no input reaches the window meanwhile.
+    // A quick job: no dialog, and no input reaches the window meanwhile.
     QTimer::singleShot(kProgressDelayMs, &loop, &QEventLoop::quit);
     loop.exec(QEventLoop::ExcludeUserInputEvents);
     if (!done) {
-        QProgressDialog progress(tr("Opening %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, m_window);
-        progress.setWindowTitle(tr("Opening scenario"));
+        QProgressDialog progress(label, tr("Cancel"), 0, 0, m_window);
+        progress.setWindowTitle(title);
         progress.setWindowModality(Qt::WindowModal);
         progress.setMinimumDuration(0);
         const auto cancel = [&] {
@@ -189,9 +188,21 @@ std::optional<ScenarioLoad> FileController::readInBackground(const QString& path
         connect(&progress, &QProgressDialog::canceled, &loop, cancel);
         connect(&progress, &QDialog::rejected, &loop, cancel); // Escape
         progress.show();
-        loop.exec(); // also left by QCoreApplication::exit (SIGTERM): then nothing was opened
+        loop.exec(); // also left by QCoreApplication::exit (SIGTERM): then nothing was done
     }
-    if (cancelled || !done)
+    return done && !cancelled;
+}
+
+std::optional<ScenarioLoad> FileController::readInBackground(const QString& path)
+{
+    std::function<ScenarioLoad(const QString&)> reader = m_reader;
+    if (!reader) // the worker owns a copy: it may outlive a cancel, this controller and main's catalog
+        reader = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](const QString& p) {
+            return readScenarioFile(p, *catalog);
+        };
+    auto result = std::make_shared<ScenarioLoad>();
+    if (!runInBackground(tr("Opening scenario"), tr("Opening %1…").arg(QFileInfo(path).fileName()),
+                         [reader, path, result] { *result = reader(path); }))
         return std::nullopt;
     return std::move(*result);
 }
@@ -298,11 +309,11 @@ bool FileController::confirmDespiteOtherInstance(const QString& absolutePath, qi
 {
     if (m_secondInstance)
         return m_secondInstance(absolutePath, pid);
-    QMessageBox box(QMessageBox::Warning, tr("Open in another ShardScope"),
-                    tr("“%1” is open in another ShardScope (process %2).").arg(QFileInfo(absolutePath).fileName()).arg(pid),
-                    QMessageBox::NoButton, m_window);
-    box.setInformativeText(tr("If both change it, the one that saves last replaces the other's changes "
-                              "(ShardScope asks before saving over a file that changed on disk)."));
+    const std::unique_ptr<QMessageBox> owner(plainMessageBox(QMessageBox::Warning, tr("Open in another ShardScope"),
+        tr("“%1” is open in another ShardScope (process %2).").arg(QFileInfo(absolutePath).fileName()).arg(pid), m_window,
+        tr("If both change it, the one that saves last replaces the other's changes "
+           "(ShardScope asks before saving over a file that changed on disk).")));
+    QMessageBox& box = *owner;
     QPushButton* go = box.addButton(action, QMessageBox::AcceptRole);
     box.setDefaultButton(box.addButton(QMessageBox::Cancel));
     box.exec();
@@ -313,11 +324,11 @@ ExternalChangeChoice FileController::askExternalChange(const QString& path)
 {
     if (m_externalChange)
         return m_externalChange(path);
-    QMessageBox box(QMessageBox::Warning, tr("File changed on disk"),
-                    tr("“%1” was changed on disk since you opened or saved it.").arg(QFileInfo(path).fileName()),
-                    QMessageBox::NoButton, m_window);
-    box.setInformativeText(tr("Reload drops your changes and opens the file as it is now. Overwrite replaces it "
-                              "with your version. Save As writes your version to another file."));
+    const std::unique_ptr<QMessageBox> owner(plainMessageBox(QMessageBox::Warning, tr("File changed on disk"),
+        tr("“%1” was changed on disk since you opened or saved it.").arg(QFileInfo(path).fileName()), m_window,
+        tr("Reload drops your changes and opens the file as it is now. Overwrite replaces it "
+           "with your version. Save As writes your version to another file.")));
+    QMessageBox& box = *owner;
     QPushButton* reload = box.addButton(tr("&Reload"), QMessageBox::DestructiveRole);
     QPushButton* overwrite = box.addButton(tr("&Overwrite"), QMessageBox::AcceptRole);
     QPushButton* saveAs = box.addButton(tr("Save &As…"), QMessageBox::ActionRole);
@@ -341,16 +352,14 @@ void FileController::showChangedOnDisk(const QString& path)
         m_changedNotice->raise();
         return;
     }
-    auto* box = new QMessageBox(QMessageBox::Information, tr("File changed on disk"),
-                                tr("“%1” was changed on disk by another program.").arg(QFileInfo(path).fileName()),
-                                QMessageBox::NoButton, m_window);
+    auto* box = plainMessageBox(QMessageBox::Information, tr("File changed on disk"),
+        tr("“%1” was changed on disk by another program.").arg(QFileInfo(path).fileName()), m_window,
+        m_doc->isModified() ? tr("Reload drops your unsaved changes and opens the file as it is now. Keep leaves your "
+                                 "version open; saving it asks before replacing the file.")
+                            : tr("Reload opens the file as it is now."));
     box->setObjectName(QStringLiteral("changedOnDiskNotice"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::NonModal);
-    box->setInformativeText(m_doc->isModified()
-        ? tr("Reload drops your unsaved changes and opens the file as it is now. Keep leaves your version open; "
-             "saving it asks before replacing the file.")
-        : tr("Reload opens the file as it is now."));
     QPushButton* reloadButton = box->addButton(tr("&Reload"), QMessageBox::AcceptRole);
     box->addButton(tr("&Keep"), QMessageBox::RejectRole);
     connect(box, &QMessageBox::buttonClicked, this, [this, reloadButton](QAbstractButton* clicked) {
@@ -438,54 +447,30 @@ void FileController::warn(const QString& title, const QString& text)
     showMessage(m_window, title, text, m_message); // window-modal, not blocking: the caller and the event loop go on
 }
 
-RecoveryChoice FileController::askRecovery(const AutosaveEntry& entry)
+RecoveryDecision FileController::askRecovery(const QList<AutosaveEntry>& entries)
 {
-    const QString file = entry.originalPath.isEmpty() ? tr("Untitled") : QFileInfo(entry.originalPath).fileName();
-    QString name = entry.name.simplified();
-    if (name.size() > 80)
-        name = name.left(79) + QChar(0x2026);
-    QMessageBox box(QMessageBox::Warning, tr("Recover unsaved changes"),
-                    tr("ShardScope did not close normally. Unsaved changes to “%1” were autosaved on %2.")
-                        .arg(file, QLocale().toString(entry.savedAt.toLocalTime(), QLocale::ShortFormat)),
-                    QMessageBox::NoButton, m_window);
-    QString details = name.isEmpty() ? QString() : tr("Scenario: %1\n").arg(name);
-    details += entry.originalPath.isEmpty() ? tr("It was never saved to a file.\n")
-                                            : tr("File: %1\n").arg(QDir::toNativeSeparators(entry.originalPath));
-    details += tr("\nRestore opens the changes as an unsaved document. Discard deletes them. Later keeps them "
-                  "and asks again at the next start.");
-    box.setInformativeText(details);
-    QPushButton* restore = box.addButton(tr("&Restore"), QMessageBox::AcceptRole);
-    QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
-    QPushButton* later = box.addButton(tr("&Later"), QMessageBox::RejectRole);
-    box.setDefaultButton(restore);
-    box.setEscapeButton(later);
-    box.exec();
-    if (box.clickedButton() == restore)
-        return RecoveryChoice::Restore;
-    if (box.clickedButton() == discard)
-        return RecoveryChoice::Discard;
-    return RecoveryChoice::Later;
+    RecoveryDialog dialog(entries, m_window);
+    dialog.exec();
+    return dialog.decision();
 }
 
 bool FileController::offerRecovery()
 {
-    for (const AutosaveEntry& entry : m_autosave->orphans()) {
-        switch (m_recoveryPrompt ? m_recoveryPrompt(entry) : askRecovery(entry)) {
-        case RecoveryChoice::Discard:
-            Autosaver::removeEntry(entry);
-            break;
-        case RecoveryChoice::Later:
-            break;
-        case RecoveryChoice::Restore: {
-            QString error;
-            if (restoreAutosave(entry, &error))
-                return true; // one document: any others are offered at the next start
-            if (!error.isEmpty())
-                warn(tr("Cannot restore"), tr("Cannot restore %1:\n%2").arg(QDir::toNativeSeparators(entry.contentPath), error));
-            break;
-        }
-        }
-    }
+    const QList<AutosaveEntry> entries = m_autosave->orphans();
+    if (entries.isEmpty())
+        return false;
+    const RecoveryDecision decision = m_recoveryPrompt ? m_recoveryPrompt(entries) : askRecovery(entries);
+    for (int i : decision.discard)
+        if (i >= 0 && i < entries.size() && i != decision.restore)
+            Autosaver::removeEntry(entries[i]);
+    if (decision.restore < 0 || decision.restore >= entries.size())
+        return false;
+    const AutosaveEntry& entry = entries[decision.restore];
+    QString error;
+    if (restoreAutosave(entry, &error))
+        return true; // one document: any others are offered at the next start
+    if (!error.isEmpty())
+        warn(tr("Cannot restore"), tr("Cannot restore %1:\n%2").arg(QDir::toNativeSeparators(entry.contentPath), error));
     return false;
 }
 

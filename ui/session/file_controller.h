@@ -2,6 +2,7 @@
 #pragma once
 
 #include "session/autosave.h"
+#include "session/recovery_dialog.h"
 #include "session/document_lock.h"
 #include "document/scenario_file.h"
 #include "util/message.h"
@@ -23,8 +24,6 @@ class AppSettings;
 class OpenFileWatch;
 class ScenarioDocument;
 
-/// What to do with an autosave left by a crash (offerRecovery()).
-enum class RecoveryChoice { Restore, Discard, Later };
 /// What to do when Save finds the file changed on disk since it was opened or saved.
 enum class ExternalChangeChoice { Reload, Overwrite, SaveAs, Cancel };
 
@@ -72,8 +71,8 @@ public:
     void setPromptHandler(std::function<QMessageBox::StandardButton()> handler) { m_prompt = std::move(handler); }
     /// Replaces the file dialogs (tests): returns the chosen path or "".
     void setFileDialogHandler(std::function<QString(bool save)> handler) { m_fileDialog = std::move(handler); }
-    /// Replaces the crash-recovery question (tests): Restore, Discard or Later for one autosave.
-    void setRecoveryPromptHandler(std::function<RecoveryChoice(const AutosaveEntry&)> handler) { m_recoveryPrompt = std::move(handler); }
+    /// Replaces the crash-recovery list (tests): receives every autosave offered, returns which to restore and discard.
+    void setRecoveryPromptHandler(std::function<RecoveryDecision(const QList<AutosaveEntry>&)> handler) { m_recoveryPrompt = std::move(handler); }
     /// Replaces the error message boxes (tests): receives their title and text.
     void setMessageHandler(MessageHandler handler) { m_message = std::move(handler); }
     /// Replaces the question Save asks when the file changed on disk (tests).
@@ -83,6 +82,11 @@ public:
     void setSecondInstanceHandler(std::function<bool(const QString& path, qint64 pid)> handler) { m_secondInstance = std::move(handler); }
     /// Replaces readScenarioFile for Open (tests); it runs on a worker thread.
     void setScenarioReader(std::function<ScenarioLoad(const QString& path)> reader) { m_reader = std::move(reader); }
+
+    /// Runs work on a worker thread while the event loop goes on without user input; after kProgressDelayMs a
+    /// window-modal progress dialog (title, label) with Cancel appears. False when cancelled: the worker then finishes
+    /// on its own, so work must own (capture by value) everything it touches. Open and Import both read this way.
+    bool runInBackground(const QString& title, const QString& label, std::function<void()> work);
 
     /// The autosave of this document (interval, folder, orphans of crashed processes).
     [[nodiscard]] Autosaver* autosave() const { return m_autosave; }
@@ -97,8 +101,8 @@ public slots:
     bool saveAs();
     /// Reads the document's file again, dropping unsaved changes (no question: callers ask).
     bool reload();
-    /// At start-up: offers back each autosave of a ShardScope that did not exit normally (Restore, Discard,
-    /// Later), newest first, until one is restored. Returns whether one was restored.
+    /// At start-up: offers back the autosaves of ShardScopes that did not exit normally, in one list (RecoveryDialog),
+    /// newest first: one is restored, the discarded ones deleted, the rest kept. Returns whether one was restored.
     bool offerRecovery();
 
 signals:
@@ -119,7 +123,7 @@ private:
     void rebuildRecentMenu();
     void openExample(const QString& resourcePath);
     QString askPath(bool save);
-    RecoveryChoice askRecovery(const AutosaveEntry& entry);
+    RecoveryDecision askRecovery(const QList<AutosaveEntry>& entries);
     void warn(const QString& title, const QString& text);
 
     ScenarioDocument* m_doc;
@@ -128,7 +132,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     std::function<QMessageBox::StandardButton()> m_prompt;
     std::function<QString(bool)> m_fileDialog;
-    std::function<RecoveryChoice(const AutosaveEntry&)> m_recoveryPrompt;
+    std::function<RecoveryDecision(const QList<AutosaveEntry>&)> m_recoveryPrompt;
     MessageHandler m_message; ///< tests: instead of message boxes (util/message.h)
     std::function<ExternalChangeChoice(const QString&)> m_externalChange;
     std::function<bool(const QString&, qint64)> m_secondInstance;

@@ -2,7 +2,9 @@
 #include "session/import_controller.h"
 
 #include "document/scenario_document.h"
+#include "session/autosave.h"
 #include "session/file_controller.h"
+#include "settings/app_settings.h"
 #include "util/message.h"
 
 #include "shardscope/core/file_io.h"
@@ -15,6 +17,9 @@
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QTimer>
+
+#include <exception>
+#include <memory>
 
 namespace shardscope::ui {
 
@@ -53,10 +58,11 @@ QString describe(const std::vector<core::Issue>& issues)
 
 } // namespace
 
-ImportController::ImportController(ScenarioDocument* doc, FileController* files, QWidget* window)
+ImportController::ImportController(ScenarioDocument* doc, FileController* files, AppSettings* settings, QWidget* window)
     : QObject(window)
     , m_doc(doc)
     , m_files(files)
+    , m_settings(settings)
     , m_window(window)
 {
     window->installEventFilter(this);
@@ -82,35 +88,77 @@ void ImportController::importDialog()
             filters << tr(f.label);
         QString selected = filters.front();
         path = QFileDialog::getOpenFileName(m_window, tr("Import configuration"),
-            QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation), filters.join(QStringLiteral(";;")), &selected);
+            dialogFolder(), filters.join(QStringLiteral(";;")), &selected);
         for (const Filter& f : kFilters)
             if (tr(f.label) == selected)
                 source = f.source;
     }
-    if (!path.isEmpty())
-        importFile(path, source);
+    if (path.isEmpty())
+        return;
+    m_settings->setLastImportFolder(QFileInfo(path).absolutePath()); // chosen: the next import starts there
+    importFile(path, source);
 }
+
+QString ImportController::dialogFolder() const
+{
+    const QString last = m_settings->lastImportFolder();
+    return !last.isEmpty() && QFileInfo(last).isDir() ? last : QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+}
+
+namespace {
+/// What the import worker hands back: the file's format and the importer's result, or why neither.
+struct ImportJob {
+    QString failure; ///< the file could not be read, or its format not told
+    core::ImportSource source{};
+    core::ImportResult result;
+};
+} // namespace
 
 bool ImportController::importFile(const QString& path, std::optional<core::ImportSource> source)
 {
     const QString name = QFileInfo(path).fileName();
-    std::string text, error;
-    if (!core::readRegularFile(path.toStdString(), core::kMaxImportBytes, text, error)) {
-        showMessage(m_window, tr("Cannot import %1").arg(name), QString::fromStdString(error), m_message);
+    // Unsaved edits are safe in the autosave before any importer runs on the file.
+    m_files->autosave()->autosaveNow();
+    // Read, detect and import on a worker thread (as Open reads): the window keeps painting, and a slow or hostile
+    // file can be cancelled. The worker owns copies of what it reads: a cancelled one may finish later.
+    auto job = std::make_shared<ImportJob>();
+    Importer importer = m_importer;
+    if (!importer)
+        importer = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](
+                       core::ImportSource src, const std::string& text, const core::Scenario& base) {
+            return core::importConfig(src, text, base, false, {}, *catalog);
+        };
+    const bool finished = m_files->runInBackground(tr("Importing"), tr("Importing %1…").arg(name),
+        [job, path, source, importer, base = m_doc->scenario()] {
+            std::string text, error;
+            if (!core::readRegularFile(path.toStdString(), core::kMaxImportBytes, text, error)) {
+                job->failure = QString::fromStdString(error);
+                return;
+            }
+            if (source) {
+                job->source = *source;
+            } else if (!core::detectImportSource(path.toStdString(), text, job->source)) {
+                job->failure = ImportController::tr("The format could not be told from the file. Choose it in the file "
+                                                    "dialog's type list: %1.").arg(QString::fromLatin1(core::importSourceNames()));
+                return;
+            }
+            // The open scenario is the base: a DeepSpeed config or a torchtitan job keeps the model you are looking at.
+            try {
+                job->result = importer(job->source, text, base);
+            } catch (const std::exception& e) { // out of memory on a hostile file: a message, not a dead window
+                job->failure = ImportController::tr("The file could not be read: %1").arg(QString::fromLocal8Bit(e.what()));
+            }
+        });
+    if (!finished) {
+        emit statusMessage(tr("Importing %1 was cancelled").arg(name));
         return false;
     }
-    core::ImportSource src{};
-    if (source) {
-        src = *source;
-    } else if (!core::detectImportSource(path.toStdString(), text, src)) {
-        showMessage(m_window, tr("Cannot import %1").arg(name),
-                    tr("The format could not be told from the file. Choose it in the file dialog's type list: %1.")
-                        .arg(QString::fromLatin1(core::importSourceNames())),
-                    m_message);
+    if (!job->failure.isEmpty()) {
+        showMessage(m_window, tr("Cannot import %1").arg(name), job->failure, m_message);
         return false;
     }
-    // The open scenario is the base: a DeepSpeed config or a torchtitan job keeps the model you are looking at.
-    core::ImportResult r = core::importConfig(src, text, m_doc->scenario(), false, {}, m_doc->catalog());
+    const core::ImportSource src = job->source;
+    core::ImportResult& r = job->result;
     if (!r.ok()) {
         showMessage(m_window, tr("Cannot import %1").arg(name),
                     tr("%1 (read as %2):\n%3").arg(name, QString::fromLatin1(core::toString(src)), describe(r.errors)), m_message);

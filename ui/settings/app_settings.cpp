@@ -17,6 +17,7 @@ const QString kSearchHeadroom = QStringLiteral("search/headroom");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLast = QStringLiteral("files/lastScenario");
 const QString kOpening = QStringLiteral("files/opening");
+const QString kImportFolder = QStringLiteral("files/lastImportFolder");
 } // namespace
 
 AppSettings::AppSettings(QObject* parent)
@@ -96,6 +97,9 @@ void AppSettings::removeRecentFile(const QString& path)
 
 QString AppSettings::lastScenario() const { return m_settings.value(kLast).toString(); }
 void AppSettings::setLastScenario(const QString& path) { m_settings.setValue(kLast, path); }
+
+QString AppSettings::lastImportFolder() const { return m_settings.value(kImportFolder).toString(); }
+void AppSettings::setLastImportFolder(const QString& folder) { m_settings.setValue(kImportFolder, folder); }
 
 QString AppSettings::openingScenario() const { return m_settings.value(kOpening).toString(); }
 

@@ -42,6 +42,9 @@ public:
     void removeRecentFile(const QString& path);
     [[nodiscard]] QString lastScenario() const;
     void setLastScenario(const QString& path);
+    /// The folder File → Import… last imported from ("" before the first import): its dialog starts there.
+    [[nodiscard]] QString lastImportFolder() const;
+    void setLastImportFolder(const QString& folder);
     /// The file being opened right now ("" when none): set before reading a file and cleared once it is open
     /// or refused, so that a start-up finding it set knows the last open crashed or hung (and does not retry it).
     [[nodiscard]] QString openingScenario() const;

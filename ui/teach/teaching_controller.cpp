@@ -5,9 +5,9 @@
 #include "session/file_controller.h"
 #include "teach/lesson_library.h"
 #include "teach/presentation_view.h"
+#include "util/message.h"
 
 #include <QMenu>
-#include <QMessageBox>
 
 namespace shardscope::ui {
 
@@ -59,7 +59,7 @@ void TeachingController::start(int lesson)
 {
     PresentationView* v = view();
     if (v->lessonCount() == 0) {
-        QMessageBox::warning(m_window, tr("Teaching mode"), tr("No lessons could be loaded."));
+        showMessage(m_window, tr("Teaching mode"), tr("No lessons could be loaded."));
         return;
     }
     v->goTo(lesson, 0);

@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.h"
 #include "explain/field_names.h"
+#include "util/message.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -14,7 +15,7 @@ namespace shardscope::ui {
 FixBar::FixBar(ScenarioDocument* doc, QWidget* parent)
     : QWidget(parent)
     , m_doc(doc)
-    , m_label(new QLabel(this))
+    , m_label(plainLabel(this))
     , m_row(new QHBoxLayout(this))
 {
     setObjectName(QStringLiteral("fixBar"));
