@@ -17,6 +17,7 @@
 #include "document/scenario_pins.h"
 #include "launch/launch_config_panel.h"
 #include "main_window.h"
+#include "session/app_theme.h"
 #include "settings/app_settings.h"
 #include "util/screen_fit.h"
 
@@ -449,6 +450,14 @@ void TestCompare::screenshots()
     if (dir.isEmpty())
         QSKIP("set SHARDSCOPE_SCREENSHOT_DIR to save pictures of the compare window, export dialog and launch panel");
     ui::ScenarioDocument* doc = m_window->document();
+    if (qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_THEME") == QLatin1String("dark"))
+        ui::AppTheme::apply(ui::ThemeMode::Dark);
+    // The windows at the sizes they open at on this screen; the compare window open while the scenarios are pinned.
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QWidget* compare = m_window->compare()->window();
+    compare->show();
+    QVERIFY(QTest::qWaitForWindowExposed(compare));
     pinCurrent(doc);
     doc->edit(QStringLiteral("b"), QString(), [](core::Scenario& s) {
         s.name = "Same, 64 GPUs, TP 8, ZeRO-1, full recompute";
@@ -467,13 +476,6 @@ void TestCompare::screenshots()
         s.training.recompute = core::Recompute::Selective;
     });
     pinCurrent(doc);
-    m_window->resize(1700, 1000);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QWidget* compare = m_window->compare()->window();
-    compare->resize(1500, 1000);
-    compare->show();
-    QVERIFY(QTest::qWaitForWindowExposed(compare));
     settle(compare);
     QVERIFY(compare->grab().save(dir + QStringLiteral("/compare-differences.png")));
     auto* tabs = compare->findChild<QTabWidget*>();

@@ -258,6 +258,8 @@ void TestImportUi::fileNamesAndContentShowAsPlainText()
     }
     QVERIFY2(shown.contains(name) && shown.contains(QLatin1String("<img src=")), qPrintable(shown));
     QVERIFY(box->windowTitle().contains(name));
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(box->grab().save(dir + QStringLiteral("/import-refused.png")));
     box->close();
     QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
 }
@@ -283,6 +285,8 @@ void TestImportUi::hugeWarningListFitsTheScreen()
     const QRect screen = box->screen()->availableGeometry();
     QVERIFY2(box->frameGeometry().height() <= screen.height(), qPrintable(QString::number(box->frameGeometry().height())));
     QVERIFY2(box->width() <= screen.width(), qPrintable(QString::number(box->width()))); // QMessageBox wraps anywhere there
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(box->grab().save(dir + QStringLiteral("/huge-note.png")));
     box->close();
 }
 

@@ -120,9 +120,11 @@ bool Autosaver::autosaveNow(QString* error)
     QString reason;
     if (!QDir().mkpath(m_dir))
         reason = tr("cannot create the folder %1").arg(QDir::toNativeSeparators(m_dir));
-    // The sidecar first, then the scenario, each atomically: a kill at any point leaves either the previous pair, or
-    // the new sidecar (same document, so the same original path) beside the previous scenario, or on a first
-    // autosave a sidecar alone, which orphans() removes. Never a scenario without the file it belongs to.
+    // The sidecar exists before the scenario it describes: a first autosave writes it first, so a kill between the
+    // two writes leaves a sidecar alone (orphans() removes it), never a scenario without the file it belongs to
+    // (recovery said "never saved to a file"). Later ones write the scenario, then refresh the sidecar (the same
+    // document and original file; a failed scenario write keeps the previous pair as it was). Each write is atomic.
+    QByteArray metaBytes;
     if (reason.isEmpty()) {
         const qint64 pid = QCoreApplication::applicationPid();
         QJsonObject meta;
@@ -132,10 +134,15 @@ bool Autosaver::autosaveNow(QString* error)
         meta[QStringLiteral("pid")] = pid;
         meta[QStringLiteral("process_start")] = processStartTime(pid);
         meta[QStringLiteral("name")] = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).left(kMaxNameChars);
-        reason = writeBytes(metaPathFor(content), QJsonDocument(meta).toJson(QJsonDocument::Indented));
+        metaBytes = QJsonDocument(meta).toJson(QJsonDocument::Indented);
     }
+    const QString metaPath = metaPathFor(content);
+    if (reason.isEmpty() && !QFileInfo::exists(metaPath))
+        reason = writeBytes(metaPath, metaBytes);
     if (reason.isEmpty())
         reason = writeScenarioFile(content, m_doc->scenario(), m_doc->catalog(), m_doc->pins()); // pins too
+    if (reason.isEmpty())
+        reason = writeBytes(metaPath, metaBytes); // this autosave's time and name
     if (!reason.isEmpty()) {
         if (error)
             *error = reason;

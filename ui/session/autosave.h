@@ -24,8 +24,8 @@ struct AutosaveEntry {
 
 /// Autosave of the open document (issue 6, "no lost work"). While the document has unsaved changes it (scenario and
 /// pins) is written every interval() (30 s) to directory()/<key>.shardscope.json, with a sidecar <key>.meta.json
-/// ({"schema": "shardscope.autosave/1", "original_path", "saved_at", "pid", "process_start", "name"}), written
-/// before the scenario so that a kill between the two never leaves a scenario without its file; both
+/// ({"schema": "shardscope.autosave/1", "original_path", "saved_at", "pid", "process_start", "name"}), which exists
+/// before the scenario does (a kill between the writes never leaves a scenario without its file); both
 /// are written atomically (core::writeFileAtomically: a failed write keeps the previous autosave and is reported
 /// once, statusMessage() and failed()). key is the first 16 hex digits of the SHA-1 of the document's absolute
 /// path, or "untitled", then "-<pid>", so two running instances never share a file.
