@@ -22,7 +22,7 @@ using MessageHandler = std::function<void(const QString& title, const QString& t
 inline constexpr int kMaxMessageLines = 20;
 /// ... which hold at most this many lines ("… and N more" after them); a longer line is cut at kMaxMessageLineChars.
 inline constexpr int kMaxDetailLines = 2000;
-inline constexpr int kMaxMessageLineChars = 400;
+inline constexpr int kMaxMessageLineChars = 100; // wider unbroken text makes QMessageBox wrap anywhere and clip its last lines
 
 /// Calls handler(title, text) when there is one; otherwise opens a warning box over parent (QMessageBox::open:
 /// the event loop keeps running) that deletes itself when closed. The box shows plain text, at most
