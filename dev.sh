@@ -6,7 +6,8 @@
 #   ./dev.sh bench        the benchmarks, one `bench: NAME VALUE UNIT` line per figure
 #   ./dev.sh package      build/ with prefix /usr, then the .deb and .tar.gz (cpack); packaging/test-package.sh tests it
 #   ./dev.sh sanitize     ASan + UBSan build in build-asan/ (no GUI), every core and CLI test through ctest
-#   ./dev.sh fuzz [SECS]  libFuzzer (clang) on the scenario parser, validation and evaluate for SECS seconds (120)
+#   ./dev.sh fuzz [SECS]  libFuzzer (clang) on the scenario parser, validation, evaluate, the importers and the runs
+#                         and profile readers for SECS seconds in all (120)
 #   ./dev.sh mutate [NAME...]  each named model constant of core/src × 1.25, one at a time, in a copy of the tree
 #                         (build-mutate/, no GUI): fails if no core, golden or CLI test notices one (NAME: glob)
 set -euo pipefail
@@ -55,6 +56,7 @@ MUTATE_EXCLUDES=(
   'launch_config.cpp:k*'                     # values written into generated launch configs, not used by the estimate
   'calibrate.cpp:k*'                         # the calibration fit's tolerances and run limit, not model figures
   'toml_reader.h:kMaxToml*'                  # parser limits on imported TOML files (nesting, values), like kMaxJson*
+  'checked_int.h:kMax*'                      # reader limits on whole numbers (int counts, exact doubles), like kMaxJson*
   'fixes.cpp:kMax*'                          # the range the one-click fixes search (validation's own limits), no figure
   # Dead: NCCL's Tree LL128 bus bandwidth is min(treeBw × 120/128, nCh × perChMaxTreeLL128Bw) with treeBw at most
   # nCh × perChMaxTreeBw, so a cap above perChMaxTreeBw × 120/128 never binds (in tuning.cc itself too):
@@ -243,24 +245,34 @@ case "$cmd" in
       ctest --test-dir build-asan --output-on-failure "$@"
     ;;
   fuzz)
-    # libFuzzer + ASan + UBSan (clang), SECONDS split between the two targets (tests/fuzz/CMakeLists.txt):
-    # fuzz_scenario (scenario text; seeds resources/scenarios) and fuzz_evaluate (structured values at the limits).
+    # libFuzzer + ASan + UBSan (clang), SECONDS split between the targets (tests/fuzz/CMakeLists.txt): a quarter each
+    # to fuzz_scenario (scenario text; seeds resources/scenarios) and fuzz_evaluate (structured values at the limits),
+    # a twelfth each to the importers (fuzz_hf_config, fuzz_deepspeed, fuzz_megatron_args, fuzz_torchtitan), fuzz_runs
+    # and fuzz_profile, each seeded with its example files and its tests/fuzz/regressions/<target>/ folder.
     # Fails on any crash or broken promise. SHARDSCOPE_FUZZ_CHECKS=crash checks crashes only (tests/fuzz/fuzz_checks.h).
     seconds=${1:-120}
     case "$seconds" in '' | *[!0-9]*) echo "dev.sh: fuzz SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
     install_packages clang libclang-rt-dev   # libFuzzer's runtime is only a Recommends of clang
     cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DSHARDSCOPE_FUZZ=ON -DSHARDSCOPE_SANITIZE=ON -DSHARDSCOPE_BUILD_GUI=OFF
-    cmake --build build-fuzz --target fuzz_scenario fuzz_evaluate
+    targets=(scenario evaluate hf_config deepspeed megatron_args torchtitan runs profile)
+    cmake --build build-fuzz --target "${targets[@]/#/fuzz_}"
     fuzz_failed=0
-    for target in scenario evaluate; do
-      [ "$target" = scenario ] && share=$(((seconds + 1) / 2)) || share=$((seconds / 2))
+    for target in "${targets[@]}"; do
+      case "$target" in scenario | evaluate) share=$((seconds * 3 / 12)) ;; *) share=$((seconds / 12)) ;; esac
       [ "$share" -ge 1 ] || continue
       corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target log=build-fuzz/fuzz-$target.log
       mkdir -p "$corpus" "$artifacts"
       rm -f "$artifacts"/*   # only this run's findings
       seeds=()
-      [ "$target" = scenario ] && seeds=(resources/scenarios -dict=tests/fuzz/scenario.dict)
+      [ -d "tests/fuzz/regressions/$target" ] && seeds+=("tests/fuzz/regressions/$target")
+      case "$target" in
+        scenario) seeds+=(resources/scenarios -dict=tests/fuzz/scenario.dict) ;;
+        hf_config) seeds+=("-seed_inputs=$(ls tests/core/data/import/*.config.json | paste -sd,)") ;;
+        torchtitan) seeds+=("-seed_inputs=$(ls tests/core/data/import/*.toml | paste -sd,)") ;;
+        runs) seeds+=("-seed_inputs=$(ls tests/core/data/*_runs.json | paste -sd,)") ;;
+        profile) seeds+=("-seed_inputs=$(ls resources/profiles/*.json | paste -sd,)") ;;
+      esac
       echo "dev.sh: fuzzing fuzz_$target for ${share} s (log: $log)"
       set +e
       ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1} \

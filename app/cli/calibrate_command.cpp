@@ -138,6 +138,11 @@ int runCalibrate(const std::string& runsText, const std::string& runsPath, const
         err << "shardscope-cli: calibrate: --out PROFILE.json is required (where the fitted profile is written)\n";
         return kInvalid;
     }
+    if (!options.count("--force") && runsPath != "-" && core::sameExistingFile(runsPath, outPath->second)) {
+        err << "shardscope-cli: calibrate: error: --out: '" << safe(outPath->second) << "' is the same file as the runs file '"
+            << safe(runsPath) << "': writing would replace it; choose another --out, or pass --force\n";
+        return kInvalid;
+    }
     core::Framework override{};
     const auto fw = options.find("--framework");
     if (fw != options.end() && !core::frameworkFromString(fw->second, override)) {

@@ -57,6 +57,13 @@ int runImport(const std::string& file, const core::Catalog& catalog, const std::
 
     core::Scenario base = core::defaultScenario(catalog);
     const std::string* basePath = opt("--base");
+    if (const std::string* o = opt("--out"); o && !opt("--force"))
+        for (const std::string* input : { &file, basePath })
+            if (input && *input != "-" && core::sameExistingFile(*input, *o)) {
+                err << "shardscope-cli: import: error: --out: '" << safe(*o) << "' is the same file as the input '"
+                    << safe(*input) << "': writing would replace it; choose another --out, or pass --force\n";
+                return kInvalid;
+            }
     if (basePath) {
         std::string text, e;
         if (!core::readRegularFile(*basePath, core::kMaxImportBytes, text, e)) {

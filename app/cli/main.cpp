@@ -41,8 +41,9 @@ const char* kUsage = R"(usage:
                  --chart memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map|report
   shardscope-cli catalog gpus|interconnects|models [--format json|table]
   shardscope-cli import FILE --from hf-config|deepspeed|megatron-args|torchtitan|scenario [--base SCENARIO.json]
-                 [--gpus N] [--gpu ID] [--out FILE]
-  shardscope-cli calibrate RUNS.json --out PROFILE.json [--framework NAME] [--fit KEY,...] [--format table|json]
+                 [--gpus N] [--gpu ID] [--out FILE [--force]]
+  shardscope-cli calibrate RUNS.json --out PROFILE.json [--force] [--framework NAME] [--fit KEY,...] [--format table|json]
+  --out never replaces the command's own input (FILE, --base, RUNS.json; links followed) unless --force is given.
   FILE may be - to read the scenario from standard input.
 options:
   --catalog-dir DIR   read gpus.json, links.json, models.json from DIR
@@ -67,7 +68,10 @@ bool takesValue(const std::string& s)
             return true;
     return false;
 }
-bool isFlag(const std::string& s) { return s == "--no-offload" || s == "--guaranteed-fit" || s == "--explain"; }
+bool isFlag(const std::string& s)
+{
+    return s == "--no-offload" || s == "--guaranteed-fit" || s == "--explain" || s == "--force";
+}
 
 bool parseArgs(int argc, char** argv, Args& a, std::string& err)
 {

@@ -520,8 +520,11 @@ RunsParse parseRuns(std::string_view text, const Catalog& catalog, const Framewo
         if (usable)
             out.runs.push_back(std::move(cr));
     }
-    if (!out.ok())
+    capIssues(out.warnings);
+    if (!out.ok()) {
+        capIssues(out.errors);
         return out;
+    }
     out.framework = out.runs.front().scenario.training.framework;
     for (size_t i = 1; i < out.runs.size(); ++i) {
         const Framework f = out.runs[i].scenario.training.framework;
@@ -530,6 +533,7 @@ RunsParse parseRuns(std::string_view text, const Catalog& catalog, const Framewo
                 std::string("'") + toString(f) + "' differs from runs[0]'s '" + toString(out.framework)
                     + "': calibrate one framework at a time (--framework NAME picks one for all runs)");
     }
+    capIssues(out.errors);
     return out;
 }
 

@@ -7,7 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "checked_int.h"
+
+#include <climits>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,6 +188,33 @@ bool writeAllToFd(int fd, std::string_view bytes, std::string& error)
     return true;
 }
 
+namespace {
+/// Temporary files of `base` in `folder` (".BASE.tmp-PID-N", as writeFileAtomically names them) whose writer no
+/// longer runs (kill(PID, 0) fails with ESRCH: a killed save): removed, best effort. A running writer's file, and
+/// this process's own, are left alone.
+void removeStaleTemporaries(const std::string& folder, const std::string& base)
+{
+    DIR* dir = ::opendir(folder.c_str());
+    if (!dir)
+        return;
+    const std::string prefix = "." + base + ".tmp-";
+    while (const dirent* entry = ::readdir(dir)) {
+        std::string_view name = entry->d_name;
+        if (name.substr(0, prefix.size()) != prefix)
+            continue;
+        name.remove_prefix(prefix.size());
+        const size_t dash = name.find('-');
+        int64_t pid = 0, serial = 0;
+        if (dash == std::string_view::npos || !detail::parseWhole(name.substr(0, dash), 1, INT_MAX, pid)
+            || !detail::parseWhole(name.substr(dash + 1), 0, INT64_MAX, serial) || pid == ::getpid())
+            continue;
+        if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            ::unlinkat(::dirfd(dir), entry->d_name, 0);
+    }
+    ::closedir(dir);
+}
+} // namespace
+
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error)
 {
     std::string target;
@@ -262,7 +294,14 @@ bool writeFileAtomically(const std::string& path, std::string_view bytes, std::s
         ::fsync(dirFd);
         ::close(dirFd);
     }
+    removeStaleTemporaries(folder, baseOf(target));
     return true;
+}
+
+bool sameExistingFile(const std::string& a, const std::string& b)
+{
+    struct stat sa{}, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 void setAtomicWriteFaultForTesting(WriteStep step, int err)

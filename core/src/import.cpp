@@ -140,6 +140,8 @@ const char* importSourceNames() { return "hf-config, deepspeed, megatron-args, t
 
 bool detectImportSource(std::string_view fileName, std::string_view text, ImportSource& out)
 {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3); // a UTF-8 byte-order mark: not part of the text
     const auto endsWith = [&](std::string_view suffix) {
         return fileName.size() >= suffix.size() && fileName.substr(fileName.size() - suffix.size()) == suffix;
     };
@@ -264,6 +266,8 @@ ImportResult importConfig(ImportSource source, std::string_view text, const Scen
             origin = cx.source;
         out.fromWhere.push_back({ field, origin });
     }
+    capIssues(out.errors);
+    capIssues(out.warnings);
     return out;
 }
 

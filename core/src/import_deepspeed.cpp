@@ -13,6 +13,7 @@
 // - deepspeed/runtime/activation_checkpointing/config.py: the activation_checkpointing section (deepspeed.checkpointing).
 // "auto" (the Hugging Face Trainer fills it in at launch) counts as absent.
 #include "engine.h"
+#include "checked_int.h"
 #include "import_common.h"
 #include "json_fields.h"
 
@@ -26,10 +27,7 @@ namespace {
 
 std::string list(const std::vector<std::string>& v)
 {
-    std::string s;
-    for (const auto& e : v)
-        s += (s.empty() ? "" : ", ") + e;
-    return s;
+    return cappedList(v);
 }
 
 /// Reads of one JSON object's keys, each named by its dotted path; keys not read are reported as unknown.
@@ -51,17 +49,15 @@ public:
         return &*it;
     }
     /// A whole number >= lo; false when absent, "auto" or wrong (then an error names the key).
-    bool count(const char* key, int64_t& out, int64_t lo = 1)
+    bool count(const char* key, int64_t& out, int64_t lo = 1, int64_t hi = kMaxWhole)
     {
         const json* v = find(key);
         if (!v)
             return false;
-        const double d = v->is_number() ? v->get<double>() : -1;
-        if (!v->is_number() || d != std::floor(d) || d < static_cast<double>(lo) || d > 9e15) {
-            m_cx.error(field(key), "must be a whole number >= " + std::to_string(lo) + ", not " + v->dump());
+        if (!v->is_number() || !wholeFromDouble(v->get<double>(), lo, hi, out)) {
+            m_cx.error(field(key), wholeRule(lo, hi, v->dump()));
             return false;
         }
-        out = static_cast<int64_t>(d);
         return true;
     }
     bool flag(const char* key, bool& out)
@@ -177,15 +173,27 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
 
     // ---- Sequence parallelism (DeepSpeed-Ulysses mesh): cp, and the data-parallel size the batch check uses.
     int64_t sp = 0, meshDp = 0;
-    const bool hasSp = top.count("sequence_parallel_size", sp);
-    const bool hasMeshDp = top.count("data_parallel_size", meshDp);
+    const bool hasSp = top.count("sequence_parallel_size", sp, 1, kMaxIntCount);
+    const bool hasMeshDp = top.count("data_parallel_size", meshDp, 1, kMaxIntCount);
     if (hasSp) {
         s.parallelism.cp = static_cast<int>(sp);
         cx.set("parallelism.cp");
     }
-    const int modelRanks = s.parallelism.tp * s.parallelism.pp * std::max(1, s.parallelism.cp);
+    // tp x pp x sp (and x data_parallel_size) with overflow checks: each degree is bounded, their product need not be.
+    int64_t modelRanks = 0, tpPp = 0;
+    if (!boundedProduct(s.parallelism.tp, s.parallelism.pp, kMaxWhole, tpPp)
+        || !boundedProduct(tpPp, std::max(1, s.parallelism.cp), kMaxIntCount, modelRanks)) {
+        cx.error(hasSp ? "sequence_parallel_size" : "(config)", "tp x pp x sequence_parallel_size must be at most "
+                     + std::to_string(kMaxIntCount) + " GPUs");
+        return;
+    }
     if (hasMeshDp) {
-        const int64_t gpus = meshDp * modelRanks;
+        int64_t gpus = 0;
+        if (!boundedProduct(meshDp, modelRanks, kMaxIntCount, gpus)) {
+            cx.error("data_parallel_size", "data_parallel_size x tp x pp x sequence_parallel_size must be at most "
+                         + std::to_string(kMaxIntCount) + " GPUs");
+            return;
+        }
         if (cx.options.gpus != 0 && gpus != cx.options.gpus) {
             cx.error("data_parallel_size", std::to_string(meshDp) + " x sequence_parallel_size "
                          + std::to_string(s.parallelism.cp) + " x tp " + std::to_string(s.parallelism.tp) + " x pp "
@@ -200,7 +208,7 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
         }
     }
     const int gpus = s.cluster.gpus();
-    const int dp = (modelRanks > 0 && gpus % modelRanks == 0) ? gpus / modelRanks : 0;
+    const int64_t dp = gpus % modelRanks == 0 ? gpus / modelRanks : 0;
     if (dp == 0) {
         cx.error("(config)", std::to_string(gpus) + " GPUs are not a multiple of tp x pp x sequence_parallel_size ("
                      + std::to_string(modelRanks) + "); pass --gpus or a --base with the run's layout");
@@ -222,16 +230,22 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     } else if (hasTrain && hasAccum) {
         micro = train / dp / accum;
     } else if (hasMicro && hasAccum) {
-        train = micro * accum * dp;
+        train = 0; // stays 0 (refused below) when the product exceeds kMaxWhole
+        if (int64_t microAccum = 0; boundedProduct(micro, accum, kMaxWhole, microAccum))
+            boundedProduct(microAccum, dp, kMaxWhole, train);
     } else if (hasTrain) {
         accum = 1;
         micro = train / dp;
     } else if (hasMicro) {
         accum = 1;
-        train = micro * dp;
+        train = 0;
+        boundedProduct(micro, dp, kMaxWhole, train);
     }
+    int64_t product = -1, microAccum = 0; // micro x accum x dp, -1 when it exceeds kMaxWhole
+    if (boundedProduct(micro, accum, kMaxWhole, microAccum) && !boundedProduct(microAccum, dp, kMaxWhole, product))
+        product = -1;
     if (hasTrain || hasMicro) {
-        if (micro < 1 || accum < 1 || train != micro * accum * dp) {
+        if (micro < 1 || accum < 1 || train < 1 || train != product) {
             cx.error(hasTrain ? "train_batch_size" : "train_micro_batch_size_per_gpu",
                 "the rule train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel "
                 "ranks fails: " + (hasTrain ? std::to_string(train) : std::string("(derived)")) + " != "
@@ -297,7 +311,7 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
             stage = 0;
         }
         int64_t mics = 0;
-        zero.count("mics_shard_size", mics, -1);
+        zero.count("mics_shard_size", mics, -1, kMaxIntCount);
         const Sharding shardings[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3 };
         s.parallelism.sharding = shardings[stage];
         if (stage == 3 && mics > 0) {

@@ -5,6 +5,7 @@
 // Qwen3MoeConfig, GemmaConfig, Phi3Config, DeepseekV2Config, DeepseekV3Config, GPT2Config, GPTNeoXConfig,
 // FalconConfig, BloomConfig, OPTConfig); which layers carry biases and norms is their modeling_<family>.py.
 // The parameter count is core's (model_counts.cpp); tests/core/tst_import.cpp checks it against published totals.
+#include "checked_int.h"
 #include "import_common.h"
 #include "json_fields.h"
 
@@ -20,24 +21,22 @@ class HfKeys {
 public:
     HfKeys(const json& root, ImportContext& cx) : m_root(root), m_cx(cx) {}
 
-    /// A positive whole number; `fallback` when the key is absent or null (the configuration class's default).
-    int64_t count(const char* key, int64_t fallback)
+    /// A whole number from 0 to `hi`; `fallback` when the key is absent or null (the configuration class's default).
+    int64_t count(const char* key, int64_t fallback, int64_t hi = 1'000'000'000'000)
     {
         m_used.insert(key);
         const auto it = m_root.find(key);
         if (it == m_root.end() || it->is_null())
             return fallback;
-        if (!it->is_number_integer() && !(it->is_number_float() && it->get<double>() == static_cast<int64_t>(it->get<double>()))) {
-            m_cx.error(key, std::string("must be a whole number, not ") + it->dump());
+        int64_t v = 0;
+        if (!it->is_number() || !wholeFromDouble(it->get<double>(), 0, hi, v)) {
+            m_cx.error(key, wholeRule(0, hi, it->dump()));
             return fallback;
         }
-        const double v = it->get<double>();
-        if (v < 0 || v > 1e12) {
-            m_cx.error(key, "must be a whole number from 0 to 10^12, not " + it->dump());
-            return fallback;
-        }
-        return static_cast<int64_t>(v);
+        return v;
     }
+    /// count() for the fields held as int (layers, heads, experts): at most kMaxIntCount, never wrapped.
+    int small(const char* key, int64_t fallback) { return static_cast<int>(count(key, fallback, kMaxIntCount)); }
     bool flag(const char* key, bool fallback)
     {
         m_used.insert(key);
@@ -203,11 +202,11 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
     const LlamaDefaults d = llamaDefaults().at(type);
     m.hidden = k.count("hidden_size", d.hidden);
     m.ffnHidden = k.count("intermediate_size", d.intermediate);
-    m.layers = static_cast<int>(k.count("num_hidden_layers", d.layers));
-    m.heads = static_cast<int>(k.count("num_attention_heads", d.heads));
+    m.layers = k.small("num_hidden_layers", d.layers);
+    m.heads = k.small("num_attention_heads", d.heads);
     // num_key_value_heads None means multi-head attention (LlamaConfig: "If it is not specified, will default to
     // num_attention_heads").
-    m.kvHeads = static_cast<int>(k.count("num_key_value_heads", d.kvHeads > 0 ? d.kvHeads : m.heads));
+    m.kvHeads = k.small("num_key_value_heads", d.kvHeads > 0 ? d.kvHeads : m.heads);
     m.headDim = k.count("head_dim", d.headDim);
     m.vocab = k.count("vocab_size", d.vocab);
     m.tiedEmbeddings = k.flag("tie_word_embeddings", d.tied);
@@ -238,26 +237,26 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
 
     if (type == "mixtral") {
         // MixtralSparseMoeBlock: num_local_experts experts of intermediate_size, top num_experts_per_tok, no shared.
-        m.moe.experts = static_cast<int>(k.count("num_local_experts", 8));
-        m.moe.topK = static_cast<int>(k.count("num_experts_per_tok", 2));
+        m.moe.experts = k.small("num_local_experts", 8);
+        m.moe.topK = k.small("num_experts_per_tok", 2);
         m.moe.expertFfnHidden = m.ffnHidden;
     } else if (type == "qwen2_moe") {
         // Qwen2MoeSparseMoeBlock: num_experts experts of moe_intermediate_size, plus one shared expert of
         // shared_expert_intermediate_size behind a sigmoid gate (h weights, not counted).
-        m.moe.experts = static_cast<int>(k.count("num_experts", 60));
-        m.moe.topK = static_cast<int>(k.count("num_experts_per_tok", 4));
+        m.moe.experts = k.small("num_experts", 60);
+        m.moe.topK = k.small("num_experts_per_tok", 4);
         m.moe.expertFfnHidden = k.count("moe_intermediate_size", 1408);
         const int64_t shared = k.count("shared_expert_intermediate_size", 5632);
-        if (m.moe.expertFfnHidden > 0 && shared % m.moe.expertFfnHidden == 0) {
-            m.moe.sharedExperts = static_cast<int>(shared / m.moe.expertFfnHidden);
-        } else {
+        // narrowInt sets sharedExperts only when the quotient fits
+        if (m.moe.expertFfnHidden <= 0 || shared % m.moe.expertFfnHidden != 0
+            || !narrowInt(shared / m.moe.expertFfnHidden, 0, kMaxIntCount, m.moe.sharedExperts)) {
             cx.error("shared_expert_intermediate_size", "must be a multiple of moe_intermediate_size ("
                          + std::to_string(m.moe.expertFfnHidden) + "): ShardScope counts shared experts in expert units");
         }
         m.moe.denseLayers = leadingDenseLayers(k, cx);
     } else if (type == "qwen3_moe") {
-        m.moe.experts = static_cast<int>(k.count("num_experts", 128));
-        m.moe.topK = static_cast<int>(k.count("num_experts_per_tok", 8));
+        m.moe.experts = k.small("num_experts", 128);
+        m.moe.topK = k.small("num_experts_per_tok", 8);
         m.moe.expertFfnHidden = k.count("moe_intermediate_size", 768);
         m.moe.denseLayers = leadingDenseLayers(k, cx);
     } else if (type == "deepseek_v2" || type == "deepseek_v3") {
@@ -265,11 +264,11 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
         // the same size; the first first_k_dense_replace layers have a dense MLP of intermediate_size, then every
         // moe_layer_freq-th layer is MoE (modeling_deepseek_v3.py DeepseekV3DecoderLayer).
         const bool v3 = type == "deepseek_v3";
-        m.moe.experts = static_cast<int>(k.count("n_routed_experts", v3 ? 256 : 0));
-        m.moe.topK = static_cast<int>(k.count("num_experts_per_tok", v3 ? 8 : 0));
+        m.moe.experts = k.small("n_routed_experts", v3 ? 256 : 0);
+        m.moe.topK = k.small("num_experts_per_tok", v3 ? 8 : 0);
         m.moe.expertFfnHidden = k.count("moe_intermediate_size", v3 ? 2048 : 1407);
-        m.moe.sharedExperts = static_cast<int>(k.count("n_shared_experts", v3 ? 1 : 0));
-        m.moe.denseLayers = static_cast<int>(k.count("first_k_dense_replace", v3 ? 3 : 0));
+        m.moe.sharedExperts = k.small("n_shared_experts", v3 ? 1 : 0);
+        m.moe.denseLayers = k.small("first_k_dense_replace", v3 ? 3 : 0);
         if (const int64_t freq = k.count("moe_layer_freq", 1); freq != 1)
             cx.error("moe_layer_freq", "only 1 (every layer after first_k_dense_replace is MoE) is supported, not "
                          + std::to_string(freq));
@@ -314,8 +313,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         // GPT2Config: n_embd 768, n_layer 12, n_head 12, n_inner None (= 4 n_embd), n_positions 1024, vocab 50257;
         // Conv1D layers with biases, LayerNorm, learned positions, lm_head tied to wte (GPT2LMHeadModel).
         m.hidden = k.count("n_embd", 768);
-        m.layers = static_cast<int>(k.count("n_layer", 12));
-        m.heads = static_cast<int>(k.count("n_head", 12));
+        m.layers = k.small("n_layer", 12);
+        m.heads = k.small("n_head", 12);
         m.ffnHidden = k.count("n_inner", 4 * m.hidden);
         m.maxSeq = k.count("n_positions", 1024);
         m.vocab = k.count("vocab_size", 50257);
@@ -328,8 +327,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         // GPTNeoXConfig: hidden 6144, layers 44, heads 64, intermediate 24576, vocab 50432, untied embed_out,
         // attention_bias True; dense_h_to_4h / dense_4h_to_h always have biases (modeling_gpt_neox.py); rotary.
         m.hidden = k.count("hidden_size", 6144);
-        m.layers = static_cast<int>(k.count("num_hidden_layers", 44));
-        m.heads = static_cast<int>(k.count("num_attention_heads", 64));
+        m.layers = k.small("num_hidden_layers", 44);
+        m.heads = k.small("num_attention_heads", 64);
         m.ffnHidden = k.count("intermediate_size", 24576);
         m.vocab = k.count("vocab_size", 50432);
         m.tiedEmbeddings = k.flag("tie_word_embeddings", false);
@@ -344,12 +343,12 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         // bias False, alibi False, ffn_hidden_size None (= 4 h), vocab 65024, tied. KV heads: num_kv_heads with the
         // new decoder architecture, 1 with multi-query, else heads (modeling_falcon.py FalconAttention).
         m.hidden = k.count("hidden_size", 4544);
-        m.layers = static_cast<int>(k.count("num_hidden_layers", 32));
-        m.heads = static_cast<int>(k.count("num_attention_heads", 71));
+        m.layers = k.small("num_hidden_layers", 32);
+        m.heads = k.small("num_attention_heads", 71);
         const bool newArch = k.flag("new_decoder_architecture", false);
         const bool multiQuery = k.flag("multi_query", true);
-        const int64_t kv = k.count("num_kv_heads", m.heads);
-        m.kvHeads = newArch ? static_cast<int>(kv) : multiQuery ? 1 : m.heads;
+        const int kv = k.small("num_kv_heads", m.heads);
+        m.kvHeads = newArch ? kv : multiQuery ? 1 : m.heads;
         m.ffnHidden = k.count("ffn_hidden_size", 4 * m.hidden);
         m.vocab = k.count("vocab_size", 65024);
         m.tiedEmbeddings = k.flag("tie_word_embeddings", true);
@@ -364,8 +363,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         // BloomConfig: hidden_size (alias n_embed) 64, n_layer 2, n_head 8, vocab 250880; biases everywhere, ALiBi,
         // word_embeddings_layernorm, tied lm_head, 4h GELU MLP (modeling_bloom.py).
         m.hidden = k.count("hidden_size", k.count("n_embed", 64));
-        m.layers = static_cast<int>(k.count("n_layer", k.count("num_hidden_layers", 2)));
-        m.heads = static_cast<int>(k.count("n_head", k.count("num_attention_heads", 8)));
+        m.layers = k.small("n_layer", k.small("num_hidden_layers", 2));
+        m.heads = k.small("n_head", k.small("num_attention_heads", 8));
         m.ffnHidden = 4 * m.hidden;
         m.vocab = k.count("vocab_size", 250880);
         m.tiedEmbeddings = k.flag("tie_word_embeddings", true);
@@ -378,8 +377,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         // OPTConfig: hidden 768, layers 12, ffn_dim 3072, heads 12, max_position_embeddings 2048, vocab 50272,
         // enable_bias True, ReLU, tied; OPTLearnedPositionalEmbedding holds max_position_embeddings + 2 rows.
         m.hidden = k.count("hidden_size", 768);
-        m.layers = static_cast<int>(k.count("num_hidden_layers", 12));
-        m.heads = static_cast<int>(k.count("num_attention_heads", 12));
+        m.layers = k.small("num_hidden_layers", 12);
+        m.heads = k.small("num_attention_heads", 12);
         m.ffnHidden = k.count("ffn_dim", 3072);
         m.maxSeq = k.count("max_position_embeddings", 2048) + 2;
         m.vocab = k.count("vocab_size", 50272);
@@ -410,13 +409,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     if (m.moe.denseLayers > m.layers)
         cx.error("first_k_dense_replace", "more dense layers than layers");
 
-    std::vector<std::string> unknown = k.unknown();
-    if (!unknown.empty()) {
-        std::string list;
-        for (const auto& u : unknown)
-            list += (list.empty() ? "" : ", ") + u;
-        cx.warning("config.json", "unknown keys, ignored: " + list);
-    }
+    if (const std::vector<std::string> unknown = k.unknown(); !unknown.empty())
+        cx.warning("config.json", "unknown keys, ignored: " + cappedList(unknown));
     if (!cx.out.ok())
         return;
 

@@ -26,10 +26,12 @@
 // --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
 // --optimizer-cpu-offload, --optimizer (adam default | sgd). torchrun (torch/distributed/run.py): --nnodes,
 // --nproc-per-node (alias --nproc_per_node).
+#include "checked_int.h"
 #include "import_common.h"
 #include "shell_words.h"
 
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -107,29 +109,15 @@ public:
         std::string v;
         if (!value(f, v))
             return false;
-        int64_t n = 0;
-        bool ok = !v.empty() && v.size() <= 15;
-        for (char c : v)
-            ok = ok && std::isdigit(static_cast<unsigned char>(c));
-        if (ok)
-            n = std::stoll(v);
-        if (!ok || n < lo) {
-            m_cx.error(f, "must be a whole number >= " + std::to_string(lo) + ", not '" + v + "'");
-            return false;
-        }
-        out = n;
-        return true;
+        return whole(f, v, lo, kMaxWhole, out);
     }
     bool count(const std::string& f, int& out, int64_t lo = 1)
     {
-        int64_t v = 0;
-        if (!count(f, v, lo))
+        std::string v;
+        int64_t n = 0;
+        if (!value(f, v) || !whole(f, v, lo, kMaxIntCount, n))
             return false;
-        if (v > 1'000'000'000) {
-            m_cx.error(f, "is out of range (" + std::to_string(v) + ")");
-            return false;
-        }
-        out = static_cast<int>(v);
+        out = static_cast<int>(n); // within [lo, kMaxIntCount]
         return true;
     }
     bool number(const std::string& f, double& out)
@@ -143,8 +131,8 @@ public:
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != v.size() || v.empty()) {
-            m_cx.error(f, "must be a number, not '" + v + "'");
+        if (used != v.size() || v.empty() || !std::isfinite(out)) {
+            m_cx.error(f, "must be a finite number, not '" + v + "'");
             return false;
         }
         return true;
@@ -158,6 +146,14 @@ public:
             if (a == out)
                 return true;
         m_cx.error(f, "'" + out + "' is not one of: " + oneOf(allowed));
+        return false;
+    }
+    /// `v` as a whole number in [lo, hi]; an error naming the flag and the range otherwise.
+    bool whole(const std::string& f, const std::string& v, int64_t lo, int64_t hi, int64_t& out)
+    {
+        if (parseWhole(v, lo, hi, out))
+            return true;
+        m_cx.error(f, wholeRule(lo, hi, "'" + v + "'"));
         return false;
     }
     std::vector<std::string> unused() const
@@ -315,12 +311,18 @@ void readModel(Args& a, ImportContext& cx)
         m.moe.expertFfnHidden = m.ffnHidden;
         a.count("--moe-ffn-hidden-size", m.moe.expertFfnHidden);
         int64_t shared = 0;
-        if (a.count("--moe-shared-expert-intermediate-size", shared)) {
+        if (m.moe.expertFfnHidden < 1)
+            cx.error(a.has("--moe-ffn-hidden-size") ? "--moe-ffn-hidden-size" : "--ffn-hidden-size",
+                "the expert size (--moe-ffn-hidden-size, by default --ffn-hidden-size"
+                + std::string(swiglu ? ", by default int(4 x hidden x 2/3 / 64) x 64 with --swiglu" : "")
+                + ") must be at least 1, not " + std::to_string(m.moe.expertFfnHidden) + ": give --moe-ffn-hidden-size");
+        else if (a.count("--moe-shared-expert-intermediate-size", shared)) {
             if (shared % m.moe.expertFfnHidden != 0)
                 cx.error("--moe-shared-expert-intermediate-size", "must be a multiple of --moe-ffn-hidden-size ("
                              + std::to_string(m.moe.expertFfnHidden) + "): ShardScope counts shared experts in expert units");
-            else
-                m.moe.sharedExperts = static_cast<int>(shared / m.moe.expertFfnHidden);
+            else if (!narrowInt(shared / m.moe.expertFfnHidden, 0, kMaxIntCount, m.moe.sharedExperts))
+                cx.error("--moe-shared-expert-intermediate-size", "is more than " + std::to_string(kMaxIntCount)
+                             + " experts of --moe-ffn-hidden-size");
         }
         std::string freq;
         // Group-limited routing (megatron/core/transformer/transformer_config.py moe_router_group_topk): with the
@@ -363,7 +365,14 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         cx.error("", "the file contains a NUL byte: it is not a shell script or a command line");
         return;
     }
-    const ShellSplit split = splitShellWords(text);
+    // Windows line ends (CRLF) and a UTF-8 byte-order mark, as editors on Windows save scripts: read as bash on
+    // Linux would read the same script saved with LF and no mark.
+    std::string unix;
+    unix.reserve(text.size());
+    for (size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; i < text.size(); ++i)
+        if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
+            unix += text[i];
+    const ShellSplit split = splitShellWords(unix);
     if (!split.error.empty()) {
         cx.error("", split.error);
         return;
@@ -383,7 +392,6 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             if (value.find("--") != std::string::npos) {
                 const ShellSplit inner = splitShellWords(value);
                 for (ShellWord iw : inner.words) {
-                    iw.expands = iw.expands || w.expands;
                     iw.line = w.line;
                     words.push_back(iw);
                 }
@@ -504,12 +512,20 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         cx.set("training.seq_len");
     if (a.count("--micro-batch-size", s.training.microBatch))
         cx.set("training.micro_batch");
-    const int mp = p.tp * p.pp * p.cp;
+    // tp x pp x cp: each degree is bounded, their product need not be; 0 when it exceeds kMaxIntCount (refused).
+    int64_t tpPp = 0, mp64 = 0;
+    if (!boundedProduct(p.tp, p.pp, kMaxIntCount, tpPp) || !boundedProduct(tpPp, p.cp, kMaxIntCount, mp64)) {
+        cx.error("--tensor-model-parallel-size", "tp x pp x cp (--tensor-model-parallel-size x "
+                     "--pipeline-model-parallel-size x --context-parallel-size) must be at most "
+                     + std::to_string(kMaxIntCount) + " GPUs");
+        return;
+    }
+    const int mp = static_cast<int>(mp64);
     if (a.count("--global-batch-size", s.training.globalBatch)) {
         cx.set("training.global_batch");
-    } else if (mp > 0 && s.cluster.gpus() % mp == 0) {
-        s.training.globalBatch = s.training.microBatch * (s.cluster.gpus() / mp); // arguments.py: micro × dp
-        cx.set("training.global_batch");
+    } else if (mp > 0 && s.cluster.gpus() % mp == 0
+               && boundedProduct(s.training.microBatch, s.cluster.gpus() / mp, kMaxWhole, s.training.globalBatch)) {
+        cx.set("training.global_batch"); // arguments.py: micro × dp
     }
 
     // ---- Recompute (transformer_config.py recompute_granularity: None, "full" or "selective").
@@ -597,9 +613,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
 
     const std::vector<std::string> unused = a.unused();
     if (!unused.empty()) {
-        std::string list;
-        for (const auto& u : unused)
-            list += (list.empty() ? "" : " ") + u;
+        const std::string list = cappedList(unused, " ");
         cx.warning("(arguments)", "not used by ShardScope (data, tokenizer, learning rate, logging, checkpointing, "
                                   "launcher and other settings that do not change memory or step time as it models "
                                   "them): " + list);

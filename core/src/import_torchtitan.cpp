@@ -9,6 +9,7 @@
 // [compile] enable / [quantize.linear.float8] spellings. The mesh and FSDP over dp_shard × cp follow
 // torchtitan/distributed/parallel_dims.py; flavors are torchtitan/models/llama3/__init__.py (8B, 70B, 405B: the
 // Llama 3.1 architectures) and torchtitan/models/deepseek_v3/__init__.py (671B).
+#include "checked_int.h"
 #include "import_common.h"
 #include "shardscope/core/scenario_json.h"
 #include "toml_reader.h"
@@ -122,12 +123,12 @@ public:
     {
         if (!m_t)
             return;
-        std::string list;
+        std::vector<std::string> unknown;
         for (const auto& [k, v] : m_t->table)
             if (!m_used.count(k))
-                list += (list.empty() ? "" : ", ") + k;
-        if (!list.empty())
-            m_cx.warning(m_name, "unknown keys, ignored: " + list);
+                unknown.push_back(k);
+        if (!unknown.empty())
+            m_cx.warning(m_name, "unknown keys, ignored: " + cappedList(unknown));
     }
 
 private:
@@ -160,12 +161,12 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         "memory_estimation", "fault_tolerance", "experimental", "validation", "mx", "debug" };
     static const std::set<std::string> read = { "model", "training", "parallelism", "activation_checkpoint", "compile",
         "float8", "quantize", "optimizer" };
-    std::string unknownSections;
+    std::vector<std::string> unknownSections;
     for (const auto& [name, v] : root.table)
         if (!quiet.count(name) && !read.count(name))
-            unknownSections += (unknownSections.empty() ? "" : ", ") + name;
+            unknownSections.push_back(name);
     if (!unknownSections.empty())
-        cx.warning("(file)", "unknown sections or keys, ignored: " + unknownSections);
+        cx.warning("(file)", "unknown sections or keys, ignored: " + cappedList(unknownSections));
 
     Scenario& s = cx.s();
 
@@ -228,9 +229,18 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     p.cp = static_cast<int>(cp);
     p.ep = static_cast<int>(ep);
     // dp_shard -1: the ranks left after replicate × cp × tp × pp (parallel_dims.py _validate).
-    const int64_t others = replicate * tp * pp * cp;
+    // Each degree is bounded, their product need not be: checked against kMaxIntCount GPUs before any division.
+    int64_t others = 0, gpus = 0;
+    const bool fits = boundedProduct(replicate, tp, kMaxIntCount, others) && boundedProduct(others, pp, kMaxIntCount, others)
+        && boundedProduct(others, cp, kMaxIntCount, others)
+        && (!shardGiven || shard < 1 || boundedProduct(shard, others, kMaxIntCount, gpus));
+    if (!fits) {
+        cx.error(shardGiven && shard > 0 ? "parallelism.data_parallel_shard_degree" : "parallelism.tensor_parallel_degree",
+            "the product of the parallel degrees (data_parallel_replicate x data_parallel_shard x context x tensor x "
+            "pipeline) must be at most " + std::to_string(kMaxIntCount) + " GPUs");
+        return;
+    }
     if (shardGiven && shard > 0) {
-        const int64_t gpus = shard * others;
         if (cx.options.gpus != 0 && gpus != cx.options.gpus) {
             cx.error("parallelism.data_parallel_shard_degree", "replicate " + std::to_string(replicate) + " x shard "
                          + std::to_string(shard) + " x cp " + std::to_string(cp) + " x tp " + std::to_string(tp) + " x pp "
@@ -316,7 +326,11 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     }
     const int64_t dp = replicate * shard;
     s.training.microBatch = pp > 1 ? ppMicro : local;
-    s.training.globalBatch = global > 0 ? global : local * dp;
+    s.training.globalBatch = global;
+    if (global < 1 && !boundedProduct(local, dp, kMaxWhole, s.training.globalBatch)) {
+        cx.error("training.local_batch_size", "local_batch_size x data-parallel ranks must be at most " + std::to_string(kMaxWhole));
+        return;
+    }
     cx.set("training.micro_batch");
     cx.set("training.global_batch");
     bool offload = false;
@@ -329,11 +343,18 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     }
     cx.set("offload.optimizer");
     cx.set("offload.parameters");
-    std::string param = "bfloat16";
+    std::string param = "bfloat16", dtype = "float32";
     tr.text("mixed_precision_param", param);
     if (param != "bfloat16" && param != "float32")
         cx.error("training.mixed_precision_param", "'" + param + "' is not one of: bfloat16, float32");
-    s.training.precision = param == "float32" ? Precision::Fp32 : Precision::Bf16Mixed;
+    // training.dtype "bfloat16": parameters, gradients and optimizer states all in bf16, no fp32 master copy
+    // (torchtitan/config/configs.py TrainingConfig.dtype @ b5bcd76c; trainer.py sets it as the default dtype).
+    tr.text("dtype", dtype);
+    if (dtype != "bfloat16" && dtype != "float32")
+        cx.error("training.dtype", "'" + dtype + "' is not one of: bfloat16, float32");
+    s.training.precision = dtype == "bfloat16" ? Precision::Bf16
+        : param == "float32"                   ? Precision::Fp32
+                                               : Precision::Bf16Mixed;
     bool compile = false;
     tr.flag("compile", compile);
     tr.reportUnknown();
@@ -361,7 +382,9 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         "force_recompute_fp8_weight_in_bwd", "recipe_name", "filter_fqns", "emulate", "moe_fqns_prototype" });
     f8.reportUnknown();
     if (fp8) {
-        if (param != "bfloat16")
+        if (dtype == "bfloat16")
+            cx.warning("training.dtype", "bfloat16 with a float8 converter: modelled as fp8-mixed (fp32 master weights)");
+        else if (param != "bfloat16")
             cx.warning("model.converters", "float8 with mixed_precision_param float32: modelled as fp8-mixed");
         s.training.precision = Precision::Fp8Mixed;
     }

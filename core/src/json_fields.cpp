@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "json_fields.h"
 
+#include "checked_int.h"
+
 #include "shardscope/core/scenario_json.h"
 
 #include <algorithm>
@@ -111,6 +113,8 @@ private:
 
 bool parseJsonText(std::string_view text, json& out, std::string& error, std::string* field)
 {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3); // a UTF-8 byte-order mark (RFC 8259 §8.1: parsers may ignore it)
     if (text.size() > kMaxJsonBytes) {
         error = "the file is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxJsonBytes);
         return false;
@@ -197,11 +201,10 @@ bool FieldReader::integer64(const json& obj, const char* key, const std::string&
         error(join(path, key), "must be a whole number, not " + std::to_string(v));
         return false;
     }
-    if (std::fabs(v) > 9.0e15) { // doubles hold whole numbers exactly up to 2^53 ≈ 9.007e15
+    if (!wholeFromDouble(v, -kMaxWhole, kMaxWhole, out)) {
         error(join(path, key), "is " + it->dump() + ", out of range: a whole number of at most 9e15 in size");
         return false;
     }
-    out = static_cast<int64_t>(v);
     return true;
 }
 
@@ -211,12 +214,11 @@ bool FieldReader::integer(const json& obj, const char* key, const std::string& p
     auto it = obj.find(key);
     if (it == obj.end() || !integer64(obj, key, path, v))
         return false;
-    if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min()) {
+    if (!narrowInt(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), out)) {
         error(join(path, key), "is " + it->dump() + ", out of range: at most " + std::to_string(std::numeric_limits<int>::max())
                                    + " in size");
         return false;
     }
-    out = static_cast<int>(v);
     return true;
 }
 

@@ -2,6 +2,9 @@
 // Framework profiles: shardscope.profile/1 documents (resources/profiles/*.json and calibrate's output).
 #include "shardscope/core/profile.h"
 
+#include "checked_int.h"
+
+#include "shardscope/core/result.h"
 #include "shardscope/core/term.h"
 
 #include "json_fields.h"
@@ -215,7 +218,8 @@ bool frameworkFromString(std::string_view name, Framework& out)
     return valueIn(kFrameworkNames, name, out);
 }
 
-ProfileParse parseProfile(std::string_view text)
+namespace {
+ProfileParse parseProfileUncapped(std::string_view text)
 {
     ProfileParse out;
     FrameworkProfile& p = out.profile;
@@ -300,8 +304,13 @@ ProfileParse parseProfile(std::string_view text)
     }
     // calibrate's "fit" report: its figures (measured and after the fit) are what the ranges narrow to.
     if (const auto fit = root.find("fit"); fit != root.end() && fit->is_object()) {
-        if (const auto runs = fit->find("runs"); runs != fit->end() && runs->is_number_integer())
-            p.fit.runs = runs->get<int>();
+        if (const auto runs = fit->find("runs"); runs != fit->end()) {
+            int64_t n = 0;
+            if (!runs->is_number() || !detail::wholeFromDouble(runs->get<double>(), 0, detail::kMaxIntCount, n))
+                out.errors.push_back("fit.runs: " + detail::wholeRule(0, detail::kMaxIntCount, runs->dump()));
+            else
+                p.fit.runs = static_cast<int>(n);
+        }
         if (const auto figures = fit->find("figures"); figures != fit->end() && figures->is_array())
             for (size_t i = 0; i < figures->size(); ++i) {
                 const json& f = (*figures)[i];
@@ -327,6 +336,23 @@ ProfileParse parseProfile(std::string_view text)
         known = known || it.key() == kAttentionKernelKey;
         if (!known)
             out.errors.push_back("values." + it.key() + ": unknown profile value");
+    }
+    return out;
+}
+} // namespace
+
+ProfileParse parseProfile(std::string_view text)
+{
+    ProfileParse out = parseProfileUncapped(text);
+    // At most kMaxIssuesListed errors (result.h), then one that counts the rest: no unbounded list reaches a view.
+    if (out.errors.size() > kMaxIssuesListed) {
+        std::vector<Issue> issues;
+        for (auto& e : out.errors)
+            issues.push_back({ "", std::move(e) });
+        capIssues(issues);
+        out.errors.clear();
+        for (auto& i : issues)
+            out.errors.push_back(std::move(i.message));
     }
     return out;
 }

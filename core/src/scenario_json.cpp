@@ -232,6 +232,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     }
     if (s.name == generatedName(s))
         s.name.clear(); // a name made from the content keeps following it (scenario_name.h)
+    capIssues(out.errors);
+    capIssues(out.warnings);
     return out;
 }
 

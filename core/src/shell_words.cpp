@@ -3,6 +3,8 @@
 // quotes, double quotes) and §3.1.3 (Comments). Nothing is expanded or executed.
 #include "shell_words.h"
 
+#include <algorithm>
+
 namespace shardscope::core::detail {
 
 ShellSplit splitShellWords(std::string_view text, size_t maxWords)
@@ -24,6 +26,13 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
             word.line = line;
         }
     };
+    // Here-documents (bash manual §3.6.6): `<<WORD` / `<<-WORD`; the body, from the next line to a line holding only
+    // WORD (leading tabs stripped with <<-), is the command's input, never its words.
+    struct HereDoc {
+        std::string delimiter;
+        bool stripTabs = false;
+    };
+    std::vector<HereDoc> pending;
     for (size_t i = 0; i < text.size(); ++i) {
         if (out.words.size() > maxWords) {
             out.error = "more than " + std::to_string(maxWords) + " words";
@@ -33,6 +42,42 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
         if (c == '\n') {
             finish();
             ++line;
+            size_t pos = i + 1; // each body line is consumed with its newline
+            for (const HereDoc& h : pending) {
+                while (pos < text.size()) {
+                    const size_t end = std::min(text.find('\n', pos), text.size());
+                    std::string_view body = text.substr(pos, end - pos);
+                    if (!body.empty() && body.back() == '\r')
+                        body.remove_suffix(1);
+                    while (h.stripTabs && !body.empty() && body.front() == '\t')
+                        body.remove_prefix(1);
+                    pos = end + 1;
+                    line += end < text.size();
+                    if (body == h.delimiter)
+                        break;
+                }
+            }
+            pending.clear();
+            i = pos - 1;
+        } else if (c == '<' && i + 1 < text.size() && text[i + 1] == '<' && (i + 2 >= text.size() || text[i + 2] != '<')
+                   && (i == 0 || text[i - 1] != '<')) { // <<< is a here-string
+            finish();
+            HereDoc h;
+            i += 2;
+            if (i < text.size() && text[i] == '-') {
+                h.stripTabs = true;
+                ++i;
+            }
+            while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+                ++i;
+            // The delimiter word, quotes removed (quoting it only turns off expansion in the body).
+            for (; i < text.size() && std::string_view(" \t\r\n;&|()<>").find(text[i]) == std::string_view::npos;
+                 ++i)
+                if (text[i] != '\'' && text[i] != '"' && text[i] != '\\')
+                    h.delimiter += text[i];
+            --i;
+            if (!h.delimiter.empty())
+                pending.push_back(std::move(h));
         } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')'
                    || c == '<' || c == '>') {
             finish();
@@ -84,9 +129,29 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
                 return out;
             }
             i = k;
+        } else if ((c == '$' && i + 1 < text.size() && text[i + 1] == '(') || c == '`') {
+            // Command substitution $( ... ) or `...`: one expanding word part, whatever spaces it holds.
+            start();
+            word.expands = true;
+            size_t k = i + (c == '$' ? 2 : 1);
+            for (int depth = 1; k < text.size(); ++k) {
+                line += text[k] == '\n';
+                if (c == '`' ? text[k] == '`' : text[k] == ')')
+                    --depth;
+                else if (c == '$' && text[k] == '(')
+                    ++depth;
+                if (depth == 0)
+                    break;
+            }
+            if (k >= text.size()) {
+                out.error = std::string("unterminated ") + (c == '$' ? "$(" : "`") + " starting on line " + std::to_string(word.line);
+                return out;
+            }
+            word.text.append(text.substr(i, k - i + 1));
+            i = k;
         } else {
             start();
-            if (c == '$' || c == '`')
+            if (c == '$')
                 word.expands = true;
             word.text += c;
         }

@@ -22,7 +22,8 @@ struct ShellSplit {
 
 /// Words of `text`: comments (# at the start of a word) dropped; newlines, ;, &, |, (, ), < and > end a word
 /// (command boundaries do not matter to the caller); '...' is literal; "..." keeps $ and ` (marked as expanding) and
-/// removes the backslash before $, `, ", \ and newline; a backslash-newline outside quotes joins lines. At most
+/// removes the backslash before $, `, ", \ and newline; a backslash-newline outside quotes joins lines; $( ... ) and
+/// `...` are one expanding part of a word; here-document bodies (<<WORD ... WORD) are skipped. At most
 /// maxWords words (an error beyond).
 ShellSplit splitShellWords(std::string_view text, size_t maxWords = 1'000'000);
 

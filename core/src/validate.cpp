@@ -9,6 +9,40 @@
 #include <string>
 
 namespace shardscope::core {
+
+namespace {
+/// 199980 -> "199,980".
+std::string withThousands(size_t n)
+{
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+} // namespace
+
+void capIssues(std::vector<Issue>& issues)
+{
+    if (issues.size() <= kMaxIssuesListed)
+        return;
+    const size_t more = issues.size() - kMaxIssuesListed;
+    issues.resize(kMaxIssuesListed);
+    issues.push_back({ "", "\u2026 and " + withThousands(more) + " more" });
+}
+
+std::string cappedList(const std::vector<std::string>& names, const char* separator)
+{
+    std::string s;
+    for (size_t i = 0; i < names.size() && i < kMaxIssuesListed; ++i)
+        s += (i == 0 ? "" : separator) + names[i];
+    if (names.size() > kMaxIssuesListed)
+        s += std::string(separator) + "\u2026 and " + withThousands(names.size() - kMaxIssuesListed) + " more";
+    return s;
+}
+
 namespace {
 
 // Documented limits (README "Limits"): beyond them results stop being meaningful, and they keep all arithmetic

@@ -4,6 +4,7 @@
 #include <shardscope/core/file_io.h>
 
 #include <QDir>
+#include <QFile>
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,8 +14,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace shardscope::core;
@@ -46,6 +49,8 @@ private slots:
     void readRefusesSpecialAndHugeFiles();
     void readBoundedStream();
     void terminalEscapes();
+    void killedWritersTemporariesAreRemoved();
+    void sameFileThroughLinks();
 };
 
 void TestFileIo::writeReplacesAndKeepsMode()
@@ -162,6 +167,62 @@ void TestFileIo::terminalEscapes()
     QCOMPARE(escapeForTerminal("\xe2\x80\xae" "abc"), std::string("\\u202eabc")); // right-to-left override
     QCOMPARE(escapeForTerminal("caf\xc3\xa9 \xe2\x9c\x93"), std::string("caf\xc3\xa9 \xe2\x9c\x93"));
     QCOMPARE(escapeForTerminal("bad \xff\xc3"), std::string("bad \\xff\\xc3"));
+}
+
+
+// Issue 23: a save killed between open and rename leaves ".a.json.tmp-PID-N"; the next save of a.json removes the
+// ones whose process no longer runs, and leaves a running writer's (and other targets') alone.
+void TestFileIo::killedWritersTemporariesAreRemoved()
+{
+    QTemporaryDir dir;
+    const std::string folder = dir.path().toStdString();
+    const std::string path = folder + "/a.json";
+    // A writer killed mid-save: the child creates its temporary file, then SIGKILLs itself.
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        const std::string tmp = folder + "/.a.json.tmp-" + std::to_string(::getpid()) + "-0";
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+            (void)::write(fd, "partial", 7);
+        ::raise(SIGKILL);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    const std::string dead = folder + "/.a.json.tmp-" + std::to_string(child) + "-0";
+    const std::string running = folder + "/.a.json.tmp-" + std::to_string(::getppid()) + "-7";
+    const std::string otherTarget = folder + "/.b.json.tmp-" + std::to_string(child) + "-0";
+    const std::string notOurs = folder + "/.a.json.tmp-notapid";
+    for (const std::string& f : { running, otherTarget, notOurs })
+        std::ofstream(f) << "x";
+    QVERIFY(QFile::exists(QString::fromStdString(dead)));
+    std::string error;
+    QVERIFY2(writeFileAtomically(path, "saved", error), error.c_str());
+    QVERIFY(!QFile::exists(QString::fromStdString(dead)));
+    for (const std::string& f : { running, otherTarget, notOurs })
+        QVERIFY2(QFile::exists(QString::fromStdString(f)), f.c_str());
+    QCOMPARE(slurp(path), std::string("saved"));
+    QCOMPARE(filesIn(folder), 4); // a.json and the three kept
+}
+
+void TestFileIo::sameFileThroughLinks()
+{
+    QTemporaryDir dir;
+    const std::string a = dir.filePath(QStringLiteral("a.json")).toStdString();
+    const std::string b = dir.filePath(QStringLiteral("b.json")).toStdString();
+    std::ofstream(a) << "a";
+    std::ofstream(b) << "a";
+    const std::string sym = dir.filePath(QStringLiteral("sym.json")).toStdString();
+    const std::string hard = dir.filePath(QStringLiteral("hard.json")).toStdString();
+    QCOMPARE(::symlink(a.c_str(), sym.c_str()), 0);
+    QCOMPARE(::link(a.c_str(), hard.c_str()), 0);
+    QVERIFY(sameExistingFile(a, a));
+    QVERIFY(sameExistingFile(a, sym));
+    QVERIFY(sameExistingFile(hard, sym));
+    QVERIFY(sameExistingFile(dir.path().toStdString() + "/./a.json", a));
+    QVERIFY(!sameExistingFile(a, b)); // equal bytes, another file
+    QVERIFY(!sameExistingFile(a, dir.filePath(QStringLiteral("new.json")).toStdString()));
 }
 
 QTEST_GUILESS_MAIN(TestFileIo)

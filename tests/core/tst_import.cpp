@@ -8,6 +8,7 @@
 #include "shardscope/core/launch_config.h"
 #include "shardscope/core/layout.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 
 #ifndef SHARDSCOPE_IMPORT_DATA
@@ -92,6 +93,11 @@ private slots:
     void tomlSubsetIsStrict_data();
     void tomlSubsetIsStrict();
     void hostileInputIsRefusedFast();
+    void importersNeverDivideByZeroOrRecurse();
+    void wholeNumbersNeverWrap();
+    void tomlIsLinearAndWarningsAreCapped();
+    void scriptsReadAsBashReadsThem();
+    void torchtitanTrainingDtype();
     void scenarioSourceWritesBackComplete();
     void optionsGpusAndGpu();
     void detectsTheFormat();
@@ -470,8 +476,10 @@ void TestImport::torchtitanPublishedJob()
     QCOMPARE(s.training.seqLen, int64_t(8192));
     QCOMPARE(s.training.recompute, Recompute::Full);
     QCOMPARE(s.training.framework, Framework::PyTorchCompile);
-    QCOMPARE(s.training.precision, Precision::Bf16Mixed);
-    QVERIFY2(hasIssue(r.warnings, "training", "dtype"), qPrintable(dump(r.warnings)));
+    // dtype = "bfloat16": parameters, gradients and optimizer states in bf16 (torchtitan/config/configs.py
+    // TrainingConfig.dtype), read since issue 23 (it was an unknown key before).
+    QVERIFY(s.training.precision == Precision::Bf16);
+    QVERIFY2(!hasIssue(r.warnings, "training", "dtype"), qPrintable(dump(r.warnings)));
 }
 
 void TestImport::torchtitanDegreesAndCheckpointing()
@@ -562,6 +570,153 @@ void TestImport::hostileInputIsRefusedFast()
     const ImportResult m = run(ImportSource::MegatronArgs, many + "--tensor-model-parallel-size 2");
     QVERIFY2(m.ok(), qPrintable(dump(m.errors)));
     QCOMPARE(m.scenario.parallelism.tp, 2);
+}
+
+// Issue 23 item 1: each input crashed an importer (SIGFPE or stack overflow); each is now a message naming the field.
+void TestImport::importersNeverDivideByZeroOrRecurse()
+{
+    // torchtitan: each degree within its bound, the product 2^32 x 2^16 x 2^16 = 2^64 wraps to 0 in 64 bits.
+    const ImportResult tt = run(ImportSource::TorchTitan, "[parallelism]\ndata_parallel_replicate_degree = 4294967296\n"
+                                                          "tensor_parallel_degree = 65536\npipeline_parallel_degree = 65536\n");
+    QVERIFY2(hasIssue(tt.errors, "parallelism.tensor_parallel_degree", "at most 1000000000 GPUs"), qPrintable(dump(tt.errors)));
+    // Megatron: --swiglu's default ffn int(4 x 16 x 2/3 / 64) x 64 = int(42.67 / 64) x 64 = 0, the default expert size.
+    const ImportResult mg = run(ImportSource::MegatronArgs,
+        "--num-layers 2 --hidden-size 16 --num-attention-heads 2 --swiglu --num-experts 4 "
+        "--moe-shared-expert-intermediate-size 64");
+    QVERIFY2(hasIssue(mg.errors, "--ffn-hidden-size", "must be at least 1, not 0"), qPrintable(dump(mg.errors)));
+    // TOML inline tables (and arrays inside them) 10,000 deep: refused at the depth limit, not by the stack.
+    QElapsedTimer clock;
+    clock.start();
+    std::string tables = "a = ", arrays = "a = { b = ";
+    for (int i = 0; i < 10000; ++i) {
+        tables += "{ b = ";
+        arrays += "[";
+    }
+    tables += "1" + std::string(10000, '}');
+    arrays += "1" + std::string(10000, ']') + " }";
+    for (const std::string& text : { tables, arrays }) {
+        const ImportResult r = run(ImportSource::TorchTitan, text);
+        QVERIFY2(hasIssue(r.errors, "", "nest deeper than 16 levels"), qPrintable(dump(r.errors)));
+    }
+    std::string dotted = "a = { ";
+    for (int i = 0; i < 20; ++i)
+        dotted += (i ? "." : "") + std::string("k");
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, dotted + " = 1 }").errors, "", "nest deeper than 16 levels"));
+    QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+    // An inline table is complete where it is written (TOML v1.0.0): a [header] cannot reopen it.
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, "a = { x = 1 }\n[a]\ny = 2\n").errors, "", "cannot be extended"));
+}
+
+// Issue 23 item 4: whole numbers are range-checked before they are narrowed; 2^32 + 32 is not 32.
+void TestImport::wholeNumbersNeverWrap()
+{
+    const ImportResult hf = run(ImportSource::HfConfig, R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size":
+        14336, "num_hidden_layers": 4294967328, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256})");
+    QVERIFY2(hasIssue(hf.errors, "num_hidden_layers", "from 0 to 1000000000, not 4294967328"), qPrintable(dump(hf.errors)));
+    QVERIFY(hasIssue(run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 1000000000000})").errors,
+                     "num_hidden_layers", "from 0 to 1000000000"));
+    // DeepSpeed: 2^32 + 2 was read as cp 2, 10^12 as a negative degree ("must all be positive").
+    for (const char* sp : { "4294967298", "1000000000000" }) {
+        const ImportResult ds = run(ImportSource::DeepSpeed, std::string(R"({"train_batch_size": 8, "sequence_parallel_size": )") + sp + "}");
+        QVERIFY2(hasIssue(ds.errors, "sequence_parallel_size", std::string("from 1 to 1000000000, not ") + sp), qPrintable(dump(ds.errors)));
+    }
+    const ImportResult mg = run(ImportSource::MegatronArgs, "--num-layers 4294967328 --hidden-size 64 --num-attention-heads 4");
+    QVERIFY2(hasIssue(mg.errors, "--num-layers", "from 1 to 1000000000"), qPrintable(dump(mg.errors)));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, "--seq-length 99999999999999999999").errors, "--seq-length",
+                     "from 1 to 9000000000000000"));
+    // tp x pp x cp of Megatron arguments: 65536^2 = 2^32 wrapped to 0 in an int.
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, "--tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536").errors,
+                     "--tensor-model-parallel-size", "at most 1000000000 GPUs"));
+    // The TOML reader refuses integers beyond 64 bits; torchtitan's own bounds hold below.
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[parallelism]\ntensor_parallel_degree = 18446744073709551618\n").errors, "", "out of range"));
+}
+
+// Issue 23 item 3: 99,000 keys took 18.6 s (a linear scan per key); warnings are capped at kMaxIssuesListed.
+void TestImport::tomlIsLinearAndWarningsAreCapped()
+{
+    std::string toml = "[training]\n";
+    for (int i = 0; i < 99000; ++i)
+        toml += "k" + std::to_string(i) + " = 1\n";
+    QElapsedTimer clock;
+    clock.start();
+    const ImportResult t = run(ImportSource::TorchTitan, toml);
+    const qint64 ms = clock.elapsed();
+    qInfo("99,000 TOML keys (%zu bytes): %lld ms", toml.size(), static_cast<long long>(ms));
+    QVERIFY2(ms < 3000, qPrintable(QString::number(ms)));
+    QVERIFY2(hasIssue(t.warnings, "training", "k19, \u2026 and 98,980 more"), qPrintable(dump(t.warnings)));
+    QVERIFY(!hasIssue(t.warnings, "training", "k20"));
+
+    // 200,000 unknown keys of a config.json: one warning naming 20 of them.
+    std::string json = R"({"model_type": "llama")";
+    for (int i = 0; i < 200000; ++i)
+        json += ",\"u" + std::to_string(i) + "\":0";
+    json += "}";
+    const ImportResult hf = run(ImportSource::HfConfig, json);
+    QVERIFY2(hasIssue(hf.warnings, "config.json", ", \u2026 and 199,980 more"), qPrintable(dump(hf.warnings)));
+    for (const Issue& w : hf.warnings)
+        if (w.field == "config.json") { // 20 names: u.., then 19 times ", u.."
+            int names = 0;
+            for (size_t at = w.message.find(", u"); at != std::string::npos; at = w.message.find(", u", at + 1))
+                ++names;
+            QCOMPARE(names, 19);
+        }
+    // A scenario's unknown fields are one warning each: the list stops at 20 and counts the rest.
+    std::string scenario = R"({"schema": "shardscope.scenario/1")";
+    for (int i = 0; i < 200000; ++i)
+        scenario += ",\"u" + std::to_string(i) + "\":0";
+    scenario += "}";
+    const ScenarioParse sp = parseScenario(scenario, sstest::catalog());
+    QCOMPARE(sp.warnings.size(), kMaxIssuesListed + 1);
+    QCOMPARE(sp.warnings.back().message, std::string("\u2026 and 199,980 more"));
+}
+
+// Issue 23 item 6: scripts as bash reads them, and the byte-order mark editors write.
+void TestImport::scriptsReadAsBashReadsThem()
+{
+    // A here-document's body is the command's input, not its arguments (bash manual §3.6.6).
+    const ImportResult h = run(ImportSource::MegatronArgs, "cat > notes.txt <<EOF\n--tensor-model-parallel-size 8\nEOF\n"
+        "cat <<-'END'\n\t--pipeline-model-parallel-size 4\n\tEND\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+        "--num-attention-heads 4 --vocab-size 1000 --context-parallel-size 2\n");
+    QVERIFY2(h.ok(), qPrintable(dump(h.errors)));
+    QCOMPARE(h.scenario.parallelism.tp, 1);
+    QCOMPARE(h.scenario.parallelism.pp, 1);
+    QCOMPARE(h.scenario.parallelism.cp, 2);
+    QCOMPARE(h.scenario.model.layers, 2);
+    // Not a number anywhere a number is read.
+    for (const char* v : { "nan", "inf", "-inf", "1e999" })
+        QVERIFY2(hasIssue(run(ImportSource::MegatronArgs, std::string("--num-layers 2 --hidden-dropout ") + v).errors,
+                          "--hidden-dropout", "finite number"), v);
+    // CRLF line ends with backslash continuations, and a byte-order mark.
+    const ImportResult crlf = run(ImportSource::MegatronArgs, "\xEF\xBB\xBFtorchrun pretrain_gpt.py \\\r\n  --num-layers 3 \\\r\n"
+                                                              "  --hidden-size 64 \\\r\n  --num-attention-heads 4\r\n");
+    QVERIFY2(crlf.ok(), qPrintable(dump(crlf.errors)));
+    QCOMPARE(crlf.scenario.model.layers, 3);
+    QCOMPARE(crlf.scenario.model.heads, 4);
+    const ImportResult toml = run(ImportSource::TorchTitan, "\xEF\xBB\xBF[parallelism]\r\ntensor_parallel_degree = 2\r\n");
+    QVERIFY2(toml.ok(), qPrintable(dump(toml.errors)));
+    QCOMPARE(toml.scenario.parallelism.tp, 2);
+    const std::string bomJson = "\xEF\xBB\xBF" + fixture("gpt2.config.json");
+    ImportSource detected{};
+    QVERIFY(detectImportSource("config.json", bomJson, detected));
+    QCOMPARE(detected, ImportSource::HfConfig);
+    QVERIFY2(run(ImportSource::HfConfig, bomJson).ok(), "a BOM before a config.json");
+    // $( ... ) inside a variable: the flag it is the value of is named, not the next one.
+    const ImportResult sub = run(ImportSource::MegatronArgs, "ARGS=\"--num-layers $(python -c 'print(2)') --hidden-size 64\"\n"
+                                                             "torchrun pretrain_gpt.py $ARGS --num-attention-heads 4\n");
+    QVERIFY2(hasIssue(sub.errors, "--num-layers", "$(python -c 'print(2)')"), qPrintable(dump(sub.errors)));
+    QVERIFY2(!hasIssue(sub.errors, "--hidden-size"), qPrintable(dump(sub.errors)));
+}
+
+// torchtitan/config/configs.py TrainingConfig.dtype: "bfloat16" keeps parameters, gradients and optimizer states in
+// bf16 (no fp32 master copy): ShardScope's bf16; the default "float32" leaves mixed_precision_param in charge.
+void TestImport::torchtitanTrainingDtype()
+{
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"bfloat16\"\n").scenario.training.precision, Precision::Bf16);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"float32\"\n").scenario.training.precision, Precision::Bf16Mixed);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"float32\"\nmixed_precision_param = \"float32\"\n")
+                 .scenario.training.precision, Precision::Fp32);
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[training]\ndtype = \"float16\"\n").errors, "training.dtype",
+                     "bfloat16, float32"));
 }
 
 void TestImport::scenarioSourceWritesBackComplete()

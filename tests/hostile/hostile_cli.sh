@@ -273,6 +273,72 @@ put unknown_model "{$S, \"model\": {\"preset\": \"llama3-8b\", \"experts\": 8}}"
 put unknown_gpu "{$S, \"cluster\": {\"gpu\": {\"id\": \"h100-sxm5-80gb\", \"colour\": \"green\"}}}"; check unknown_gpu warn cluster.gpu.colour
 put unknown_nested "{$S, \"nccl\": {\"env\": {\"NCCL_DEBUG\": \"INFO\", \"deep\": [1, [2, [3]]]}}}"; check unknown_nested warn nccl.env
 
+# run_case NAME RC TEXT ARGS...: `CLI ARGS...` must exit RC with TEXT on standard error; never crash, hang or report
+# a sanitizer error.
+run_case() {
+  local name=$1 want=$2 text=$3 rc why=""
+  shift 3
+  timeout 120 "$CLI" "$@" >"$W/$name.out" 2>"$W/$name.err"
+  rc=$?
+  if [ $rc -eq 124 ]; then why="hung (killed after 120 s)"
+  elif [ $rc -gt 128 ]; then why="crashed with signal $((rc - 128))"
+  elif grep -q "runtime error:\|AddressSanitizer\|LeakSanitizer" "$W/$name.err"; then why="sanitizer report"
+  elif [ $rc -ne "$want" ]; then why="exit code $rc, expected $want"
+  elif ! grep -qF -- "$text" "$W/$name.err"; then why="no '$text' on standard error"
+  fi
+  if [ -z "$why" ]; then
+    npass=$((npass + 1)); echo "ok    $name (exit $rc)"
+  else
+    nfail=$((nfail + 1)); failures+=("$name")
+    echo "FAIL  $name: $why: $(head -c 300 "$W/$name.err" | tr '\n' '|')"
+  fi
+}
+# unchanged NAME FILE COPY: FILE still holds COPY's bytes (a refused --out wrote nothing).
+unchanged() {
+  if cmp -s "$2" "$3"; then npass=$((npass + 1)); echo "ok    $1"
+  else nfail=$((nfail + 1)); failures+=("$1"); echo "FAIL  $1: $2 was changed"; fi
+}
+
+echo "== importers (issue 23): crashes, wrapped numbers, capped lists, scripts as bash reads them"
+printf '[parallelism]\ndata_parallel_replicate_degree = 4294967296\ntensor_parallel_degree = 65536\npipeline_parallel_degree = 65536\n' >"$W/product.toml"
+run_case tt_degree_product_wraps 2 "error: parallelism.tensor_parallel_degree:" import "$W/product.toml" --from torchtitan
+printf -- '--num-layers 2 --hidden-size 16 --num-attention-heads 2 --swiglu --num-experts 4 --moe-shared-expert-intermediate-size 64\n' >"$W/expert0.sh"
+run_case mg_default_expert_size_zero 2 "error: --ffn-hidden-size:" import "$W/expert0.sh" --from megatron-args
+{ printf 'a = '; nest 10000 '{ b = ' '}' 1; printf '\n'; } >"$W/deep.toml"
+run_case tt_inline_tables_10000_deep 2 "nest deeper than 16 levels" import "$W/deep.toml" --from torchtitan
+printf '{"model_type": "llama", "num_hidden_layers": 4294967328}' >"$W/layers.json"
+run_case hf_layers_2_32_plus_32 2 "error: num_hidden_layers:" import "$W/layers.json" --from hf-config
+printf '{"train_batch_size": 8, "sequence_parallel_size": 4294967298}' >"$W/sp.json"
+run_case ds_sp_2_32_plus_2 2 "error: sequence_parallel_size:" import "$W/sp.json" --from deepspeed
+printf '{"train_batch_size": 8, "sequence_parallel_size": 1000000000000}' >"$W/sp12.json"
+run_case ds_sp_10_12 2 "error: sequence_parallel_size: must be a whole number from 1 to 1000000000" import "$W/sp12.json" --from deepspeed
+printf -- '--num-layers 2 --hidden-size 64 --num-attention-heads 4 --hidden-dropout nan\n' >"$W/nan.sh"
+run_case mg_dropout_nan 2 "error: --hidden-dropout:" import "$W/nan.sh" --from megatron-args
+printf 'cat <<EOF\n--tensor-model-parallel-size 3\nEOF\n--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100\n' >"$W/heredoc.sh"
+run_case mg_heredoc_body_skipped 0 "from megatron-args:" import "$W/heredoc.sh" --from megatron-args
+printf '\xef\xbb\xbf[parallelism]\r\ntensor_parallel_degree = 2\r\n' >"$W/bom.toml"
+run_case tt_bom_crlf 0 "from torchtitan:" import "$W/bom.toml"
+{ printf '{"model_type": "llama"'; for ((i = 0; i < 200000; i++)); do printf ',"u%d":0' $i; done; printf '}'; } >"$W/unknown.json"
+run_case hf_200000_unknown_keys_capped 0 ", … and 199,980 more" import "$W/unknown.json" --from hf-config
+if [ "$(wc -c <"$W/hf_200000_unknown_keys_capped.err")" -gt 20000 ]; then
+  nfail=$((nfail + 1)); failures+=(hf_unknown_keys_size); echo "FAIL  hf_unknown_keys_size: an uncapped warning"
+fi
+
+echo "== --out onto the command's own input (issue 23): refused, through links too; --force writes"
+printf '{%s}' "$S" >"$W/c.json"; cp "$W/c.json" "$W/c.copy"
+ln -sf "$W/c.json" "$W/c-link.json"; ln -f "$W/c.json" "$W/c-hard.json"
+run_case out_is_input 2 "error: --out:" import "$W/c.json" --from scenario --out "$W/c.json"
+run_case out_is_symlink_to_input 2 "error: --out:" import "$W/c.json" --from scenario --out "$W/c-link.json"
+run_case out_is_hard_link_to_input 2 "error: --out:" import "$W/c.json" --from scenario --out "$W/c-hard.json"
+run_case out_is_base 2 "error: --out:" import "$W/layers.json" --from hf-config --base "$W/c.json" --out "$W/c.json"
+unchanged out_refused_left_input "$W/c.json" "$W/c.copy"
+run_case out_is_input_forced 0 "from scenario:" import "$W/c.json" --from scenario --out "$W/c.json" --force
+printf '{"schema": "shardscope.runs/1", "runs": []}' >"$W/runs.json"; cp "$W/runs.json" "$W/runs.copy"
+ln -sf "$W/runs.json" "$W/runs-link.json"
+run_case calibrate_out_is_runs 2 "error: --out:" calibrate "$W/runs.json" --out "$W/runs.json"
+run_case calibrate_out_is_link_to_runs 2 "error: --out:" calibrate "$W/runs-link.json" --out "$W/runs.json"
+unchanged calibrate_refused_left_runs "$W/runs.json" "$W/runs.copy"
+
 echo
 echo "hostile_cli: $npass passed, $nfail failed, $nxfail known defects (xfail), $nxpass unexpectedly fixed (xpass)"
 if [ $nfail -gt 0 ] || [ $nxpass -gt 0 ]; then

@@ -27,8 +27,13 @@ namespace shardscope::core {
 /// path; then the folder is fsynced. On any failure the temporary file is removed, the previous file at path
 /// is left exactly as it was, and error says which step failed and why (strerror), e.g.
 /// "cannot write /x/a.json: No space left on device". A symbolic link at path is followed (its target is
-/// replaced); an existing file's permission bits are kept, a new file gets 0666 & ~umask.
+/// replaced); an existing file's permission bits are kept, a new file gets 0666 & ~umask. After the rename, the
+/// temporary files of the same target left by writers that were killed (their process no longer runs) are removed.
 [[nodiscard]] bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error);
+
+/// True when both paths name one existing file (the same device and inode, symbolic and hard links followed):
+/// writing one replaces the other. The CLI refuses `--out` onto its own input with it.
+[[nodiscard]] bool sameExistingFile(const std::string& a, const std::string& b);
 
 /// Writes all of bytes to fd (e.g. 1, standard output), resuming short writes; false with error on failure
 /// (EPIPE, ENOSPC on /dev/full, ...).

@@ -1,0 +1,1 @@
+--num-layers 4294967328 --hidden-size 4096 --num-attention-heads 32 --tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536

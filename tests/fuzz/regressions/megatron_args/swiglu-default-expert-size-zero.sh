@@ -1,0 +1,1 @@
+--hidden-size 16 --swiglu --num-experts 4 --moe-shared-expert-intermediate-size 64
