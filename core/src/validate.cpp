@@ -30,7 +30,7 @@ void capIssues(std::vector<Issue>& issues)
         return;
     const size_t more = issues.size() - kMaxIssuesListed;
     issues.resize(kMaxIssuesListed);
-    issues.push_back({ "", "\u2026 and " + withThousands(more) + " more" });
+    issues.push_back({ "(file)", "\u2026 and " + withThousands(more) + " more" });
 }
 
 std::string cappedList(const std::vector<std::string>& names, const char* separator)

@@ -22,7 +22,7 @@ struct Issue {
 /// Most issues (and names in one issue's list) a reader reports: the rest are counted in one last line ("… and
 /// 199,980 more"), so neither the CLI nor the window ever receives an unbounded list (issue 23).
 inline constexpr size_t kMaxIssuesListed = 20;
-/// Keeps the first kMaxIssuesListed issues and replaces the rest by one issue "… and N more".
+/// Keeps the first kMaxIssuesListed issues and replaces the rest by one issue of field "(file)": "… and N more".
 void capIssues(std::vector<Issue>& issues);
 /// "a, b, c" of the first kMaxIssuesListed names, then "… and N more" when there are more.
 std::string cappedList(const std::vector<std::string>& names, const char* separator = ", ");
