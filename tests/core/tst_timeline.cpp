@@ -15,6 +15,10 @@ private slots:
     void everyMicroBatchOnEveryStage();
     void bubbleOfOneFOneB();
     void zeroBubbleIsCloseToItsFormula();
+    void elidedMicroBatchesKeepTheTotal_data();
+    void elidedMicroBatchesKeepTheTotal();
+    void longestPipelineIsBounded();
+    void tooLargeToSimulateSaysWhy();
 };
 
 namespace {
@@ -116,6 +120,102 @@ void TestTimeline::zeroBubbleIsCloseToItsFormula()
     for (const auto& blk : t.blocks)
         w += blk.kind == BlockKind::WeightGrad;
     QCOMPARE(w, 8 * 64);
+}
+
+void TestTimeline::elidedMicroBatchesKeepTheTotal_data()
+{
+    QTest::addColumn<int>("schedule");
+    QTest::addColumn<int>("pp");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<int>("m");
+    QTest::newRow("gpipe pp8 m64") << int(PpSchedule::GPipe) << 8 << 1 << 64;
+    QTest::newRow("1f1b pp8 m64") << int(PpSchedule::OneFOneB) << 8 << 1 << 64;
+    QTest::newRow("1f1b pp4 m61") << int(PpSchedule::OneFOneB) << 4 << 1 << 61;
+    QTest::newRow("interleaved pp4 v3 m64") << int(PpSchedule::Interleaved) << 4 << 3 << 64;
+}
+
+void TestTimeline::elidedMicroBatchesKeepTheTotal()
+{
+    // A bound small enough to elide most micro-batches: each elided one adds one steady-state period of the
+    // slowest stage, so the total is the full simulation's (whose total is the step time, above), the blocks stay
+    // within the bound, every stage shows one Elided block, and the micro-batches drawn after it carry their real
+    // numbers (the last forward on stage 0 is micro-batch m − 1).
+    QFETCH(int, schedule);
+    QFETCH(int, pp);
+    QFETCH(int, v);
+    QFETCH(int, m);
+    const Scenario s = pipelineScenario(PpSchedule(schedule), pp, v, m);
+    const Result r = evaluate(s);
+    QVERIFY2(r.valid, qPrintable(issuesText(r.issues)));
+    const Timeline full = buildTimeline(s, r);
+    QCOMPARE(full.microBatchesDrawn, int64_t(m));
+    const int64_t bound = full.blocks.size() / 4;
+    const Timeline t = buildTimeline(s, r, bound);
+    QVERIFY(t.notDrawn.empty());
+    QVERIFY2(t.microBatchesDrawn < m && t.microBatchesDrawn >= 2, qPrintable(QString::number(t.microBatchesDrawn)));
+    QCOMPARE(t.microBatches, int64_t(m));
+    QVERIFY2(int64_t(t.blocks.size()) <= bound + 4 * pp, qPrintable(QString::number(t.blocks.size())));
+    QVERIFY2(relClose(t.total, full.total, 1e-9), qPrintable(relMessage("elided total", t.total, full.total, 1e-9)));
+    std::vector<int> elided(size_t(pp), 0);
+    int lastForward = -1;
+    for (const auto& b : t.blocks) {
+        QVERIFY(b.end >= b.start);
+        if (b.kind == BlockKind::Elided)
+            ++elided[size_t(b.stage)];
+        if (b.kind == BlockKind::Forward && b.stage == 0)
+            lastForward = std::max(lastForward, b.microBatch);
+    }
+    for (int stage = 0; stage < pp; ++stage)
+        QCOMPARE(elided[size_t(stage)], 1);
+    QCOMPARE(lastForward, m - 1);
+    // Nothing overlaps on a stage's compute stream once the later blocks have moved.
+    for (int stage = 0; stage < pp; ++stage) {
+        std::vector<std::pair<double, double>> spans;
+        for (const auto& b : t.blocks)
+            if (b.stage == stage && b.kind != BlockKind::Communication && b.microBatch != -1)
+                spans.push_back({ b.start, b.end });
+        std::sort(spans.begin(), spans.end());
+        for (size_t k = 1; k < spans.size(); ++k)
+            QVERIFY2(spans[k].first >= spans[k - 1].second - 1e-12 * t.total,
+                     qPrintable(QString("stage %1: block at %2 starts before %3").arg(stage).arg(spans[k].first).arg(spans[k - 1].second)));
+    }
+}
+
+void TestTimeline::longestPipelineIsBounded()
+{
+    // The case that took 108 s and 20 GB (issue 23): a 1,024-layer model over 1,024 pipeline stages with 65,536
+    // micro-batches per step. The timeline keeps within its bound, elides the steady state, and still ends at
+    // the step time.
+    Scenario s = pipelineScenario(PpSchedule::OneFOneB, 1, 1, 1);
+    s.model = gptModel(1024, 1024, 16, 4096, 51200, 2048);
+    s.parallelism.tp = 1;
+    s.parallelism.sequenceParallel = false;
+    s.parallelism.pp = 1024;
+    s.cluster.nodes = 128;
+    s.cluster.gpusPerNode = 8;
+    setBatch(s, 1, 65536);
+    const Result r = evaluate(s);
+    QVERIFY2(r.valid, qPrintable(issuesText(r.issues)));
+    QCOMPARE(r.microBatches, int64_t(65536));
+    const Timeline t = buildTimeline(s, r);
+    QVERIFY(t.notDrawn.empty());
+    QVERIFY2(t.blocks.size() <= 200'000 + 4 * 1024, qPrintable(QString::number(t.blocks.size())));
+    QVERIFY(t.microBatchesDrawn < t.microBatches);
+    QVERIFY2(relClose(t.total, r.step.total(), 1e-9), qPrintable(relMessage("timeline total", t.total, r.step.total(), 1e-9)));
+}
+
+void TestTimeline::tooLargeToSimulateSaysWhy()
+{
+    // Interleaving needs whole groups of p micro-batches: below two groups' blocks there is nothing faithful to
+    // draw, so no block is made and the timeline says why (the total is still the step time).
+    const Scenario s = pipelineScenario(PpSchedule::Interleaved, 8, 3, 64);
+    const Result r = evaluate(s);
+    QVERIFY2(r.valid, qPrintable(issuesText(r.issues)));
+    const Timeline t = buildTimeline(s, r, 100);
+    QVERIFY(t.blocks.empty());
+    QVERIFY(t.memory.empty());
+    QVERIFY2(t.notDrawn.find("over the 100 a timeline holds") != std::string::npos, t.notDrawn.c_str());
+    QCOMPARE(t.total, r.step.total());
 }
 
 QTEST_APPLESS_MAIN(TestTimeline)

@@ -14,12 +14,15 @@
 namespace shardscope::ui {
 
 namespace {
-enum Style { Forward, Backward, WeightGrad, CommHidden, CommExposed, P2p, DataParallel, Optimizer, Offload, kStyles };
+enum Style { Forward, Backward, WeightGrad, CommHidden, CommExposed, P2p, DataParallel, Optimizer, Offload, Elided, kStyles };
 
 constexpr double kComputeHeight = 1.0;
 constexpr double kCommHeight = 0.42;
 constexpr double kCommGap = 0.05;
 constexpr double kStageGap = 0.32;
+/// Memory lines drawn at most (the peak stage, the first and the last, and stages evenly between): more lines
+/// than this cannot be told apart, and a graph per stage of a 1,000-stage pipeline costs seconds to build.
+constexpr int kMaxMemoryLines = 24;
 
 int styleOf(core::BlockKind kind)
 {
@@ -32,6 +35,7 @@ int styleOf(core::BlockKind kind)
     case core::BlockKind::DataParallel: return DataParallel;
     case core::BlockKind::Optimizer: return Optimizer;
     case core::BlockKind::Offload: return Offload;
+    case core::BlockKind::Elided: return Elided;
     }
     return Forward;
 }
@@ -47,6 +51,7 @@ QString kindName(core::BlockKind kind)
     case core::BlockKind::DataParallel: return TimelineChart::tr("Exposed data-parallel communication");
     case core::BlockKind::Optimizer: return TimelineChart::tr("Optimizer step");
     case core::BlockKind::Offload: return TimelineChart::tr("Exposed offload (host/NVMe transfers, CPU optimizer)");
+    case core::BlockKind::Elided: return TimelineChart::tr("Identical micro-batches, not drawn one by one");
     }
     return {};
 }
@@ -260,6 +265,7 @@ QColor TimelineChart::styleColor(int style)
     case DataParallel: return vermillion.darker(120);
     case Optimizer: return bluishGreen;
     case Offload: return grey;
+    case Elided: return QColor(0xC8, 0xC8, 0xC8); // neutral: time that passes, drawn as one block
     }
     return grey;
 }
@@ -276,6 +282,7 @@ QString TimelineChart::styleName(int style)
     case DataParallel: return tr("Data-parallel tail");
     case Optimizer: return tr("Optimizer");
     case Offload: return tr("Offload");
+    case Elided: return tr("Steady state (not drawn)");
     }
     return {};
 }
@@ -378,9 +385,9 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
         requestReplot();
         return;
     }
-    setMessage({});
     m_timeline = core::buildTimeline(scenario, result);
     const core::Timeline& t = m_timeline;
+    setMessage(t.notDrawn.empty() ? QString() : tr("No schedule drawn: %1").arg(QString::fromStdString(t.notDrawn)));
     const auto [scale, unit] = Units::timeScale(t.total);
     m_scale = scale;
 
@@ -447,7 +454,19 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     QCPAxis* memX = m_memRect->axis(QCPAxis::atBottom);
     QCPAxis* memY = m_memRect->axis(QCPAxis::atLeft);
     double maxBytes = result.capacity;
-    for (int s = 0; s < t.stages; ++s) {
+    // The peak stage, then stages evenly spaced from the first to the last, up to kMaxMemoryLines in all.
+    m_memStages.clear();
+    if (!t.memory.empty()) {
+        m_memStages.push_back(t.peakStage);
+        const int lines = std::min(t.stages, kMaxMemoryLines);
+        for (int k = 0; k < lines && int(m_memStages.size()) < lines; ++k) {
+            const int stage = lines == 1 ? 0 : int(std::lround(double(k) * (t.stages - 1) / (lines - 1)));
+            if (stage != t.peakStage)
+                m_memStages.push_back(stage);
+        }
+        std::sort(m_memStages.begin(), m_memStages.end());
+    }
+    for (int s : m_memStages) {
         auto* g = new QCPGraph(memX, memY);
         g->setName(tr("stage %1").arg(s));
         const QColor c = t.stages == 1 ? okabe_ito::blue : categoricalColor(s);
@@ -485,7 +504,9 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     if (ps.inFlight > 0)
         peak += tr(" · %n micro-batch(es) in flight", nullptr, ps.inFlight);
     m_peakLabel->setText(peak);
-    m_peakLabel->setVisible(true);
+    m_peakLabel->setVisible(!t.memory.empty());
+    if (t.memory.empty())
+        m_peak->data()->clear();
 
     QList<LegendStrip::Entry> entries;
     for (int s = 0; s < kStyles; ++s)
@@ -579,17 +600,26 @@ QString TimelineChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
         QString text = QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped());
         if (m_timeline.stages > 1)
             text += tr("<br>stage %1").arg(tb.stage);
-        if (tb.microBatch >= 0)
+        if (tb.kind == core::BlockKind::Elided) {
+            const qint64 n = m_timeline.microBatches - m_timeline.microBatchesDrawn;
+            text += tr("<br>micro-batches %1 to %2: %3 more like the ones drawn, one steady-state period of the slowest "
+                       "stage each (%4)")
+                        .arg(tb.microBatch)
+                        .arg(qint64(tb.microBatch) + n - 1)
+                        .arg(groupedInt(n))
+                        .arg(Units::seconds((tb.end - tb.start) / double(std::max<qint64>(1, n))));
+        } else if (tb.microBatch >= 0)
             text += tr("<br>micro-batch %1").arg(tb.microBatch) + (tb.chunk > 0 ? tr(", virtual chunk %1").arg(tb.chunk) : QString());
         text += tr("<br>%1 → %2 (%3)").arg(Units::seconds(tb.start), Units::seconds(tb.end), Units::seconds(tb.end - tb.start));
         if (tb.kind == core::BlockKind::Communication)
             text += tr("<br>exposed %1, hidden behind compute %2").arg(Units::seconds(tb.exposed), Units::seconds(std::max(0.0, tb.end - tb.start - tb.exposed)));
         return text;
     }
-    for (size_t s = 0; s < m_memGraphs.size(); ++s)
-        if (plottable == m_memGraphs[s] && index >= 0 && index < m_memGraphs[s]->dataCount()) {
-            const auto d = m_memGraphs[s]->data()->at(index);
-            const auto& samples = m_timeline.memory[s];
+    for (size_t k = 0; k < m_memGraphs.size(); ++k)
+        if (plottable == m_memGraphs[k] && index >= 0 && index < m_memGraphs[k]->dataCount()) {
+            const int s = m_memStages[k];
+            const auto d = m_memGraphs[k]->data()->at(index);
+            const auto& samples = m_timeline.memory[size_t(s)];
             const double acts = index < int(samples.size()) ? samples[size_t(index)].activations : 0;
             return tr("<b>%1</b><br>%2 in use at %3, of which activations %4")
                 .arg(m_timeline.stages > 1 ? tr("Stage %1").arg(s) : tr("Memory"))

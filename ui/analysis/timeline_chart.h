@@ -64,6 +64,7 @@ private:
     QCPAxisRect* m_memRect;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;
     std::vector<QCPGraph*> m_memGraphs;
+    std::vector<int> m_memStages; ///< the stage of each memory line (at most kMaxMemoryLines of them)
     QCPGraph* m_peak = nullptr;
     QCPItemText* m_peakLabel = nullptr;
     QCPItemStraightLine* m_capacity = nullptr;

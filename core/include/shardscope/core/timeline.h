@@ -7,6 +7,8 @@
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace shardscope::core {
@@ -19,7 +21,8 @@ enum class BlockKind {
     PipelineP2p,    ///< exposed pipeline fill/drain send/recv
     DataParallel,   ///< exposed data-parallel reduction / all-gather at the end of the step
     Optimizer,
-    Offload
+    Offload,
+    Elided          ///< identical steady-state micro-batches not simulated one by one (Timeline::microBatchesDrawn)
 };
 
 struct TimelineBlock {
@@ -40,6 +43,9 @@ struct MemorySample {
 
 struct Timeline {
     int stages = 0;
+    int64_t microBatches = 0;       ///< per pipeline per step, as the Result counts them
+    int64_t microBatchesDrawn = 0;  ///< simulated one by one; the rest are one Elided block per stage
+    std::string notDrawn;           ///< why no block is drawn although the scenario is valid (too many to simulate)
     std::vector<TimelineBlock> blocks;                 ///< compute and communication, all stages
     std::vector<std::vector<MemorySample>> memory;     ///< per stage
     double pipelineEnd = 0;  ///< last backward of any stage
@@ -50,6 +56,11 @@ struct Timeline {
 
 /// Simulates the schedule with the per-stage forward/backward times of `r` (stage order follows Megatron's
 /// schedules.py for 1F1B and interleaved, all-forward-then-backward for GPipe, ZB-H1 for zero-bubble).
-Timeline buildTimeline(const Scenario& s, const Result& r);
+/// Bounded by `maxBlocks` (by default 200,000 blocks, about 10 MB): with more micro-batches than that allows,
+/// the first and last ones are simulated and the identical steady-state micro-batches between them become one
+/// Elided block per stage, one bottleneck period each (the schedule's length is linear in the micro-batch
+/// count, so the total is unchanged); a layout whose smallest simulation is still over the bound gets no
+/// blocks and says why in `notDrawn`.
+Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks = 200'000);
 
 } // namespace shardscope::core
