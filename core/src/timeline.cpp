@@ -285,14 +285,19 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
     t.total = tail;
 
     // Memory over time: static memory + activations of the micro-batches in flight (each forward adds a
-    // micro-batch's share, each backward frees it).
+    // micro-batch's share, each backward frees it). Inside an Elided block the stage runs its steady state with
+    // every micro-batch it stores in flight (the Result's count at the peak), so its activations there are the
+    // Result's; the drawn micro-batches after the gap start from the count they had before it.
     std::vector<std::vector<std::pair<double, int>>> events(p); // (time, +1 forward start / -1 backward end)
+    std::vector<std::pair<double, double>> gap(p, { -1.0, -1.0 });
     for (size_t k = 0; k < computeBlocks; ++k) {
         const auto& b = t.blocks[k];
         if (b.kind == BlockKind::Forward)
             events[b.stage].push_back({ b.start, +1 });
         else if (b.kind == BlockKind::Backward)
             events[b.stage].push_back({ b.end, -1 });
+        else if (b.kind == BlockKind::Elided)
+            gap[b.stage] = { b.start, b.end };
     }
     t.memory.resize(p);
     for (int i = 0; i < p; ++i) {
@@ -304,17 +309,27 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
         std::stable_sort(deltas.begin(), deltas.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         double inUse = 0;
         auto& samples = t.memory[i];
-        samples.reserve(2 * deltas.size() + 2);
+        samples.reserve(2 * deltas.size() + 6);
         samples.push_back({ 0.0, base, 0.0 });
-        for (const auto& [time, sign] : deltas) {
-            samples.push_back({ time, base + inUse, inUse });
-            inUse = std::max(0.0, inUse + sign * perMb);
-            samples.push_back({ time, base + inUse, inUse });
-            if (base + inUse > t.peakBytes) {
-                t.peakBytes = base + inUse;
+        auto sample = [&](double time, double before, double after) {
+            samples.push_back({ time, base + before, before });
+            samples.push_back({ time, base + after, after });
+            if (base + after > t.peakBytes) {
+                t.peakBytes = base + after;
                 t.peakStage = i;
                 t.peakTime = time;
             }
+        };
+        bool gapDrawn = gap[i].first < 0;
+        for (const auto& [time, sign] : deltas) {
+            if (!gapDrawn && time >= gap[i].first) {
+                sample(gap[i].first, inUse, std::max(inUse, act));
+                sample(gap[i].second, std::max(inUse, act), inUse);
+                gapDrawn = true;
+            }
+            const double before = inUse;
+            inUse = std::max(0.0, inUse + sign * perMb);
+            sample(time, before, inUse);
         }
         samples.push_back({ t.total, base, 0.0 });
     }

@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include "analysis/analysis_tabs.h"
+#include "analysis/layout_text.h"
 #include "analysis/rank_map_chart.h"
 #include "analysis/rank_map_pane.h"
 #include "analysis/search_pane.h"
@@ -90,6 +91,7 @@ private slots:
     void timelineTotalEqualsStepTime();
     void timelineDrawsOnlyWhatIsVisible();
     void timelineZoomClampsToStep();
+    void timelineOfTheLongestPipelineIsBounded();
     void rankMapColoursTpGroups();
     void rankMapShowsPlacementWarnings();
     void rankMapNamesExpertCollectives();
@@ -470,6 +472,53 @@ void TestAnalysis::timelineZoomClampsToStep()
     chart.resetZoom();
     std::tie(from, to) = chart.visibleRange();
     QVERIFY(from <= 0 && to >= total);
+}
+
+void TestAnalysis::timelineOfTheLongestPipelineIsBounded()
+{
+    // Issue 23: 1,024 stages × 65,536 micro-batches aborted the window with std::bad_alloc. The pane shows the
+    // bounded timeline: it still ends at the step time, says how many micro-batches it draws, and the grey
+    // steady-state block explains itself.
+    core::Scenario s = threeD();
+    core::ModelSpec& m = s.model;
+    m = core::ModelSpec{};
+    m.name = "1,024-layer test model";
+    m.layers = 1024;
+    m.hidden = 1024;
+    m.heads = 16;
+    m.kvHeads = 16;
+    m.ffnHidden = 4096;
+    m.vocab = 51200;
+    s.cluster.nodes = 128;
+    s.cluster.gpusPerNode = 8;
+    s.parallelism.tp = 1;
+    s.parallelism.pp = 1024;
+    s.parallelism.cp = 1;
+    s.parallelism.ep = 1;
+    s.parallelism.sequenceParallel = false;
+    s.parallelism.schedule = core::PpSchedule::OneFOneB;
+    s.parallelism.virtualStages = 1;
+    s.training.microBatch = 1;
+    s.training.globalBatch = 65536;
+    ui::ScenarioDocument doc(test::catalog());
+    doc.reset(s, {});
+    QVERIFY2(doc.result().valid, doc.result().issues.empty() ? "" : doc.result().issues.front().message.c_str());
+    ui::TimelinePane pane(&doc);
+    pane.resize(1000, 600);
+    pane.refresh();
+    ui::TimelineChart* chart = pane.chart();
+    const core::Timeline& t = chart->timeline();
+    QVERIFY(t.microBatchesDrawn > 0 && t.microBatchesDrawn < 65536);
+    QVERIFY2(chart->blockCount() <= 2 * 200'000, qPrintable(QString::number(chart->blockCount())));
+    QVERIFY(close(chart->total(), doc.result().step.total(), 1e-9));
+    QString shown = QStringLiteral("showing %1 of %2 micro-batches").arg(ui::groupedInt(t.microBatchesDrawn), ui::groupedInt(65536));
+    shown.replace(QLatin1Char(' '), QChar::Nbsp);
+    QVERIFY2(pane.summary().contains(shown), qPrintable(pane.summary()));
+    int elided = -1;
+    for (size_t i = 0; i < t.blocks.size() && elided < 0; ++i)
+        if (t.blocks[i].kind == core::BlockKind::Elided && t.blocks[i].stage == 0)
+            elided = int(i);
+    QVERIFY(elided >= 0);
 }
 
 void TestAnalysis::rankMapColoursTpGroups()
