@@ -79,11 +79,11 @@ void TimelinePane::refresh()
     const auto& p = s.parallelism;
     const double total = r.step.total();
     QStringList items; // a narrow pane wraps between items, never inside one ("bubble 2.38 / s")
-    items << (r.pp > 1 ? tr("<b>%1</b>, %2 stages, %3 micro-batches per step")
+    items << (r.pp > 1 ? tr("%1, %2 stages, %3 micro-batches per step")
                              .arg(scheduleText(p.schedule, p.virtualStages, r.pp))
                              .arg(r.pp)
                              .arg(r.microBatches)
-                       : tr("<b>No pipeline</b>: %1 micro-batches per step (gradient accumulation)").arg(r.microBatches));
+                       : tr("No pipeline: %1 micro-batches per step (gradient accumulation)").arg(r.microBatches));
     items << tr("step %1").arg(Units::seconds(total));
     if (r.pp > 1)
         items << tr("bubble %1 (%2)").arg(Units::seconds(r.step.pipelineBubble), Units::percent(total > 0 ? r.step.pipelineBubble / total : 0));
