@@ -21,6 +21,7 @@ private slots:
     void extraMemoryFromThreeRuns();
     void refusesTooFewMeasurements();
     void refusesAFitAtItsBound();
+    void runsSlowerThanTheModelAllowsAreCalledSlower();
     void badRunsFilesNameTheField_data();
     void badRunsFilesNameTheField();
     void frameworkOverride();
@@ -300,6 +301,46 @@ void TestCalibrate::refusesAFitAtItsBound()
     c = calibrate(runs, megatronProfile());
     QVERIFY2(hasError(c.errors, "memory_overhead_bytes", "ran into its bound 0 GB: the runs use less memory"),
         qPrintable(errorsText(c.errors)));
+}
+
+void TestCalibrate::runsSlowerThanTheModelAllowsAreCalledSlower()
+{
+    // Issue 23 item 8: a note said the runs were faster when they were slower. Every run at a third of the default
+    // model's tokens/s (k = 3) or a twentieth (k = 20): GEMMs at a fifth of the measured matmul rate
+    // (gemm_efficiency's lower bound 0.2 against the default 0.8) make a step at most about 4x slower, so at k = 20
+    // gemm_efficiency is refused at that bound with the "slower" advice. At k = 3 with four runs the fit of the others
+    // pushes collective_efficiency to its upper bound 1.2, whose advice reads "collectives faster than NCCL's bus
+    // bandwidth allows": the note says instead that it makes up for the others and that the runs are 3x slower.
+    const auto sc = clusterScenarios();
+    auto slowed = [&](int n, double k) {
+        std::vector<CalibrationRun> runs;
+        for (int i = 0; i < n; ++i) {
+            CalibrationRun r;
+            r.scenario = sc[i];
+            r.measured[static_cast<int>(Figure::TokensPerSecondPerGpu)]
+                = predicted(sc[i], megatronProfile(), Figure::TokensPerSecondPerGpu) / k;
+            runs.push_back(r);
+        }
+        return calibrate(runs, megatronProfile());
+    };
+    auto notes = [](const Calibration& c) {
+        std::string text = sstest::issuesText(c.errors).toStdString();
+        for (const auto& f : c.fixed)
+            text += "\n" + f.key + ": " + f.reason;
+        return text;
+    };
+    const Calibration twentieth = slowed(3, 20);
+    QVERIFY2(hasError(twentieth.errors, "gemm_efficiency", "ran into its bound 0.2: the runs are slower than GEMMs"),
+        notes(twentieth).c_str());
+    QVERIFY2(notes(twentieth).find("faster") == std::string::npos, notes(twentieth).c_str());
+
+    const Calibration third = slowed(4, 3);
+    const auto set = std::find_if(third.fixed.begin(), third.fixed.end(),
+        [](const FixedConstant& f) { return f.key == "collective_efficiency"; });
+    QVERIFY2(set != third.fixed.end(), notes(third).c_str());
+    QCOMPARE(set->reason, std::string("the runs pushed it to its bound 1.2 (it makes up for the other constants' fit: "
+                                      "the runs are 3x slower than the model overall): fitted without it"));
+    QVERIFY2(notes(third).find("faster") == std::string::npos, notes(third).c_str());
 }
 
 void TestCalibrate::badRunsFilesNameTheField_data()
