@@ -124,6 +124,14 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         return out;
     }
     r.unknownKeys(root, "", { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins" });
+    if (const auto pins = root.find("pins"); pins != root.end()) {
+        if (!pins->is_array())
+            r.warning("pins", std::string("must be an array of scenarios, not ") + pins->type_name() + "; ignored");
+        else if (pins->size() > kMaxPins)
+            r.warning("pins", "holds " + std::to_string(pins->size()) + " scenarios; at most " + std::to_string(kMaxPins)
+                    + " are read: the first " + std::to_string(kMaxPins) + " are kept, the other "
+                    + std::to_string(pins->size() - kMaxPins) + " ignored");
+    }
     std::string schema;
     if (!root.contains("schema"))
         r.error("schema", std::string("is required and must be \"") + kScenarioSchema + "\"");

@@ -39,6 +39,7 @@ private slots:
     void notAnObjectOrNotJson_data();
     void notAnObjectOrNotJson();
     void unknownFieldsAreWarnings();
+    void pinsAreCapped();
     void invalidResultHasNoFigures();
     void shippedScenariosParseAndEvaluate_data();
     void shippedScenariosParseAndEvaluate();
@@ -415,6 +416,32 @@ void TestValidation::unknownFieldsAreWarnings()
     QCOMPARE(p.scenario.cluster.nodes, 1);
     const Result r = evaluate(p.scenario);
     QVERIFY2(r.valid, qPrintable(sstest::issuesText(r.issues)));
+}
+
+void TestValidation::pinsAreCapped()
+{
+    // Issue 23 item 3: 320,000 empty pins took the window to 1 GB. The parser reads none of them (the window reads
+    // the first kMaxPins = 64) and says so once, naming the field and the rule; 64 pins, or an empty list, say nothing.
+    auto pins = [](size_t n) {
+        std::string list;
+        for (size_t i = 0; i < n; ++i)
+            list += i ? ",{}" : "{}";
+        return "\"pins\":[" + list + "]";
+    };
+    for (size_t n : { size_t(0), size_t(64) }) {
+        const ScenarioParse p = sstest::parse(doc(pins(n)));
+        QVERIFY2(p.ok() && p.warnings.empty(), qPrintable(sstest::issuesText(p.warnings)));
+    }
+    const ScenarioParse many = sstest::parse(doc(pins(320000)));
+    QVERIFY2(many.ok(), qPrintable(sstest::issuesText(many.errors)));
+    QCOMPARE(int(many.warnings.size()), 1);
+    QCOMPARE(many.warnings.front().field, std::string("pins"));
+    QCOMPARE(many.warnings.front().message,
+        std::string("holds 320000 scenarios; at most 64 are read: the first 64 are kept, the other 319936 ignored"));
+    const ScenarioParse notList = sstest::parse(doc(R"("pins":{"a":1})"));
+    QVERIFY(notList.ok());
+    QVERIFY2(sstest::hasIssue(notList.warnings, "pins"), qPrintable(sstest::issuesText(notList.warnings)));
+    QCOMPARE(notList.warnings.front().message, std::string("must be an array of scenarios, not object; ignored"));
 }
 
 void TestValidation::invalidResultHasNoFigures()

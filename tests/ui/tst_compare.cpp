@@ -80,6 +80,7 @@ private slots:
     void manyPinsAreKept();
     void newScenarioClearsPins();
     void brokenPinIsSkippedWithWarning();
+    void pinsAreCappedAtTheFileLimit();
     void compareViewShowsPinsOnOneScale();
     void differencesListOnlyDifferingSettings();
     void waterfallStepsSumToTotal();
@@ -284,6 +285,34 @@ void TestCompare::brokenPinIsSkippedWithWarning()
     QVERIFY2(warnings.front().startsWith(QStringLiteral("pins[1]")), qPrintable(warnings.front()));
     // No pins: the text is unchanged.
     QCOMPARE(ui::appendPins("{\n  \"a\": 1\n}", {}, test::catalog()), std::string("{\n  \"a\": 1\n}"));
+}
+
+void TestCompare::pinsAreCappedAtTheFileLimit()
+{
+    // Issue 23 item 3 (320,000 empty pins took the window to 1 GB): a file's first core::kMaxPins = 64 pins are read,
+    // with one warning naming the field and the rule (core's, so the CLI says the same); the 65th pin is refused.
+    core::Scenario s = core::defaultScenario(test::catalog());
+    s.name = "pinned";
+    const std::vector<core::Scenario> seventy(70, s);
+    const QString path = m_dir.filePath(QStringLiteral("seventy-pins.shardscope.json"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(ui::appendPins(core::scenarioToJson(s, test::catalog()), seventy, test::catalog())));
+    }
+    const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
+    QVERIFY(load.ok());
+    QCOMPARE(load.pins.size(), size_t(64));
+    QCOMPARE(load.warnings,
+             QStringList{QStringLiteral("pins: holds 70 scenarios; at most 64 are read: the first 64 are kept, the other 6 ignored")});
+
+    ui::ScenarioDocument doc(test::catalog());
+    for (int i = 0; i < 64; ++i)
+        QVERIFY(doc.pin(s));
+    const int undoSteps = doc.undoStack()->count();
+    QVERIFY(!doc.pin(s));
+    QCOMPARE(int(doc.pins().size()), 64);
+    QCOMPARE(doc.undoStack()->count(), undoSteps);
 }
 
 void TestCompare::compareViewShowsPinsOnOneScale()

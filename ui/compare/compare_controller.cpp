@@ -5,6 +5,8 @@
 #include "document/scenario_document.h"
 #include "util/screen_fit.h"
 
+#include <shardscope/core/scenario_json.h>
+
 #include <QAction>
 #include <QMenu>
 #include <QVBoxLayout>
@@ -72,7 +74,11 @@ void CompareController::showComparison()
 
 void CompareController::pinCurrent()
 {
-    m_doc->pin(m_doc->scenario());
+    if (!m_doc->pin(m_doc->scenario())) {
+        emit statusMessage(tr("Not pinned: %n pin(s) is the most a file keeps; unpin one first", nullptr, int(core::kMaxPins)));
+        showComparison();
+        return;
+    }
     const int count = int(m_doc->pins().size());
     emit statusMessage(tr("Pinned “%1” (%n pin(s))", nullptr, count).arg(m_doc->pinLabel(count - 1)));
     showComparison();

@@ -54,13 +54,16 @@ QString ScenarioDocument::pinLabel(int i) const
     return QString::fromStdString(core::scenarioTitle(m_pins[size_t(i)])); // an unnamed pin: named from its content
 }
 
-void ScenarioDocument::pin(const core::Scenario& scenario)
+bool ScenarioDocument::pin(const core::Scenario& scenario)
 {
+    if (m_pins.size() >= core::kMaxPins)
+        return false;
     core::Scenario pinned = scenario;
     const QString text = tr("Pin “%1”").arg(QString::fromStdString(core::scenarioTitle(pinned)));
     std::vector<core::Scenario> next = m_pins;
     next.push_back(std::move(pinned));
     pushPins(text, std::move(next));
+    return true;
 }
 
 void ScenarioDocument::unpin(int i)

@@ -47,7 +47,8 @@ public:
     void endInteraction();
 
     /// Pins a copy of scenario (one undo step); an unnamed one is labelled with its generated name (scenario_name.h).
-    void pin(const core::Scenario& scenario);
+    /// Refused (false, nothing changes) when core::kMaxPins are pinned already: a file keeps no more.
+    bool pin(const core::Scenario& scenario);
     /// Removes pin i (one undo step); an index out of range does nothing.
     void unpin(int i);
     /// Removes every pin (one undo step; none when there are no pins).

@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Catalog& catalog, QStringList* warnings)
@@ -18,13 +20,10 @@ std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Ca
     const QJsonValue value = doc.object().value(QLatin1String("pins"));
     if (value.isUndefined())
         return pins;
-    if (!value.isArray()) {
-        if (warnings)
-            *warnings << QStringLiteral("pins: must be an array of scenarios; ignored");
-        return pins;
-    }
+    if (!value.isArray())
+        return pins; // core::parseScenario warns of it, as it does of more than core::kMaxPins pins
     const QJsonArray array = value.toArray();
-    for (qsizetype i = 0; i < array.size(); ++i) {
+    for (qsizetype i = 0; i < std::min(array.size(), qsizetype(core::kMaxPins)); ++i) {
         const QString where = QStringLiteral("pins[%1]").arg(i);
         if (!array[i].isObject()) {
             if (warnings)

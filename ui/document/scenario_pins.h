@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 /// Pinned scenarios in a scenario file: a top-level "pins" array of full scenario objects (shardscope.scenario/1
-/// each), after the open scenario's own fields. The core parser ignores the key, so files with pins still open in
-/// older builds and in `shardscope-cli`.
+/// each), after the open scenario's own fields. The core parser only checks the key (an array of at most
+/// core::kMaxPins), so files with pins still open in older builds and in `shardscope-cli`.
 
 #include <shardscope/core/catalog.h>
 #include <shardscope/core/scenario.h>
@@ -15,7 +15,7 @@
 
 namespace shardscope::ui {
 
-/// The file's pins, in order. A pin that does not parse is left out with a warning ("pins[1].parallelism.tp: ...").
+/// The file's first core::kMaxPins pins, in order (core::parseScenario warns of the rest). A pin that does not parse is left out with a warning ("pins[1].parallelism.tp: ...").
 [[nodiscard]] std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Catalog& catalog,
                                                    QStringList* warnings = nullptr);
 

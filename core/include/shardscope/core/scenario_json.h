@@ -6,6 +6,7 @@
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +20,18 @@ struct ScenarioParse {
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 
+/// A file's "pins" (scenarios pinned for comparison) are read up to this many, the first ones; more are ignored with
+/// a warning naming the field. A product limit, not a model constant: the Compare window lays out one chart per pin,
+/// and 320,000 empty pins once took the window to 1 GB.
+inline constexpr std::size_t kMaxPins = 64;
+
 /// The app's default scenario: Llama 3 70B, 4 x 8 H100, ZeRO-3 (the design example), unnamed (its title is
 /// generated from its content, scenario_name.h). Needs the catalog.
 Scenario defaultScenario(const Catalog& catalog);
 
 /// Parses scenario JSON text; fields absent take the default scenario's values. A "name" equal to the one
-/// generatedName() makes from the content is dropped, so it keeps following the content after edits.
+/// generatedName() makes from the content is dropped, so it keeps following the content after edits. "pins" is
+/// not read here (ui/document/scenario_pins.h reads it), only checked: not an array, or more than kMaxPins, warns.
 ScenarioParse parseScenario(std::string_view json, const Catalog& catalog);
 
 /// Writes a scenario file; catalog entries that are unchanged are written as ids, changed ones as objects. An
