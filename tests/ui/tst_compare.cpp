@@ -87,6 +87,7 @@ private slots:
     void openPinIsOneUndoStep();
     void launchPanelFollowsTheDocument();
     void launchPanelOpensOnATargetThatAcceptsTheLayout();
+    void launchDockLeavesTheChartsTheMainArea();
     void compareWindowFitsTheScreen();
     void screenshots();
 
@@ -457,6 +458,31 @@ void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
     QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
     doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) { s.parallelism.cp = 2; });
     QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
+}
+
+void TestCompare::launchDockLeavesTheChartsTheMainArea()
+{
+    // Issue 23 item 8: the launch panel took half the window at 1280 x 800 (88 monospace columns). Opened from the
+    // View menu it takes at most 30% of the window's width now, at 1280 x 800 and 1920 x 1080; the central area keeps
+    // the rest, and the panel's own controls still fit it.
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        ui::AppSettings settings(m_dir.filePath(QStringLiteral("launch-%1.ini").arg(size.width())), nullptr); // no saved layout
+        ui::MainWindow window(test::catalog(), &settings);
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.launchDock()->toggleViewAction()->trigger();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        const int dock = window.launchDock()->width();
+        const int central = window.centralWidget()->width();
+        qInfo("%dx%d: launch dock %d px, central area %d px", size.width(), size.height(), dock, central);
+        QVERIFY2(dock <= size.width() * 30 / 100 + 12, qPrintable(QString::number(dock)));
+        QVERIFY2(central >= size.width() * 65 / 100, qPrintable(QString::number(central)));
+        for (QPushButton* b : window.launchDock()->findChildren<QPushButton*>())
+            QVERIFY2(b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+        window.document()->undoStack()->setClean();
+    }
 }
 
 void TestCompare::compareWindowFitsTheScreen()

@@ -25,6 +25,8 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
@@ -183,7 +185,13 @@ QSize LaunchConfigPanel::sizeHint() const
     const int columns = QFontMetrics(m_text->font()).horizontalAdvance(QString(88, QLatin1Char('x')));
     const int chrome = m_text->frameWidth() * 2 + int(m_text->document()->documentMargin() * 2)
         + m_text->verticalScrollBar()->sizeHint().width() + 8;
-    return {columns + chrome, QWidget::sizeHint().height()};
+    int width = columns + chrome;
+    // Docked, the panel shares the window with the charts: at most kDockShare of its width (at 1280 pixels about 45
+    // columns; longer lines wrap), so the charts keep the main area. Floating, it is a window of its own.
+    const auto* dock = qobject_cast<const QDockWidget*>(parentWidget());
+    if (dock && !dock->isFloating() && dock->parentWidget())
+        width = std::min(width, dock->parentWidget()->width() * kDockSharePercent / 100);
+    return {width, QWidget::sizeHint().height()};
 }
 
 LaunchConfigDock::LaunchConfigDock(ScenarioDocument* doc, QWidget* parent)

@@ -36,8 +36,10 @@ public:
     [[nodiscard]] QString saveTo(const QString& path) const;
     /// Replaces the save dialog (tests).
     void setFileDialogHandler(std::function<QString(const QString& suggested)> handler) { m_fileDialog = std::move(handler); }
-    /// Wide enough for 88 columns of the monospace text (most lines of every target) where the window allows.
+    /// Wide enough for 88 columns of the monospace text (most lines of every target), but docked at most
+    /// kDockSharePercent of the main window's width (the charts keep the main area; a dragged width stays).
     [[nodiscard]] QSize sizeHint() const override;
+    static constexpr int kDockSharePercent = 30;
 
 signals:
     void statusMessage(const QString& text);
