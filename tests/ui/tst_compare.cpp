@@ -89,6 +89,7 @@ private slots:
     void launchPanelOpensOnATargetThatAcceptsTheLayout();
     void launchDockLeavesTheChartsTheMainArea();
     void compareWindowFitsTheScreen();
+    void pinningWhileOpenLaysOutAsOpenedWithPins();
     void screenshots();
 
 private:
@@ -497,6 +498,52 @@ void TestCompare::compareWindowFitsTheScreen()
     const QRect fitted = ui::fittedGeometry(small, QSize(1400, 950), compare->minimumSizeHint());
     QVERIFY(small.contains(fitted));
     QCOMPARE(fitted.size(), QSize(1280 * 94 / 100, 776 * 94 / 100));
+}
+
+void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
+{
+    // Issue 23 item 8: pinned while the Compare window was open, the per-pin charts collapsed to about 10 pixels and
+    // their header buttons were clipped. Open it empty, pin three scenarios through the Pin action, then measure.
+    ui::ScenarioDocument* doc = m_window->document();
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    m_window->compare()->showComparison();
+    QWidget* compare = m_window->compare()->window();
+    QVERIFY(QTest::qWaitForWindowExposed(compare));
+    for (int tp : {1, 2, 4}) {
+        setTp(doc, tp);
+        m_window->compare()->pinCurrent();
+    }
+    settle(compare);
+    ui::CompareView* view = m_window->compare()->view();
+    QCOMPARE(view->memoryCharts().size(), 3);
+    auto measure = [&](const char* when) {
+        for (ui::MemoryChart* chart : view->memoryCharts()) {
+            qInfo("%s: memory chart %d x %d", when, chart->width(), chart->height());
+            QVERIFY2(chart->height() >= 200, qPrintable(QString::number(chart->height())));
+        }
+        for (QToolButton* b : view->findChildren<QToolButton*>())
+            if (b->isVisible())
+                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+        for (QPushButton* b : view->findChildren<QPushButton*>())
+            if (b->isVisible())
+                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+    };
+    measure("pinned while open");
+    // The same pins, the window opened with them there: the strip is as tall.
+    const int whileOpen = view->memoryCharts().front()->height();
+    ui::MainWindow other(test::catalog(), m_settings);
+    for (const core::Scenario& s : doc->pins())
+        other.document()->pin(s);
+    other.show();
+    other.compare()->showComparison();
+    QVERIFY(QTest::qWaitForWindowExposed(other.compare()->window()));
+    settle(other.compare()->window());
+    const int openedWith = other.compare()->view()->memoryCharts().front()->height();
+    qInfo("memory chart height: pinned while open %d, opened with the pins %d", whileOpen, openedWith);
+    QVERIFY2(std::abs(whileOpen - openedWith) <= 4, qPrintable(QStringLiteral("%1 vs %2").arg(whileOpen).arg(openedWith)));
+    other.document()->undoStack()->setClean();
+    compare->hide();
 }
 
 void TestCompare::screenshots()

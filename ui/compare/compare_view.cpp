@@ -180,6 +180,9 @@ void CompareView::rebuild()
         yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
         v->addWidget(chart, 1);
         m_columns->addWidget(column, 1);
+        // Shown now, not at the next layout pass: a hidden column counts for nothing in the strip's minimum height
+        // below (pinned while the window was open, the charts got about 10 pixels; issue 23 item 8).
+        column->show();
         m_columnWidgets << column;
         m_memory << chart;
     }
