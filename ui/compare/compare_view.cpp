@@ -43,6 +43,10 @@ QTableWidgetItem* cell(const QString& text, bool bold = false)
     return item;
 }
 constexpr int kMinColumn = 300; // pixels: a pin's memory chart stays readable
+// Plot heights in this window (pixels; ChartBase's 180 elsewhere): with pins, the strip, the step times and the
+// waterfall tab fit a 1280 x 800 screen's work area (issue 23 item 8: the window was 895 pixels at its smallest).
+constexpr int kMinMemoryPlot = 100;
+constexpr int kMinTimePlot = 90;
 
 QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::bytes(d); }
 QString signedSeconds(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::seconds(d); }
@@ -64,6 +68,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     , m_steps(new QTableWidget(this))
     , m_tabs(new QTabWidget(this))
 {
+    m_time->plot()->setMinimumHeight(kMinTimePlot);
     auto* top = new QHBoxLayout;
     top->addWidget(m_pinButton);
     top->addWidget(m_clearButton);
@@ -91,6 +96,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     m_steps->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_steps->horizontalHeader()->setStretchLastSection(true);
     m_steps->verticalHeader()->setVisible(false);
+    m_steps->setMinimumHeight(56); // its header and a row: the waterfall above it keeps the tab's height
 
     auto* walk = new QWidget(this);
     auto* walkLayout = new QVBoxLayout(walk);
@@ -176,6 +182,7 @@ void CompareView::rebuild()
         header->addWidget(remove);
         v->addLayout(header);
         auto* chart = new MemoryChart(column);
+        chart->plot()->setMinimumHeight(kMinMemoryPlot);
         chart->setResult(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]);
         yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
         v->addWidget(chart, 1);

@@ -7,6 +7,11 @@
 #include "export/scenario_text.h"
 #include "util/units.h"
 
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
 namespace shardscope::ui {
 
 namespace {
@@ -175,6 +180,10 @@ void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& label
          [](double v, bool delta) { return delta ? signedSeconds(v) : Units::seconds(v); });
     for (Panel* p : {&m_memory, &m_time})
         p->rect->axis(QCPAxis::atLeft)->setRange(0.4, m_rows + 0.6);
+    // Every row keeps its label (the row ticker drops every other one when rows stand closer than a line and a
+    // bit): 1.3 lines per row, and the bottom axis, its label and the margins (4.5 lines), at least ChartBase's 180.
+    const double line = QFontMetricsF(m_memory.rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+    m_plot->setMinimumHeight(std::max(180, int(std::ceil(line * (1.3 * m_rows + 4.5)))));
     m_memory.rect->axis(QCPAxis::atBottom)->setRange(0, memoryValue(maxMemory) * 1.05);
     m_memory.rect->axis(QCPAxis::atBottom)->setLabel(tr("memory per GPU (%1)").arg(Units::unitName()));
     m_time.rect->axis(QCPAxis::atBottom)->setRange(0, timeValue(maxTime) * 1.05);
