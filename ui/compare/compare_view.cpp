@@ -14,6 +14,7 @@
 #include <shardscope/core/waterfall.h>
 
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -26,6 +27,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace shardscope::ui {
@@ -45,7 +48,7 @@ QTableWidgetItem* cell(const QString& text, bool bold = false)
 constexpr int kMinColumn = 300; // pixels: a pin's memory chart stays readable
 // Plot heights in this window (pixels; ChartBase's 180 elsewhere): with pins, the strip, the step times and the
 // waterfall tab fit a 1280 x 800 screen's work area (issue 23 item 8: the window was 895 pixels at its smallest).
-constexpr int kMinMemoryPlot = 100;
+constexpr int kMinMemoryPlot = 90;
 constexpr int kMinTimePlot = 90;
 
 QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::bytes(d); }
@@ -68,7 +71,6 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     , m_steps(new QTableWidget(this))
     , m_tabs(new QTabWidget(this))
 {
-    m_time->plot()->setMinimumHeight(kMinTimePlot);
     auto* top = new QHBoxLayout;
     top->addWidget(m_pinButton);
     top->addWidget(m_clearButton);
@@ -96,7 +98,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     m_steps->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_steps->horizontalHeader()->setStretchLastSection(true);
     m_steps->verticalHeader()->setVisible(false);
-    m_steps->setMinimumHeight(56); // its header and a row: the waterfall above it keeps the tab's height
+    m_steps->setMinimumHeight(48); // its header and a row: the waterfall above it keeps the tab's height
 
     auto* walk = new QWidget(this);
     auto* walkLayout = new QVBoxLayout(walk);
@@ -209,6 +211,9 @@ void CompareView::rebuild()
         m_columnWidgets << empty;
     }
     m_time->setResults(labels, m_doc->pinResults());
+    // A row per pin, each keeping its label (closer than a line and a bit, the ticker drops every other one).
+    const double line = QFontMetricsF(m_time->plot()->yAxis->tickLabelFont()).height();
+    m_time->plot()->setMinimumHeight(std::max(kMinTimePlot, int(std::ceil(line * (1.3 * n + 4.5)))));
 
     const int a = m_a->currentIndex();
     const int b = m_b->currentIndex();
