@@ -16,6 +16,8 @@
 
 #include <QAction>
 #include <QDir>
+#include <QHeaderView>
+#include <QTableWidget>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -34,6 +36,7 @@ private slots:
     void initTestCase();
     void fitsSavesAndUsesAProfile();
     void refusalsAreShown();
+    void columnHeadersAreNotClipped();
     void mainWindowOffersItAndNamesTheProfile();
 };
 
@@ -122,6 +125,27 @@ void TestCalibrateDialog::refusalsAreShown()
     QVERIFY2(dialog.message().contains(QStringLiteral("runs[0].measured.step_time: must be a number > 0")),
         qPrintable(dialog.message()));
     QCOMPARE(dialog.runCount(), 1);
+}
+
+void TestCalibrateDialog::columnHeadersAreNotClipped()
+{
+    // Issue 23 item 8: the figure columns' headers ("Allocated peak (GiB)") were clipped at the default width.
+    ScenarioDocument doc(test::catalog());
+    CalibrateDialog dialog(&doc);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto* table = dialog.findChild<QTableWidget*>();
+    QVERIFY(table);
+    QHeaderView* header = table->horizontalHeader();
+    for (int c = 1; c < table->columnCount(); ++c) {
+        const QString text = table->horizontalHeaderItem(c)->text();
+        QVERIFY2(header->sectionSize(c) >= QFontMetrics(header->font()).horizontalAdvance(text) + 8,
+                 qPrintable(QStringLiteral("%1: %2 px").arg(text).arg(header->sectionSize(c))));
+    }
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        dialog.addCurrentScenario();
+        QVERIFY(dialog.grab().save(dir + QStringLiteral("/calibrate-dialog.png")));
+    }
 }
 
 void TestCalibrateDialog::mainWindowOffersItAndNamesTheProfile()

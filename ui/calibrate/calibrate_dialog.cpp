@@ -86,6 +86,8 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
         headers << figureHeader(f);
     m_table->setHorizontalHeaderLabels(headers);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_table->columnCount(); ++c) // "Allocated peak (GiB)" was clipped at the default width
+        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     layout->addWidget(m_table, 2);
 
     auto* rowButtons = new QHBoxLayout;
