@@ -95,11 +95,9 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
         const QString name = QString::fromStdString(l.name);
         const qsizetype paren = name.indexOf(QLatin1String(" ("));
         combo->addItem(paren > 0 ? name.left(paren) : name, QString::fromStdString(l.id));
-        const QString tip = tr("%1: %2 GB/s per direction, %3 µs latency. Source: %4")
-                                .arg(name)
-                                .arg(l.bandwidth / 1e9, 0, 'f', 0)
-                                .arg(l.latency * 1e6, 0, 'f', 1)
-                                .arg(QString::fromStdString(l.source));
+        const QString tip = tr("%1: %2 per direction, %3 latency. Source: %4")
+                                .arg(name, Units::bandwidth(l.bandwidth), Units::seconds(l.latency),
+                                     QString::fromStdString(l.source));
         combo->setItemData(combo->count() - 1, tip, Qt::ToolTipRole);
         combo->setItemData(combo->count() - 1, tip, kBaseToolTipRole);
         ++entries;
@@ -162,11 +160,9 @@ void ClusterPanel::refreshUnits()
     int i = 0;
     for (const core::GpuSpec& g : m_doc->catalog().gpus)
         m_gpu->setItemData(i++,
-                           tr("%1 memory, %2 TFLOP/s BF16 dense, %3 TB/s HBM. Source: %4")
-                               .arg(Units::bytes(g.memoryBytes, 0))
-                               .arg(g.bf16DenseFlops / 1e12, 0, 'f', 0)
-                               .arg(g.memoryBandwidth / 1e12, 0, 'f', 2)
-                               .arg(QString::fromStdString(g.source)),
+                           tr("%1 memory, %2 BF16 dense, %3 HBM. Source: %4")
+                               .arg(Units::bytes(g.memoryBytes, 0), Units::flopRate(g.bf16DenseFlops),
+                                    Units::bandwidth(g.memoryBandwidth), QString::fromStdString(g.source)),
                            Qt::ToolTipRole);
 }
 

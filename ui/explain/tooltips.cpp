@@ -114,7 +114,7 @@ QString figureText(double value, const std::string& unit)
     if (unit.empty())
         return Units::percent(value);
     if (unit == "TFLOP/s")
-        return QStringLiteral("%1 TFLOP/s").arg(value, 0, 'f', 1);
+        return Units::flopRate(value * 1e12);
     return QStringLiteral("%1 %2").arg(Units::count(value), str(unit));
 }
 
@@ -203,12 +203,12 @@ bool openDerivation(const QString& html, QWidget* parent)
 QString collectiveValues(const core::Collective& c, const core::Scenario& s)
 {
     const core::LinkSpec& link = c.crossesNodes ? s.cluster.interNode : s.cluster.intraNode;
-    return tr("n = %1, %2 calls/step, S = %3 per call, %4/%5, over %6 (%7 GB/s)%8")
+    return tr("n = %1, %2 calls/step, S = %3 per call, %4/%5, over %6 (%7)%8")
         .arg(c.groupSize)
         .arg(c.count)
         .arg(Units::bytes(c.messageBytes), str(core::toString(c.algo)), str(core::toString(c.proto)),
              QString::fromStdString(link.name.empty() ? link.id : link.name))
-        .arg(link.bandwidth / 1e9, 0, 'f', 0)
+        .arg(Units::bandwidth(link.bandwidth))
         .arg(*c.purpose ? QStringLiteral("; ") + str(c.purpose) : QString());
 }
 

@@ -30,7 +30,7 @@ QString choice(std::span<const Choice> choices, int value)
 
 QString bandwidth(double bytesPerSecond)
 {
-    return QStringLiteral("%1 GB/s").arg(QLocale().toString(bytesPerSecond / 1e9, 'f', bytesPerSecond >= 1e11 ? 0 : 1));
+    return Units::bandwidth(bytesPerSecond);
 }
 
 QString yesNo(bool v) { return v ? tr("yes") : tr("no"); }

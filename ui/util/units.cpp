@@ -3,6 +3,7 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardscope::ui {
@@ -13,6 +14,22 @@ ByteUnit g_unit = ByteUnit::GiB;
 QString number(double v, int precision)
 {
     return QLocale().toString(v, 'f', precision);
+}
+
+/// Three significant digits (no more than two decimals), trailing zeros dropped: "450", "25.6", "3.35", "50".
+QString significant(double v)
+{
+    const double a = std::abs(v);
+    const int decimals = a > 0 ? std::clamp(2 - int(std::floor(std::log10(a))), 0, 2) : 0;
+    QString text = number(v, decimals);
+    const QString point = QLocale().decimalPoint();
+    if (text.contains(point)) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(point))
+            text.chop(point.size());
+    }
+    return text;
 }
 } // namespace
 
@@ -83,5 +100,14 @@ QString Units::percent(double fraction, int precision)
 {
     return QStringLiteral("%1 %").arg(number(fraction * 100.0, precision));
 }
+
+QString Units::bandwidth(double bytesPerSecond)
+{
+    if (std::abs(bytesPerSecond) >= 1e12)
+        return QStringLiteral("%1 TB/s").arg(significant(bytesPerSecond / 1e12));
+    return QStringLiteral("%1 GB/s").arg(significant(bytesPerSecond / 1e9));
+}
+
+QString Units::flopRate(double flopsPerSecond) { return QStringLiteral("%1 TFLOP/s").arg(significant(flopsPerSecond / 1e12)); }
 
 } // namespace shardscope::ui

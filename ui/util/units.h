@@ -30,6 +30,12 @@ public:
     static QString count(double value, int precision = 2);
     /// "41.3 %".
     static QString percent(double fraction, int precision = 1);
+    /// "450 GB/s", "25.6 GB/s", "3.35 TB/s": bytes per second with the decimal prefixes of datasheets (1000-based
+    /// whatever the byte unit), three significant digits, trailing zeros dropped ("50 GB/s").
+    static QString bandwidth(double bytesPerSecond);
+    /// "989 TFLOP/s", "67.5 TFLOP/s", "4.7 TFLOP/s": floating-point operations per second in TFLOP/s, three
+    /// significant digits, trailing zeros dropped.
+    static QString flopRate(double flopsPerSecond);
 };
 
 } // namespace shardscope::ui

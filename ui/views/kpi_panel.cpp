@@ -258,7 +258,7 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
             tr("%1 per GPU").arg(Units::count(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu), 1)),
             {}, rangeNote(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange, u, u.throughputRuns));
     setCard(MfuCard, Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)),
-            tr("%1 TFLOP/s per GPU").arg(QLocale().toString(termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu), 'f', 0)));
+            tr("%1 per GPU").arg(Units::flopRate(1e12 * termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu))));
     const double total = sum(termFigures(r, core::TermGroup::Memory));
     // Okabe-Ito bluish green / orange (amber) / vermillion, readable on light and dark backgrounds.
     const QColor verdictColour = r.verdict == core::Verdict::Fits ? QColor(0x00, 0x9E, 0x73)
