@@ -106,7 +106,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
        << rangePercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange) << "), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
        << " model TFLOP/s per GPU, MFU " << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
     os << "Ranges: " << fmt("%.0f", 100 * r.uncertainty.band) << "% bands for a " << r.uncertainty.kind << " run, "
-       << r.uncertainty.basis << "\n";
+       << r.uncertainty.basis << " (" << fmt("%.0f", 100 * r.uncertainty.coverage)
+       << "% of held-out throughput predictions of this kind fell inside their range)\n";
     if (r.throughput.costPerStepUsd > 0)
         os << "Cost per step: $" << fmt("%.4f", r.throughput.costPerStepUsd) << "\n";
     os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";

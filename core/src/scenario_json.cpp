@@ -409,9 +409,12 @@ std::string resultToJson(const Result& r, int indent)
         { "model_tflops_per_gpu", r.throughput.modelTflopsPerGpu },
         { "hardware_tflops_per_gpu", r.throughput.hardwareTflopsPerGpu }, { "mfu", r.throughput.mfu },
         { "cost_per_step_usd", r.throughput.costPerStepUsd } };
-    j["uncertainty"] = { { "band", r.uncertainty.band }, { "kind", r.uncertainty.kind }, { "basis", r.uncertainty.basis },
+    j["uncertainty"] = { { "band", r.uncertainty.band }, { "kind", r.uncertainty.kind },
+        { "basis_kind", r.uncertainty.basisKind }, { "basis", r.uncertainty.basis }, { "sources", r.uncertainty.sources },
+        { "coverage", r.uncertainty.coverage }, { "memory_coverage", r.uncertainty.memoryCoverage },
         { "throughput_runs", r.uncertainty.throughputRuns }, { "memory_runs", r.uncertainty.memoryRuns },
-        { "user_calibrated", r.uncertainty.userCalibrated } };
+        { "throughput_ratio", json::array({ r.uncertainty.throughputRatio.lo, r.uncertainty.throughputRatio.hi }) },
+        { "memory_ratio", json::array({ r.uncertainty.memoryRatio.lo, r.uncertainty.memoryRatio.hi }) } };
     j["min_gpus"] = r.minGpus;
     if (!r.terms.empty()) {
         json terms = json::array();

@@ -1,45 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Memory as the allocator reports it, and the 80% ranges of the headline figures (issue 11; docs/model.md
-// §uncertainty). The ranges are the model's own errors on published runs of the same kind, as
-// tests/core/tst_published_runs.cpp measures them; that test fails when this table and its measurement disagree.
+// Memory as the allocator reports it, and the 80% ranges of the headline figures (issues 11 and 21; docs/model.md
+// §uncertainty). The ranges are the model's own leave-one-source-out errors on published runs of the same framework
+// family, kind and GPU generation; core/src/uncertainty_bands.inc is generated from them by
+// tests/core/tst_published_runs.cpp, which fails when the file and the data disagree.
 #include "shardscope/core/uncertainty.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace shardscope::core {
 namespace {
 
 using FF = FrameworkFamily;
 
-// ---- The measured table: the only place these numbers live. ----
-// Source: 10-fold cross-validated errors measured by tests/core/tst_published_runs.cpp (each row predicted by its
-// profile refitted without the row's fold) on tests/core/data/torchtitan_runs.json (pytorch/torchtitan
-// benchmarks/llama3_h100_202412_torchtitan.md @ b5bcd76, 18 rows), tests/core/data/llm_foundry_runs.json
-// (mosaicml/llm-foundry scripts/train/benchmarking/README.md @ 8c8dd48, 216 rows) and, for Megatron-LM, the
-// calibration rows of tests/core/megatron_rows.h (Narayanan et al. SC21 Table 1, Korthikanti et al. MLSys23 Table 5).
-// When the model changes, the test prints the new rows to paste here.
-// Columns: family, kind, N runs, median |error| %, 80% band of measured/predicted (lo, hi).
-constexpr std::array kThroughput = {
-    ErrorBand { FF::Megatron, "plain", 18, 2.9, 0.95, 1.05 },
-    ErrorBand { FF::PyTorch, "plain", 175, 4.9, 0.91, 1.10 },
-    ErrorBand { FF::PyTorch, "long-context", 36, 3.9, 0.95, 1.08 },
-    ErrorBand { FF::PyTorch, "fp8", 21, 5.3, 0.93, 1.10 },
-    ErrorBand { FF::PyTorch, "fsdp-at-scale", 12, 6.8, 0.86, 1.03 },
-};
-// Memory: PyTorch's reserved peak (torchtitan's Memory column); llm-foundry and the Megatron rows publish none.
-constexpr std::array kMemory = {
-    ErrorBand { FF::PyTorch, "plain", 4, 3.7, 0.96, 1.04 },
-    ErrorBand { FF::PyTorch, "long-context", 8, 5.5, 1.00, 1.17 },
-    ErrorBand { FF::PyTorch, "fp8", 14, 4.4, 0.98, 1.19 },
-};
-
-const char* familyName(FF f) { return f == FF::Megatron ? "Megatron-LM" : "PyTorch"; }
+#include "uncertainty_bands.inc"
 
 /// The kinds a scenario belongs to (plain when none), without allocating (evaluate's hot path).
 struct KindNames {
@@ -73,89 +52,112 @@ const ErrorBand* find(std::span<const ErrorBand> table, FF family, const char* k
     return nullptr;
 }
 
+bool coversGeneration(const ErrorBand& b, std::string_view arch)
+{
+    std::string_view g = b.generations;
+    while (!g.empty()) {
+        const size_t space = g.find(' ');
+        if (g.substr(0, space) == arch)
+            return true;
+        if (space == std::string_view::npos)
+            break;
+        g.remove_prefix(space + 1);
+    }
+    return false;
+}
+
 double width(const ErrorBand& b) { return b.hi / b.lo; }
 
-std::string basisText(const ErrorBand& b)
+std::vector<std::string> splitProvenance(const char* text)
 {
-    return "cross-validated on " + std::to_string(b.runs) + " published " + (b.family == FF::Megatron ? "Megatron-LM " : "")
-        + "runs";
+    std::vector<std::string> out;
+    std::string_view t = text;
+    while (!t.empty()) {
+        const size_t sep = t.find("; ");
+        out.emplace_back(t.substr(0, sep));
+        if (sep == std::string_view::npos)
+            break;
+        t.remove_prefix(sep + 2);
+    }
+    return out;
 }
 
-/// basisText of a band of kThroughput or kMemory, made once per band (evaluate's hot path asks for it every call).
-const std::string& measuredBasis(const ErrorBand& b)
-{
-    static const auto texts = [] {
-        std::array<std::string, kThroughput.size() + kMemory.size()> t;
-        for (size_t i = 0; i < kThroughput.size(); ++i)
-            t[i] = basisText(kThroughput[i]);
-        for (size_t i = 0; i < kMemory.size(); ++i)
-            t[kThroughput.size() + i] = basisText(kMemory[i]);
-        return t;
-    }();
-    const std::less<const ErrorBand*> before; // a total order across the two arrays
-    if (!before(&b, kThroughput.data()) && before(&b, kThroughput.data() + kThroughput.size()))
-        return texts[static_cast<size_t>(&b - kThroughput.data())];
-    return texts[kThroughput.size() + static_cast<size_t>(&b - kMemory.data())];
-}
-
-/// The band of a scenario (see throughputBand); `basis` (when given) receives what the band rests on.
-ErrorBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, std::string* basis, bool* standIn = nullptr)
+/// The band of a scenario from the published table (see ChosenBand): validated or extrapolated.
+ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool memory, bool withText)
 {
     const FF family = frameworkFamily(s.training.framework);
-    const FF other = family == FF::Megatron ? FF::PyTorch : FF::Megatron;
+    const std::string_view arch = s.cluster.gpu.arch;
+    ChosenBand c;
     const ErrorBand* best = nullptr;
-    const ErrorBand* bestOwn = nullptr;   // the chosen band when measured on the scenario's framework
-    const ErrorBand* bestOther = nullptr; // ... on the other framework
-    const ErrorBand* bestWidest = nullptr; // ... or the widest band standing in for an unmeasured kind
-    const char* bestKind = nullptr;
+    const char* missingKind = nullptr; // a kind without a validated band
+    const ErrorBand* missingOwn = nullptr; // its band on the scenario's family, measured on other GPU generations
     for (const char* kind : kindNames(runKind(s))) {
         const ErrorBand* b = find(table, family, kind);
-        const ErrorBand* o = b ? nullptr : find(table, other, kind);
-        const ErrorBand* w = nullptr;
-        if (!b && !o) {
-            // No published run of this kind: the widest band measured on any kind stands in for it.
-            for (const ErrorBand& e : table)
-                if (e.runs >= kMinBandRuns && (!w || width(e) > width(*w)))
-                    w = &e;
-            if (!w)
-                continue;
+        if (b && coversGeneration(*b, arch)) {
+            if (!best || width(*b) > width(*best))
+                best = b;
+        } else if (!missingKind) {
+            missingKind = kind;
+            missingOwn = b;
         }
-        const ErrorBand* c = b ? b : o ? o : w;
-        if (best && width(*c) <= width(*best))
+    }
+    if (!missingKind) {
+        c.band = *best;
+        c.kind = BasisKind::Validated;
+        c.coverage = best->coverage;
+        if (withText) {
+            c.basis = "validated: leave-one-source-out on " + std::to_string(best->runs) + " published "
+                + toString(family) + " " + best->kind + " runs (" + std::to_string(best->sources)
+                + (best->sources == 1 ? " source)" : " sources)");
+            c.sources = splitProvenance(best->provenance);
+        }
+        return c;
+    }
+    // Extrapolated (docs/model.md §uncertainty): the union of every band of the run's kinds, on any framework family
+    // and GPU generation, and of the widest band measured on any kind (what the model's error has been on the kind
+    // of run it did worst on).
+    ErrorBand u;
+    u.family = family;
+    u.kind = "extrapolated";
+    const ErrorBand* widest = nullptr;
+    for (const ErrorBand& e : table) {
+        if (e.runs < kMinBandRuns)
             continue;
-        best = c;
-        bestOwn = b;
-        bestOther = o;
-        bestWidest = w;
-        bestKind = kind;
-    }
-    if (standIn)
-        *standIn = bestWidest != nullptr;
-    if (!best) {
-        if (basis)
-            *basis = "no published runs measured";
-        return ErrorBand {};
-    }
-    if (basis) { // one allocation (evaluate's hot path)
-        if (bestOwn) {
-            *basis = measuredBasis(*bestOwn);
-        } else {
-            std::string& t = *basis;
-            t.clear();
-            t.reserve(160);
-            if (bestOther) {
-                t.append(measuredBasis(*bestOther)).append(" (").append(familyName(other)).append(")");
-            } else {
-                t.append("no published ").append(bestKind).append(" run; the widest measured band (");
-                t.append(bestWidest->kind).append(", ").append(measuredBasis(*bestWidest)).append(")");
+        if (!widest || width(e) > width(*widest))
+            widest = &e;
+        for (const char* kind : kindNames(runKind(s)))
+            if (std::string_view(e.kind) == kind) {
+                u.lo = std::min(u.lo, e.lo);
+                u.hi = std::max(u.hi, e.hi);
             }
+    }
+    if (widest) {
+        u.lo = std::min(u.lo, widest->lo);
+        u.hi = std::max(u.hi, widest->hi);
+        u.runs = widest->runs;
+    }
+    c.band = u;
+    c.kind = BasisKind::Extrapolated;
+    const ExtrapolatedCoverage e = extrapolatedCoverage();
+    const int n = memory ? e.memoryRuns : e.throughputRuns, in = memory ? e.memoryInside : e.throughputInside;
+    c.coverage = n > 0 ? double(in) / n : 0;
+    if (withText) {
+        c.basis = std::string("extrapolated: no published run of this kind (") + missingKind + " on " + toString(family)
+            + (missingOwn ? std::string(", ") + std::string(arch) + " GPUs; published on " + missingOwn->generations
+                          : std::string())
+            + ")";
+        if (widest) {
+            c.basis += "; widened to the widest published band (" + std::string(toString(widest->family)) + " "
+                + widest->kind + ")";
+            c.sources = splitProvenance(widest->provenance);
         }
     }
-    return *best;
+    return c;
 }
 
 /// The band of a profile fitted to the user's runs (calibrate's fit report), or nullopt when it has fewer than
-/// kMinBandRuns figures of the kind. Few runs: the extreme residuals, not percentiles; never narrower than `floor`.
+/// kMinBandRuns figures of the kind: the 10th/90th percentiles of the residuals, never inside their extremes (few
+/// runs), never narrower than `floor`.
 std::optional<ErrorBand> userBand(const ProfileFit& fit, bool memory, const ErrorBand& floor)
 {
     std::vector<double> ratios; // measured/model, in throughput terms for time figures
@@ -173,12 +175,13 @@ std::optional<ErrorBand> userBand(const ProfileFit& fit, bool memory, const Erro
     b.kind = "calibrated";
     b.lo = std::min({ b.lo, floor.lo, *std::min_element(ratios.begin(), ratios.end()) });
     b.hi = std::max({ b.hi, floor.hi, *std::max_element(ratios.begin(), ratios.end()) });
+    b.coverage = 1; // its extremes are inside it
     return b;
 }
 
-/// A calibrated profile's band replaces the published one when it is narrower (the fit holds on the user's cluster).
-/// True when it did.
-bool narrowToUserFit(const Scenario& s, bool memory, ErrorBand& band)
+/// A calibrated profile's band replaces the published one (its residuals are what the model does on the user's
+/// cluster). True when it did.
+bool useUserFit(const Scenario& s, bool memory, ErrorBand& band)
 {
     if (s.profile.fit.figures.empty())
         return false;
@@ -188,30 +191,56 @@ bool narrowToUserFit(const Scenario& s, bool memory, ErrorBand& band)
     if (memory) {
         floor.lo = 1 - s.profile.allocatorSlack;
         floor.hi = 1 + s.profile.allocatorSlack;
-    } else if (const ErrorBand* m = find(kThroughput, FF::Megatron, "plain")) {
-        floor = *m;
+    } else if (const ErrorBand* m = find(kThroughputBands, FF::Megatron, "plain")) {
+        floor.lo = m->lo;
+        floor.hi = m->hi;
     }
     const std::optional<ErrorBand> u = userBand(s.profile.fit, memory, floor);
-    if (!u || width(*u) >= width(band))
+    if (!u)
         return false;
     band = *u;
     return true;
 }
 
-ChosenBand chosen(std::span<const ErrorBand> table, const Scenario& s, bool memory)
+ChosenBand chosen(std::span<const ErrorBand> table, const Scenario& s, bool memory, bool withText = true)
 {
-    ChosenBand c;
-    c.band = chooseBand(table, s, &c.basis, &c.standIn);
-    if (narrowToUserFit(s, memory, c.band)) {
-        c.standIn = false;
-        c.userCalibrated = true;
-        c.basis = "fitted on " + std::to_string(c.band.runs) + " of your measured figures ("
-            + std::to_string(s.profile.fit.runs) + " runs, profile " + s.profile.id + ")";
+    ChosenBand c = chooseBand(table, s, memory, withText);
+    if (useUserFit(s, memory, c.band)) {
+        c.kind = BasisKind::Calibrated;
+        c.coverage = c.band.coverage;
+        if (withText) {
+            const std::string n = std::to_string(s.profile.fit.runs);
+            c.basis = "calibrated on " + n + " of your runs (" + std::to_string(c.band.runs) + " measured figures, profile "
+                + s.profile.id + ")";
+            c.sources = { n + " of your runs" };
+        }
     }
     return c;
 }
 
 } // namespace
+
+const char* toString(FrameworkFamily f)
+{
+    switch (f) {
+    case FF::Megatron: return "Megatron-LM";
+    case FF::PyTorch: return "PyTorch";
+    case FF::DeepSpeed: return "DeepSpeed";
+    }
+    return "PyTorch";
+}
+
+const char* toString(BasisKind k)
+{
+    switch (k) {
+    case BasisKind::Validated: return "validated";
+    case BasisKind::Calibrated: return "calibrated";
+    case BasisKind::Extrapolated: return "extrapolated";
+    }
+    return "extrapolated";
+}
+
+ExtrapolatedCoverage extrapolatedCoverage() { return kExtrapolated; }
 
 RunKind runKind(const Scenario& s)
 {
@@ -237,10 +266,13 @@ std::string toString(const RunKind& k)
     return out;
 }
 
-FrameworkFamily frameworkFamily(Framework f) { return f == Framework::Megatron ? FF::Megatron : FF::PyTorch; }
+FrameworkFamily frameworkFamily(Framework f)
+{
+    return f == Framework::Megatron ? FF::Megatron : f == Framework::DeepSpeed ? FF::DeepSpeed : FF::PyTorch;
+}
 
-std::span<const ErrorBand> throughputErrorTable() { return kThroughput; }
-std::span<const ErrorBand> memoryErrorTable() { return kMemory; }
+std::span<const ErrorBand> throughputErrorTable() { return kThroughputBands; }
+std::span<const ErrorBand> memoryErrorTable() { return kMemoryBands; }
 
 ErrorBand summarizeRatios(std::vector<double> r)
 {
@@ -249,9 +281,11 @@ ErrorBand summarizeRatios(std::vector<double> r)
     if (r.empty())
         return b;
     std::sort(r.begin(), r.end());
-    // Linear interpolation between order statistics (Hyndman & Fan 1996, definition 7; numpy's default).
+    // The p·(n + 1)-th order statistic, interpolated (Hyndman & Fan 1996, definition 6; numpy's "weibull"): a new
+    // exchangeable run falls between the i-th and j-th of n with probability (j − i)/(n + 1); beyond the sample, the
+    // extremes.
     auto quantile = [&r](double p) {
-        const double h = (r.size() - 1) * p;
+        const double h = std::clamp((r.size() + 1) * p - 1, 0.0, double(r.size() - 1));
         const size_t i = static_cast<size_t>(std::floor(h));
         const size_t j = std::min(i + 1, r.size() - 1);
         return r[i] + (h - i) * (r[j] - r[i]);
@@ -267,16 +301,14 @@ ErrorBand summarizeRatios(std::vector<double> r)
     return b;
 }
 
-ChosenBand throughputBand(const Scenario& s) { return chosen(kThroughput, s, false); }
+ChosenBand throughputBand(const Scenario& s) { return chosen(kThroughputBands, s, false); }
 
-ChosenBand memoryBand(const Scenario& s) { return chosen(kMemory, s, true); }
+ChosenBand memoryBand(const Scenario& s) { return chosen(kMemoryBands, s, true); }
 
 PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r)
 {
-    ErrorBand t = chooseBand(kThroughput, s, nullptr);
-    ErrorBand m = chooseBand(kMemory, s, nullptr);
-    narrowToUserFit(s, false, t);
-    narrowToUserFit(s, true, m);
+    const ErrorBand t = chosen(kThroughputBands, s, false, false).band;
+    const ErrorBand m = chosen(kMemoryBands, s, true, false).band;
     return { t.lo, r.memory.total() + r.memory.reservedPeak * (m.hi - 1) };
 }
 
@@ -299,8 +331,17 @@ void addUncertainty(const Scenario& s, Result& r)
     u.kind = toString(runKind(s));
     u.throughputRuns = t.band.runs;
     u.memoryRuns = m.band.runs;
-    u.standIn = t.standIn || m.standIn;
-    u.userCalibrated = t.userCalibrated || m.userCalibrated;
+    // The weaker basis of the two: extrapolated over calibrated over validated.
+    u.basisKind = toString(std::max(t.kind, m.kind, [](BasisKind a, BasisKind b) {
+        auto rank = [](BasisKind k) { return k == BasisKind::Extrapolated ? 2 : k == BasisKind::Calibrated ? 1 : 0; };
+        return rank(a) < rank(b);
+    }));
+    u.sources = t.sources;
+    for (const std::string& src : m.sources)
+        if (std::find(u.sources.begin(), u.sources.end(), src) == u.sources.end())
+            u.sources.push_back(src);
+    u.coverage = t.coverage;
+    u.memoryCoverage = m.coverage;
     u.throughputRatio = { t.band.lo, t.band.hi };
     u.memoryRatio = { m.band.lo, m.band.hi };
     if (t.basis == m.basis) {

@@ -118,11 +118,20 @@ void TestUncertainty::severalKindsTakeTheWidest()
     const ErrorBand t = throughputBand(both).band;
     SS_COMPARE_REL(r.tokensPerGpuRange.lo, r.throughput.tokensPerSecondPerGpu * t.lo, 1e-12);
     SS_COMPARE_REL(r.stepTimeRange.hi, r.step.total() / t.lo, 1e-12);
-    // A Megatron plain run takes the Megatron rows' band, narrower than the PyTorch one.
+    // A Megatron plain run on A100 (the generation of the Megatron-LM rows) takes their band, narrower than the
+    // PyTorch one; on H100 no published Megatron-LM plain run covers it: extrapolated, at least as wide as both.
     Scenario meg = plain;
+    meg.cluster.gpu = sstest::gpu("a100-sxm4-80gb");
     applyFramework(meg, Framework::Megatron, sstest::catalog());
+    QCOMPARE(throughputBand(meg).kind, BasisKind::Validated);
     QCOMPARE(throughputBand(meg).band.family, FrameworkFamily::Megatron);
     QVERIFY(width(throughputBand(meg).band) < width(throughputBand(plain).band));
+    Scenario megH100 = plain;
+    applyFramework(megH100, Framework::Megatron, sstest::catalog());
+    const ChosenBand x = throughputBand(megH100);
+    QCOMPARE(x.kind, BasisKind::Extrapolated);
+    QVERIFY2(x.basis.find("plain on Megatron-LM, hopper GPUs; published on ampere") != std::string::npos, x.basis.c_str());
+    QVERIFY(x.band.lo <= throughputBand(meg).band.lo && x.band.hi >= throughputBand(plain).band.hi);
     // fsdp-at-scale from dp ≥ 256 with a sharded strategy, not with DDP.
     Scenario big = llama8b(8192, Precision::Bf16Mixed, 32);
     QVERIFY(runKind(big).fsdpAtScale);
@@ -136,14 +145,25 @@ void TestUncertainty::kindWithoutRunsSaysSo()
     s.parallelism.ep = 8;
     SS_EVALUATE(r, s);
     QCOMPARE(r.uncertainty.kind, std::string("moe"));
-    QVERIFY2(r.uncertainty.basis.find("no published moe run") != std::string::npos, r.uncertainty.basis.c_str());
-    QVERIFY(r.uncertainty.standIn);
-    // The widest measured band stands in.
+    QVERIFY2(r.uncertainty.basis.rfind("extrapolated: no published run of this kind (moe on Megatron-LM)", 0) == 0,
+        r.uncertainty.basis.c_str());
+    QCOMPARE(r.uncertainty.basisKind, std::string("extrapolated"));
+    // No band of moe runs has kMinBandRuns runs: the widest measured band stands in.
     double widest = 0;
     for (const ErrorBand& b : throughputErrorTable())
         if (b.runs >= kMinBandRuns)
             widest = std::max(widest, width(b));
     QCOMPARE(width(throughputBand(s).band), widest);
+    // A GPU generation no published run used (B200): extrapolated even for a plain PyTorch run, and never narrower
+    // than the same run's band on H100.
+    Scenario b200 = llama8b(8192, Precision::Bf16Mixed);
+    const ChosenBand h100 = throughputBand(b200);
+    QCOMPARE(h100.kind, BasisKind::Validated);
+    b200.cluster.gpu = sstest::gpu("b200-180gb");
+    const ChosenBand blackwell = throughputBand(b200);
+    QCOMPARE(blackwell.kind, BasisKind::Extrapolated);
+    QVERIFY2(blackwell.basis.find("blackwell GPUs") != std::string::npos, blackwell.basis.c_str());
+    QVERIFY(blackwell.band.lo <= h100.band.lo && blackwell.band.hi >= h100.band.hi);
 }
 
 void TestUncertainty::jsonFieldsAsDesigned()
@@ -165,10 +185,13 @@ void TestUncertainty::jsonFieldsAsDesigned()
     const QJsonObject u = j.value(QStringLiteral("uncertainty")).toObject();
     QCOMPARE(u.value(QStringLiteral("band")).toDouble(), 0.8);
     QCOMPARE(u.value(QStringLiteral("kind")).toString(), QStringLiteral("plain"));
-    QVERIFY(!r.uncertainty.standIn);
-    QVERIFY2(u.value(QStringLiteral("basis")).toString().startsWith(QLatin1String("cross-validated on ")),
+    QCOMPARE(u.value(QStringLiteral("basis_kind")).toString(), QStringLiteral("validated"));
+    QVERIFY2(u.value(QStringLiteral("basis")).toString().startsWith(QLatin1String("validated: leave-one-source-out on ")),
         qPrintable(u.value(QStringLiteral("basis")).toString()));
-    QVERIFY(u.value(QStringLiteral("basis")).toString().contains(QLatin1String(" published runs")));
+    // the sources are the band's provenance; the coverage its share of held-out predictions inside their range
+    const ErrorBand& band = throughputBand(llama8b(8192, Precision::Bf16Mixed)).band;
+    QCOMPARE(u.value(QStringLiteral("sources")).toArray().size(), band.sources);
+    QCOMPARE(u.value(QStringLiteral("coverage")).toDouble(), band.coverage);
 }
 
 void TestUncertainty::guaranteedFitSearch()
@@ -201,7 +224,7 @@ void TestUncertainty::calibratedProfileNarrows()
     // band, ±4%, is already narrower than the ±5% allocator-slack floor).
     const Scenario base = llama8b(32768, Precision::Fp8Mixed);
     SS_EVALUATE(published, base);
-    QVERIFY(!published.uncertainty.userCalibrated);
+    QCOMPARE(published.uncertainty.basisKind, std::string("validated"));
     Scenario s = base;
     // A good fit: four runs, tokens/s within 2% and reserved memory within 1% after the fit.
     s.profile.fit.runs = 4;
@@ -210,8 +233,9 @@ void TestUncertainty::calibratedProfileNarrows()
     for (double r : { 1.01, 0.99, 1.0 })
         s.profile.fit.figures.push_back({ "memory_reserved_peak", 5e10 * r, 5e10 });
     SS_EVALUATE(r, s);
-    QVERIFY(r.uncertainty.userCalibrated);
-    QVERIFY2(r.uncertainty.basis.find("fitted on 4 of your measured figures") != std::string::npos, r.uncertainty.basis.c_str());
+    QCOMPARE(r.uncertainty.basisKind, std::string("calibrated"));
+    QVERIFY2(r.uncertainty.basis.rfind("calibrated on 4 of your runs", 0) == 0, r.uncertainty.basis.c_str());
+    QCOMPARE(r.uncertainty.sources, std::vector<std::string> { "4 of your runs" });
     QCOMPARE(r.uncertainty.throughputRuns, 4);
     QCOMPARE(r.uncertainty.memoryRuns, 3);
     QVERIFY(r.tokensPerGpuRange.hi - r.tokensPerGpuRange.lo < published.tokensPerGpuRange.hi - published.tokensPerGpuRange.lo);
@@ -231,14 +255,23 @@ void TestUncertainty::calibratedProfileNarrows()
     for (double t : { 1.1, 1.1, 1.1 })
         step.profile.fit.figures.push_back({ "step_time", t, 1.0 });
     QCOMPARE(throughputBand(step).band.lo, std::min(floor->lo, 1 / 1.1));
-    // Too few figures of a kind, or a fit worse than the published band: the published band stands.
+    // Too few figures of a kind: the published band stands.
     Scenario few = base;
     few.profile.fit.figures = { { "tokens_per_second_per_gpu", 1000, 1000 }, { "tokens_per_second_per_gpu", 1010, 1000 } };
-    QVERIFY(!evaluate(few).uncertainty.userCalibrated);
+    QCOMPARE(evaluate(few).uncertainty.basisKind, std::string("validated"));
+    // A fit worse than the published band: the range is the user's scatter, never narrower.
     Scenario poor = base;
     for (double q : { 0.3, 3.0, 1.0 })
         poor.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000 * q, 1000 });
-    QVERIFY(!throughputBand(poor).userCalibrated);
+    QCOMPARE(throughputBand(poor).kind, BasisKind::Calibrated);
+    QCOMPARE(throughputBand(poor).band.lo, 0.3);
+    QCOMPARE(throughputBand(poor).band.hi, 3.0);
+    // The user's runs all above the published band: the band moves to them (their highest is inside).
+    Scenario above = base;
+    const double publishedHi = throughputBand(base).band.hi;
+    for (double q : { 0.2, 0.25, 0.3 })
+        above.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000 * (publishedHi + q), 1000 });
+    QCOMPARE(throughputBand(above).band.hi, publishedHi + 0.3);
 }
 
 void TestUncertainty::profileFitReadBack()

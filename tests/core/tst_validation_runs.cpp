@@ -20,6 +20,7 @@
 // to paste are printed on every run:
 //   build/tests/core/tst_validation_runs
 #include "test_support.h"
+#include "validation_rows.h"
 
 #include "shardscope/core/profile.h"
 #include "shardscope/core/uncertainty.h"
@@ -72,42 +73,6 @@ QString readText(const QString& path)
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return QString::fromUtf8(f.readAll());
-}
-
-/// FLOPs per token under the source's stated convention (see the file comment).
-double flopsPerToken(const QJsonObject& measured, const Scenario& s, QString& why)
-{
-    const QString convention = measured.value(QStringLiteral("convention")).toString();
-    const double l = s.model.layers, h = static_cast<double>(s.model.hidden), v = static_cast<double>(s.model.vocab);
-    const double seq = s.training.seqLen;
-    if (convention == QLatin1String("palm-6n-12lhs")) {
-        const double n = measured.value(QStringLiteral("params")).toDouble();
-        return 6 * n + 12 * l * h * seq;
-    }
-    if (convention == QLatin1String("megatron-recompute"))
-        return 96 * l * h * h * (1 + seq / (6 * h) + v / (16 * l * h));
-    why = QStringLiteral("unknown FLOP convention '%1'").arg(convention);
-    return 0;
-}
-
-/// The measured figure as tokens/s per GPU, by the source's convention; 0 (with why) when it cannot be converted.
-double measuredTokensPerGpu(const QJsonObject& measured, const Scenario& s, QString& why)
-{
-    const QString kind = measured.value(QStringLiteral("kind")).toString();
-    const double value = measured.value(QStringLiteral("value")).toDouble();
-    const double gpus = static_cast<double>(s.cluster.nodes) * s.cluster.gpusPerNode;
-    if (kind == QLatin1String("tokens_per_s_per_gpu"))
-        return value;
-    if (kind == QLatin1String("step_time_s"))
-        return static_cast<double>(s.training.globalBatch) * s.training.seqLen / (value * gpus);
-    if (kind == QLatin1String("gpu_hours_per_trillion_tokens"))
-        return 1e12 / (value * 3600);
-    if (kind == QLatin1String("model_tflops_per_gpu")) {
-        const double f = flopsPerToken(measured, s, why);
-        return f > 0 ? value * 1e12 / f : 0;
-    }
-    why = QStringLiteral("unknown measured kind '%1'").arg(kind);
-    return 0;
 }
 
 /// Linear interpolation between order statistics (Hyndman & Fan 1996, definition 7; numpy's default).
@@ -196,7 +161,7 @@ void TestValidationRuns::initTestCase()
         }
         row.framework = QLatin1String(toString(p.scenario.training.framework));
         row.kind = QString::fromStdString(toString(runKind(p.scenario)));
-        row.measuredTokensPerGpu = measuredTokensPerGpu(o.value(QStringLiteral("measured")).toObject(), p.scenario, row.why);
+        row.measuredTokensPerGpu = sstest::validation::measuredTokensPerGpu(o.value(QStringLiteral("measured")).toObject(), p.scenario, row.why);
         row.result = evaluate(p.scenario);
         row.built = row.result.valid && row.measuredTokensPerGpu > 0;
         if (!row.result.valid)

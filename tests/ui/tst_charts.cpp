@@ -455,10 +455,18 @@ void TestCharts::rangesAsWhiskersAndBorderline()
     kpis.setResult(s, r);
     QVERIFY2(kpis.cardToolTip(QStringLiteral("kpi.fits")).contains(QStringLiteral("80% range")),
              qPrintable(kpis.cardToolTip(QStringLiteral("kpi.fits"))));
+    // The default scenario (Megatron-LM on H100) has no published Megatron-LM run of its GPU generation (issue 21).
+    QCOMPARE(r.uncertainty.basisKind, std::string("extrapolated"));
     QCOMPARE(ui::rangeNote(r.step.total(), r.stepTimeRange, r.uncertainty, r.uncertainty.throughputRuns),
+             QStringLiteral("%1 (extrapolated: no published run of this kind)")
+                 .arg(QString::fromStdString(core::rangePercent(r.step.total(), r.stepTimeRange))));
+    core::Scenario a100 = s;
+    a100.cluster.gpu = *test::catalog().gpu("a100-sxm4-80gb");
+    const core::Result ra = core::explain(a100);
+    QCOMPARE(ui::rangeNote(ra.step.total(), ra.stepTimeRange, ra.uncertainty, ra.uncertainty.throughputRuns),
              QStringLiteral("%1 (validated on %2 runs)")
-                 .arg(QString::fromStdString(core::rangePercent(r.step.total(), r.stepTimeRange)))
-                 .arg(r.uncertainty.throughputRuns));
+                 .arg(QString::fromStdString(core::rangePercent(ra.step.total(), ra.stepTimeRange)))
+                 .arg(ra.uncertainty.throughputRuns));
     // Capacity between the estimate and the top of its range.
     s.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);
     r = core::explain(s);

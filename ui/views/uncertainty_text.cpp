@@ -18,10 +18,10 @@ QString rangeNote(double point, const core::Range& range, const core::Uncertaint
     if (point <= 0 || range.hi <= 0)
         return {};
     const QString pm = QString::fromStdString(core::rangePercent(point, range));
-    if (u.userCalibrated)
-        return tr("%1 (fitted on %2 of your figures)").arg(pm).arg(runs); // bands rest on ≥ 3 (kMinBandRuns)
-    if (u.standIn)
-        return tr("%1 (no published runs of this kind)").arg(pm);
+    if (u.basisKind == "calibrated") // sources: "N of your runs"
+        return tr("%1 (calibrated on %2)").arg(pm, u.sources.empty() ? QString() : QString::fromStdString(u.sources.front()));
+    if (u.basisKind == "extrapolated")
+        return tr("%1 (extrapolated: no published run of this kind)").arg(pm);
     return tr("%1 (validated on %2 runs)").arg(pm).arg(runs);
 }
 
@@ -50,8 +50,8 @@ QString borderlineSentence(const core::Result& r)
     if (!r.valid || r.verdict != core::Verdict::Borderline)
         return {};
     const double total = r.memory.total();
-    const QString runs = r.uncertainty.userCalibrated ? tr("your calibration runs")
-        : r.uncertainty.standIn                        ? tr("published runs of other kinds")
+    const QString runs = r.uncertainty.basisKind == "calibrated" ? tr("your calibration runs")
+        : r.uncertainty.basisKind == "extrapolated"               ? tr("published runs of other kinds")
                                                        : tr("published %1 runs").arg(QString::fromStdString(r.uncertainty.kind));
     if (r.fits)
         return tr("Borderline: %1 fits in %2, but the 80% range reaches %3 (memory of %4 came out up to %5% above the "

@@ -8,13 +8,13 @@
 
 namespace shardscope::ui {
 
-/// "± 12% (validated on 175 runs)"; "± 40% (no published runs of this kind)" when a stand-in band is used; empty
-/// for an invalid result. `runs`: the runs behind this figure's band.
+/// "± 12% (validated on 175 runs)"; "+47% / −23% (extrapolated: no published run of this kind)"; "± 6% (calibrated
+/// on 4 of your runs)"; empty for an invalid result. `runs`: the runs behind this figure's band.
 [[nodiscard]] QString rangeNote(double point, const core::Range& range, const core::Uncertainty& u, int runs);
 
-/// "80% range 61.2 – 72.0 GiB for a plain run (cross-validated on 4 published runs)." and, when borderline, why.
+/// "80% range 61.2 – 72.0 GiB for a plain run (validated: leave-one-source-out on 4 published PyTorch plain runs (1 source))." and, when borderline, why.
 [[nodiscard]] QString memoryRangeSentence(const core::Result& r);
-/// "80% range 1.10 – 1.52 s for a plain run (cross-validated on 175 published runs)."
+/// "80% range 1.10 – 1.52 s for a plain run (validated: leave-one-source-out on 177 published PyTorch plain runs (3 sources))."
 [[nodiscard]] QString stepRangeSentence(const core::Result& r);
 
 /// Why the memory verdict is borderline, in one sentence without the full stop: the estimate against the GPU's

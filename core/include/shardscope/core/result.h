@@ -119,13 +119,15 @@ struct Range {
 struct Uncertainty {
     double band = 0.8;          ///< the ranges' probability content
     std::string kind;           ///< "plain", or the run's kinds: "long-context fp8"
-    std::string basis;          ///< "cross-validated on N published runs", or what stands in for them
+    std::string basisKind = "validated"; ///< "validated", "calibrated" or "extrapolated" (core::BasisKind)
+    std::string basis;          ///< the sentence: "validated: leave-one-source-out on N published runs (S sources)", ...
+    std::vector<std::string> sources; ///< the published sources the ranges rest on, or "N of your runs"
+    double coverage = 0;        ///< share of leave-one-source-out throughput predictions of this kind inside their range
+    double memoryCoverage = 0;  ///< the same for the memory range
     int throughputRuns = 0;     ///< runs behind the step-time and throughput ranges
     int memoryRuns = 0;         ///< runs behind the memory range
     Range throughputRatio{ 1, 1 }; ///< 80% band of measured/predicted tokens/s per GPU (step time: its inverse)
     Range memoryRatio{ 1, 1 };     ///< 80% band of measured/predicted reserved peak (any stage's bar)
-    bool userCalibrated = false; ///< the ranges come from the profile's own fit (calibrate)
-    bool standIn = false;        ///< a kind without published runs: the widest measured band stands in
 };
 
 struct Result {

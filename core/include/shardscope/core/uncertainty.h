@@ -26,36 +26,56 @@ struct RunKind {
 /// "plain", or the kinds separated by spaces ("long-context fp8"), in the order of the struct.
 [[nodiscard]] std::string toString(const RunKind& k);
 
-/// Which framework's runs a band was measured on: Megatron-LM (the calibration rows) or PyTorch FSDP stacks (the
-/// torchtitan and llm-foundry rows). DeepSpeed scenarios use the PyTorch bands (no published DeepSpeed rows yet).
-enum class FrameworkFamily { Megatron, PyTorch };
+/// Which framework's runs a band was measured on: Megatron-LM / NeMo (Megatron-Core), PyTorch FSDP stacks (torchtitan,
+/// llm-foundry, the Llama 3 paper) or DeepSpeed (MT-NLG, BLOOM).
+enum class FrameworkFamily { Megatron, PyTorch, DeepSpeed };
 [[nodiscard]] FrameworkFamily frameworkFamily(Framework f);
+[[nodiscard]] const char* toString(FrameworkFamily f);
 
-/// The model's errors on the published runs of one kind: N runs, the median |predicted/measured − 1| and the 80% band of
-/// measured/predicted (10th and 90th percentiles, widened to contain 1 so that a range always contains its point).
+/// The model's leave-one-source-out errors on the published runs of one framework family and kind: N runs from S
+/// sources, the median |predicted/measured − 1| and the 80% band of measured/predicted, with where it comes from.
 struct ErrorBand {
     FrameworkFamily family = FrameworkFamily::PyTorch;
     const char* kind = "";          ///< "plain", "long-context", "fp8", "moe" or "fsdp-at-scale"
     int runs = 0;                   ///< N published runs of this kind
+    int sources = 0;                ///< the papers / benchmark files they come from
     double medianAbsErrorPercent = 0; ///< median |predicted/measured − 1| × 100
     double lo = 1, hi = 1;          ///< measured/predicted at the 10th and 90th percentiles (or 1)
+    const char* generations = "";   ///< the GPU generations (GpuSpec::arch) of its runs, space-separated
+    const char* provenance = "";    ///< "source (N runs); source (M runs)"
+    double coverage = 0;            ///< share of its runs whose held-out prediction fell inside the range they get
 };
 
-/// The measured table (core/src/uncertainty.cpp, regenerated from tst_published_runs): throughput (tokens/s per GPU;
-/// a step time's band is its inverse) and memory (PyTorch's reserved peak, what torchtitan reports).
+/// The generated table (core/src/uncertainty_bands.inc, written by tests/core/tst_published_runs.cpp from the
+/// leave-one-source-out predictions): throughput (tokens/s per GPU; a step time's band is its inverse) and memory
+/// (PyTorch's reserved peak, what torchtitan reports).
 [[nodiscard]] std::span<const ErrorBand> throughputErrorTable();
 [[nodiscard]] std::span<const ErrorBand> memoryErrorTable();
+/// Runs whose range is extrapolated (no band of their family, kind and GPU generation) and how many of them fell
+/// inside it, as the generated table states.
+struct ExtrapolatedCoverage {
+    int throughputRuns = 0, throughputInside = 0, memoryRuns = 0, memoryInside = 0;
+};
+[[nodiscard]] ExtrapolatedCoverage extrapolatedCoverage();
 
-/// The summary of a set of measured/predicted ratios, as the table holds it (linear-interpolated percentiles).
+/// The summary of a set of measured/predicted ratios, as the table holds it: the 10th and 90th percentiles by
+/// Hyndman & Fan's definition 6 (p·(n + 1)-th order statistic, the extremes beyond), the prediction interval a new
+/// run falls in with probability 80% when the runs are exchangeable; widened to contain 1.
 [[nodiscard]] ErrorBand summarizeRatios(std::vector<double> measuredOverPredicted);
 
-/// The band a scenario's figures get: the widest (largest hi/lo) of the bands of its kinds for its framework family;
-/// a kind with fewer than kMinBandRuns runs of that family uses the other family's, then the widest band measured.
+/// Where a range comes from (result `uncertainty.basis_kind`).
+enum class BasisKind { Validated, Calibrated, Extrapolated };
+[[nodiscard]] const char* toString(BasisKind k);
+
+/// The band a scenario's figures get. Validated: every kind of the run has a band of its framework family with at
+/// least kMinBandRuns runs whose GPU generations include the scenario's; the widest (largest hi/lo) of them. Else
+/// extrapolated: the union of the run's kinds' bands on any family and the widest band measured on any kind.
 struct ChosenBand {
     ErrorBand band;
-    std::string basis; ///< "cross-validated on 47 published runs", or why a wider band stands in
-    bool standIn = false; ///< no published run of one of the run's kinds: the widest band measured stands in
-    bool userCalibrated = false; ///< the profile's own fit (calibrate) gave a narrower band
+    BasisKind kind = BasisKind::Validated;
+    std::string basis; ///< "validated: leave-one-source-out on 18 published runs (2 sources)", or the reason
+    std::vector<std::string> sources; ///< the published sources, or "N of your runs"
+    double coverage = 0; ///< share of held-out predictions of this kind inside their range
 };
 [[nodiscard]] ChosenBand throughputBand(const Scenario& s);
 [[nodiscard]] ChosenBand memoryBand(const Scenario& s);
@@ -72,9 +92,10 @@ struct PessimisticEnd {
 inline constexpr int kMinBandRuns = 3;
 
 /// Fills Result's ranges, verdict and uncertainty (evaluate() calls it on every valid result). A profile from
-/// calibrate (FrameworkProfile::fit) with at least kMinBandRuns figures of a kind narrows that band to the fit's
-/// residuals (their extremes), never below a floor (time: the Megatron-LM calibration rows' band; memory: ± the
-/// profile's allocator slack), and only where that is narrower than the published band. The memory band was
+/// calibrate (FrameworkProfile::fit) with at least kMinBandRuns figures of a kind replaces that band with the fit's
+/// residuals (basis calibrated): their 10th/90th percentiles, never inside their extremes, never below a floor (time:
+/// the Megatron-LM calibration rows' band; memory: ± the profile's allocator slack); the published band is not kept,
+/// so a band the user's runs all fall outside moves to them. The memory band was
 /// measured on the reserved peak (MemoryBreakdown::reservedPeak); the CUDA context and NCCL buffers above it are
 /// known sizes, so memory.total()'s range is total + reserved·(band − 1).
 /// Verdict: fits when the range's top is within capacity, does-not-fit when its bottom exceeds it, else borderline.
