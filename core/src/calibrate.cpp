@@ -780,6 +780,32 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
     pb.residuals(rAfter, &modelAfter);
     for (size_t i = 0; i < rAfter.size(); ++i)
         out.figures.push_back({ pb.run(i), pb.figure(i), runs[pb.run(i)].figure(pb.figure(i)), model0[i], modelAfter[i] });
+    // Leave-one-out: each run predicted by the same constants refitted on the others (the user's out-of-sample
+    // error, what the ranges of the calibrated profile rest on). A run whose refit fails keeps no held-out figure.
+    if (options.leaveOneOut && out.ok() && runs.size() >= 3) {
+        CalibrationOptions loo = options;
+        loo.leaveOneOut = false;
+        loo.fit.clear();
+        for (const auto& f : out.fitted)
+            loo.fit.push_back(f.key);
+        for (size_t k = 0; k < runs.size(); ++k) {
+            std::vector<CalibrationRun> others;
+            for (size_t j = 0; j < runs.size(); ++j)
+                if (j != k)
+                    others.push_back(runs[j]);
+            const Calibration c = calibrate(others, start, loo);
+            if (!c.ok())
+                continue;
+            const std::vector<CalibrationRun> one { runs[k] };
+            Problem held(one, c.profile);
+            std::vector<double> r, model;
+            held.residuals(r, &model);
+            size_t row = 0;
+            for (FigureFit& f : out.figures)
+                if (f.run == static_cast<int>(k) && row < model.size())
+                    f.heldOut = model[row++];
+        }
+    }
     out.rmsLogErrorBefore = std::sqrt(sumSquares(r0) / static_cast<double>(r0.size()));
     out.rmsLogErrorAfter = std::sqrt(sumSquares(rAfter) / static_cast<double>(rAfter.size()));
     return out;
@@ -797,7 +823,8 @@ json fitReport(const Calibration& c, const std::vector<CalibrationRun>& runs, co
         figures.push_back({ { "run", f.run },
             { "name", f.run < static_cast<int>(runs.size()) ? scenarioTitle(runs[f.run].scenario) : std::string() },
             { "figure", toString(f.figure) }, { "measured", f.measured }, { "before", f.before }, { "after", f.after },
-            { "error_before", f.before / f.measured - 1 }, { "error_after", f.after / f.measured - 1 } });
+            { "error_before", f.before / f.measured - 1 }, { "error_after", f.after / f.measured - 1 },
+            { "held_out", f.heldOut } });
     return { { "runs", runs.size() }, { "runs_file", runsFile },
         { "objective", "sum over measured figures of ln(model / measured)^2" },
         { "rms_log_error_before", c.rmsLogErrorBefore }, { "rms_log_error_after", c.rmsLogErrorAfter },

@@ -320,9 +320,12 @@ ProfileParse parseProfileUncapped(std::string_view text)
                     out.errors.push_back(path + ": must be {\"figure\": text, \"measured\": number, \"after\": number}");
                     continue;
                 }
-                const FitFigure ff { f["figure"].get<std::string>(), f["measured"].get<double>(), f["after"].get<double>() };
-                if (!(ff.measured > 0) || !(ff.after > 0) || !std::isfinite(ff.measured) || !std::isfinite(ff.after))
-                    out.errors.push_back(path + ": measured and after must be numbers > 0");
+                FitFigure ff { f["figure"].get<std::string>(), f["measured"].get<double>(), f["after"].get<double>() };
+                if (const auto h = f.find("held_out"); h != f.end() && h->is_number())
+                    ff.heldOut = h->get<double>();
+                if (!(ff.measured > 0) || !(ff.after > 0) || !std::isfinite(ff.measured) || !std::isfinite(ff.after)
+                    || !(ff.heldOut >= 0) || !std::isfinite(ff.heldOut))
+                    out.errors.push_back(path + ": measured and after must be numbers > 0, held_out a number >= 0");
                 else
                     p.fit.figures.push_back(ff);
             }
@@ -376,7 +379,8 @@ std::string profileJson(const FrameworkProfile& p)
     if (p.fit.runs > 0 || !p.fit.figures.empty()) {
         json figures = json::array();
         for (const FitFigure& f : p.fit.figures)
-            figures.push_back({ { "figure", f.figure }, { "measured", f.measured }, { "after", f.after } });
+            figures.push_back({ { "figure", f.figure }, { "measured", f.measured }, { "after", f.after },
+                { "held_out", f.heldOut } });
         root["fit"] = { { "runs", p.fit.runs }, { "figures", figures } };
     }
     return root.dump(2) + "\n";

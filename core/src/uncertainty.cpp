@@ -156,18 +156,20 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
 }
 
 /// The band of a profile fitted to the user's runs (calibrate's fit report), or nullopt when it has fewer than
-/// kMinBandRuns figures of the kind: the 10th/90th percentiles of the residuals, never inside their extremes (few
+/// kMinBandRuns figures of the kind: the 10th/90th percentiles of the leave-one-out residuals (each run predicted by
+/// the fit without it; the in-sample residual where calibrate did not compute one), never inside their extremes (few
 /// runs), never narrower than `floor`.
 std::optional<ErrorBand> userBand(const ProfileFit& fit, bool memory, const ErrorBand& floor)
 {
     std::vector<double> ratios; // measured/model, in throughput terms for time figures
     for (const FitFigure& f : fit.figures) {
+        const double model = f.heldOut > 0 ? f.heldOut : f.after; // leave-one-out where calibrate computed it
         if (memory && (f.figure == "memory_allocated_peak" || f.figure == "memory_reserved_peak"))
-            ratios.push_back(f.measured / f.after);
+            ratios.push_back(f.measured / model);
         else if (!memory && f.figure == "tokens_per_second_per_gpu")
-            ratios.push_back(f.measured / f.after);
+            ratios.push_back(f.measured / model);
         else if (!memory && f.figure == "step_time")
-            ratios.push_back(f.after / f.measured);
+            ratios.push_back(model / f.measured);
     }
     if (static_cast<int>(ratios.size()) < kMinBandRuns)
         return std::nullopt;

@@ -17,6 +17,7 @@ private slots:
     void recoversKnownConstants();
     void zeroSensitivityConstantsAreKept();
     void uniformlySlowerClusterFromThreeRuns();
+    void leaveOneOutHoldsEachRunOut();
     void slowerByHandFromThreeRuns();
     void extraMemoryFromThreeRuns();
     void refusesTooFewMeasurements();
@@ -191,6 +192,39 @@ void TestCalibrate::uniformlySlowerClusterFromThreeRuns()
         defaultTps, 100 * (defaultTps / truthTps - 1), fitTps, 100 * (fitTps / truthTps - 1));
     QVERIFY(std::abs(defaultTps / truthTps - 1) > 0.10); // the default misses it by more than the target
     QVERIFY(std::abs(fitTps / truthTps - 1) < 0.10);
+}
+
+void TestCalibrate::leaveOneOutHoldsEachRunOut()
+{
+    // Four runs of a cluster at 60% of MAMF, tokens/s only, one of them measured 10% faster than that cluster would:
+    // fitting gemm_efficiency alone, each run's held-out figure is the fit on the other three. Left out, the fast run is
+    // predicted by the three exact runs, i.e. at 60% of MAMF: measured / held out = 1.1 (to the fit's tolerance).
+    FrameworkProfile truth = megatronProfile();
+    truth.gemmEfficiency = 0.6;
+    std::vector<CalibrationRun> runs;
+    for (const Scenario& s : clusterScenarios()) {
+        CalibrationRun r = measuredWith(s, truth);
+        for (Figure f : { Figure::StepTime, Figure::AllocatedPeak, Figure::ReservedPeak })
+            r.measured[static_cast<int>(f)] = 0;
+        runs.push_back(r);
+    }
+    runs[1].measured[static_cast<int>(Figure::TokensPerSecondPerGpu)] *= 1.1;
+    CalibrationOptions opts;
+    opts.fit = { "gemm_efficiency" };
+    const Calibration c = calibrate(runs, megatronProfile(), opts);
+    QVERIFY2(c.ok(), qPrintable(errorsText(c.errors)));
+    QCOMPARE(c.figures.size(), size_t(4));
+    for (const FigureFit& f : c.figures)
+        QVERIFY2(f.heldOut > 0, "every run has a held-out figure");
+    QVERIFY(sstest::relClose(c.figures[1].measured / c.figures[1].heldOut, 1.1, 2e-3));
+    // The in-sample fit absorbed part of the fast run: its residual after the fit is smaller than held out.
+    QVERIFY(c.figures[1].measured / c.figures[1].after < 1.1 - 0.01);
+    // Held out by the other three (one of them fast), an exact run comes out below its measurement.
+    QVERIFY(c.figures[0].measured / c.figures[0].heldOut < 1.0);
+    // Without leaveOneOut nothing is held out.
+    opts.leaveOneOut = false;
+    for (const FigureFit& f : calibrate(runs, megatronProfile(), opts).figures)
+        QCOMPARE(f.heldOut, 0.0);
 }
 
 void TestCalibrate::slowerByHandFromThreeRuns()

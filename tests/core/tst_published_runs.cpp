@@ -337,6 +337,7 @@ std::optional<FrameworkProfile> refit(const std::vector<const Row*>& train, cons
     while (!keys.empty() && !runs.empty()) {
         CalibrationOptions options;
         options.fit = keys;
+        options.leaveOneOut = false; // the sources are left out here
         const Calibration c = calibrate(runs, start, options);
         if (c.ok())
             return c.profile;

@@ -272,6 +272,11 @@ void TestUncertainty::calibratedProfileNarrows()
     for (double q : { 0.2, 0.25, 0.3 })
         above.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000 * (publishedHi + q), 1000 });
     QCOMPARE(throughputBand(above).band.hi, publishedHi + 0.3);
+    // calibrate's leave-one-out figure, where it computed one, is what the band is made of (not the in-sample one).
+    Scenario held = base;
+    for (int i = 0; i < 3; ++i)
+        held.profile.fit.figures.push_back({ "tokens_per_second_per_gpu", 1000, 1000, 1000 / 1.3 });
+    SS_COMPARE_REL(throughputBand(held).band.hi, 1.3, 1e-12);
 }
 
 void TestUncertainty::profileFitReadBack()

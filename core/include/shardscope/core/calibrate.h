@@ -58,17 +58,21 @@ struct FixedConstant {
     double value = 0;
     std::string reason; ///< "the model does not read it for these runs (zero sensitivity)"
 };
-/// One measured figure of one run with the model's value before and after the fit.
+/// One measured figure of one run with the model's value before and after the fit, and held out: with the constants
+/// refitted on the other runs (leave-one-out; 0 when not computed).
 struct FigureFit {
     int run = 0;
     Figure figure = Figure::TokensPerSecondPerGpu;
-    double measured = 0, before = 0, after = 0;
+    double measured = 0, before = 0, after = 0, heldOut = 0;
 };
 
 struct CalibrationOptions {
     /// The constants to fit, by key; empty: chosen from the data (docs/model.md §calibration).
     std::vector<std::string> fit;
     int maxIterations = 100;
+    /// Also refit the fitted constants without each run in turn (with at least 3 runs) and predict it: the held-out
+    /// figures the ranges of a calibrated profile are made of (core/uncertainty.h).
+    bool leaveOneOut = true;
 };
 
 struct Calibration {

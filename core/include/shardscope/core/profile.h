@@ -23,6 +23,7 @@ enum class AttentionKernel { Fa2, Fa3, Cudnn };
 struct FitFigure {
     std::string figure;
     double measured = 0, after = 0;
+    double heldOut = 0; ///< the model's value with the run left out of the fit ("held_out"; 0: not computed)
     friend bool operator==(const FitFigure&, const FitFigure&) = default;
 };
 
