@@ -140,7 +140,8 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
     c.kind = BasisKind::Extrapolated;
     const ExtrapolatedCoverage e = extrapolatedCoverage();
     const int n = memory ? e.memoryRuns : e.throughputRuns, in = memory ? e.memoryInside : e.throughputInside;
-    c.coverage = n > 0 ? double(in) / n : 0;
+    // No extrapolated run measured (memory: every measured run has a band): the coverage of the band that stands in.
+    c.coverage = n > 0 ? double(in) / n : widest ? widest->coverage : 0;
     if (withText) {
         c.basis = std::string("extrapolated: no published run of this kind (") + missingKind + " on " + toString(family)
             + (missingOwn ? std::string(", ") + std::string(arch) + " GPUs; published on " + missingOwn->generations

@@ -12,7 +12,7 @@ namespace shardscope::ui {
 
 /// Headline figures: step time (the sum of the step-time terms), tokens/s and MFU (their terms), memory (the sum
 /// of the memory terms; green fits, amber borderline, vermillion does not fit), minimum GPUs, cost per step. Step
-/// time, tokens/s and memory carry their 80% range on a fourth line ("± 12% (validated on 177 runs)", "+47% / −23% (extrapolated: no published run of this kind)"). Painted as six cards by one widget: one row
+/// time, tokens/s and memory carry their 80% range on a fourth line ("± 12% (validated on 177 runs)", "+47% / −23% (extrapolated)"). Painted as six cards by one widget: one row
 /// when every card's text fits its width, otherwise two rows of three (or three of two), so no caption, value or
 /// detail is cut; the height follows the width (heightForWidth) and an update that keeps the row count repaints
 /// without relayouting the window. Tooltips are made when shown; a click on a card whose tooltip links to a

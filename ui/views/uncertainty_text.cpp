@@ -21,7 +21,7 @@ QString rangeNote(double point, const core::Range& range, const core::Uncertaint
     if (u.basisKind == "calibrated") // sources: "N of your runs"
         return tr("%1 (calibrated on %2)").arg(pm, u.sources.empty() ? QString() : QString::fromStdString(u.sources.front()));
     if (u.basisKind == "extrapolated")
-        return tr("%1 (extrapolated: no published run of this kind)").arg(pm);
+        return tr("%1 (extrapolated)").arg(pm); // the card is narrow: the tooltip's sentence says what is missing
     return tr("%1 (validated on %2 runs)").arg(pm).arg(runs);
 }
 

@@ -8,7 +8,7 @@
 
 namespace shardscope::ui {
 
-/// "± 12% (validated on 175 runs)"; "+47% / −23% (extrapolated: no published run of this kind)"; "± 6% (calibrated
+/// "± 12% (validated on 175 runs)"; "+47% / −23% (extrapolated)" (the basis sentence, in the tooltip, says which kind has no published run); "± 6% (calibrated
 /// on 4 of your runs)"; empty for an invalid result. `runs`: the runs behind this figure's band.
 [[nodiscard]] QString rangeNote(double point, const core::Range& range, const core::Uncertainty& u, int runs);
 
