@@ -293,8 +293,13 @@ void MainWindow::showResult()
     m_time->setResult(s, r, comparison);
     m_kpis->setResult(s, r);
     m_status->setResult(m_doc->scenario(), m_doc->result());
-    if (m_profile)
-        m_profile->setText(tr("Profile: %1").arg(QString::fromStdString(m_doc->scenario().profile.name)));
+    if (m_profile) {
+        // A calibrated profile is part of the document (its `calibration`, saved with it): say so where it shows.
+        const core::FrameworkProfile& p = m_doc->scenario().profile;
+        const QString name = QString::fromStdString(p.name);
+        m_profile->setText(p.fit.runs > 0 ? tr("Calibrated: %1, %2 runs").arg(name).arg(p.fit.runs)
+                                          : tr("Profile: %1").arg(name));
+    }
     m_issues->setResult(m_doc->result());
     setStale(stale);
 }

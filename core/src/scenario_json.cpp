@@ -5,6 +5,9 @@
 #include "json_fields.h"
 #include "shardscope/core/scenario_name.h"
 
+#include <cstdint>
+#include <cstdio>
+
 namespace shardscope::core {
 
 using detail::FieldReader;
@@ -12,6 +15,58 @@ using detail::json;
 
 namespace {
 constexpr const char* kScenarioSchema = "shardscope.scenario/1";
+
+// The scenario document's `calibration.checksum`: "fnv1a64:" and 16 hex digits of the profile's document
+// (profileJson). FNV-1a 64 (Fowler, Noll, Vo; IETF draft-eastlake-fnv section 2): offset basis, then prime.
+std::string profileChecksum(const FrameworkProfile& p)
+{
+    std::uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char c : profileJson(p)) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return std::string("fnv1a64:") + hex;
+}
+
+// A profile other than the catalog's for the scenario's framework (calibrate's output, or --profile) travels with
+// the scenario as `calibration`, so Save keeps it and Open restores it.
+bool hasOwnProfile(const Scenario& s, const Catalog& catalog)
+{
+    const FrameworkProfile* stock = catalog.profile(toString(s.training.framework));
+    return !stock || !(*stock == s.profile);
+}
+
+void readCalibration(FieldReader& r, const json& c, Scenario& s)
+{
+    r.unknownKeys(c, "calibration", { "name", "runs", "checksum", "profile" });
+    std::string name, checksum;
+    int runs = 0;
+    r.string(c, "name", "calibration", name);
+    r.integer(c, "runs", "calibration", runs);
+    r.string(c, "checksum", "calibration", checksum);
+    auto it = c.find("profile");
+    if (it == c.end() || !it->is_object()) {
+        r.error("calibration.profile", "is required: the applied profile's values as a shardscope.profile/1 object");
+        return;
+    }
+    const ProfileParse parsed = parseProfile(it->dump());
+    for (const std::string& e : parsed.errors)
+        r.error("calibration.profile", e);
+    if (!parsed.ok())
+        return;
+    if (parsed.profile.framework != s.training.framework) {
+        r.error("calibration.profile.framework", std::string("'") + toString(parsed.profile.framework)
+            + "' differs from training.framework '" + toString(s.training.framework)
+            + "': a profile applies to its own framework");
+        return;
+    }
+    if (!checksum.empty() && checksum != profileChecksum(parsed.profile))
+        r.warning("calibration.checksum", "does not match the profile's values (edited by hand?): the values are "
+                                          "used as written");
+    s.profile = parsed.profile;
+}
 
 // Catalog reference: a string id, or an object that overrides an entry (with "id") or defines one (without).
 template <class T, class Lookup, class Read>
@@ -123,7 +178,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.error("", std::string("a scenario must be a JSON object, not ") + root.type_name());
         return out;
     }
-    r.unknownKeys(root, "", { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins" });
+    r.unknownKeys(root, "", { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins",
+                            "calibration" });
     if (const auto pins = root.find("pins"); pins != root.end()) {
         if (!pins->is_array())
             r.warning("pins", std::string("must be an array of scenarios, not ") + pins->type_name() + "; ignored");
@@ -238,6 +294,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer(*n, "min_channels", "nccl", s.nccl.minChannels);
         r.boolean(*n, "gdr", "nccl", s.nccl.gdr);
     }
+    if (const json* c = objectAt(r, root, "calibration"))
+        readCalibration(r, *c, s); // after training: its framework decides which profile is stock
     if (s.name == generatedName(s))
         s.name.clear(); // a name made from the content keeps following it (scenario_name.h)
     capIssues(out.errors);
@@ -315,6 +373,9 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };
+    if (hasOwnProfile(s, catalog))
+        j["calibration"] = { { "name", s.profile.name }, { "runs", s.profile.fit.runs },
+            { "checksum", profileChecksum(s.profile) }, { "profile", json::parse(profileJson(s.profile)) } };
     return j.dump(indent) + "\n";
 }
 

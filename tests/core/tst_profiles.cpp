@@ -6,7 +6,13 @@
 
 #include "shardscope/core/profile.h"
 
+#include "shardscope/core/calibrate.h"
+
+#include <nlohmann/json.hpp>
+
 #include <QObject>
+
+#include <functional>
 
 using namespace shardscope::core;
 
@@ -19,6 +25,7 @@ private slots:
     void badProfilesNameFieldAndRule();
     void jsonRoundTrip();
     void frameworkSelectsProfile();
+    void calibratedProfileTravelsWithTheScenario();
     void logitBytesFollowTheFramework();
     void selectiveOpKeepsEveryOtherMatmul();
     void selectiveOpRecomputesUnsavedMatmuls();
@@ -167,6 +174,57 @@ void TestProfiles::frameworkSelectsProfile()
     const ScenarioParse missing = parseScenario(scenarioToJson(s, sstest::catalog()), noProfiles);
     QCOMPARE(missing.errors.size(), size_t(1));
     QCOMPARE(missing.errors.front().field, std::string("training.framework"));
+}
+
+void TestProfiles::calibratedProfileTravelsWithTheScenario()
+{
+    // A calibrated profile is part of the scenario document (`calibration`): saved with it, restored on open, and the
+    // numbers after reopening are the calibrated ones. A stock profile writes no `calibration`.
+    using nlohmann::json;
+    Scenario s = llama8b();
+    QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
+    QVERIFY(!json::parse(scenarioToJson(s, sstest::catalog())).contains("calibration"));
+    FrameworkProfile p = s.profile;
+    p.id = "cluster-x";
+    p.name = "cluster-x";
+    p.gemmEfficiency = 0.6125;
+    p.fit.runs = 4;
+    p.fit.figures = { { "tokens_per_second_per_gpu", 3100, 3050, 2990 } };
+    QVERIFY(applyProfile(s, p).empty());
+    const std::string text = scenarioToJson(s, sstest::catalog());
+    const json doc = json::parse(text);
+    QCOMPARE(doc["calibration"]["name"].get<std::string>(), std::string("cluster-x"));
+    QCOMPARE(doc["calibration"]["runs"].get<int>(), 4);
+    const std::string checksum = doc["calibration"]["checksum"].get<std::string>();
+    QCOMPARE(checksum.size(), size_t(8 + 16)); // "fnv1a64:" + 64 bits in hex
+    QCOMPARE(checksum.substr(0, 8), std::string("fnv1a64:"));
+    const ScenarioParse back = parseScenario(text, sstest::catalog());
+    QVERIFY(back.ok() && back.warnings.empty());
+    QVERIFY(back.scenario.profile == p);
+    QCOMPARE(evaluate(back.scenario).throughput.tokensPerSecondPerGpu, evaluate(s).throughput.tokensPerSecondPerGpu);
+
+    auto edited = [&](const std::function<void(json&)>& change) {
+        json j = doc;
+        change(j);
+        return parseScenario(j.dump(), sstest::catalog());
+    };
+    // A value edited by hand: used as written, with a warning that the checksum no longer matches.
+    const ScenarioParse tampered = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 0.7; });
+    QVERIFY(tampered.ok());
+    QCOMPARE(tampered.scenario.profile.gemmEfficiency, 0.7);
+    QCOMPARE(tampered.warnings.size(), size_t(1));
+    QCOMPARE(tampered.warnings.front().field, std::string("calibration.checksum"));
+    // A profile of another framework, a missing profile and a value out of bounds are refused, naming the field.
+    const ScenarioParse other = edited([](json& j) { j["training"]["framework"] = "megatron"; });
+    QCOMPARE(other.errors.size(), size_t(1));
+    QCOMPARE(other.errors.front().field, std::string("calibration.profile.framework"));
+    const ScenarioParse missing = edited([](json& j) { j["calibration"].erase("profile"); });
+    QCOMPARE(missing.errors.size(), size_t(1));
+    QCOMPARE(missing.errors.front().field, std::string("calibration.profile"));
+    const ScenarioParse bounds = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 5; });
+    QVERIFY(!bounds.ok());
+    QCOMPARE(bounds.errors.front().field, std::string("calibration.profile"));
+    QVERIFY(bounds.errors.front().message.find("gemm_efficiency") != std::string::npos);
 }
 
 void TestProfiles::logitBytesFollowTheFramework()

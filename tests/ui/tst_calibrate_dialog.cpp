@@ -93,6 +93,10 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QVERIFY(std::abs(doc.scenario().profile.gemmEfficiency - 0.6) < 1e-3);
     QCOMPARE(doc.scenario().profile.id, std::string("my-cluster"));
     QCOMPARE(doc.undoStack()->count(), steps + 1);
+    // The profile is saved with the scenario (`calibration`) and reopening restores it.
+    const core::ScenarioParse reopened = core::parseScenario(core::scenarioToJson(doc.scenario(), test::catalog()), test::catalog());
+    QVERIFY(reopened.ok());
+    QVERIFY(reopened.scenario.profile == doc.scenario().profile);
     // The calibrated scenario predicts what the cluster measured.
     QVERIFY(std::abs(doc.result().throughput.tokensPerSecondPerGpu / slowClusterTokens(runs[2]) - 1) < 1e-3);
     doc.undoStack()->undo();
@@ -162,6 +166,10 @@ void TestCalibrateDialog::mainWindowOffersItAndNamesTheProfile()
     window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),
         [mine](core::Scenario& s) { s.profile = mine; });
     QCOMPARE(label->text(), QStringLiteral("Profile: My cluster"));
+    mine.fit.runs = 4; // a calibrated profile says what it rests on
+    window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),
+        [mine](core::Scenario& s) { s.profile = mine; });
+    QCOMPARE(label->text(), QStringLiteral("Calibrated: My cluster, 4 runs"));
     window.document()->undoStack()->setClean();
 }
 
