@@ -36,6 +36,7 @@ const char* kUsage = R"(usage:
   shardscope-cli search FILE.json [--top K] [--format json|csv] [--gpus N | --min-gpus N --max-gpus N]
                  [--max-tp N] [--max-pp N] [--max-cp N] [--max-micro-batch N] [--headroom F]
                  [--objective tokens|cost|headroom] [--threads N] [--no-offload] [--guaranteed-fit]
+                 [--overlap-efficiency F]
   shardscope-cli launch-config FILE.json --target deepspeed|fsdp|megatron|nccl-env
   shardscope-cli export FILE.json --out X.png|.svg|.pdf [--width W --height H] [--dpi D]
                  --chart memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map|report
@@ -61,7 +62,7 @@ struct Args {
 bool takesValue(const std::string& s)
 {
     for (const char* k : { "--format", "--catalog-dir", "--top", "--gpus", "--min-gpus", "--max-gpus", "--max-tp",
-             "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--objective", "--threads", "--target",
+             "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--overlap-efficiency", "--objective", "--threads", "--target",
              "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu",
              "--profile", "--framework", "--fit" })
         if (s == k)

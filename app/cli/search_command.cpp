@@ -56,6 +56,15 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
             return 2;
         }
     }
+    if (auto it = o.find("--overlap-efficiency"); it != o.end()) {
+        char* end = nullptr;
+        opt.overlapEfficiency = std::strtod(it->second.c_str(), &end);
+        if (end == it->second.c_str() || *end != '\0' || !(opt.overlapEfficiency >= 0 && opt.overlapEfficiency <= 1)) {
+            err << "shardscope-cli: error: --overlap-efficiency: '" << it->second
+                << "' must be a fraction from 0 to 1 (the share of assumed-hidden communication that is hidden)\n";
+            return 2;
+        }
+    }
     if (auto it = o.find("--objective"); it != o.end()) {
         if (it->second == "tokens")
             opt.objective = core::SearchObjective::TokensPerSecond;

@@ -2,6 +2,7 @@
 // Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1); examples in resources/scenarios/.
 #include "shardscope/core/scenario_json.h"
 
+#include "assumed_hidden.h"
 #include "json_fields.h"
 #include "shardscope/core/scenario_name.h"
 
@@ -460,6 +461,7 @@ std::string resultToJson(const Result& r, int indent)
         { "by_group", { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },
                           { "cp", r.bytesByGroup[3] }, { "ep", r.bytesByGroup[4] } } },
         { "collectives", coll } };
+    j["communication"] = { { "assumed_hidden_seconds", detail::assumedHidden<detail::Fast>(r.collectives).value() } };
     j["step_time"] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
         { "exposed_communication", r.step.exposedCommunication }, { "pipeline_bubble", r.step.pipelineBubble },
         { "offload", r.step.offload }, { "optimizer", r.step.optimizer }, { "total", r.step.total() },

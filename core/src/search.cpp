@@ -2,6 +2,7 @@
 // Layout search: enumerate, pre-screen on memory (cheap, no allocation), score the ones that fit, rank, Pareto.
 #include "shardscope/core/search.h"
 
+#include "assumed_hidden.h"
 #include "engine.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/uncertainty.h"
@@ -189,6 +190,13 @@ struct Worker {
                             evaluateInto(s, r, false);
                             Figures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond,
                                 r.throughput.costPerStepUsd };
+                            if (opt.overlapEfficiency < 1) { // charge back the overlap the model assumes
+                                const double slower = 1 + (1 - opt.overlapEfficiency)
+                                        * detail::assumedHidden<detail::Fast>(r.collectives).value() / f.stepTime;
+                                f.stepTime *= slower;
+                                f.tokensPerSecond /= slower;
+                                f.costPerStep *= slower;
+                            }
                             if (opt.pessimistic) { // the slow, large end of the 80% ranges
                                 const PessimisticEnd worst = pessimisticEnd(s, r);
                                 f.memory = worst.memoryTotal;

@@ -3,6 +3,7 @@
 // very numbers evaluateInto combined, so it evaluates to the figure the views show.
 #include "step_terms.h"
 
+#include "assumed_hidden.h"
 #include "term_builder.h"
 
 #include <algorithm>
@@ -318,6 +319,18 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         t.source = "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl src/graph/tuning.cc "
                    "(latency and bandwidth per algorithm)";
         t.anchor = "communication-volume";
+        out.push_back(std::move(t));
+    }
+    {
+        const Expr hidden = assumedHidden<Expr>(r.collectives);
+        Term t = termOf("communication.assumed_hidden_seconds", hidden,
+                        "(Σ over the collectives: time − exposed time; counted free, behind compute)");
+        t.group = TermGroup::Throughput; // seconds, beside the step's figures (the Communication group is bytes)
+        t.label = "Communication assumed hidden";
+        t.unit = "s";
+        t.anchor = "exposed-communication";
+        t.source = "Rajbhandari et al., ZeRO (SC'20) §7 and Zhao et al., PyTorch FSDP (VLDB'23) §3.3 (prefetch and "
+                   "overlap); Li et al., PyTorch Distributed (VLDB'20) §3.2.3 (bucketed all-reduce behind backward)";
         out.push_back(std::move(t));
     }
 }

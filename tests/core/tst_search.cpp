@@ -4,6 +4,9 @@
 #include "test_support.h"
 
 #include "shardscope/core/search.h"
+#include "shardscope/core/term.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -21,6 +24,7 @@ private slots:
     void tightMemoryNeedsSharding();
     void equalScoresRankLessMemoryFirst();
     void defaultHeadroomKeepsTenPercentFree();
+    void overlapEfficiencyChargesAssumedHiddenCommunication();
 };
 
 namespace {
@@ -256,6 +260,50 @@ void TestSearch::defaultHeadroomKeepsTenPercentFree()
     const SearchResult full = search(s, none);
     QVERIFY(full.feasible > tight.feasible); // the layouts between 90% and 100% of the GPU are back
     QCOMPARE(full.evaluated, tight.evaluated);
+}
+
+void TestSearch::overlapEfficiencyChargesAssumedHiddenCommunication()
+{
+    // communication.assumed_hidden_seconds is, by its definition, Σ over the step's collectives of (time − exposed
+    // time): ZeRO-3's per-layer gathers and reduce-scatters run behind compute in the model, so it is > 0.
+    Scenario s = smallScenario();
+    s.parallelism.sharding = Sharding::Zero3;
+    const auto hiddenOf = [](const Result& r) {
+        double h = 0;
+        for (const Collective& c : r.collectives)
+            h += std::max(0.0, c.time - c.exposedTime);
+        return h;
+    };
+    const Result r = explain(s);
+    QVERIFY(r.valid);
+    const auto term = std::find_if(r.terms.begin(), r.terms.end(),
+        [](const Term& t) { return t.key == "communication.assumed_hidden_seconds"; });
+    QVERIFY(term != r.terms.end());
+    QVERIFY(hiddenOf(r) > 0.1 * r.step.total()); // most of ZeRO-3's gathers are counted hidden
+    QVERIFY(std::abs(term->value - hiddenOf(r)) <= 1e-12 * hiddenOf(r));
+    double back = 0;
+    QVERIFY(evaluateExpression(term->expression, back)); // the substituted arithmetic gives the value
+    QVERIFY(std::abs(back - term->value) <= 1e-9 * term->value);
+    const auto j = nlohmann::json::parse(resultToJson(r));
+    QCOMPARE(j["communication"]["assumed_hidden_seconds"].get<double>(), term->value);
+
+    // The search charges (1 − η) of it to each layout's step: η = 1 is the model's assumption, unchanged.
+    SearchOptions opt;
+    opt.shardings = { Sharding::Zero3 };
+    opt.topK = 5;
+    const SearchResult assumed = search(s, opt);
+    opt.overlapEfficiency = 0.5;
+    const SearchResult charged = search(s, opt);
+    QCOMPARE(charged.feasible, assumed.feasible);
+    QVERIFY(!charged.points.empty());
+    for (const SearchPoint& p : charged.points) {
+        const Result e = evaluate(applyLayout(s, p.layout));
+        const double expected = e.step.total() + 0.5 * hiddenOf(e);
+        QVERIFY2(std::abs(p.stepTime - expected) <= 1e-9 * expected, qPrintable(QString::number(p.stepTime)));
+        QVERIFY(std::abs(p.tokensPerSecond - e.throughput.tokensPerSecond * e.step.total() / expected)
+            <= 1e-9 * p.tokensPerSecond);
+    }
+    QVERIFY(charged.points.front().stepTime > assumed.points.front().stepTime);
 }
 
 QTEST_APPLESS_MAIN(TestSearch)

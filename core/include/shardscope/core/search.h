@@ -35,6 +35,10 @@ struct SearchOptions {
     /// "Guaranteed to fit": screen and rank by the pessimistic end of the 80% ranges (core/uncertainty.h): the top of
     /// the memory range must fit, and the score takes the bottom of the throughput range.
     bool pessimistic = false;
+    /// Share of the communication the model counts as hidden behind compute that really is (1 = all of it, the
+    /// model's assumption); below 1 each layout's step time is charged (1 − η) × its
+    /// communication.assumed_hidden_seconds, so layouts that win only on assumed overlap rank lower.
+    double overlapEfficiency = 1.0;
     std::vector<Sharding> shardings; ///< strategies to consider; empty = all seven
 };
 
