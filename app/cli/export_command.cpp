@@ -98,8 +98,6 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
     ui::AppTheme::apply(ui::ThemeMode::Light);
 
-    // The catalogs are files here, not resources: the charts' reference terms come from them.
-    ui::setReferenceTerms(catalog);
     const ui::StrategyComparison comparison = ui::compareStrategies(scenario);
     QString error;
     if (report) {

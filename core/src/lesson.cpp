@@ -6,6 +6,7 @@
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/file_io.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/term_keys.h"
 
 #include "json_fields.h"
 
@@ -188,15 +189,8 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
 {
     static const std::vector<NumericPlaceholder> table = [] {
         std::vector<NumericPlaceholder> t = {
-            { "memory.parameters", Unit::Memory, [](const Result& r) { return r.memory.parameters; } },
-            { "memory.gradients", Unit::Memory, [](const Result& r) { return r.memory.gradients; } },
-            { "memory.optimizer_states", Unit::Memory, [](const Result& r) { return r.memory.optimizerStates; } },
             { "memory.model_states", Unit::Memory,
                 [](const Result& r) { return r.memory.parameters + r.memory.gradients + r.memory.optimizerStates; } },
-            { "memory.activations", Unit::Memory, [](const Result& r) { return r.memory.activations; } },
-            { "memory.gathered_parameters", Unit::Memory, [](const Result& r) { return r.memory.gatheredParameters; } },
-            { "memory.communication_buffers", Unit::Memory, [](const Result& r) { return r.memory.communicationBuffers; } },
-            { "memory.framework_overhead", Unit::Memory, [](const Result& r) { return r.memory.frameworkOverhead; } },
             { "memory.total", Unit::Memory, [](const Result& r) { return r.memory.total(); } },
             { "memory.free", Unit::Memory, [](const Result& r) { return r.capacity - r.memory.total(); } },
             { "memory.utilisation", Unit::Percent,
@@ -206,33 +200,27 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
             { "capacity", Unit::Memory, [](const Result& r) { return r.capacity; } },
             { "host_memory_per_node", Unit::Memory, [](const Result& r) { return r.hostMemoryPerNode; } },
             { "nvme_per_node", Unit::Memory, [](const Result& r) { return r.nvmePerNode; } },
-            { "step.total", Unit::Seconds, [](const Result& r) { return r.step.total(); } },
-            { "step.compute", Unit::Seconds, [](const Result& r) { return r.step.compute; } },
-            { "step.recompute", Unit::Seconds, [](const Result& r) { return r.step.recompute; } },
-            { "step.exposed_communication", Unit::Seconds, [](const Result& r) { return r.step.exposedCommunication; } },
-            { "step.pipeline_bubble", Unit::Seconds, [](const Result& r) { return r.step.pipelineBubble; } },
-            { "step.offload", Unit::Seconds, [](const Result& r) { return r.step.offload; } },
-            { "step.optimizer", Unit::Seconds, [](const Result& r) { return r.step.optimizer; } },
-            { "step.bubble_share", Unit::Percent,
+            { "step_time.total", Unit::Seconds, [](const Result& r) { return r.step.total(); } },
+            { "step_time.bubble_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.pipelineBubble / r.step.total() : 0.0; } },
-            { "step.recompute_share", Unit::Percent,
+            { "step_time.recompute_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.recompute / r.step.total() : 0.0; } },
-            { "step.communication_share", Unit::Percent,
+            { "step_time.communication_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.exposedCommunication / r.step.total() : 0.0; } },
-            { "step.offload_share", Unit::Percent,
+            { "step_time.offload_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.offload / r.step.total() : 0.0; } },
             // "Adds X%": the part over the rest of the step (the (p-1)/m bubble convention, offload overhead).
-            { "step.bubble_overhead", Unit::Percent,
+            { "step_time.bubble_overhead", Unit::Percent,
                 [](const Result& r) {
                     const double rest = r.step.total() - r.step.pipelineBubble;
                     return rest > 0 ? r.step.pipelineBubble / rest : 0.0;
                 } },
-            { "step.offload_overhead", Unit::Percent,
+            { "step_time.offload_overhead", Unit::Percent,
                 [](const Result& r) {
                     const double rest = r.step.total() - r.step.offload;
                     return rest > 0 ? r.step.offload / rest : 0.0;
                 } },
-            { "step.recompute_overhead", Unit::Percent,
+            { "step_time.recompute_overhead", Unit::Percent,
                 [](const Result& r) {
                     const double rest = r.step.total() - r.step.recompute;
                     return rest > 0 ? r.step.recompute / rest : 0.0;
@@ -261,6 +249,14 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
             { "layout.grad_accumulation", Unit::Integer, [](const Result& r) { return double(r.gradAccumulation); } },
             { "layout.peak_stage", Unit::Integer, [](const Result& r) { return double(r.peakStage); } },
         };
+        // Every breakdown term under its key (term_keys.h), its value from the result's breakdown.
+        for (const TermKey& k : termKeys()) {
+            const TermKey* key = &k;
+            t.push_back({ std::string(k.key), k.group == TermGroup::Memory ? Unit::Memory : Unit::Seconds,
+                          [key](const Result& r) {
+                              return key->memory ? r.memory.*(key->memory) : r.step.*(key->step);
+                          } });
+        }
         const std::pair<const char*, Group> groups[]
             = { { "dp", Group::Dp }, { "tp", Group::Tp }, { "pp", Group::Pp }, { "cp", Group::Cp }, { "ep", Group::Ep } };
         for (const auto& [g, group] : groups) {

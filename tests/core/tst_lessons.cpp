@@ -370,8 +370,8 @@ void TestLessons::malformedLessonsNameTheStep_data()
         << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "{memory.total:furlongs}"})")) << "steps[0].text"
         << "{memory.total:furlongs}";
     QTest::newRow("unit on a time")
-        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "{step.total:GB}"})")) << "steps[0].text"
-        << "{step.total:GB}";
+        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "{step_time.total:GB}"})")) << "steps[0].text"
+        << "{step_time.total:GB}";
     QTest::newRow("unknown highlight")
         << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "x", "highlight": ["memory.optimiser"]})"))
         << "steps[0].highlight[0]" << "memory.optimiser";
@@ -396,8 +396,8 @@ void TestLessons::malformedLessonsNameTheStep()
 
 void TestLessons::unknownPlaceholdersAreReported()
 {
-    QCOMPARE(unknownPlaceholders("{memory.total} and {step.total}"), std::vector<std::string>{});
-    QCOMPARE(unknownPlaceholders("{memory.totl} {x} {prev.step.total} {change.fits}"),
+    QCOMPARE(unknownPlaceholders("{memory.total} and {step_time.total}"), std::vector<std::string>{});
+    QCOMPARE(unknownPlaceholders("{memory.totl} {x} {prev.step_time.total} {change.fits}"),
         (std::vector<std::string>{ "memory.totl", "x", "change.fits" }));
     // Braces that are not {identifier} are plain text.
     QCOMPARE(unknownPlaceholders("a set {1, 2}, an empty {} and { spaced }, JSON {\"a\": 1}"), std::vector<std::string>{});
@@ -407,8 +407,8 @@ void TestLessons::unknownPlaceholdersAreReported()
     // The placeholders the issue names, all known.
     for (const char* n : { "memory.total", "memory.parameters", "memory.gradients", "memory.optimizer_states",
              "memory.activations", "memory.gathered_parameters", "memory.communication_buffers",
-             "memory.framework_overhead", "capacity", "fits", "step.total", "step.compute", "step.recompute",
-             "step.exposed_communication", "step.pipeline_bubble", "step.offload", "throughput.mfu",
+             "memory.framework_overhead", "capacity", "fits", "step_time.total", "step_time.compute", "step_time.recompute",
+             "step_time.exposed_communication", "step_time.pipeline_bubble", "step_time.offload", "throughput.mfu",
              "throughput.tokens_per_second", "throughput.model_tflops_per_gpu", "params", "active_params", "min_gpus",
              "comm.total_bytes", "comm.dp", "comm.tp", "comm.pp", "layout.dp", "layout.micro_batches",
              "host_memory_per_node" }) {
@@ -436,7 +436,7 @@ void TestLessons::renderingUsesHumanUnits()
     const std::string mfu = render("{throughput.mfu}");
     QVERIFY2(!mfu.empty() && mfu.back() == '%', mfu.c_str());
     QCOMPARE(mfu, QString::number(100 * r.throughput.mfu, 'f', 1).toStdString() + "%");
-    const std::string step = render("{step.total}");
+    const std::string step = render("{step_time.total}");
     QVERIFY2(step.size() > 2 && (step.compare(step.size() - 2, 2, " s") == 0 || step.compare(step.size() - 3, 3, " ms") == 0),
         step.c_str());
     QVERIFY2(render("{throughput.tokens_per_second}").find("tokens/s") != std::string::npos, "tokens/s");
@@ -465,14 +465,14 @@ void TestLessons::previousStepPlaceholders()
     QCOMPARE(renderLessonText("{change.layout.micro_batches}", a, ra, &rb), std::string("\u221250.0%"));
     QCOMPARE(renderLessonText("{prev.capacity:GB}", b, rb, &ra), std::string("85.9 GB"));
     // Without a previous step they render n/a.
-    QCOMPARE(renderLessonText("{prev.step.total} {ratio.step.total}", b, rb), std::string("n/a n/a"));
+    QCOMPARE(renderLessonText("{prev.step_time.total} {ratio.step_time.total}", b, rb), std::string("n/a n/a"));
 }
 
 void TestLessons::highlightNames()
 {
     for (const char* ok : { "parallelism", "parallelism.tp", "parallelism.sharding", "training.recompute",
              "cluster.gpu", "cluster.gpu.memory_bytes", "model.preset", "model.layers", "offload.optimizer",
-             "nccl.min_channels", "memory", "memory.optimizer_states", "step.pipeline_bubble", "comm.dp", "fits",
+             "nccl.min_channels", "memory", "memory.optimizer_states", "step_time.pipeline_bubble", "comm.dp", "fits",
              "throughput.mfu", "host_memory_per_node" })
         QVERIFY2(isLessonHighlight(ok), ok);
     for (const char* bad : { "", "parallelism.tpp", "memory.optimiser", "schema", "steps", "memory.total.x" })

@@ -10,10 +10,10 @@ namespace shardscope::ui {
 MemoryStack::MemoryStack(QCustomPlot* plot, QCPAxis* keyAxis, QCPAxis* valueAxis, bool inLegend)
 {
     QCPBars* below = nullptr;
-    for (const core::Term* term : core::termsOf(referenceTerms(), core::TermGroup::Memory)) {
-        const QColor colour = termColor(term->key);
+    for (const core::TermKey& term : core::termKeys(core::TermGroup::Memory)) {
+        const QColor colour = termColor(term.key);
         auto* bars = new QCPBars(keyAxis, valueAxis);
-        bars->setName(QString::fromStdString(term->label));
+        bars->setName(QString::fromUtf8(term.label.data(), qsizetype(term.label.size())));
         bars->setBrush(colour);
         bars->setPen(QPen(colour.darker(130), 1));
         bars->setWidth(0.6);
@@ -25,7 +25,7 @@ MemoryStack::MemoryStack(QCustomPlot* plot, QCPAxis* keyAxis, QCPAxis* valueAxis
             bars->removeFromLegend();
         below = bars;
         m_bars.push_back(bars);
-        m_keys.push_back(QString::fromStdString(term->key));
+        m_keys.push_back(QString::fromUtf8(term.key.data(), qsizetype(term.key.size())));
     }
     Q_UNUSED(plot);
 }

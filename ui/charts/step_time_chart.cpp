@@ -18,8 +18,8 @@ StepTimeChart::StepTimeChart(QWidget* parent)
 {
     m_bars = setupStackedRows(m_plot, m_ticker, m_totals, 0.62);
     m_whiskers = std::make_unique<RangeWhiskers>(m_plot->yAxis, m_plot->xAxis);
-    for (const core::Term* t : core::termsOf(referenceTerms(), core::TermGroup::StepTime))
-        m_keys.push_back(QString::fromStdString(t->key));
+    for (const core::TermKey& k : core::termKeys(core::TermGroup::StepTime))
+        m_keys.push_back(QString::fromUtf8(k.key.data(), qsizetype(k.key.size())));
     LegendStrip* legend = addLegend(Qt::BottomEdge, 3);
     legend->setEntries(legendEntries(m_bars));
     legend->setToolTipProvider([this](int part) { return legendToolTip(part); });
@@ -54,10 +54,10 @@ std::vector<QCPBars*> StepTimeChart::setupStackedRows(QCustomPlot* plot, const Q
         qOverload<const QCPRange&>(&QCPAxis::setRange));
     std::vector<QCPBars*> out;
     QCPBars* below = nullptr;
-    for (const core::Term* term : core::termsOf(referenceTerms(), core::TermGroup::StepTime)) {
-        const QColor colour = termColor(term->key);
+    for (const core::TermKey& term : core::termKeys(core::TermGroup::StepTime)) {
+        const QColor colour = termColor(term.key);
         auto* bars = new QCPBars(key, value);
-        bars->setName(QString::fromStdString(term->label));
+        bars->setName(QString::fromUtf8(term.label.data(), qsizetype(term.label.size())));
         bars->setBrush(colour);
         bars->setPen(QPen(colour.darker(130), 1));
         bars->setWidth(barWidth);

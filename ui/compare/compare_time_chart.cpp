@@ -13,8 +13,8 @@ namespace {
 /// The term key of bar set `part` (the core's step-time terms, in the order setupStackedRows stacks them).
 std::string stepKey(int part)
 {
-    const std::vector<const core::Term*> terms = core::termsOf(referenceTerms(), core::TermGroup::StepTime);
-    return part >= 0 && size_t(part) < terms.size() ? terms[size_t(part)]->key : std::string();
+    const auto keys = core::termKeys(core::TermGroup::StepTime);
+    return part >= 0 && size_t(part) < keys.size() ? std::string(keys[size_t(part)].key) : std::string();
 }
 } // namespace
 

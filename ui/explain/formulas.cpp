@@ -85,31 +85,13 @@ const Entry kEntries[] = {
 };
 #undef T
 
-// Where a breakdown without terms keeps each term's value (pipeline stages, strategy variants, pins).
-constexpr std::pair<std::string_view, double core::MemoryBreakdown::*> kMemoryFields[] = {
-    {"memory.parameters", &core::MemoryBreakdown::parameters},
-    {"memory.gradients", &core::MemoryBreakdown::gradients},
-    {"memory.optimizer_states", &core::MemoryBreakdown::optimizerStates},
-    {"memory.activations", &core::MemoryBreakdown::activations},
-    {"memory.gathered_parameters", &core::MemoryBreakdown::gatheredParameters},
-    {"memory.communication_buffers", &core::MemoryBreakdown::communicationBuffers},
-    {"memory.framework_overhead", &core::MemoryBreakdown::frameworkOverhead},
-};
-constexpr std::pair<std::string_view, double core::StepTime::*> kStepFields[] = {
-    {"step_time.compute", &core::StepTime::compute},
-    {"step_time.recompute", &core::StepTime::recompute},
-    {"step_time.exposed_communication", &core::StepTime::exposedCommunication},
-    {"step_time.pipeline_bubble", &core::StepTime::pipelineBubble},
-    {"step_time.offload", &core::StepTime::offload},
-    {"step_time.optimizer", &core::StepTime::optimizer},
-};
-
 template <class Breakdown>
 std::vector<TermFigure> fromBreakdown(const Breakdown& b, core::TermGroup group)
 {
     std::vector<TermFigure> out;
-    for (const core::Term* t : core::termsOf(referenceTerms(), group))
-        out.push_back({QString::fromStdString(t->key), QString::fromStdString(t->label), breakdownValue(b, t->key), nullptr});
+    for (const core::TermKey& k : core::termKeys(group))
+        out.push_back({QString::fromUtf8(k.key.data(), qsizetype(k.key.size())),
+                       QString::fromUtf8(k.label.data(), qsizetype(k.label.size())), core::breakdownValue(b, k.key), nullptr});
     return out;
 }
 } // namespace
@@ -129,40 +111,9 @@ QString explanationTitle(const QString& key)
 {
     if (const Explanation* e = explanation(key))
         return QCoreApplication::translate("Formulas", e->title);
-    if (const core::Term* t = findTerm(referenceTerms(), key.toStdString()))
-        return QString::fromStdString(t->label);
+    if (const core::TermKey* k = core::findTermKey(key.toStdString()))
+        return QString::fromUtf8(k->label.data(), qsizetype(k->label.size()));
     return key;
-}
-
-namespace {
-std::vector<core::Term>& referenceStorage()
-{
-    static std::vector<core::Term> terms;
-    return terms;
-}
-} // namespace
-
-const std::vector<core::Term>& referenceTerms()
-{
-    std::vector<core::Term>& terms = referenceStorage();
-    static const bool loaded = [&terms] {
-        if (!terms.empty())
-            return true;
-        core::Catalog catalog;
-        loadCatalogFromResources(catalog);
-        if (!catalog.gpus.empty() && !catalog.links.empty() && !catalog.models.empty())
-            terms = core::explain(core::defaultScenario(catalog)).terms;
-        return !terms.empty();
-    }();
-    Q_UNUSED(loaded);
-    return terms;
-}
-
-void setReferenceTerms(const core::Catalog& catalog)
-{
-    std::vector<core::Term>& terms = referenceStorage();
-    if (terms.empty() && !catalog.gpus.empty() && !catalog.links.empty() && !catalog.models.empty())
-        terms = core::explain(core::defaultScenario(catalog)).terms;
 }
 
 double figureValue(const std::vector<TermFigure>& figures, const QString& key, size_t index)
@@ -185,22 +136,6 @@ double termValue(const core::Result& result, std::string_view key, double fallba
 {
     const core::Term* t = findTerm(result.terms, key);
     return t ? t->value : fallback;
-}
-
-double breakdownValue(const core::MemoryBreakdown& memory, std::string_view key)
-{
-    for (const auto& [k, field] : kMemoryFields)
-        if (k == key)
-            return memory.*field;
-    return 0;
-}
-
-double breakdownValue(const core::StepTime& step, std::string_view key)
-{
-    for (const auto& [k, field] : kStepFields)
-        if (k == key)
-            return step.*field;
-    return 0;
 }
 
 std::vector<TermFigure> termFigures(const core::Result& result, core::TermGroup group)

@@ -5,8 +5,8 @@
 /// this file hands them to the views in the core's order. Figures that are not terms (the charts themselves,
 /// GPU capacity, excess, fit, minimum GPUs, cost, hidden and exposed time) have static text here.
 
-#include <shardscope/core/catalog.h>
 #include <shardscope/core/result.h>
+#include <shardscope/core/term_keys.h>
 
 #include <QString>
 
@@ -38,7 +38,7 @@ struct TermFigure {
 
 /// The figures of a group (TermGroup::Memory or TermGroup::StepTime) of a result, in the core's order: its terms
 /// (core::explain()), or for a result of core::evaluate() (no terms) the breakdown's values under the core's
-/// keys and labels (referenceTerms()). Empty for an invalid result.
+/// keys and labels (core::termKeys()). Empty for an invalid result.
 [[nodiscard]] std::vector<TermFigure> termFigures(const core::Result& result, core::TermGroup group);
 /// The memory figures of one pipeline stage (or any breakdown without terms), in the core's order.
 [[nodiscard]] std::vector<TermFigure> memoryFigures(const core::MemoryBreakdown& memory);
@@ -51,17 +51,7 @@ struct TermFigure {
 [[nodiscard]] const core::Term* findTerm(const std::vector<core::Term>& terms, std::string_view key);
 /// The value of the term key of a result, or `fallback` for a result without terms (core::evaluate()).
 [[nodiscard]] double termValue(const core::Result& result, std::string_view key, double fallback);
-/// The core's terms for its default scenario (core::explain() on the compiled-in catalogs), computed once: the keys,
-/// labels and order of the memory and step-time terms for views whose result has no terms.
-[[nodiscard]] const std::vector<core::Term>& referenceTerms();
-/// Sets the reference terms where the catalogs are not compiled in as resources (shardscope-cli, which reads them
-/// from --catalog-dir): without them, charts of results without terms (the strategy variants) would draw nothing.
-/// Only before referenceTerms() found any.
-void setReferenceTerms(const core::Catalog& catalog);
-
-/// The value of a memory (step-time) term key in a breakdown that has no terms, e.g. a pipeline stage's memory;
-/// the one place that ties term keys to core::MemoryBreakdown and core::StepTime fields. 0 for another key.
-[[nodiscard]] double breakdownValue(const core::MemoryBreakdown& memory, std::string_view key);
-[[nodiscard]] double breakdownValue(const core::StepTime& step, std::string_view key);
+/// The value of a memory (step-time) term key in a breakdown that has no terms (core/term_keys.h).
+using core::breakdownValue;
 
 } // namespace shardscope::ui

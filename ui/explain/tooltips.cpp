@@ -133,12 +133,12 @@ QString explainHtml(const QString& key, const QString& value, const QString& val
             html += QStringLiteral("<br><i>%1 %2</i>").arg(tr("Source:"), QCoreApplication::translate("Formulas", e->source).toHtmlEscaped());
         return wrap(html);
     }
-    const core::Term* t = findTerm(referenceTerms(), key.toStdString());
-    html = heading(t ? str(t->label) : key, value);
+    const core::TermKey* t = core::findTermKey(key.toStdString());
+    html = heading(t ? str(std::string(t->label)) : key, value);
     if (!values.isEmpty())
         html += QStringLiteral("<br>%1").arg(values.toHtmlEscaped());
     if (t)
-        html += derivationLink(str(t->anchor));
+        html += derivationLink(str(std::string(t->anchor)));
     return wrap(html);
 }
 

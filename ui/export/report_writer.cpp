@@ -300,10 +300,13 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                 total += f.value;
             QList<QStringList> rows;
             for (const TermFigure& f : figures) {
-                const core::Term* t = f.term ? f.term : findTerm(referenceTerms(), f.key.toStdString());
+                const core::TermKey* k = core::findTermKey(f.key.toStdString());
+                const QString anchor = f.term ? QString::fromStdString(f.term->anchor)
+                    : k                       ? QString::fromUtf8(k->anchor.data(), qsizetype(k->anchor.size()))
+                                              : QString();
                 rows.push_back({f.label, figureText(f.value, g.unit), Units::percent(total > 0 ? f.value / total : 0, 0),
-                                t ? QString::fromStdString(t->source) : QString(),
-                                t ? QStringLiteral("§%1").arg(modelSectionTitle(QString::fromStdString(t->anchor))) : QString()});
+                                f.term ? QString::fromStdString(f.term->source) : QString(),
+                                anchor.isEmpty() ? QString() : QStringLiteral("§%1").arg(modelSectionTitle(anchor))});
             }
             rows.push_back({tr("Total"), figureText(total, g.unit), Units::percent(total > 0 ? 1 : 0, 0), QString(), QString()});
             const QStringList header{tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md")};

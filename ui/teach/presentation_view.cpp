@@ -171,16 +171,17 @@ std::pair<int, int> memoryItems(const QString& name, const std::vector<TermFigur
 }
 
 /// The step-time terms (the core's order) a highlight covers: {first, last}, or {-1, -1}. Lesson names:
-/// "step.<part>" with "_share"/"_overhead" variants ("step.bubble_share"), "comm.<group>_exposed".
+/// "step_time.<part>" (the term keys) with "_share"/"_overhead" variants ("step_time.bubble_share"),
+/// "comm.<group>_exposed".
 std::pair<int, int> timeParts(const QString& name, const std::vector<TermFigure>& figures)
 {
-    if (name == QLatin1String("step") || name == QLatin1String("step.total"))
+    if (name == QLatin1String("step_time") || name == QLatin1String("step_time.total"))
         return figures.empty() ? std::pair{-1, -1} : std::pair{0, int(figures.size()) - 1};
     QString part;
     if (name.startsWith(QLatin1String("comm.")) && name.endsWith(QLatin1String("_exposed"))) {
         part = QStringLiteral("exposed_communication");
-    } else if (name.startsWith(QLatin1String("step."))) {
-        part = name.mid(5);
+    } else if (name.startsWith(QLatin1String("step_time."))) {
+        part = name.mid(10);
         for (const QLatin1String suffix : {QLatin1String("_share"), QLatin1String("_overhead")})
             if (part.endsWith(suffix))
                 part.chop(suffix.size());
