@@ -4,7 +4,6 @@
 #include "charts/chart_base.h"
 #include "session/app_theme.h"
 #include "document/strategy_comparison.h"
-#include "explain/formulas.h"
 #include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"

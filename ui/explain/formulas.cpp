@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "explain/formulas.h"
 
-#include "document/catalog_resources.h"
-
-#include <shardscope/core/evaluate.h>
-#include <shardscope/core/scenario_json.h>
-
 #include <QCoreApplication>
 #include <QHash>
 
