@@ -81,9 +81,11 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     os << "Memory per GPU (most loaded: stage " << r.peakStage << ")\n";
     for (const Term* t : termsOf(r.terms, TermGroup::Memory))
         os << "  " << pad(t->label, 24) << pad(bytes(t->value), 12, true) << "\n";
-    os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.capacity)
-       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "  " << rangePercent(r.memory.total(), r.memoryRange)
-       << " (" << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
+    os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.usable)
+       << " usable" << (r.fits ? "" : " (OVER)") << "  " << rangePercent(r.memory.total(), r.memoryRange) << " ("
+       << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
+    os << "  " << pad("usable", 24) << pad(bytes(r.usable), 12, true) << "  = " << bytes(r.capacity)
+       << " as the driver reports it − CUDA context − " << fmt("%g", 100 * s.cluster.memoryHeadroom) << "% headroom\n";
     if (r.hostMemoryPerNode > 0)
         os << "  " << pad("host memory per node", 24) << pad(bytes(r.hostMemoryPerNode), 12, true) << "\n";
     if (r.nvmePerNode > 0)
@@ -120,6 +122,7 @@ void printExplanation(std::ostream& os, const core::Result& r)
     using namespace core;
     const std::pair<TermGroup, const char*> groups[] = { { TermGroup::Model, "Model" },
         { TermGroup::Memory, "Memory per GPU (most loaded stage); the terms add up to the total" },
+        { TermGroup::Capacity, "Usable memory per GPU: what the total must fit in" },
         { TermGroup::StepTime, "Step time (slowest pipeline stage); the terms add up to the total" },
         { TermGroup::Throughput, "Throughput" }, { TermGroup::Communication, "Communication per GPU per step" } };
     for (const auto& [group, title] : groups) {

@@ -48,11 +48,14 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
         return 2;
     if (gpus > 0)
         opt.minGpus = opt.maxGpus = gpus;
+    core::Scenario scenario = base; // --headroom overrides the scenario's cluster.memory_headroom
     if (auto it = o.find("--headroom"); it != o.end()) {
         char* end = nullptr;
-        opt.headroom = std::strtod(it->second.c_str(), &end);
-        if (end == it->second.c_str() || *end != '\0' || !(opt.headroom >= 0 && opt.headroom < 1)) {
-            err << "shardscope-cli: error: --headroom: '" << it->second << "' must be a fraction from 0 to below 1\n";
+        scenario.cluster.memoryHeadroom = std::strtod(it->second.c_str(), &end);
+        const double h = scenario.cluster.memoryHeadroom;
+        if (end == it->second.c_str() || *end != '\0' || !(h >= 0 && h <= 0.5)) {
+            err << "shardscope-cli: error: --headroom: '" << it->second
+                << "' must be a fraction from 0 to 0.5 (it overrides cluster.memory_headroom)\n";
             return 2;
         }
     }
@@ -85,7 +88,7 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
         return 2;
     }
 
-    const core::SearchResult res = core::search(base, opt);
+    const core::SearchResult res = core::search(scenario, opt);
     const size_t n = std::min<size_t>(res.points.size(), static_cast<size_t>(top));
     if (format == "csv") {
         out << "rank,gpus,sharding,tp,pp,cp,ep,pp_schedule,virtual_stages,micro_batch,recompute,offload_optimizer,"
@@ -112,7 +115,7 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
         static_cast<long long>(res.evaluated), static_cast<long long>(res.feasible), res.seconds);
     out << head << "\"pareto_size\": " << res.pareto.size() << ",\n\"results\": [";
     for (size_t i = 0; i < n; ++i) {
-        const core::Scenario s = core::applyLayout(base, res.points[i].layout);
+        const core::Scenario s = core::applyLayout(scenario, res.points[i].layout);
         const core::Result r = core::evaluate(s);
         out << (i ? ",\n" : "\n") << "{\"scenario\": " << core::scenarioToJson(s, catalog, -1)
             << ", \"result\": " << core::resultToJson(r, -1) << "}";

@@ -12,9 +12,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
-// CUDA context, cuBLAS/cuDNN workspaces and kernel images loaded at the first CUDA call: 0.5–2 GB
-// (stas00 ml-engineering, training/performance); we take 1 GiB.
-constexpr double kCudaContextBytes = 1.0 * kGiB;
 // DeepSpeed estimators' additional_buffer_factor (deepspeed/runtime/zero/stage3.py, stage_1_and_2.py).
 constexpr double kDsBufferFactor = 1.5;
 // FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and
@@ -540,8 +537,9 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
             + perHead(X::input("β", B.act, "B", "bytes per activation element")
                       * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank"));
     mem.slack = slack.value();
-    mem.overhead = X::input("C_cuda", kCudaContextBytes, "B", "CUDA context, cuBLAS/cuDNN workspaces, kernel images")
-        + slack + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
+    // The CUDA context is not here: the process holds it before the framework allocates, so it comes off the GPU's
+    // memory instead (usable_memory.h).
+    mem.overhead = slack + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
         + X::input("misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)");
     return mem;
 }
@@ -559,7 +557,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
     mem.gatheredParameters = f.gathered.value();
     mem.communicationBuffers = f.buckets.value();
     mem.frameworkOverhead = f.overhead.value();
-    mem.reservedPeak = mem.total() - kCudaContextBytes - s.cluster.miscBytes;
+    mem.reservedPeak = mem.total() - s.cluster.miscBytes;
     mem.allocatedPeak = mem.reservedPeak - f.slack;
     if (hostPerGpu)
         *hostPerGpu = f.host;
@@ -681,7 +679,7 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
                e.cachedLogits ? "(β·T·V/t·m: the bf16 logits' block, cached but too small for the loss's fp32 gradients)"
                               : "");
     t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
-               "PyTorch CUDA semantics (context and caching allocator); c10/cuda/CUDACachingAllocator.cpp "
+               "PyTorch CUDA semantics (caching allocator); c10/cuda/CUDACachingAllocator.cpp "
                "(segments never merge; a request takes a free block at least its size)";
     out.push_back(std::move(t));
 }

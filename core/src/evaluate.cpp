@@ -13,6 +13,7 @@
 #include "step_terms.h"
 #include "throughput_stage.h"
 #include "timing_stage.h"
+#include "usable_memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,8 +90,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     for (auto& st : r.stages)
         st.memory.communicationBuffers += nccl;
     r.memory = r.stages[r.peakStage].memory;
-    r.capacity = s.cluster.gpu.memoryBytes;
-    r.fits = r.memory.total() <= r.capacity;
+    r.capacity = reportedCapacity(s.cluster.gpu);
+    r.usable = usableMemory<Fast>(s).value();
+    r.allocatable = allocatableMemory<Fast>(s).value();
+    r.fits = r.memory.total() <= r.usable;
     r.hostMemoryPerNode = hostPerGpuMax * s.cluster.gpusPerNode;
     r.nvmePerNode = nvmePerGpuMax * s.cluster.gpusPerNode;
     if (s.training.accounting == Accounting::DeepSpeed && s.parallelism.sharding == Sharding::Zero3) {
@@ -129,6 +132,17 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     if (terms) {
         // Memory of the peak stage, from stageMemory's own computation, + NCCL's buffers in the communication term.
         stageMemoryTerms(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, layout, m, nccl, *terms);
+        Term usable = termOf("memory.usable", usableMemory<Expr>(s), "(fits: memory total ≤ usable)");
+        usable.group = TermGroup::Capacity; // what the total is judged against, not a part of it
+        usable.label = "Usable memory";
+        usable.unit = "B";
+        usable.anchor = "usable-memory";
+        usable.source = s.cluster.gpu.reportedMemoryBytes > 0
+            ? "GPU catalog reported_memory_bytes (the driver's total, nvidia-smi / rocm-smi; its source in the catalog); "
+              "PyTorch CUDA semantics (the context is created before the caching allocator); headroom: the scenario's"
+            : "GPU datasheet memory (the catalog has no driver-reported figure); PyTorch CUDA semantics (the context is "
+              "created before the caching allocator); headroom: the scenario's";
+        terms->push_back(std::move(usable));
         StepTerms st;
         st.m = slowStage.m;
         st.slow = ss;
@@ -151,8 +165,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         addStepTerms(s, sh, r, st, *terms);
     }
 
-    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.capacity, nccl, r.peakStage) : 0;
+    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.usable, nccl, r.peakStage) : 0;
 }
+
+double usableMemory(const Scenario& scenario) { return detail::usableMemory<detail::Fast>(scenario).value(); }
 
 ModelSize modelSize(const ModelSpec& model)
 {

@@ -264,7 +264,7 @@ void need(FieldReader& r, bool requireAll, const json& o, const char* key, const
 void readGpu(FieldReader& r, const json& o, const std::string& p, GpuSpec& g, bool all)
 {
     r.unknownKeys(o, p, { "id", "name", "vendor", "arch", "bf16_dense_flops", "fp8_dense_flops", "memory_bytes",
-                            "memory_bandwidth", "scale_up_bandwidth", "scale_up_domain", "nvls", "host_link_bandwidth",
+                            "reported_memory_bytes", "memory_bandwidth", "scale_up_bandwidth", "scale_up_domain", "nvls", "host_link_bandwidth",
                             "achievable_matmul_fraction", "tdp_watts", "hourly_price_usd", "source", "scale_up_link",
                             "scale_out_link", "links_source" });
     r.string(o, "id", p, g.id);
@@ -280,6 +280,10 @@ void readGpu(FieldReader& r, const json& o, const std::string& p, GpuSpec& g, bo
     need(r, all, o, "achievable_matmul_fraction", p,
         [&] { r.number(o, "achievable_matmul_fraction", p, g.achievableMatmulFraction); });
     r.number(o, "fp8_dense_flops", p, g.fp8DenseFlops);
+    // A memory_bytes of its own without a driver figure: the catalog entry's driver figure was for another memory.
+    if (o.contains("memory_bytes") && !o.contains("reported_memory_bytes"))
+        g.reportedMemoryBytes = 0;
+    r.number(o, "reported_memory_bytes", p, g.reportedMemoryBytes);
     r.integer(o, "scale_up_domain", p, g.scaleUpDomain);
     r.boolean(o, "nvls", p, g.nvls);
     r.number(o, "tdp_watts", p, g.tdpWatts);
@@ -372,7 +376,7 @@ json gpuToJson(const GpuSpec& g)
 {
     json j = { { "id", g.id }, { "name", g.name }, { "vendor", g.vendor }, { "arch", g.arch },
         { "bf16_dense_flops", g.bf16DenseFlops }, { "fp8_dense_flops", g.fp8DenseFlops },
-        { "memory_bytes", g.memoryBytes }, { "memory_bandwidth", g.memoryBandwidth },
+        { "memory_bytes", g.memoryBytes }, { "reported_memory_bytes", g.reportedMemoryBytes }, { "memory_bandwidth", g.memoryBandwidth },
         { "scale_up_bandwidth", g.scaleUpBandwidth }, { "scale_up_domain", g.scaleUpDomain }, { "nvls", g.nvls },
         { "host_link_bandwidth", g.hostLinkBandwidth }, { "achievable_matmul_fraction", g.achievableMatmulFraction },
         { "tdp_watts", g.tdpWatts }, { "hourly_price_usd", g.hourlyPriceUsd }, { "source", g.source } };

@@ -214,7 +214,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     if (const json* c = objectAt(r, root, "cluster")) {
         auto& cl = s.cluster;
         r.unknownKeys(*c, "cluster", { "gpu", "nodes", "gpus_per_node", "intra_node", "inter_node", "nics_per_node",
-                                         "nvme_bandwidth_per_node", "cpu_adam_params_per_second", "misc_bytes" });
+                                         "nvme_bandwidth_per_node", "cpu_adam_params_per_second", "misc_bytes",
+                                         "memory_headroom" });
         readRef(r, *c, "gpu", "cluster", cl.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::readGpu, "GPU");
         readRef(r, *c, "intra_node", "cluster", cl.intraNode, [&](const std::string& id) { return catalog.link(id); },
             detail::readLink, "interconnect");
@@ -226,6 +227,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.number(*c, "nvme_bandwidth_per_node", "cluster", cl.nvmeBandwidthPerNode);
         r.number(*c, "cpu_adam_params_per_second", "cluster", cl.cpuAdamParamsPerSecond);
         r.number(*c, "misc_bytes", "cluster", cl.miscBytes);
+        r.number(*c, "memory_headroom", "cluster", cl.memoryHeadroom);
     }
     if (const json* t = objectAt(r, root, "training")) {
         auto& tr = s.training;
@@ -360,7 +362,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         { "intra_node", refToJson(c.intraNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
         { "inter_node", refToJson(c.interNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
         { "nics_per_node", c.nicsPerNode }, { "nvme_bandwidth_per_node", c.nvmeBandwidthPerNode },
-        { "cpu_adam_params_per_second", c.cpuAdamParamsPerSecond }, { "misc_bytes", c.miscBytes } };
+        { "cpu_adam_params_per_second", c.cpuAdamParamsPerSecond }, { "misc_bytes", c.miscBytes },
+        { "memory_headroom", c.memoryHeadroom } };
     const auto& t = s.training;
     j["training"] = { { "seq_len", t.seqLen }, { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
         { "precision", toString(t.precision) }, { "optimizer", toString(t.optimizer) },
@@ -436,6 +439,7 @@ std::string resultToJson(const Result& r, int indent)
         { "micro_batches", r.microBatches }, { "grad_accumulation", r.gradAccumulation } };
     json mem = memoryToJson(r.memory);
     mem["capacity"] = r.capacity;
+    mem["usable"] = r.usable;
     mem["fits"] = r.fits;
     mem["verdict"] = toString(r.verdict);
     mem["total_range"] = json::array({ r.memoryRange.lo, r.memoryRange.hi });

@@ -3,6 +3,7 @@
 #include "shardscope/core/search.h"
 
 #include "assumed_hidden.h"
+#include "usable_memory.h"
 #include "engine.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/uncertainty.h"
@@ -134,7 +135,8 @@ struct Worker {
         s.parallelism.ep = t.ep;
         s.parallelism.sequenceParallel = t.tp > 1;
         s.parallelism.shardGroup = 0;
-        const double capacity = base.cluster.gpu.memoryBytes * (1.0 - opt.headroom);
+        // The scenario's usable memory (capacity − CUDA context − headroom): "fits" means the same as in evaluate().
+        const double capacity = detail::usableMemory<detail::Fast>(base).value();
         Result r;
         const int layers = base.model.layers;
         struct Sched {
@@ -212,9 +214,9 @@ struct Worker {
                             p.stepTime = f.stepTime;
                             p.memory = f.memory;
                             p.tokensPerSecond = f.tokensPerSecond;
-                            p.mfu = r.throughput.mfu;
+                            p.mfu = r.throughput.mfu * f.tokensPerSecond / r.throughput.tokensPerSecond;
                             p.costPerToken = f.costPerStep > 0 ? f.costPerStep / (f.tokensPerSecond * p.stepTime) : 0.0;
-                            p.score = score(f, t.gpus, base.cluster.gpu.memoryBytes);
+                            p.score = score(f, t.gpus, capacity); // memory headroom: what is left of the usable memory
                             p.index = myIndex;
                             points.push_back(p);
                         }

@@ -15,6 +15,7 @@ const char* toString(TermGroup g)
     case TermGroup::StepTime: return "step_time";
     case TermGroup::Communication: return "communication";
     case TermGroup::Throughput: return "throughput";
+    case TermGroup::Capacity: return "capacity";
     }
     return "model";
 }

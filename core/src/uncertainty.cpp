@@ -322,12 +322,15 @@ void addUncertainty(const Scenario& s, Result& r)
     const double tps = r.throughput.tokensPerSecondPerGpu, step = r.step.total();
     r.tokensPerGpuRange = { tps * t.band.lo, tps * t.band.hi };
     r.stepTimeRange = { step / t.band.hi, step / t.band.lo }; // measured step = predicted step × predicted/measured tps
-    // The band was measured on the reserved peak; the CUDA context and NCCL buffers above it are known sizes.
+    // The band was measured on the reserved peak; the scenario's reserve (misc) above it is a known size.
     const double total = r.memory.total(), reserved = r.memory.reservedPeak;
     r.memoryRange = { total + reserved * (m.band.lo - 1), total + reserved * (m.band.hi - 1) };
-    r.verdict = r.memoryRange.hi <= r.capacity ? Verdict::Fits
-        : r.memoryRange.lo > r.capacity        ? Verdict::DoesNotFit
-                                               : Verdict::Borderline;
+    // Fits: even the range's top stays within the usable memory (headroom kept). Does not fit: even its bottom is
+    // above what the process can allocate at all (the headroom is a planning margin, not a physical limit, so a run
+    // that ran is never called impossible because it used its headroom). Between the two: borderline.
+    r.verdict = r.memoryRange.hi <= r.usable ? Verdict::Fits
+        : r.memoryRange.lo > r.allocatable ? Verdict::DoesNotFit
+                                           : Verdict::Borderline;
 
     Uncertainty& u = r.uncertainty;
     u = {};

@@ -3,6 +3,7 @@
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/scenario_json.h"
 #include "sizing.h"
+#include "usable_memory.h"
 
 #include <cmath>
 #include <sstream>
@@ -62,6 +63,7 @@ constexpr double kMaxTdpWatts = 1e5; // a whole GB200 NVL72 rack draws ~1.2e5 W;
 constexpr double kMinFlops = 1e9;
 constexpr double kMinBandwidth = 1e6;
 constexpr double kMinMemory = 1 << 20;
+constexpr double kMaxHeadroom = 0.5; // a planning margin above half the GPU's memory is a typo, not a margin
 
 struct Checker {
     std::vector<Issue>& out;
@@ -230,7 +232,16 @@ std::vector<Issue> validate(const Scenario& s)
     ck.range("cluster.gpu.bf16_dense_flops", c.gpu.bf16DenseFlops, kMinFlops, 1e18);
     if (ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, 0, 1e18) && c.gpu.fp8DenseFlops > 0)
         ck.range("cluster.gpu.fp8_dense_flops", c.gpu.fp8DenseFlops, kMinFlops, 1e18); // 0 = no FP8
-    ck.range("cluster.gpu.memory_bytes", c.gpu.memoryBytes, kMinMemory, 1e15);
+    const bool memoryOk = ck.range("cluster.gpu.memory_bytes", c.gpu.memoryBytes, kMinMemory, 1e15);
+    // 0 = no driver figure; a driver reports at most the datasheet's memory (it keeps some for itself)
+    const bool reportedOk = c.gpu.reportedMemoryBytes == 0
+        || ck.range("cluster.gpu.reported_memory_bytes", c.gpu.reportedMemoryBytes, kMinMemory,
+            memoryOk ? c.gpu.memoryBytes : 1e15);
+    const bool headroomOk = ck.range("cluster.memory_headroom", c.memoryHeadroom, 0, kMaxHeadroom);
+    if (memoryOk && reportedOk && headroomOk && detail::usableMemory<detail::Fast>(s).value() <= 0)
+        ck.fail("cluster.gpu.memory_bytes", "leaves no usable memory: ", detail::reportedCapacity(c.gpu),
+            " B less the CUDA context (", detail::kCudaContextBytes, " B) and the headroom (",
+            c.memoryHeadroom * detail::reportedCapacity(c.gpu), " B) is not above 0");
     ck.range("cluster.gpu.memory_bandwidth", c.gpu.memoryBandwidth, kMinBandwidth, 1e15);
     if (ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, 0, 1e15) && c.gpu.scaleUpBandwidth > 0)
         ck.range("cluster.gpu.scale_up_bandwidth", c.gpu.scaleUpBandwidth, kMinBandwidth, 1e15); // 0 = none

@@ -70,6 +70,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("cluster.nvme_bandwidth_per_node", cluster.nvmeBandwidthPerNode, doubleText),
         SS_SETTING("cluster.cpu_adam_params_per_second", cluster.cpuAdamParamsPerSecond, doubleText),
         SS_SETTING("cluster.misc_bytes", cluster.miscBytes, doubleText),
+        SS_SETTING("cluster.memory_headroom", cluster.memoryHeadroom, doubleText),
         SS_SETTING("training.seq_len", training.seqLen, int64Text),
         SS_SETTING("training.global_batch", training.globalBatch, int64Text),
         SS_SETTING("training.micro_batch", training.microBatch, int64Text),

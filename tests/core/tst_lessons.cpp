@@ -323,7 +323,8 @@ void TestLessons::mergePatchChainsAndNullRestoresDefault()
     QCOMPARE(s[3].changed, std::vector<std::string>{ "training.seq_len" });
     // A catalog entry with overrides; a name set by the patch is kept, otherwise lesson title + step title.
     QCOMPARE(s[4].scenario.cluster.gpu.memoryBytes, 103079215104.0);
-    QCOMPARE(s[4].changed, std::vector<std::string>{ "cluster.gpu.memory_bytes" });
+    // (its own memory drops the catalog's driver figure, which was for the catalog's memory: both fields change)
+    QCOMPARE(s[4].changed, (std::vector<std::string>{ "cluster.gpu.memory_bytes", "cluster.gpu.reported_memory_bytes" }));
     QCOMPARE(s[4].scenario.name, std::string("mine"));
     QCOMPARE(s[0].scenario.name, std::string("Test lesson: a"));
 }
@@ -419,14 +420,16 @@ void TestLessons::unknownPlaceholdersAreReported()
 
 void TestLessons::renderingUsesHumanUnits()
 {
-    // The default scenario: Llama 3 70B (derived Ψ ≈ 70.55e9, catalogs.md parameter-count check) on H100s
-    // with memory_bytes = 80 × 2^30.
+    // The default scenario: Llama 3 70B (derived Ψ ≈ 70.55e9, catalogs.md parameter-count check) on H100s, whose
+    // driver reports 81559 MiB (nvidia-smi; NVIDIA/nccl#1264) = 79.647 GiB = 85.52e9 B; usable = that − 1 GiB CUDA
+    // context − 10% headroom = 70.683 GiB.
     const Scenario s = defaultScenario(sstest::catalog());
     SS_EVALUATE(r, s);
     auto render = [&](const std::string& t) { return renderLessonText(t, s, r); };
     QCOMPARE(render("{params}"), std::string("70.6 B"));
-    QCOMPARE(render("{capacity}"), std::string("80.00 GiB"));
-    QCOMPARE(render("{capacity:GB}"), std::string("85.9 GB")); // 80 × 2^30 bytes = 85.9e9
+    QCOMPARE(render("{capacity}"), std::string("79.65 GiB"));
+    QCOMPARE(render("{capacity:GB}"), std::string("85.5 GB")); // 81559 × 2^20 bytes = 85.52e9
+    QCOMPARE(render("{usable}"), std::string("70.68 GiB"));
     QCOMPARE(render("{fits}"), std::string(r.fits ? "yes" : "no"));
     QCOMPARE(render("{layout.dp}"), std::string("32"));
     QCOMPARE(render("{seq_len}"), std::string("8,192"));
@@ -463,7 +466,7 @@ void TestLessons::previousStepPlaceholders()
     QCOMPARE(renderLessonText("{ratio.layout.micro_batches}", b, rb, &ra), std::string("2.00×"));
     QCOMPARE(renderLessonText("{change.layout.micro_batches}", b, rb, &ra), std::string("+100.0%"));
     QCOMPARE(renderLessonText("{change.layout.micro_batches}", a, ra, &rb), std::string("\u221250.0%"));
-    QCOMPARE(renderLessonText("{prev.capacity:GB}", b, rb, &ra), std::string("85.9 GB"));
+    QCOMPARE(renderLessonText("{prev.capacity:GB}", b, rb, &ra), std::string("85.5 GB"));
     // Without a previous step they render n/a.
     QCOMPARE(renderLessonText("{prev.step_time.total} {ratio.step_time.total}", b, rb), std::string("n/a n/a"));
 }

@@ -564,7 +564,7 @@ void TestMemory::memoryPartsSumToTotal_data()
 void TestMemory::memoryPartsSumToTotal()
 {
     // Through the result JSON (what the CLI and GUI read): every memory item sums to its total, per stage and for
-    // the reported GPU, which is the most loaded stage, and fits == (total <= capacity).
+    // the reported GPU, which is the most loaded stage, and fits == (total <= usable).
     QFETCH(QString, file);
     const ScenarioParse p = sstest::parse(sstest::readText(file));
     QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
@@ -592,9 +592,14 @@ void TestMemory::memoryPartsSumToTotal()
         maxStage = std::max(maxStage, total);
     }
     SS_COMPARE_REL(mem.value(QLatin1String("total")).toDouble(), maxStage, 1e-12);
+    // fits == (total <= usable), usable = capacity as the driver reports it − 1 GiB CUDA context − headroom × capacity
     QCOMPARE(mem.value(QLatin1String("fits")).toBool(),
-        mem.value(QLatin1String("total")).toDouble() <= mem.value(QLatin1String("capacity")).toDouble());
-    QCOMPARE(mem.value(QLatin1String("capacity")).toDouble(), p.scenario.cluster.gpu.memoryBytes);
+        mem.value(QLatin1String("total")).toDouble() <= mem.value(QLatin1String("usable")).toDouble());
+    const GpuSpec& g = p.scenario.cluster.gpu;
+    const double capacity = g.reportedMemoryBytes > 0 ? g.reportedMemoryBytes : g.memoryBytes;
+    QCOMPARE(mem.value(QLatin1String("capacity")).toDouble(), capacity);
+    SS_COMPARE_REL(mem.value(QLatin1String("usable")).toDouble(),
+        capacity - GiB - p.scenario.cluster.memoryHeadroom * capacity, 1e-15);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -608,10 +613,9 @@ void TestMemory::frameworkOverheadAndNcclBuffers()
     //  - NCCL buffers of the one communicator (TP: 2 ranks on NVSwitch, 12 channels on A100, one send and one receive
     //    peer per ring): channels × peers × NCCL_NUM_PROTOCOLS (3: LL, LL128, Simple; nccl src/include/plugin/
     //    nccl_tuner.h) × NCCL_BUFFSIZE (4 MiB: nccl src/init.cc DEFAULT_BUFFSIZE = 1 << 22; user guide, NCCL_BUFFSIZE).
-    //  - framework overhead: the CUDA context, 1 GiB (stas00 ml-engineering training/performance: 0.5–2 GB for the
-    //    context, cuBLAS/cuDNN workspaces and kernel images; the model takes 1 GiB), plus Megatron's 5% on transient
-    //    memory (megatron/training/theoretical_memory_usage.py: overhead_factor = 1.05, "optimizer and
-    //    miscellaneous temporaries").
+    //  - framework overhead: Megatron's 5% on transient memory (megatron/training/theoretical_memory_usage.py:
+    //    overhead_factor = 1.05, "optimizer and miscellaneous temporaries"). The CUDA context is not part of the
+    //    total: it comes off the GPU's memory (usable memory, below).
     const double s = kS, b = kB, h = kH, a = kA, V = kV, t = 2, L = 4;
     const double activations = L * s * b * h * (34 / t + 5 * a * s / (h * t)) + (8 * s * b + s * b * h) / t
         + (2 * s * b * h + 2 * s * b * h) / t + 6 * s * b * V / t;
@@ -624,7 +628,16 @@ void TestMemory::frameworkOverheadAndNcclBuffers()
     SS_COMPARE_REL(r.memory.activations, activations, 1e-12);
     QCOMPARE(r.memory.gatheredParameters, 0.0);
     SS_COMPARE_REL(r.memory.communicationBuffers, channels * peers * protocols * buffSize, 1e-12);
-    SS_COMPARE_REL(r.memory.frameworkOverhead, GiB + (1.05 - 1) * activations, 1e-12);
+    SS_COMPARE_REL(r.memory.frameworkOverhead, (1.05 - 1) * activations, 1e-12);
+    // Usable memory (docs/model.md §usable-memory): the A100 80GB's driver reports 81920 MiB (nvidia-smi, driver 535
+    // and later); less the CUDA context, 1 GiB (stas00 ml-engineering training/performance: 0.5–2 GB for the context,
+    // cuBLAS/cuDNN workspaces and kernel images; the model takes 1 GiB); less the 10% default headroom.
+    QCOMPARE(sc.cluster.gpu.id, std::string("a100-sxm4-80gb"));
+    const double reported = 81920.0 * 1048576;
+    SS_COMPARE_REL(r.capacity, reported, 1e-15);
+    SS_COMPARE_REL(r.allocatable, reported - GiB, 1e-15);
+    SS_COMPARE_REL(r.usable, reported - GiB - 0.10 * reported, 1e-15);
+    QCOMPARE(r.fits, r.memory.total() <= r.usable);
 }
 
 void TestMemory::deepspeedBucketsAndPrefetch()

@@ -46,7 +46,7 @@ void TestSearch::bruteForceAgrees()
     opt.maxPp = 4;
     opt.maxCp = 2;
     opt.maxMicroBatch = 2;
-    opt.headroom = 0; // the brute force below asks evaluate() whether a layout fits the whole GPU
+    // the brute force below asks evaluate() whether a layout fits: the same usable memory (issue 21: one "fits")
     const SearchResult res = search(base, opt);
     QVERIFY(res.evaluated > 0);
 
@@ -249,15 +249,19 @@ void TestSearch::equalScoresRankLessMemoryFirst()
 void TestSearch::defaultHeadroomKeepsTenPercentFree()
 {
     // The default: 10% of the GPU stays free (vLLM's gpu_memory_utilization 0.9); 0 is a choice, not the default.
-    QCOMPARE(SearchOptions{}.headroom, 0.10);
-    const Scenario s = smallScenario();
+    // Layouts must fit the scenario's usable memory: the A100 80GB's driver-reported 81920 MiB (nvidia-smi), less
+    // the 1 GiB CUDA context, less 10% of 81920 MiB.
+    QCOMPARE(Cluster{}.memoryHeadroom, 0.10);
+    Scenario s = smallScenario();
+    QCOMPARE(s.cluster.gpu.reportedMemoryBytes, 81920.0 * 1024 * 1024);
+    const double usable = 81920.0 * 1024 * 1024 - 1024.0 * 1024 * 1024 - 0.10 * 81920.0 * 1024 * 1024;
+    QCOMPARE(usableMemory(s), usable);
     const SearchResult tight = search(s, SearchOptions{});
     QVERIFY(tight.feasible > 0);
     for (const SearchPoint& p : tight.points)
-        QVERIFY(p.memory <= 0.9 * s.cluster.gpu.memoryBytes);
-    SearchOptions none;
-    none.headroom = 0;
-    const SearchResult full = search(s, none);
+        QVERIFY(p.memory <= usable);
+    s.cluster.memoryHeadroom = 0;
+    const SearchResult full = search(s, SearchOptions{});
     QVERIFY(full.feasible > tight.feasible); // the layouts between 90% and 100% of the GPU are back
     QCOMPARE(full.evaluated, tight.evaluated);
 }
@@ -302,6 +306,8 @@ void TestSearch::overlapEfficiencyChargesAssumedHiddenCommunication()
         QVERIFY2(std::abs(p.stepTime - expected) <= 1e-9 * expected, qPrintable(QString::number(p.stepTime)));
         QVERIFY(std::abs(p.tokensPerSecond - e.throughput.tokensPerSecond * e.step.total() / expected)
             <= 1e-9 * p.tokensPerSecond);
+        // MFU is model FLOPs per second over the peak: it falls with the step as tokens/s does
+        QVERIFY(std::abs(p.mfu - e.throughput.mfu * e.step.total() / expected) <= 1e-9 * p.mfu);
     }
     QVERIFY(charged.points.front().stepTime > assumed.points.front().stepTime);
 }

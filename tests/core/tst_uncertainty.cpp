@@ -82,20 +82,32 @@ void TestUncertainty::verdictFollowsTheRange()
     s.parallelism.cp = 2;
     SS_EVALUATE(r, s);
     QVERIFY2(r.memoryRange.hi > r.memory.total() * 1.05, "the test needs a memory band wider than 5%");
-    auto verdictAt = [&](double capacity) {
+    // A GPU whose driver reports C: allocatable = C − 1 GiB (the CUDA context), usable = allocatable − h·C.
+    const double GiB = 1024.0 * 1024 * 1024;
+    auto at = [&](double allocatable, double headroom) {
         Scenario c = s;
-        c.cluster.gpu.memoryBytes = capacity;
-        const Result rc = evaluate(c);
-        return rc.verdict;
+        c.cluster.gpu.reportedMemoryBytes = 0; // the datasheet figure is the capacity
+        c.cluster.gpu.memoryBytes = allocatable + GiB;
+        c.cluster.memoryHeadroom = headroom;
+        return evaluate(c);
     };
-    // Capacity inside the range (above the point: "fits" by the point, not by the range): borderline.
+    auto verdictAt = [&](double allocatable) { return at(allocatable, 0).verdict; };
+    // No headroom: usable = allocatable. Inside the range (above the point: "fits" by the point, not by the range):
+    // borderline; above its top: fits; below its bottom: does not fit.
     QCOMPARE(verdictAt(0.5 * (r.memory.total() + r.memoryRange.hi)), Verdict::Borderline);
     QCOMPARE(verdictAt(r.memoryRange.hi * 1.01), Verdict::Fits);
     QCOMPARE(verdictAt(r.memoryRange.lo * 0.99), Verdict::DoesNotFit);
-    // The point's fits/does-not-fit is unchanged: borderline above the point still fits.
-    Scenario above = s;
-    above.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);
-    QVERIFY(evaluate(above).fits);
+    // The point's fits is unchanged: borderline above the point still fits.
+    QVERIFY(at(0.5 * (r.memory.total() + r.memoryRange.hi), 0).fits);
+    // With a 40% headroom, a GPU whose allocatable memory holds the whole range but whose usable memory is below its
+    // bottom: over the usable memory (fits is false), yet never "does not fit": the headroom is a margin the run
+    // may use, not a limit (a published run that ran is never called impossible for using it).
+    const double allocatable = r.memoryRange.hi * 1.01, capacity = allocatable + GiB;
+    QVERIFY2(allocatable - 0.4 * capacity < r.memoryRange.lo, "the band must be narrower than the headroom here");
+    const Result inHeadroom = at(allocatable, 0.4);
+    SS_COMPARE_REL(inHeadroom.usable, capacity - GiB - 0.4 * capacity, 1e-15);
+    QVERIFY(!inHeadroom.fits);
+    QCOMPARE(inHeadroom.verdict, Verdict::Borderline);
     QCOMPARE(QString::fromLatin1(toString(Verdict::Borderline)), QStringLiteral("borderline"));
     QCOMPARE(QString::fromLatin1(toString(Verdict::DoesNotFit)), QStringLiteral("does-not-fit"));
 }
@@ -207,11 +219,11 @@ void TestUncertainty::guaranteedFitSearch()
     QCOMPARE(worst.evaluated, point.evaluated);
     QVERIFY(point.feasible > 0);
     QVERIFY2(worst.feasible < point.feasible, "the pessimistic memory screen must drop some layouts");
-    const double capacity = s.cluster.gpu.memoryBytes * (1 - o.headroom);
     for (const SearchPoint& p : worst.points) {
-        QVERIFY(p.memory <= capacity);
-        // the figures are the pessimistic ends of the layout's own ranges
+        // the figures are the pessimistic ends of the layout's own ranges; guaranteed to fit is the verdict "fits"
         const Result r = evaluate(applyLayout(s, p.layout));
+        QVERIFY(p.memory <= r.usable);
+        QVERIFY(r.verdict == Verdict::Fits);
         SS_COMPARE_REL(p.memory, r.memoryRange.hi, 1e-9);
         SS_COMPARE_REL(p.stepTime, r.stepTimeRange.hi, 1e-9);
     }

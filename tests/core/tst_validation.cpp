@@ -32,6 +32,7 @@ private slots:
     void wrongTypes();
     void absurdOrNegativeNumbers_data();
     void absurdOrNegativeNumbers();
+    void ownMemoryDropsTheDriverFigure();
     void nanAndInfinityInAScenario();
     void schemaRequired_data();
     void schemaRequired();
@@ -294,6 +295,15 @@ void TestValidation::absurdOrNegativeNumbers_data()
                                             << "parallelism.shard_group";
     QTest::newRow("top_k above experts") << R"("model":{"preset":"mixtral-8x7b","moe":{"top_k":9}})"
                                          << "model.moe.top_k";
+    // Issue 21: the headroom is a share of the GPU (0 to 0.5); a driver reports at most the datasheet's memory; and
+    // some memory must be left for the model: 1.5 GiB less the 1 GiB CUDA context less 50% (0.75 GiB) is below 0.
+    QTest::newRow("memory_headroom -0.1") << R"("cluster":{"memory_headroom":-0.1})" << "cluster.memory_headroom";
+    QTest::newRow("memory_headroom 0.6") << R"("cluster":{"memory_headroom":0.6})" << "cluster.memory_headroom";
+    QTest::newRow("reported above datasheet")
+        << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","reported_memory_bytes":9e10}})" << "cluster.gpu.reported_memory_bytes";
+    QTest::newRow("no usable memory")
+        << R"("cluster":{"memory_headroom":0.5,"gpu":{"id":"h100-sxm5-80gb","memory_bytes":1610612736}})"
+        << "cluster.gpu.memory_bytes";
 }
 
 void TestValidation::absurdOrNegativeNumbers()
@@ -307,6 +317,22 @@ void TestValidation::absurdOrNegativeNumbers()
     QVERIFY2(sstest::hasIssue(issues, field.toStdString()), qPrintable(sstest::issuesText(issues)));
     const Result r = evaluate(sstest::parse(doc(members.toStdString())).scenario);
     QVERIFY(!r.valid);
+}
+
+void TestValidation::ownMemoryDropsTheDriverFigure()
+{
+    // The catalog's driver figure (H100 SXM: 81559 MiB) belongs to the catalog's memory: a GPU given its own
+    // memory_bytes and no reported_memory_bytes is judged on its own memory, and that survives a save.
+    const ScenarioParse p = sstest::parse(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":1e11}})"));
+    QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
+    QCOMPARE(p.scenario.cluster.gpu.reportedMemoryBytes, 0.0);
+    const Result r = evaluate(p.scenario);
+    QCOMPARE(r.capacity, 1e11);
+    QCOMPARE(r.usable, 1e11 - 1073741824.0 - 0.1 * 1e11);
+    const ScenarioParse again = sstest::parse(scenarioToJson(p.scenario, sstest::catalog()));
+    QCOMPARE(again.scenario.cluster.gpu, p.scenario.cluster.gpu);
+    // The catalog GPU keeps its driver figure.
+    QCOMPARE(sstest::parse(doc("")).scenario.cluster.gpu.reportedMemoryBytes, 81559.0 * 1048576);
 }
 
 void TestValidation::nanAndInfinityInAScenario()

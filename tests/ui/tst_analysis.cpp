@@ -80,7 +80,7 @@ private slots:
     void scatterClickSelectsRow();
     void cancelEndsSearch();
     void searchMarksStaleResults();
-    void searchHeadroomIsATenPercentSetting();
+    void searchOverlapEfficiencyIsASetting();
     void strategiesFilterStaysOpen();
     void whyNotThisLayout();
     void sweepPointsEqualEvaluate_data();
@@ -201,31 +201,36 @@ void TestAnalysis::scatterClickSelectsRow()
     QCOMPARE(pane.scatter()->selectedPoint(), 7);
 }
 
-void TestAnalysis::searchHeadroomIsATenPercentSetting()
+void TestAnalysis::searchOverlapEfficiencyIsASetting()
 {
-    // Issue 13 item 7: 10% by default (the core's default), kept in the settings when changed, read back next time.
+    // Issue 21 item 5: the overlap efficiency is 100% (the model's assumption) by default, kept in the settings when
+    // changed, read back next time. The memory headroom is the scenario's (one "fits" in every view).
     QTemporaryDir dir;
     ui::ScenarioDocument doc(test::catalog());
     {
         ui::SearchPane pane(&doc);
-        QCOMPARE(pane.options().headroom, core::kDefaultSearchHeadroom);
+        QCOMPARE(pane.options().overlapEfficiency, 1.0);
         ui::AppSettings settings(dir.filePath(QStringLiteral("s.ini")), nullptr);
         pane.setSettings(&settings);
-        QCOMPARE(pane.options().headroom, 0.10);
+        QCOMPARE(pane.options().overlapEfficiency, 1.0);
         auto* spin = pane.findChild<QDoubleSpinBox*>();
         QVERIFY(spin);
-        spin->setValue(15);
-        QCOMPARE(settings.searchHeadroom(), 0.15);
+        spin->setValue(60);
+        QCOMPARE(settings.searchOverlapEfficiency(), 0.60);
     }
     ui::AppSettings again(dir.filePath(QStringLiteral("s.ini")), nullptr);
     ui::SearchPane pane(&doc);
     pane.setSettings(&again);
-    QCOMPARE(pane.options().headroom, 0.15);
-    // The layouts of a search fit in 85% of the GPU.
+    QCOMPARE(pane.options().overlapEfficiency, 0.60);
+    // The layouts of a search fit in the scenario's usable memory, 15% headroom here: the H100's driver-reported
+    // 81559 MiB less the 1 GiB CUDA context less 15% of 81559 MiB.
+    doc.edit(QStringLiteral("headroom 15%"), QStringLiteral("cluster.memory_headroom"),
+             [](core::Scenario& s) { s.cluster.memoryHeadroom = 0.15; });
     QVERIFY(runSearch(pane));
     QVERIFY(pane.model()->rowCount() > 0);
+    const double usable = 81559.0 * 1048576 - 1073741824.0 - 0.15 * 81559.0 * 1048576;
     for (int row = 0; row < pane.model()->rowCount(); ++row)
-        QVERIFY(pane.model()->point(row).memory <= 0.85 * doc.scenario().cluster.gpu.memoryBytes);
+        QVERIFY(pane.model()->point(row).memory <= usable);
 }
 
 void TestAnalysis::strategiesFilterStaysOpen()

@@ -273,7 +273,8 @@ void TestCharts::memoryMarksExcess()
     const double high = r.memory.total() + r.memory.reservedPeak * (r.uncertainty.memoryRatio.hi - 1);
     QVERIFY(r.uncertainty.memoryRatio.hi > 1);
     QVERIFY(chart.capacityMarks().labelY(0) >= ui::Units::toUnit(high) * (1 - 1e-12));
-    s.cluster.gpu.memoryBytes = 1e15; // a huge GPU: nothing over
+    s.cluster.gpu.reportedMemoryBytes = 0; // a huge GPU (its datasheet figure is the capacity): nothing over
+    s.cluster.gpu.memoryBytes = 1e15;
     chart.setResult(s, core::evaluate(s));
     QCOMPARE(chart.capacityMarks().excessCount(), 0);
 }
@@ -472,8 +473,11 @@ void TestCharts::rangesAsWhiskersAndBorderline()
              QStringLiteral("%1 (validated on %2 runs)")
                  .arg(QString::fromStdString(core::rangePercent(rp.step.total(), rp.stepTimeRange)))
                  .arg(rp.uncertainty.throughputRuns));
-    // Capacity between the estimate and the top of its range.
-    s.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi);
+    // Usable memory between the estimate and the top of its range: no headroom, a GPU whose datasheet memory is that
+    // plus the 1 GiB CUDA context.
+    s.cluster.memoryHeadroom = 0;
+    s.cluster.gpu.reportedMemoryBytes = 0;
+    s.cluster.gpu.memoryBytes = 0.5 * (r.memory.total() + r.memoryRange.hi) + 1073741824.0;
     r = core::explain(s);
     QCOMPARE(r.verdict, core::Verdict::Borderline);
     QVERIFY(r.fits);

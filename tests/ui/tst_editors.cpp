@@ -364,7 +364,7 @@ void TestEditors::rangesMatchValidation()
             ++checked;
         }
     }
-    QCOMPARE(checked, 20);
+    QCOMPARE(checked, 21);
 }
 
 void TestEditors::documentIsShownAsItIs_data()

@@ -133,7 +133,7 @@ void TestModelReference::everyDocumentedAnchorResolves()
     // Every memory item, communication group and step-time part the app shows has its section.
     for (const char* id : { "conventions", "layout", "parameter-count", "memory", "model-state-bytes",
              "sharding-degree", "parameters", "gradients", "optimizer-states", "activations", "pipeline-in-flight",
-             "gathered-parameters", "communication-buffers", "framework-overhead", "memory-total", "offload-memory",
+             "gathered-parameters", "communication-buffers", "framework-overhead", "memory-total", "usable-memory", "offload-memory",
              "communication", "collective-bytes", "collective-time", "tensor-parallel", "context-parallel",
              "expert-parallel", "pipeline-parallel", "data-parallel", "step-time", "flops", "compute", "recompute",
              "exposed-communication", "pipeline-bubble", "optimizer-step", "offload-time", "throughput",

@@ -229,12 +229,15 @@ void SearchPane::buildControls(QWidget* box)
     m_guaranteed = new QCheckBox(tr("guaranteed to fit"), box);
     m_guaranteed->setToolTip(tr("Screen and rank by the pessimistic end of the 80% ranges: the top of the memory range "
                                 "must fit, and layouts are ranked by the bottom of their throughput range."));
-    m_headroom = new QDoubleSpinBox(box);
-    m_headroom->setRange(0, 50);
-    m_headroom->setDecimals(0);
-    m_headroom->setSuffix(tr(" %"));
-    m_headroom->setValue(core::kDefaultSearchHeadroom * 100);
-    m_headroom->setToolTip(tr("Memory that must stay free on every GPU (fragmentation, spikes): layouts must fit in the rest."));
+    m_overlap = new QDoubleSpinBox(box);
+    m_overlap->setRange(0, 100);
+    m_overlap->setDecimals(0);
+    m_overlap->setSuffix(tr(" %"));
+    m_overlap->setValue(100);
+    m_overlap->setToolTip(tr("Overlap efficiency η: the share of the communication the model counts as hidden behind "
+                             "compute that really is. Below 100% every layout is charged (1 − η) × its assumed-hidden "
+                             "time, so layouts that win only on assumed overlap rank lower. Layouts must fit in the "
+                             "scenario's usable memory (Cluster: memory headroom)."));
     m_objective = new QComboBox(box);
     m_objective->addItem(tr("tokens/s"), int(core::SearchObjective::TokensPerSecond));
     m_objective->addItem(tr("cost per token"), int(core::SearchObjective::CostPerToken));
@@ -292,8 +295,8 @@ void SearchPane::buildControls(QWidget* box)
     grid->addWidget(m_maxEp, 1, 7);
     grid->addWidget(label(tr("Micro-batch ≤")), 2, 0);
     grid->addWidget(m_maxMicroBatch, 2, 1);
-    grid->addWidget(label(tr("Headroom")), 2, 2);
-    grid->addWidget(m_headroom, 2, 3);
+    grid->addWidget(label(tr("Overlap η")), 2, 2);
+    grid->addWidget(m_overlap, 2, 3);
     grid->addWidget(label(tr("Threads")), 2, 4);
     grid->addWidget(m_threads, 2, 5);
     grid->addWidget(m_offload, 2, 6, 1, 2);
@@ -333,7 +336,7 @@ void SearchPane::buildControls(QWidget* box)
     });
     for (QSpinBox* s : {m_minGpus, m_maxGpus, m_maxTp, m_maxPp, m_maxCp, m_maxEp, m_maxMicroBatch})
         connect(s, &QSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
-    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
+    connect(m_overlap, &QDoubleSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
     connect(m_offload, &QCheckBox::toggled, this, &SearchPane::constraintsChanged);
     connect(m_guaranteed, &QCheckBox::toggled, this, &SearchPane::constraintsChanged);
     connect(m_objective, &QComboBox::currentIndexChanged, this, &SearchPane::constraintsChanged);
@@ -351,7 +354,7 @@ core::SearchOptions SearchPane::options() const
     o.maxCp = m_maxCp->value();
     o.maxEp = m_maxEp->value();
     o.maxMicroBatch = m_maxMicroBatch->value();
-    o.headroom = m_headroom->value() / 100.0;
+    o.overlapEfficiency = m_overlap->value() / 100.0;
     o.objective = core::SearchObjective(m_objective->currentData().toInt());
     o.threads = m_threads->value();
     o.allowOffload = m_offload->isChecked();
@@ -457,8 +460,7 @@ void SearchPane::finish()
     m_lastSeconds = r.seconds;
     m_evaluated = r.evaluated;
     m_feasible = r.feasible;
-    const auto& gpu = job->base.cluster.gpu;
-    m_scatter->setPoints(r.points, r.pareto, gpu.memoryBytes * (1.0 - job->options.headroom));
+    m_scatter->setPoints(r.points, r.pareto, core::usableMemory(job->base));
     m_model->setPoints(std::move(r.points), r.pareto);
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
@@ -469,7 +471,7 @@ void SearchPane::finish()
     if (r.cancelled)
         text = tr("Cancelled after %1 layouts: partial results, %2 fit.").arg(groupedInt(r.evaluated), groupedInt(r.feasible));
     else if (r.feasible == 0)
-        text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller headroom.").arg(groupedInt(r.evaluated));
+        text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller memory headroom (Cluster).").arg(groupedInt(r.evaluated));
     else
         text = tr("%1 of %2 layouts fit · %3 on the Pareto front · %4")
                    .arg(groupedInt(r.feasible), groupedInt(r.evaluated))
@@ -545,10 +547,11 @@ void SearchPane::setSettings(AppSettings* settings)
 {
     m_settings = settings;
     {
-        const QSignalBlocker block(m_headroom);
-        m_headroom->setValue(settings->searchHeadroom() * 100);
+        const QSignalBlocker block(m_overlap);
+        m_overlap->setValue(settings->searchOverlapEfficiency() * 100);
     }
-    connect(m_headroom, &QDoubleSpinBox::valueChanged, settings, [settings](double percent) { settings->setSearchHeadroom(percent / 100); });
+    connect(m_overlap, &QDoubleSpinBox::valueChanged, settings,
+            [settings](double percent) { settings->setSearchOverlapEfficiency(percent / 100); });
 }
 
 void SearchPane::explainSelected()

@@ -58,7 +58,7 @@ public:
     [[nodiscard]] WaterfallChart* whyNotChart() const { return m_whyNotChart; }
     /// The Strategies filter's menu (stays open while strategies are checked).
     [[nodiscard]] QMenu* strategiesMenu() const;
-    /// Headroom from the settings, and kept there when changed (default core::kDefaultSearchHeadroom).
+    /// Overlap efficiency from the settings, and kept there when changed (default 100%).
     void setSettings(AppSettings* settings);
 
 public slots:
@@ -114,7 +114,7 @@ private:
     QList<QAction*> m_strategyActions;
     QCheckBox* m_offload;
     QCheckBox* m_guaranteed; ///< rank by the 80% ranges' pessimistic ends (core::SearchOptions::pessimistic)
-    QDoubleSpinBox* m_headroom;
+    QDoubleSpinBox* m_overlap;
     QComboBox* m_objective;
     QSpinBox* m_threads;
     QPushButton* m_run;

@@ -285,7 +285,7 @@ void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::Sw
         m_capacity->point1->setCoords(0, cap);
         m_capacity->point2->setCoords(1, cap);
         m_capacityLabel->position->setCoords(0.02, cap);
-        m_capacityLabel->setText(tr("capacity %1").arg(Units::bytes(capacity)));
+        m_capacityLabel->setText(tr("usable %1").arg(Units::bytes(capacity)));
         m_capacity->setVisible(true);
         m_capacityLabel->setVisible(true);
         // Keep the capacity line in view but do not let one runaway curve squash the rest.

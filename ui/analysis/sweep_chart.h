@@ -19,7 +19,7 @@ namespace shardscope::ui {
 
 /// One figure of a sweep (memory per GPU, step time, MFU or communication) against the swept axis, one curve
 /// per strategy: solid with filled markers while the layout fits, dashed with hollow markers where it does not,
-/// gaps where the layout is impossible. Memory shows the GPU's capacity; a dotted line marks the open scenario.
+/// gaps where the layout is impossible. Memory shows the usable memory (capacity − CUDA context − headroom); a dotted line marks the open scenario.
 class SweepChart : public ChartBase
 {
     Q_OBJECT
@@ -30,7 +30,7 @@ public:
     enum class Metric { Memory, StepTime, Mfu, Communication };
     SweepChart(Metric metric, QWidget* parent = nullptr);
 
-    /// currentX: the open scenario's value on the axis (0: not marked); capacity in bytes (Memory only).
+    /// currentX: the open scenario's value on the axis (0: not marked); capacity: the usable memory in bytes (Memory only).
     void setCurves(const std::vector<core::SweepCurve>& curves, core::SweepAxis axis, double currentX, double capacity);
     /// The value plotted for curve c, point i, in the axis unit (NaN when not drawn); for tests.
     [[nodiscard]] double plotted(int curve, int point) const;

@@ -132,7 +132,7 @@ void SweepPane::refresh()
     m_curves = core::sweep(s, a, m_values, core::defaultSweepStrategies(), m_doc->catalog());
     const double x = currentX();
     for (SweepChart* c : m_charts)
-        c->setCurves(m_curves, a, x, s.cluster.gpu.memoryBytes);
+        c->setCurves(m_curves, a, x, core::usableMemory(s));
 
     // What the gaps are: the first reason each impossible value gives.
     QStringList reasons;

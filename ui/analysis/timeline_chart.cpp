@@ -453,7 +453,7 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     // Memory in use over the step, one line per stage.
     QCPAxis* memX = m_memRect->axis(QCPAxis::atBottom);
     QCPAxis* memY = m_memRect->axis(QCPAxis::atLeft);
-    double maxBytes = result.capacity;
+    double maxBytes = result.usable;
     // The peak stage, then stages evenly spaced from the first to the last, up to kMaxMemoryLines in all.
     m_memStages.clear();
     if (!t.memory.empty()) {
@@ -485,9 +485,9 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
         m_memGraphs.push_back(g);
     }
     m_peak->setData({t.peakTime / scale}, {Units::toUnit(t.peakBytes)}, true);
-    m_capacity->point1->setCoords(0, Units::toUnit(result.capacity));
-    m_capacity->point2->setCoords(1, Units::toUnit(result.capacity));
-    m_capacity->setVisible(result.capacity > 0);
+    m_capacity->point1->setCoords(0, Units::toUnit(result.usable)); // the line "fits" is judged against
+    m_capacity->point2->setCoords(1, Units::toUnit(result.usable));
+    m_capacity->setVisible(result.usable > 0);
     memY->setRange(0, Units::toUnit(maxBytes) * 1.12);
     memY->setLabel(tr("in use (%1)").arg(Units::unitName()));
     memX->setLabel(tr("time within the optimizer step (%1)").arg(unit));

@@ -28,7 +28,7 @@ MemoryChart::MemoryChart(QWidget* parent)
     QList<LegendStrip::Entry> entries;
     for (int i = 0; i < m_stack->count(); ++i)
         entries.push_back({m_stack->name(i), termColor(m_stack->key(i).toStdString()), LegendStrip::Swatch::Box, {}});
-    entries.push_back({tr("GPU memory"), QColor(), LegendStrip::Swatch::DashedLine, {}});
+    entries.push_back({tr("usable memory"), QColor(), LegendStrip::Swatch::DashedLine, {}});
     entries.push_back({tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, {}});
     legend->setEntries(entries);
     legend->setToolTipProvider([this](int i) { return legendToolTip(i); });
@@ -61,7 +61,7 @@ QString MemoryChart::legendToolTip(int item) const
         return explainHtml(key);
     }
     if (item == m_stack->count())
-        return explainHtml(QStringLiteral("memory.capacity"), m_result.valid ? Units::bytes(m_result.capacity) : QString());
+        return usableToolTip();
     return explainHtml(QStringLiteral("memory.excess"));
 }
 
@@ -124,12 +124,12 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     m_stack->setData(m_keys, figures);
     x->setLabel(m_perStage ? tr("pipeline stage") : QString());
     x->setRange(0.4, bars + 0.6);
-    const double capacity = Units::toUnit(result.capacity);
+    const double capacity = Units::toUnit(result.usable); // the line "fits" is judged against
     const double maxTotal = *std::max_element(highs.cbegin(), highs.cend());
     const double yMax = std::max(capacity, maxTotal) * 1.12;
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity,
-                 Units::bytes(result.capacity, 0),
+                 Units::bytes(result.usable),
                  m_keys, totals, barWidth, yMax * 1.01, highs);
     m_whiskers->set(m_keys, totals, lows, highs);
     requestReplot();
@@ -174,13 +174,19 @@ QString MemoryChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
 QString MemoryChart::itemToolTip(QCPAbstractItem* item) const
 {
     if (m_marks->isCapacityItem(item))
-        return explainHtml(QStringLiteral("memory.capacity"), Units::bytes(m_result.capacity),
-                           QStringLiteral("%1: %2").arg(QString::fromStdString(m_scenario.cluster.gpu.name), Units::bytes(m_result.capacity)));
+        return usableToolTip();
     const int bar = m_marks->excessIndexOf(item);
     if (const core::MemoryBreakdown* m = breakdown(bar))
-        return explainHtml(QStringLiteral("memory.excess"), Units::bytes(m->total() - m_result.capacity),
-                           tr("total %1 − capacity %2").arg(Units::bytes(m->total()), Units::bytes(m_result.capacity)));
+        return explainHtml(QStringLiteral("memory.excess"), Units::bytes(m->total() - m_result.usable),
+                           tr("total %1 − usable %2").arg(Units::bytes(m->total()), Units::bytes(m_result.usable)));
     return {};
+}
+
+QString MemoryChart::usableToolTip() const
+{
+    if (const core::Term* t = findTerm(m_result.terms, "memory.usable"))
+        return termHtml(*t, {}, QString::fromStdString(m_scenario.cluster.gpu.name));
+    return explainHtml(QStringLiteral("memory.usable"), m_result.valid ? Units::bytes(m_result.usable) : QString());
 }
 
 } // namespace shardscope::ui

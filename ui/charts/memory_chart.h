@@ -45,6 +45,8 @@ protected:
 private:
     [[nodiscard]] const core::MemoryBreakdown* breakdown(int bar) const;
     [[nodiscard]] QString legendToolTip(int item) const;
+    /// The usable-memory line's tooltip: the memory.usable term (capacity − CUDA context − headroom).
+    [[nodiscard]] QString usableToolTip() const;
     std::unique_ptr<MemoryStack> m_stack;
     std::unique_ptr<CapacityMarks> m_marks;
     std::unique_ptr<RangeWhiskers> m_whiskers;

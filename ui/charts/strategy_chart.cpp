@@ -93,7 +93,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
         m_invalid[i]->setVisible(!ok);
         m_invalid[i]->position->setCoords(key, 0.97);
         if (ok) {
-            capacityBytes = v.result.capacity;
+            capacityBytes = v.result.usable; // the line "fits" is judged against
         }
         if (v.current)
             current = int(i);
@@ -114,7 +114,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
     // DDP can be many times the GPU: cap the axis at 3x capacity and print taller totals at the top.
     const double yMax = capacity > 0 ? std::max(capacity * 1.2, std::min(maxTotal * 1.1, capacity * 3)) : maxTotal * 1.1;
     y->setRange(0, yMax > 0 ? yMax : 1);
-    m_marks->set(capacity, Units::bytes(capacityBytes, 0), keys, totals, kBarWidth, yMax);
+    m_marks->set(capacity, Units::bytes(capacityBytes), keys, totals, kBarWidth, yMax);
     m_ticker->setKeep(current >= 0 ? double(current + 1) : std::numeric_limits<double>::quiet_NaN()); // never dropped
     m_band->setVisible(current >= 0);
     if (current >= 0) {
@@ -155,7 +155,7 @@ QString StrategyChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
 QString StrategyChart::itemToolTip(QCPAbstractItem* item) const
 {
     if (m_marks->isCapacityItem(item))
-        return explainHtml(QStringLiteral("memory.capacity"));
+        return explainHtml(QStringLiteral("memory.usable"));
     for (qsizetype i = 0; i < m_invalid.size() && i < qsizetype(m_comparison.size()); ++i) {
         if (item != m_invalid[i])
             continue;
@@ -169,8 +169,8 @@ QString StrategyChart::itemToolTip(QCPAbstractItem* item) const
     const int bar = m_marks->excessIndexOf(item);
     if (bar >= 0 && bar < int(m_comparison.size())) {
         const core::Result& r = m_comparison[size_t(bar)].result;
-        return explainHtml(QStringLiteral("memory.excess"), Units::bytes(r.memory.total() - r.capacity),
-                           tr("total %1 − capacity %2").arg(Units::bytes(r.memory.total()), Units::bytes(r.capacity)));
+        return explainHtml(QStringLiteral("memory.excess"), Units::bytes(r.memory.total() - r.usable),
+                           tr("total %1 − usable %2").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable)));
     }
     return {};
 }

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QSpinBox>
 
+#include <cmath>
 #include <optional>
 
 namespace shardscope::ui {
@@ -77,6 +78,12 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
             [](Scenario& s, int64_t v) { s.cluster.nicsPerNode = int(v); },
             tr("Scale-out ports per node (0 = one per GPU, the rail-optimised default)"))
         ->setSpecialValueText(tr("one per GPU"));
+    addSpin(QStringLiteral("cluster.memory_headroom"), 0, 50,
+            [](const Scenario& s) { return int64_t(std::lround(s.cluster.memoryHeadroom * 100)); },
+            [](Scenario& s, int64_t v) { s.cluster.memoryHeadroom = double(v) / 100; },
+            tr("Share of the GPU's memory kept free when judging \"fits\" (fragmentation, spikes): usable memory = "
+               "memory as the driver reports it − CUDA context − headroom. Search, sizing and Compare use the same."))
+        ->setSuffix(tr(" %"));
 }
 
 QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)

@@ -42,6 +42,7 @@ const Name kNames[] = {
     {"cluster.intra_node", T("Intra-node")},
     {"cluster.inter_node", T("Inter-node")},
     {"cluster.nics_per_node", T("NICs per node")},
+    {"cluster.memory_headroom", T("Memory headroom")},
     {"training", T("Training")},
     {"training.seq_len", T("Sequence length")},
     {"training.global_batch", T("Global batch")},

@@ -18,11 +18,15 @@ struct Entry {
 // Figures that are not core terms. Symbols as in docs/model.md §conventions.
 const Entry kEntries[] = {
     {"memory.capacity",
-     {T("GPU memory"), T("Memory of one GPU as the catalog (datasheet) gives it."), T("memory_bytes of the GPU entry"),
-      T("Vendor datasheet (catalog source field)")}},
+     {T("GPU memory"), T("Memory of one GPU as its driver reports it (nvidia-smi / rocm-smi total); the datasheet's "
+                         "when the catalog has no driver figure."),
+      T("reported_memory_bytes (else memory_bytes) of the GPU entry"), T("GPU catalog (source field of each entry)")}},
+    {"memory.usable",
+     {T("Usable memory"), T("What \"fits\" compares the memory total against, in every view."),
+      T("C_gpu − C_cuda − h·C_gpu"), T("docs/model.md §usable-memory")}},
     {"memory.excess",
-     {T("Excess"), T("How far the most loaded GPU is over its memory: the layout does not fit."),
-      T("excess = total − capacity"), T("")}},
+     {T("Excess"), T("How far the most loaded GPU is over its usable memory: the layout does not fit."),
+      T("excess = total − usable"), T("")}},
     {"comm.hidden", {T("Hidden"), T("Communication time overlapped with compute (off the critical path)."),
                      T("hidden = time − exposed"), T("docs/model.md §exposed-communication")}},
     {"comm.exposed", {T("Exposed"), T("Communication time the step waits for."),
@@ -34,8 +38,9 @@ const Entry kEntries[] = {
     {"step_time.total",
      {T("Step time"), T("Wall time of one optimizer step (all micro-batches): the sum of the step-time terms."),
       T(""), T("")}},
-    {"kpi.fits", {T("Fits"), T("Whether the most loaded GPU's memory total stays within its capacity."),
-                  T("total ≤ capacity"), T("")}},
+    {"kpi.fits", {T("Fits"), T("Whether the most loaded GPU's memory total stays within its usable memory (the "
+                               "GPU's memory as the driver reports it, less the CUDA context and the headroom)."),
+                  T("total ≤ usable"), T("docs/model.md §usable-memory")}},
     {"kpi.min_gpus",
      {T("Minimum GPUs"), T("Fewest GPUs on which this model fits with this strategy family and settings."),
       T("smallest GPU count for which total ≤ capacity (searched by the core)"), T("")}},

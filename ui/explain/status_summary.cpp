@@ -166,8 +166,8 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
     const double largestBytes = items.empty() ? 0 : items.front().value;
     if (!result.fits) {
         out.level = StatusSummary::Level::Bad;
-        out.text = tr("Does not fit: %1 of %2 per GPU (%3 over); largest item %4 %5")
-                       .arg(Units::bytes(total), Units::bytes(result.capacity), Units::bytes(total - result.capacity),
+        out.text = tr("Does not fit: %1 of %2 usable per GPU (%3 over); largest item %4 %5")
+                       .arg(Units::bytes(total), Units::bytes(result.usable), Units::bytes(total - result.usable),
                             largest, Units::bytes(largestBytes));
         if (result.pp > 1)
             out.text += tr(" on stage %1").arg(result.peakStage);
@@ -178,20 +178,21 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
             out.text += tr(". Fits from %1 GPUs with these settings.").arg(result.minGpus);
         else
             out.text += QLatin1Char('.');
-        if (result.verdict == core::Verdict::Borderline) { // amber: the capacity is inside the 80% range
+        if (result.verdict == core::Verdict::Borderline) { // amber: over the usable memory, but possibly not over what the GPU can allocate
             out.level = StatusSummary::Level::Warning;
             out.text = borderlineSentence(result) + QStringLiteral(". ") + out.text;
         }
         return out;
     }
-    const double headroom = result.capacity > 0 ? 1.0 - total / result.capacity : 0;
-    out.level = headroom < 0.05 || result.verdict == core::Verdict::Borderline ? StatusSummary::Level::Warning
-                                                                               : StatusSummary::Level::Good;
-    out.text = tr("Fits: %1 of %2 per GPU (%3 free; largest item %4 %5); %6.")
-                   .arg(Units::bytes(total), Units::bytes(result.capacity), Units::percent(headroom, 0), largest,
+    const double free = result.usable > 0 ? 1.0 - total / result.usable : 0;
+    out.level = free < 0.05 || result.verdict == core::Verdict::Borderline ? StatusSummary::Level::Warning
+                                                                           : StatusSummary::Level::Good;
+    out.text = tr("Fits: %1 of %2 usable per GPU (%3 free; largest item %4 %5); %6.")
+                   .arg(Units::bytes(total), Units::bytes(result.usable), Units::percent(free, 0), largest,
                         Units::bytes(largestBytes), timeLimit(result));
     if (result.verdict == core::Verdict::Borderline) // the sentence holds the estimate; then the time
-        out.text = borderlineSentence(result) + QStringLiteral("; ") + timeLimit(result) + QLatin1Char('.');
+        out.text = borderlineSentence(result)
+            + tr("; largest item %1 %2; %3.").arg(largest, Units::bytes(largestBytes), timeLimit(result));
     if (!result.warnings.empty()) {
         out.level = StatusSummary::Level::Warning;
         out.text += tr(" %n warning(s), see Issues.", nullptr, int(result.warnings.size()));

@@ -8,6 +8,7 @@
 
 #include <shardscope/core/search.h>
 #include <shardscope/core/sweep.h>
+#include <shardscope/core/evaluate.h>
 
 #include <QtGlobal>
 
@@ -33,14 +34,14 @@ std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenari
         const core::SearchResult found = core::search(s, o);
         auto c = std::make_unique<SearchScatterChart>();
         c->setCurrent(r.valid, r.step.total(), r.memory.total(), r.fits);
-        c->setPoints(found.points, found.pareto, s.cluster.gpu.memoryBytes * (1.0 - o.headroom));
+        c->setPoints(found.points, found.pareto, core::usableMemory(s));
         return c;
     }
     case ChartKind::Sweep: {
         const std::vector<core::SweepCurve> curves = core::sweep(s, core::SweepAxis::Gpus, core::defaultSweepValues(s, core::SweepAxis::Gpus),
                                                                  core::defaultSweepStrategies(), catalog);
         auto c = std::make_unique<SweepChart>(SweepChart::Metric::Memory);
-        c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), s.cluster.gpu.memoryBytes);
+        c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), core::usableMemory(s));
         c->nameAxis();
         return c;
     }

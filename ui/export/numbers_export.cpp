@@ -74,6 +74,7 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
     csv.num(layout, QStringLiteral("grad_accumulation"), double(r.gradAccumulation));
     figureRows(csv, QStringLiteral("memory_per_gpu"), termFigures(r, core::TermGroup::Memory), "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("capacity"), r.capacity, "bytes");
+    csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("usable"), r.usable, "bytes");
     csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"), r.fits ? QStringLiteral("true") : QStringLiteral("false"));
     // The 80% ranges (result JSON's total_range and tokens_per_second_per_gpu_range), one row per end.
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("total_range_lo"), r.memoryRange.lo, "bytes");

@@ -64,6 +64,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return bandwidth(c.nvmeBandwidthPerNode);
     if (path == QLatin1String("cluster.cpu_adam_params_per_second"))
         return tr("%1 params/s").arg(Units::count(c.cpuAdamParamsPerSecond));
+    if (path == QLatin1String("cluster.memory_headroom"))
+        return Units::percent(c.memoryHeadroom, 0);
     if (path == QLatin1String("cluster.misc_bytes"))
         return c.miscBytes > 0 ? Units::bytes(c.miscBytes) : tr("none");
     if (path == QLatin1String("training.seq_len") || path == QLatin1String("training.global_batch")
@@ -187,7 +189,7 @@ QList<Headline> headlines(const core::Result& r)
         h.push_back({QString::fromLatin1(key), label, value, v ? text : QString()});
     };
     add("memory", tr("Memory per GPU"), r.memory.total(),
-        tr("%1 of %2 (%3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.capacity, 0), r.fits ? tr("fits") : tr("does not fit")));
+        tr("%1 of %2 usable (%3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable), QString::fromLatin1(core::toString(r.verdict))));
     add("step_time", tr("Step time"), r.step.total(), Units::seconds(r.step.total()));
     add("tokens_per_second", tr("Tokens per second"), r.throughput.tokensPerSecond,
         tr("%1 (%2 per GPU)").arg(Units::count(r.throughput.tokensPerSecond), Units::count(r.throughput.tokensPerSecondPerGpu, 0)));

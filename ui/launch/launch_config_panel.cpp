@@ -128,7 +128,8 @@ void LaunchConfigPanel::refresh()
         m_text->setPlainText(m_config);
         if (m_text->verticalScrollBar())
             m_text->verticalScrollBar()->setValue(scroll);
-        m_note->setText(r.fits ? QString() : tr("Note: this layout does not fit in GPU memory."));
+        m_note->setText(r.fits ? QString() : tr("Note: this layout needs more than the usable GPU memory (memory: %1).")
+                                                 .arg(QString::fromLatin1(core::toString(r.verdict))));
     }
     m_copy->setEnabled(!m_config.isEmpty());
     m_save->setEnabled(!m_config.isEmpty());

@@ -13,7 +13,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kSplitters = QStringLiteral("window/splitters/");
 const QString kUnit = QStringLiteral("display/byteUnit");
 const QString kTheme = QStringLiteral("display/theme");
-const QString kSearchHeadroom = QStringLiteral("search/headroom");
+const QString kSearchOverlap = QStringLiteral("search/overlap_efficiency");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLast = QStringLiteral("files/lastScenario");
 const QString kOpening = QStringLiteral("files/opening");
@@ -64,14 +64,14 @@ void AppSettings::setTheme(ThemeMode mode)
     emit themeChanged(mode);
 }
 
-double AppSettings::searchHeadroom() const
+double AppSettings::searchOverlapEfficiency() const
 {
     bool ok = false;
-    const double v = m_settings.value(kSearchHeadroom, core::kDefaultSearchHeadroom).toDouble(&ok);
-    return ok && v >= 0 && v < 1 ? v : core::kDefaultSearchHeadroom;
+    const double v = m_settings.value(kSearchOverlap, 1.0).toDouble(&ok);
+    return ok && v >= 0 && v <= 1 ? v : 1.0;
 }
 
-void AppSettings::setSearchHeadroom(double fraction) { m_settings.setValue(kSearchHeadroom, fraction); }
+void AppSettings::setSearchOverlapEfficiency(double fraction) { m_settings.setValue(kSearchOverlap, fraction); }
 
 QStringList AppSettings::recentFiles() const { return m_settings.value(kRecent).toStringList(); }
 

@@ -33,9 +33,10 @@ public:
     void setByteUnit(ByteUnit unit);
     [[nodiscard]] ThemeMode theme() const;
     void setTheme(ThemeMode mode);
-    /// Memory a searched layout leaves free, as a fraction (default core::kDefaultSearchHeadroom, 0.10).
-    [[nodiscard]] double searchHeadroom() const;
-    void setSearchHeadroom(double fraction);
+    /// Share of the communication the model assumes hidden that the search counts as hidden (default 1, the
+    /// model's assumption; core::SearchOptions::overlapEfficiency).
+    [[nodiscard]] double searchOverlapEfficiency() const;
+    void setSearchOverlapEfficiency(double fraction);
 
     [[nodiscard]] QStringList recentFiles() const;
     void addRecentFile(const QString& path);

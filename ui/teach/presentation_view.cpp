@@ -111,6 +111,7 @@ QString figureTitle(const QString& name)
         {QStringLiteral("params"), QT_TRANSLATE_NOOP("PresentationView", "Parameters (Ψ)")},
         {QStringLiteral("active_params"), QT_TRANSLATE_NOOP("PresentationView", "Active parameters")},
         {QStringLiteral("capacity"), QT_TRANSLATE_NOOP("PresentationView", "GPU memory")},
+        {QStringLiteral("usable"), QT_TRANSLATE_NOOP("PresentationView", "Usable memory")},
         {QStringLiteral("fits"), QT_TRANSLATE_NOOP("PresentationView", "Fits")},
         {QStringLiteral("min_gpus"), QT_TRANSLATE_NOOP("PresentationView", "Fewest GPUs that fit")},
         {QStringLiteral("host_memory_per_node"), QT_TRANSLATE_NOOP("PresentationView", "Host memory per node")},
@@ -586,12 +587,12 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
     };
     QList<Label> labels;
     for (const QString& name : names) {
-        if (name == QLatin1String("capacity") || name == QLatin1String("fits")) {
+        if (name == QLatin1String("capacity") || name == QLatin1String("usable") || name == QLatin1String("fits")) {
             auto* line = new QCPItemLine(plot);
             line->start->setTypeX(QCPItemPosition::ptAxisRectRatio);
             line->end->setTypeX(QCPItemPosition::ptAxisRectRatio);
-            line->start->setCoords(0, Units::toUnit(r.capacity));
-            line->end->setCoords(1, Units::toUnit(r.capacity));
+            line->start->setCoords(0, Units::toUnit(r.usable)); // the line "fits" is judged against
+            line->end->setCoords(1, Units::toUnit(r.usable));
             line->setPen(QPen(kAccent, 3, Qt::DashLine));
             line->setSelectable(false);
             m_callouts << line;

@@ -218,9 +218,9 @@ QString KpiPanel::toolTipOf(int index) const
     case MfuCard: return term("throughput.mfu");
     case MemoryCard:
         return sumHtml(QStringLiteral("memory.total"), termFigures(r, core::TermGroup::Memory), "B",
-                       QStringLiteral("%1 / %2").arg(c.value, Units::bytes(r.capacity, 0)),
-                       (r.fits ? tr("Fits: total ≤ GPU memory.") : tr("Does not fit: total > GPU memory."))
-                           + QLatin1Char(' ') + memoryRangeSentence(r));
+                       tr("%1 / %2 usable").arg(c.value, Units::bytes(r.usable)),
+                       (r.fits ? tr("Within the usable memory: total ≤ usable.") : tr("Over the usable memory: total > usable."))
+                           + QLatin1Char(' ') + memoryRangeSentence(r) + QStringLiteral("<br>") + term("memory.usable"));
     case MinGpusCard:
         return explainHtml(c.key, c.value,
                            tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6").arg(r.gpus).arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep));
@@ -265,8 +265,8 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
         : r.verdict == core::Verdict::Borderline                 ? QColor(0xE6, 0x9F, 0x00)
                                                                  : QColor(0xD5, 0x5E, 0x00);
     setCard(MemoryCard, Units::bytes(total),
-            r.fits ? tr("%1 free of %2").arg(Units::bytes(r.capacity - total), Units::bytes(r.capacity, 0))
-                   : tr("+%1 over %2").arg(Units::bytes(total - r.capacity), Units::bytes(r.capacity, 0)),
+            r.fits ? tr("%1 free of %2 usable").arg(Units::bytes(r.usable - total), Units::bytes(r.usable))
+                   : tr("+%1 over %2 usable").arg(Units::bytes(total - r.usable), Units::bytes(r.usable)),
             verdictColour, rangeNote(total, r.memoryRange, u, u.memoryRuns));
     setCard(MinGpusCard, r.minGpus > 0 ? QLocale().toString(r.minGpus) : dash,
             r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));

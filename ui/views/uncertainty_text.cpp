@@ -54,13 +54,19 @@ QString borderlineSentence(const core::Result& r)
         : r.uncertainty.basisKind == "extrapolated"               ? tr("published runs of other kinds")
                                                        : tr("published %1 runs").arg(QString::fromStdString(r.uncertainty.kind));
     if (r.fits)
-        return tr("Borderline: %1 fits in %2, but the 80% range reaches %3 (memory of %4 came out up to %5% above the "
-                  "model)")
-            .arg(Units::bytes(total), Units::bytes(r.capacity, 0), Units::bytes(r.memoryRange.hi), runs)
+        return tr("Borderline: %1 fits in the %2 usable, but the 80% range reaches %3 (memory of %4 came out up to %5% "
+                  "above the model)")
+            .arg(Units::bytes(total), Units::bytes(r.usable), Units::bytes(r.memoryRange.hi), runs)
             .arg((r.uncertainty.memoryRatio.hi - 1) * 100, 0, 'f', 0);
-    return tr("Borderline: %1 exceeds %2, but the 80% range starts at %3 (memory of %4 came out up to %5% below the "
-              "model)")
-        .arg(Units::bytes(total), Units::bytes(r.capacity, 0), Units::bytes(r.memoryRange.lo), runs)
+    // Over the usable memory; "does not fit" only when the whole range is above what the GPU can allocate at all.
+    const double allocatable = r.allocatable;
+    if (total <= allocatable)
+        return tr("Borderline: %1 is over the %2 usable but within the %3 the GPU can allocate: it runs only inside "
+                  "the headroom")
+            .arg(Units::bytes(total), Units::bytes(r.usable), Units::bytes(allocatable));
+    return tr("Borderline: %1 exceeds the %2 the GPU can allocate, but the 80% range starts at %3 (memory of %4 came "
+              "out up to %5% below the model)")
+        .arg(Units::bytes(total), Units::bytes(allocatable), Units::bytes(r.memoryRange.lo), runs)
         .arg((1 - r.uncertainty.memoryRatio.lo) * 100, 0, 'f', 0);
 }
 

@@ -17,8 +17,8 @@ namespace shardscope::ui {
 /// "80% range 1.10 – 1.52 s for a plain run (validated: leave-one-source-out on 177 published PyTorch plain runs (3 sources))."
 [[nodiscard]] QString stepRangeSentence(const core::Result& r);
 
-/// Why the memory verdict is borderline, in one sentence without the full stop: the estimate against the GPU's
-/// memory and how far the 80% range reaches. Empty unless the verdict is borderline.
+/// Why the memory verdict is borderline, in one sentence without the full stop: the estimate against the usable
+/// memory, how far the 80% range reaches, and whether it runs only inside the headroom. Empty unless borderline.
 [[nodiscard]] QString borderlineSentence(const core::Result& r);
 
 } // namespace shardscope::ui

@@ -28,6 +28,10 @@ struct ModelSize {
 };
 [[nodiscard]] ModelSize modelSize(const ModelSpec& model);
 
+/// memory_per_gpu.usable of a scenario (Result::usable; docs/model.md §usable-memory): the GPU's memory as the driver
+/// reports it − the CUDA context − cluster.memory_headroom of it. What "fits" means in every view.
+[[nodiscard]] double usableMemory(const Scenario& scenario);
+
 /// evaluate() and the terms every view lists (Result::terms): each figure with its formula, substituted expression,
 /// inputs and source. Slower than evaluate() (text is built): for the views, the CLI and exports, not for searches.
 [[nodiscard]] Result explain(const Scenario& scenario);

@@ -106,7 +106,7 @@ struct Throughput {
     double costPerStepUsd = 0;        ///< 0 when the GPU has no price
 };
 
-/// memory_per_gpu.verdict: the capacity against the memory's 80% range (core/uncertainty.h).
+/// memory_per_gpu.verdict: the usable memory against the memory's 80% range (core/uncertainty.h).
 enum class Verdict { Fits, Borderline, DoesNotFit };
 
 /// An 80% range [lo, hi] of a figure; it contains the figure.
@@ -146,8 +146,10 @@ struct Result {
     int64_t gradAccumulation = 0;
 
     MemoryBreakdown memory;          ///< most loaded GPU
-    double capacity = 0;
-    bool fits = false;
+    double capacity = 0;             ///< the GPU's memory as its driver reports it (datasheet when unknown)
+    double usable = 0;               ///< what fits compares against: capacity − CUDA context − headroom
+    double allocatable = 0;          ///< capacity − CUDA context: a memory range above it is does-not-fit
+    bool fits = false;               ///< memory.total() <= usable
     Verdict verdict = Verdict::DoesNotFit;
     Range memoryRange;               ///< 80% range of memory.total()
     int peakStage = 0;

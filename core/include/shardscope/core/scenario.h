@@ -69,7 +69,8 @@ struct GpuSpec {
     std::string arch;                  ///< ampere, hopper, blackwell, ada, cdna3, cdna4, gaudi3: picks NCCL tables
     double bf16DenseFlops = 0;         ///< FLOP/s, dense (datasheet)
     double fp8DenseFlops = 0;          ///< FLOP/s, dense; 0 = no FP8 tensor cores
-    double memoryBytes = 0;
+    double memoryBytes = 0;            ///< datasheet capacity (vendor's GB taken as GiB, as CUDA counts)
+    double reportedMemoryBytes = 0;    ///< total as the driver reports it (nvidia-smi, rocm-smi); 0 = unknown
     double memoryBandwidth = 0;        ///< HBM bytes/s
     double scaleUpBandwidth = 0;       ///< NVLink/XGMI bytes/s per GPU per direction
     int scaleUpDomain = 8;             ///< GPUs sharing the scale-up fabric (8 HGX, 72 NVL72)
@@ -107,6 +108,10 @@ struct Cluster {
     double nvmeBandwidthPerNode = 25e9;  ///< bytes/s (ZeRO-Infinity §4: ~25 GB/s per DGX-2 node)
     double cpuAdamParamsPerSecond = 4e9; ///< per node; ZeRO-Offload Table 4: 1B params in 0.22 s, 10B in 2.57 s
     double miscBytes = 0;                ///< user's extra per-GPU reserve (fragmentation beyond the model's)
+    /// Share of the driver-reported capacity kept free when judging "fits" (memory_per_gpu.usable): a planning margin
+    /// for allocator fragmentation, spikes and what the model does not count. Default 10%, the convention of vLLM's
+    /// gpu_memory_utilization default of 0.9 (vllm/engine/arg_utils.py, EngineArgs.gpu_memory_utilization).
+    double memoryHeadroom = 0.10;
     [[nodiscard]] int gpus() const { return nodes * gpusPerNode; }
     [[nodiscard]] int nics() const { return nicsPerNode > 0 ? nicsPerNode : gpusPerNode; }
     friend bool operator==(const Cluster&, const Cluster&) = default;

@@ -14,11 +14,6 @@ namespace shardscope::core {
 
 enum class SearchObjective { TokensPerSecond, CostPerToken, MemoryHeadroom };
 
-/// Memory a searched layout leaves free on every GPU by default: 10%, for allocator fragmentation, spikes and what
-/// the model does not count. The convention of vLLM's gpu_memory_utilization default of 0.9
-/// (vllm/engine/arg_utils.py, EngineArgs.gpu_memory_utilization); a layout at 79.5 of 80 GiB is one spike from OOM.
-inline constexpr double kDefaultSearchHeadroom = 0.10;
-
 struct SearchOptions {
     int minGpus = 0;        ///< 0 = the scenario's GPU count; otherwise every whole node count in [minGpus, maxGpus]
     int maxGpus = 0;
@@ -27,7 +22,6 @@ struct SearchOptions {
     int maxCp = 8;
     int maxEp = 0;          ///< 0 = no limit (divisors of experts)
     int maxMicroBatch = 8;
-    double headroom = kDefaultSearchHeadroom; ///< fraction of GPU memory that must stay free (0.1 = fit in 90%)
     SearchObjective objective = SearchObjective::TokensPerSecond;
     int topK = 20;
     int threads = 1;
@@ -64,7 +58,7 @@ struct SearchPoint {
     double stepTime = 0;
     double memory = 0;          ///< bytes on the most loaded GPU
     double tokensPerSecond = 0;
-    double mfu = 0;             ///< model FLOPs utilisation (evaluate's)
+    double mfu = 0;             ///< model FLOPs utilisation, scaled as tokensPerSecond is (overlap charge, pessimistic end)
     double costPerToken = 0;    ///< USD per token; 0 when the GPU has no price
     double score = 0;           ///< larger is better, per the objective
     int64_t index = 0;          ///< enumeration order (ties break on it, so results do not depend on threads)

@@ -17,7 +17,8 @@ struct TermInput {
     friend bool operator==(const TermInput&, const TermInput&) = default;
 };
 
-enum class TermGroup { Model, Memory, StepTime, Communication, Throughput };
+/// Capacity: what the memory total is judged against (memory.usable), not a part of it.
+enum class TermGroup { Model, Memory, StepTime, Communication, Throughput, Capacity };
 
 struct Term {
     std::string key;        ///< "memory.activations"
@@ -33,7 +34,7 @@ struct Term {
     friend bool operator==(const Term&, const Term&) = default;
 };
 
-const char* toString(TermGroup g); ///< "model", "memory", "step_time", "communication", "throughput"
+const char* toString(TermGroup g); ///< "model", "memory", "step_time", "communication", "throughput", "capacity"
 
 /// The shortest decimal text that reads back as exactly v (std::to_chars); negative numbers in parentheses, so
 /// that the text can stand anywhere in an expression.

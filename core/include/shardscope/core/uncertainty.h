@@ -98,7 +98,8 @@ inline constexpr int kMinBandRuns = 3;
 /// so a band the user's runs all fall outside moves to them. The memory band was
 /// measured on the reserved peak (MemoryBreakdown::reservedPeak); the CUDA context and NCCL buffers above it are
 /// known sizes, so memory.total()'s range is total + reserved·(band − 1).
-/// Verdict: fits when the range's top is within capacity, does-not-fit when its bottom exceeds it, else borderline.
+/// Verdict: fits when the range's top is within the usable memory (Result::usable), does-not-fit when its bottom
+/// exceeds what the process can allocate at all (capacity − CUDA context, headroom ignored), else borderline.
 void addUncertainty(const Scenario& s, Result& r);
 
 /// A range around its point in whole percent: "± 5%" when both sides round alike, else both sides, "+17% / −0%"
