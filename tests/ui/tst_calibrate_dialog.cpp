@@ -71,6 +71,7 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     QCOMPARE(dialog.runCount(), 3);
+    QVERIFY(!dialog.residualChart()->legend->visible()); // no bars before Fit: no empty legend box
     for (int i = 0; i < 3; ++i)
         dialog.setMeasured(i, core::Figure::TokensPerSecondPerGpu, slowClusterTokens(runs[size_t(i)]));
 
@@ -82,6 +83,7 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QVERIFY(dialog.message().contains(QStringLiteral("Fitted on 3 runs")));
     // The residuals chart: the default profile's error and the calibrated one's for each of the 3 figures.
     QCOMPARE(dialog.residualChart()->plottableCount(), 2);
+    QVERIFY(dialog.residualChart()->legend->visible());
     QCOMPARE(dialog.residualChart()->plottable(0)->interface1D()->dataCount(), 3);
     QVERIFY(std::abs(dialog.residualChart()->plottable(0)->interface1D()->dataMainValue(0) - (0.8 / 0.6 - 1) * 100) < 15);
 

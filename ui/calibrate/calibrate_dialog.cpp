@@ -115,7 +115,7 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     m_chart->setMinimumHeight(180);
     m_chart->yAxis->setLabel(tr("Model error (%)"));
     m_chart->xAxis->setLabel(tr("Measured figure"));
-    m_chart->legend->setVisible(true);
+    m_chart->legend->setVisible(false); // shown by showFit(): an empty legend box before the first fit says nothing
     layout->addWidget(m_chart, 2);
 
     auto* profileRow = new QHBoxLayout;
@@ -264,6 +264,7 @@ bool CalibrateDialog::fit()
         showMessage(tr("The fit was refused:\n%1").arg(issuesText(m_fit.errors)), true);
         m_values->clear();
         m_chart->clearPlottables();
+        m_chart->legend->setVisible(false);
         m_chart->replot();
         return false;
     }
@@ -310,6 +311,7 @@ void CalibrateDialog::showFit()
     for (double& v : shifted)
         v += 0.35;
     a->setData(shifted, after);
+    m_chart->legend->setVisible(true);
     m_chart->xAxis->setTicker(ticker);
     m_chart->xAxis->setRange(0.3, double(m_fit.figures.size()) + 1);
     m_chart->yAxis->rescale();
