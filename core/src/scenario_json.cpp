@@ -481,7 +481,9 @@ std::string resultToJson(const Result& r, int indent)
         { "coverage", r.uncertainty.coverage }, { "memory_coverage", r.uncertainty.memoryCoverage },
         { "throughput_runs", r.uncertainty.throughputRuns }, { "memory_runs", r.uncertainty.memoryRuns },
         { "throughput_ratio", json::array({ r.uncertainty.throughputRatio.lo, r.uncertainty.throughputRatio.hi }) },
-        { "memory_ratio", json::array({ r.uncertainty.memoryRatio.lo, r.uncertainty.memoryRatio.hi }) } };
+        { "memory_ratio", json::array({ r.uncertainty.memoryRatio.lo, r.uncertainty.memoryRatio.hi }) },
+        { "assumed_hidden_share", r.uncertainty.assumedHiddenShare },
+        { "hidden_share_evidence", r.uncertainty.hiddenShareEvidence } };
     j["min_gpus"] = r.minGpus;
     if (!r.terms.empty()) {
         json terms = json::array();

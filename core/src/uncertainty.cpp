@@ -5,6 +5,8 @@
 // tests/core/tst_published_runs.cpp, which fails when the file and the data disagree.
 #include "shardscope/core/uncertainty.h"
 
+#include "assumed_hidden.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -136,6 +138,11 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
         u.hi = std::max(u.hi, widest->hi);
         u.runs = widest->runs;
     }
+    // Evidence for assumed overlap: the most any band folded in has (the union's, like lo and hi).
+    for (const ErrorBand& e : table)
+        if (e.runs >= kMinBandRuns && (&e == widest || std::ranges::any_of(kindNames(runKind(s)),
+                                          [&](const char* kind) { return std::string_view(e.kind) == kind; })))
+            u.maxHiddenShare = std::max(u.maxHiddenShare, e.maxHiddenShare);
     c.band = u;
     c.kind = BasisKind::Extrapolated;
     const ExtrapolatedCoverage e = extrapolatedCoverage();
@@ -208,7 +215,9 @@ bool useUserFit(const Scenario& s, bool memory, ErrorBand& band)
 ChosenBand chosen(std::span<const ErrorBand> table, const Scenario& s, bool memory, bool withText = true)
 {
     ChosenBand c = chooseBand(table, s, memory, withText);
+    const double hiddenEvidence = c.band.maxHiddenShare; // the user's runs do not say how much they hid
     if (useUserFit(s, memory, c.band)) {
+        c.band.maxHiddenShare = hiddenEvidence;
         c.kind = BasisKind::Calibrated;
         c.coverage = c.band.coverage;
         if (withText) {
@@ -308,11 +317,23 @@ ChosenBand throughputBand(const Scenario& s) { return chosen(kThroughputBands, s
 
 ChosenBand memoryBand(const Scenario& s) { return chosen(kMemoryBands, s, true); }
 
+double assumedHiddenShare(const Result& r)
+{
+    const double step = r.step.total();
+    return step > 0 ? detail::assumedHidden<detail::Fast>(r.collectives).value() / step : 0.0;
+}
+
+double slowEndFactor(const ErrorBand& band, const Result& r)
+{
+    // The excess over the band's evidence counted exposed: the step grows by (share − H)·step.
+    return 1.0 / (1.0 + std::max(0.0, assumedHiddenShare(r) - band.maxHiddenShare));
+}
+
 PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r)
 {
     const ErrorBand t = chosen(kThroughputBands, s, false, false).band;
     const ErrorBand m = chosen(kMemoryBands, s, true, false).band;
-    return { t.lo, r.memory.total() + r.memory.reservedPeak * (m.hi - 1) };
+    return { t.lo * slowEndFactor(t, r), r.memory.total() + r.memory.reservedPeak * (m.hi - 1) };
 }
 
 void addUncertainty(const Scenario& s, Result& r)
@@ -320,8 +341,9 @@ void addUncertainty(const Scenario& s, Result& r)
     const ChosenBand t = throughputBand(s);
     const ChosenBand m = memoryBand(s);
     const double tps = r.throughput.tokensPerSecondPerGpu, step = r.step.total();
-    r.tokensPerGpuRange = { tps * t.band.lo, tps * t.band.hi };
-    r.stepTimeRange = { step / t.band.hi, step / t.band.lo }; // measured step = predicted step × predicted/measured tps
+    const double slow = t.band.lo * slowEndFactor(t.band, r); // assumed overlap beyond the band's evidence: exposed
+    r.tokensPerGpuRange = { tps * slow, tps * t.band.hi };
+    r.stepTimeRange = { step / t.band.hi, step / slow }; // measured step = predicted step × predicted/measured tps
     // The band was measured on the reserved peak; the scenario's reserve (misc) above it is a known size.
     const double total = r.memory.total(), reserved = r.memory.reservedPeak;
     r.memoryRange = { total + reserved * (m.band.lo - 1), total + reserved * (m.band.hi - 1) };
@@ -355,6 +377,13 @@ void addUncertainty(const Scenario& s, Result& r)
     } else {
         u.basis.reserve(t.basis.size() + m.basis.size() + 11);
         u.basis.append(t.basis).append(" (memory: ").append(m.basis).append(")");
+    }
+    u.assumedHiddenShare = assumedHiddenShare(r);
+    u.hiddenShareEvidence = t.band.maxHiddenShare;
+    if (u.assumedHiddenShare > u.hiddenShareEvidence) {
+        const auto pct = [](double x) { return std::to_string(int(std::lround(100 * x))) + "%"; };
+        u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' " + pct(u.hiddenShareEvidence)
+            + " of the step (here " + pct(u.assumedHiddenShare) + ") as exposed";
     }
 }
 

@@ -128,6 +128,8 @@ struct Uncertainty {
     int memoryRuns = 0;         ///< runs behind the memory range
     Range throughputRatio{ 1, 1 }; ///< 80% band of measured/predicted tokens/s per GPU (step time: its inverse)
     Range memoryRatio{ 1, 1 };     ///< 80% band of measured/predicted reserved peak (any stage's bar)
+    double assumedHiddenShare = 0;  ///< communication.assumed_hidden_seconds / step time
+    double hiddenShareEvidence = 0; ///< the most any run behind the throughput band had; above it the slow end widens
 };
 
 struct Result {

@@ -44,6 +44,10 @@ struct ErrorBand {
     const char* generations = "";   ///< the GPU generations (GpuSpec::arch) of its runs, space-separated
     const char* provenance = "";    ///< "source (N runs); source (M runs)"
     double coverage = 0;            ///< share of its runs whose held-out prediction fell inside the range they get
+    /// Throughput bands: the largest share of the step any of its runs had of communication the model counts as
+    /// hidden behind compute (communication.assumed_hidden_seconds / step time): how much assumed overlap the band
+    /// has evidence for.
+    double maxHiddenShare = 0;
 };
 
 /// The generated table (core/src/uncertainty_bands.inc, written by tests/core/tst_published_runs.cpp from the
@@ -87,6 +91,14 @@ struct PessimisticEnd {
     double memoryTotal = 0;           ///< top of memory.total()'s range
 };
 [[nodiscard]] PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r);
+
+/// communication.assumed_hidden_seconds over the step time: the share of the step the model counts as free because
+/// its collectives are assumed hidden behind compute.
+[[nodiscard]] double assumedHiddenShare(const Result& r);
+/// Issue 21 item 5: the factor (≤ 1) on the slow end of the throughput range (tokens/s; the step time's slow end is
+/// divided by it) when a scenario counts more of its step hidden than any published run of its band did: the excess
+/// is counted exposed, 1 / (1 + max(0, share − band.maxHiddenShare)). 1 when the band covers the share.
+[[nodiscard]] double slowEndFactor(const ErrorBand& band, const Result& r);
 
 /// Fewest runs a band is taken from: below it the 10th/90th percentiles are the extreme runs themselves.
 inline constexpr int kMinBandRuns = 3;
