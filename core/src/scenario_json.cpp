@@ -340,6 +340,15 @@ json refToJson(const T& value, Lookup lookup, ToJson toJson)
         full.erase("id"); // a custom entry: every field given, no catalog id
     return full;
 }
+/// The GPU as a catalog id or the fields that differ from it. A memory_bytes of its own is read as dropping the
+/// catalog's driver figure (json_fields.cpp, readGpu), so it is always written with the driver figure it goes with.
+json gpuRef(const GpuSpec& g, const Catalog& catalog)
+{
+    json j = refToJson(g, [&](const std::string& id) { return catalog.gpu(id); }, detail::gpuToJson);
+    if (j.is_object() && j.contains("memory_bytes"))
+        j["reported_memory_bytes"] = g.reportedMemoryBytes;
+    return j;
+}
 } // namespace
 
 std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent)
@@ -357,7 +366,7 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     }
     const auto& c = s.cluster;
     j["cluster"] = {
-        { "gpu", refToJson(c.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::gpuToJson) },
+        { "gpu", gpuRef(c.gpu, catalog) },
         { "nodes", c.nodes }, { "gpus_per_node", c.gpusPerNode },
         { "intra_node", refToJson(c.intraNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
         { "inter_node", refToJson(c.interNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },

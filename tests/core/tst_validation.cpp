@@ -333,6 +333,13 @@ void TestValidation::ownMemoryDropsTheDriverFigure()
     QCOMPARE(again.scenario.cluster.gpu, p.scenario.cluster.gpu);
     // The catalog GPU keeps its driver figure.
     QCOMPARE(sstest::parse(doc("")).scenario.cluster.gpu.reportedMemoryBytes, 81559.0 * 1048576);
+    // A scenario built in code with the catalog's driver figure and more memory (the fuzzer's find, CI of 417afc6):
+    // the saved file carries both, so reopening keeps the driver figure.
+    Scenario s = sstest::parse(doc("")).scenario;
+    s.cluster.gpu.memoryBytes = 1e11;
+    const ScenarioParse reopened = sstest::parse(scenarioToJson(s, sstest::catalog()));
+    QVERIFY2(reopened.ok(), qPrintable(sstest::issuesText(reopened.errors)));
+    QCOMPARE(reopened.scenario.cluster.gpu, s.cluster.gpu);
 }
 
 void TestValidation::nanAndInfinityInAScenario()
