@@ -5,6 +5,8 @@
 #include "shardscope/core/scenario_json.h"
 #include "shardscope/core/search.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -91,8 +93,10 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
     const core::SearchResult res = core::search(scenario, opt);
     const size_t n = std::min<size_t>(res.points.size(), static_cast<size_t>(top));
     if (format == "csv") {
+        // The figures are the ones the search ranked on (core::rankedFigures): the last two columns say which.
         out << "rank,gpus,sharding,tp,pp,cp,ep,pp_schedule,virtual_stages,micro_batch,recompute,offload_optimizer,"
-               "offload_parameters,step_time_s,memory_bytes,tokens_per_second,cost_per_token_usd,pareto\n";
+               "offload_parameters,step_time_s,memory_bytes,tokens_per_second,cost_per_token_usd,pareto,"
+               "pessimistic,overlap_efficiency\n";
         std::vector<bool> onFront(res.points.size(), false);
         for (size_t i : res.pareto)
             onFront[i] = true;
@@ -100,11 +104,11 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
             const auto& p = res.points[i];
             const auto& l = p.layout;
             char buf[512];
-            std::snprintf(buf, sizeof buf, "%zu,%d,%s,%d,%d,%d,%d,%s,%d,%d,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1,
-                l.gpus, core::toString(l.sharding), l.tp, l.pp, l.cp, l.ep, core::toString(l.schedule), l.virtualStages,
-                l.microBatch, core::toString(l.recompute), offloadName(l.offloadOptimizer),
+            std::snprintf(buf, sizeof buf, "%zu,%d,%s,%d,%d,%d,%d,%s,%d,%d,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g\n",
+                i + 1, l.gpus, core::toString(l.sharding), l.tp, l.pp, l.cp, l.ep, core::toString(l.schedule),
+                l.virtualStages, l.microBatch, core::toString(l.recompute), offloadName(l.offloadOptimizer),
                 offloadName(l.offloadParameters), p.stepTime, p.memory, p.tokensPerSecond, p.costPerToken,
-                onFront[i] ? 1 : 0);
+                onFront[i] ? 1 : 0, opt.pessimistic ? 1 : 0, opt.overlapEfficiency);
             out << buf;
         }
         return 0;
@@ -113,12 +117,19 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
     std::snprintf(head, sizeof head,
         "{\n\"schema\": \"shardscope.search/1\",\n\"evaluated\": %lld,\n\"feasible\": %lld,\n\"seconds\": %.6f,\n",
         static_cast<long long>(res.evaluated), static_cast<long long>(res.feasible), res.seconds);
-    out << head << "\"pareto_size\": " << res.pareto.size() << ",\n\"results\": [";
+    // ranked_on: which figures the ranking used; each result's "ranked" holds them (core::rankedFigures), beside
+    // evaluate's own result.
+    out << head << "\"pareto_size\": " << res.pareto.size() << ",\n\"ranked_on\": "
+        << nlohmann::json { { "pessimistic", opt.pessimistic }, { "overlap_efficiency", opt.overlapEfficiency } }.dump()
+        << ",\n\"results\": [";
     for (size_t i = 0; i < n; ++i) {
-        const core::Scenario s = core::applyLayout(scenario, res.points[i].layout);
+        const core::SearchPoint& p = res.points[i];
+        const core::Scenario s = core::applyLayout(scenario, p.layout);
         const core::Result r = core::evaluate(s);
+        const nlohmann::json ranked = { { "step_time", p.stepTime }, { "memory_per_gpu", p.memory },
+            { "tokens_per_second", p.tokensPerSecond }, { "mfu", p.mfu }, { "cost_per_token_usd", p.costPerToken } };
         out << (i ? ",\n" : "\n") << "{\"scenario\": " << core::scenarioToJson(s, catalog, -1)
-            << ", \"result\": " << core::resultToJson(r, -1) << "}";
+            << ", \"ranked\": " << ranked.dump() << ", \"result\": " << core::resultToJson(r, -1) << "}";
     }
     out << "\n]\n}\n";
     return 0;

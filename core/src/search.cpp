@@ -103,12 +103,7 @@ struct Worker {
     int64_t evaluated = 0;
     int64_t index = 0;
 
-    /// What a layout is ranked on: evaluate's figures, or the pessimistic end of their ranges (opt.pessimistic).
-    struct Figures {
-        double stepTime, memory, tokensPerSecond, costPerStep;
-    };
-
-    double score(const Figures& f, int gpus, double capacity) const
+    double score(const RankedFigures& f, int gpus, double capacity) const
     {
         switch (opt.objective) {
         case SearchObjective::TokensPerSecond: return f.tokensPerSecond;
@@ -190,22 +185,7 @@ struct Worker {
                             if (!detail::candidatesFit(s, shape, cand, layout, m, capacity - nccl))
                                 continue;
                             evaluateInto(s, r, false);
-                            Figures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond,
-                                r.throughput.costPerStepUsd };
-                            if (opt.overlapEfficiency < 1) { // charge back the overlap the model assumes
-                                const double slower = 1 + (1 - opt.overlapEfficiency)
-                                        * detail::assumedHidden<detail::Fast>(r.collectives).value() / f.stepTime;
-                                f.stepTime *= slower;
-                                f.tokensPerSecond /= slower;
-                                f.costPerStep *= slower;
-                            }
-                            if (opt.pessimistic) { // the slow, large end of the 80% ranges
-                                const PessimisticEnd worst = pessimisticEnd(s, r);
-                                f.memory = worst.memoryTotal;
-                                f.tokensPerSecond *= worst.tokensPerSecondFactor;
-                                f.stepTime /= worst.tokensPerSecondFactor;
-                                f.costPerStep /= worst.tokensPerSecondFactor;
-                            }
+                            const RankedFigures f = rankedFigures(s, r, opt);
                             if (f.memory > capacity)
                                 continue;
                             SearchPoint p;
@@ -235,6 +215,26 @@ struct Worker {
 bool tpAllowed(const ModelSpec& m, int tp) { return tensorParallelIssues(m, tp).empty(); }
 
 } // namespace
+
+RankedFigures rankedFigures(const Scenario& s, const Result& r, const SearchOptions& opt)
+{
+    RankedFigures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond, r.throughput.costPerStepUsd };
+    if (opt.overlapEfficiency < 1) { // charge back the overlap the model assumes
+        const double slower = 1 + (1 - opt.overlapEfficiency)
+                * detail::assumedHidden<detail::Fast>(r.collectives).value() / f.stepTime;
+        f.stepTime *= slower;
+        f.tokensPerSecond /= slower;
+        f.costPerStep *= slower;
+    }
+    if (opt.pessimistic) { // the slow, large end of the 80% ranges
+        const PessimisticEnd worst = pessimisticEnd(s, r);
+        f.memory = worst.memoryTotal;
+        f.tokensPerSecond *= worst.tokensPerSecondFactor;
+        f.stepTime /= worst.tokensPerSecondFactor;
+        f.costPerStep /= worst.tokensPerSecondFactor;
+    }
+    return f;
+}
 
 SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgress* progress)
 {

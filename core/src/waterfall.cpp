@@ -162,7 +162,7 @@ bool copySetting(Scenario& into, const Scenario& from, std::string_view path)
     return true;
 }
 
-Waterfall buildWaterfall(const Scenario& a, const Scenario& b)
+Waterfall buildWaterfall(const Scenario& a, const Scenario& b, const SearchOptions& ranking)
 {
     Waterfall w;
     if (const auto issues = validate(a); !issues.empty()) {
@@ -175,11 +175,13 @@ Waterfall buildWaterfall(const Scenario& a, const Scenario& b)
     }
     Result r;
     evaluateInto(a, r, false);
-    w.memoryA = r.memory.total();
-    w.stepTimeA = r.step.total();
+    const RankedFigures fa = rankedFigures(a, r, ranking);
+    w.memoryA = fa.memory;
+    w.stepTimeA = fa.stepTime;
     evaluateInto(b, r, false);
-    w.memoryB = r.memory.total();
-    w.stepTimeB = r.step.total();
+    const RankedFigures fb = rankedFigures(b, r, ranking);
+    w.memoryB = fb.memory;
+    w.stepTimeB = fb.stepTime;
 
     Scenario current = a;
     double memory = w.memoryA;
@@ -193,15 +195,16 @@ Waterfall buildWaterfall(const Scenario& a, const Scenario& b)
         if (i + 1 < fields.size() && !validate(current).empty())
             continue;
         evaluateInto(current, r, false);
+        const RankedFigures f = rankedFigures(current, r, ranking);
         WaterfallStep step;
         step.settings = std::move(pending);
         pending.clear();
         step.scenario = current;
-        step.memory = r.memory.total();
-        step.stepTime = r.step.total();
+        step.memory = f.memory;
+        step.stepTime = f.stepTime;
         step.memoryDelta = step.memory - memory;
         step.stepTimeDelta = step.stepTime - time;
-        step.fits = r.fits;
+        step.fits = f.memory <= r.usable;
         memory = step.memory;
         time = step.stepTime;
         w.steps.push_back(std::move(step));

@@ -7,6 +7,7 @@
 
 #include "shardscope/core/search.h"
 #include "shardscope/core/uncertainty.h"
+#include "shardscope/core/waterfall.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -229,6 +230,22 @@ void TestUncertainty::guaranteedFitSearch()
         SS_COMPARE_REL(p.stepTime, r.stepTimeRange.hi, 1e-9);
     }
     QVERIFY(worst.points.front().tokensPerSecond <= point.points.front().tokensPerSecond);
+    // "Why not this layout?" walks on the same figures: its ends are the table's, for #1 and the last layout.
+    QVERIFY(worst.points.size() >= 2);
+    const SearchPoint& first = worst.points.front();
+    const SearchPoint& last = worst.points.back();
+    const Waterfall w = buildWaterfall(applyLayout(s, first.layout), applyLayout(s, last.layout), o);
+    QVERIFY2(w.ok, w.error.c_str());
+    SS_COMPARE_REL(w.memoryA, first.memory, 1e-12);
+    SS_COMPARE_REL(w.stepTimeA, first.stepTime, 1e-12);
+    SS_COMPARE_REL(w.memoryB, last.memory, 1e-12);
+    SS_COMPARE_REL(w.stepTimeB, last.stepTime, 1e-12);
+    QVERIFY(!w.steps.empty());
+    SS_COMPARE_REL(w.steps.back().memory, last.memory, 1e-12);
+    QVERIFY(w.steps.back().fits); // a guaranteed fit: its top of range is within the usable memory
+    // The same walk on the point figures (the default) differs: the table's headers must say which it shows.
+    const Waterfall plain = buildWaterfall(applyLayout(s, first.layout), applyLayout(s, last.layout));
+    QVERIFY(plain.memoryB < w.memoryB && plain.stepTimeB <= w.stepTimeB);
 }
 
 void TestUncertainty::assumedOverlapBeyondEvidenceWidensTheSlowEnd()

@@ -83,6 +83,7 @@ private slots:
     void searchOverlapEfficiencyIsASetting();
     void strategiesFilterStaysOpen();
     void whyNotThisLayout();
+    void guaranteedFitSaysWhichEnd();
     void sweepPointsEqualEvaluate_data();
     void sweepPointsEqualEvaluate();
     void sweepMarksPointsThatDoNotFit();
@@ -217,11 +218,15 @@ void TestAnalysis::searchOverlapEfficiencyIsASetting()
         QVERIFY(spin);
         spin->setValue(60);
         QCOMPARE(settings.searchOverlapEfficiency(), 0.60);
+        QVERIFY(!pane.options().pessimistic); // "guaranteed to fit" is off until chosen, then kept too
+        pane.findChild<QCheckBox*>(QStringLiteral("guaranteedFit"))->setChecked(true);
+        QVERIFY(settings.searchGuaranteedFit());
     }
     ui::AppSettings again(dir.filePath(QStringLiteral("s.ini")), nullptr);
     ui::SearchPane pane(&doc);
     pane.setSettings(&again);
     QCOMPARE(pane.options().overlapEfficiency, 0.60);
+    QVERIFY(pane.options().pessimistic);
     // The layouts of a search fit in the scenario's usable memory, 15% headroom here: the H100's driver-reported
     // 81559 MiB less the 1 GiB CUDA context less 15% of 81559 MiB.
     doc.edit(QStringLiteral("headroom 15%"), QStringLiteral("cluster.memory_headroom"),
@@ -283,6 +288,51 @@ void TestAnalysis::whyNotThisLayout()
     QVERIFY(close(w.stepTimeB, pane.model()->point(row).stepTime));
     QVERIFY(pane.whyNotChart()->window()->windowTitle().contains(QStringLiteral("#5")));
     pane.whyNotChart()->window()->close();
+}
+
+void TestAnalysis::guaranteedFitSaysWhichEnd()
+{
+    // Issue 21 item 4: with "guaranteed to fit" and an overlap efficiency below 100%, the table's headers, the
+    // scatter's axes and the "why not" waterfall say which figures they show, and the waterfall ends at the table's.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::SearchPane pane(&doc);
+    auto* guaranteed = pane.findChild<QCheckBox*>(QStringLiteral("guaranteedFit"));
+    QVERIFY(guaranteed);
+    guaranteed->setChecked(true);
+    pane.findChild<QDoubleSpinBox*>()->setValue(60);
+    QVERIFY(runSearch(pane));
+    QVERIFY(pane.model()->rowCount() > 4);
+    const auto header = [&](int column) {
+        return pane.model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    };
+    QCOMPARE(header(ui::SearchTableModel::StepTime), QStringLiteral("Step time (slow end, η 60 %)"));
+    QCOMPARE(header(ui::SearchTableModel::TokensPerSecond), QStringLiteral("Tokens/s (slow end, η 60 %)"));
+    QCOMPARE(header(ui::SearchTableModel::Memory), QStringLiteral("Memory/GPU (top of range)"));
+    QCOMPARE(header(ui::SearchTableModel::Gpus), QStringLiteral("GPUs"));
+    QVERIFY2(pane.scatter()->plot()->xAxis->label().startsWith(QStringLiteral("step time, slow end, η 60 % (")),
+             qPrintable(pane.scatter()->plot()->xAxis->label()));
+    QCOMPARE(pane.scatter()->title(),
+             QStringLiteral("Feasible layouts: step time (slow end, η 60 %) against memory per GPU (top of range)"));
+
+    const int row = 4;
+    pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(row, 0)).row());
+    QTest::mouseClick(pane.whyNotButton(), Qt::LeftButton);
+    ui::WaterfallChart* chart = pane.whyNotChart();
+    QVERIFY(chart && chart->isVisible());
+    const core::Waterfall w = core::buildWaterfall(core::applyLayout(doc.scenario(), pane.model()->point(0).layout),
+                                                   core::applyLayout(doc.scenario(), pane.model()->point(row).layout),
+                                                   pane.options());
+    QVERIFY(w.ok && !w.steps.empty());
+    QVERIFY(close(w.stepTimeA, pane.model()->point(0).stepTime));
+    QVERIFY(close(w.stepTimeB, pane.model()->point(row).stepTime));
+    QVERIFY(close(w.memoryB, pane.model()->point(row).memory));
+    QStringList titles;
+    for (QCPAxisRect* rect : chart->plot()->axisRects())
+        titles << rect->axis(QCPAxis::atBottom)->label();
+    QVERIFY2(titles.size() == 2 && titles[0].startsWith(QStringLiteral("memory per GPU, top of range ("))
+                 && titles[1].startsWith(QStringLiteral("step time, slow end, η 60 % (")),
+             qPrintable(titles.join(QStringLiteral(" | "))));
+    chart->window()->close();
 }
 
 void TestAnalysis::cancelEndsSearch()

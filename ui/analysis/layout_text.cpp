@@ -2,9 +2,11 @@
 #include "analysis/layout_text.h"
 
 #include "charts/chart_theme.h"
+#include "util/units.h"
 
 #include <QCoreApplication>
 #include <QLocale>
+#include <QStringList>
 
 namespace shardscope::ui {
 
@@ -104,6 +106,23 @@ QString layoutSummary(const core::LayoutChoice& l)
     if (l.offloadOptimizer != core::OffloadTarget::None || l.offloadParameters != core::OffloadTarget::None)
         text += tr(" · offload %1").arg(offloadText(l.offloadOptimizer, l.offloadParameters));
     return text;
+}
+
+QString rankedTimeBasis(const core::SearchOptions& o)
+{
+    QStringList parts;
+    if (o.pessimistic)
+        parts << tr("slow end");
+    if (o.overlapEfficiency < 1)
+        parts << tr("η %1").arg(Units::percent(o.overlapEfficiency, 0));
+    return parts.join(QStringLiteral(", "));
+}
+
+QString rankedMemoryBasis(const core::SearchOptions& o) { return o.pessimistic ? tr("top of range") : QString(); }
+
+QString withBasis(const QString& label, const QString& basis)
+{
+    return basis.isEmpty() ? label : QStringLiteral("%1 (%2)").arg(label, basis);
 }
 
 QString groupShort(core::Group group)

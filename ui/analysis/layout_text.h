@@ -25,6 +25,14 @@ namespace shardscope::ui {
 [[nodiscard]] QString offloadShort(core::OffloadTarget optimizer, core::OffloadTarget parameters);
 /// "32 GPUs · ZeRO-3 · TP 2 · PP 4 (1F1B) · CP 1 · micro-batch 1 · selective recompute"
 [[nodiscard]] QString layoutSummary(const core::LayoutChoice& layout);
+/// Which figures a search ranked on, for its labels. Time-like figures (step time, tokens/s, MFU, cost): "slow end"
+/// (SearchOptions::pessimistic: the slow end of the 80% range), "η 70%" (the overlap charge), both ("slow end, η 70%"),
+/// or "" for evaluate's figures.
+[[nodiscard]] QString rankedTimeBasis(const core::SearchOptions& options);
+/// Memory: "top of range" when the search screened on the top of the memory range, else "".
+[[nodiscard]] QString rankedMemoryBasis(const core::SearchOptions& options);
+/// "Step time (slow end)", or the label alone when basis is empty.
+[[nodiscard]] QString withBasis(const QString& label, const QString& basis);
 /// Group name as the rank map and collectives use it ("TP", "DP", ...).
 [[nodiscard]] QString groupShort(core::Group group);
 /// A categorical colour for index i: Okabe–Ito, then lighter and darker variants (24 distinct values).

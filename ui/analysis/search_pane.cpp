@@ -227,6 +227,7 @@ void SearchPane::buildControls(QWidget* box)
     m_offload->setChecked(true);
     m_offload->setToolTip(tr("Also try CPU offload of the optimizer (and of parameters with ZeRO-3/FSDP full shard)."));
     m_guaranteed = new QCheckBox(tr("guaranteed to fit"), box);
+    m_guaranteed->setObjectName(QStringLiteral("guaranteedFit"));
     m_guaranteed->setToolTip(tr("Screen and rank by the pessimistic end of the 80% ranges: the top of the memory range "
                                 "must fit, and layouts are ranked by the bottom of their throughput range."));
     m_overlap = new QDoubleSpinBox(box);
@@ -456,12 +457,14 @@ void SearchPane::finish()
     std::unique_ptr<Job> job = std::move(m_job);
     core::SearchResult& r = job->result;
     m_base = job->base;
+    m_ranked = job->options;
     m_baseRange = job->options.minGpus > 0;
     m_lastSeconds = r.seconds;
     m_evaluated = r.evaluated;
     m_feasible = r.feasible;
-    m_scatter->setPoints(r.points, r.pareto, core::usableMemory(job->base));
-    m_model->setPoints(std::move(r.points), r.pareto);
+    updateCurrent();
+    m_scatter->setPoints(r.points, r.pareto, core::usableMemory(job->base), m_ranked);
+    m_model->setPoints(std::move(r.points), r.pareto, m_ranked);
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
     m_progress->hide();
@@ -477,6 +480,10 @@ void SearchPane::finish()
                    .arg(groupedInt(r.feasible), groupedInt(r.evaluated))
                    .arg(r.pareto.size())
                    .arg(Units::seconds(r.seconds));
+    if (m_ranked.pessimistic)
+        text += tr(" · ranked on the slow end of the 80% ranges, memory at the top");
+    if (m_ranked.overlapEfficiency < 1)
+        text += tr(" · overlap η %1").arg(Units::percent(m_ranked.overlapEfficiency, 0));
     m_status->setText(text);
     m_stale = false;
     m_staleNote->hide();
@@ -510,7 +517,7 @@ void SearchPane::documentChanged()
     // A scatter of thousands of points costs a replot: while the tab is hidden, catch up when it shows.
     m_currentDirty = !isVisible();
     if (!m_currentDirty)
-        m_scatter->setCurrent(r.valid, r.step.total(), r.memory.total(), r.fits);
+        updateCurrent();
     updateGpuControls();
     if (m_hasRun && !m_job) {
         m_stale = !(searchKey(s, m_baseRange) == searchKey(m_base, m_baseRange));
@@ -552,6 +559,22 @@ void SearchPane::setSettings(AppSettings* settings)
     }
     connect(m_overlap, &QDoubleSpinBox::valueChanged, settings,
             [settings](double percent) { settings->setSearchOverlapEfficiency(percent / 100); });
+    {
+        const QSignalBlocker block(m_guaranteed);
+        m_guaranteed->setChecked(settings->searchGuaranteedFit());
+    }
+    connect(m_guaranteed, &QCheckBox::toggled, settings, &AppSettings::setSearchGuaranteedFit);
+}
+
+void SearchPane::updateCurrent()
+{
+    const core::Result& r = m_doc->result();
+    if (!r.valid) {
+        m_scatter->setCurrent(false, 0, 0, false);
+        return;
+    }
+    const core::RankedFigures f = core::rankedFigures(m_doc->scenario(), r, m_ranked);
+    m_scatter->setCurrent(true, f.stepTime, f.memory, f.memory <= r.usable);
 }
 
 void SearchPane::explainSelected()
@@ -574,10 +597,20 @@ void SearchPane::explainSelected()
     }
     const core::SearchPoint& best = m_model->point(0);
     const core::SearchPoint& chosen = m_model->point(row);
-    const core::Waterfall w = core::buildWaterfall(core::applyLayout(m_base, best.layout), core::applyLayout(m_base, chosen.layout));
-    m_whyNotChart->setWaterfall(w, tr("#1 (best)"), tr("#%1").arg(row + 1));
+    // The walk on the figures the search ranked on, so that its ends are the table's figures.
+    const core::Waterfall w = core::buildWaterfall(core::applyLayout(m_base, best.layout),
+                                                   core::applyLayout(m_base, chosen.layout), m_ranked);
+    m_whyNotChart->setWaterfall(w, tr("#1 (best)"), tr("#%1").arg(row + 1), rankedMemoryBasis(m_ranked),
+                                rankedTimeBasis(m_ranked));
     m_whyNotWindow->setWindowTitle(tr("Why not layout #%1?").arg(row + 1));
     const double change = chosen.tokensPerSecond / best.tokensPerSecond - 1;
+    QString basis;
+    if (m_ranked.pessimistic)
+        basis += tr(" Every figure is the one the search ranked on: the slow end of the 80% range for time and "
+                    "throughput, the top of it for memory (\"guaranteed to fit\").");
+    if (m_ranked.overlapEfficiency < 1)
+        basis += tr(" Step times carry %1 of the communication the model counts hidden (overlap η %2).")
+                     .arg(Units::percent(1 - m_ranked.overlapEfficiency, 0), Units::percent(m_ranked.overlapEfficiency, 0));
     m_whyNotNote->setText(tr("#1: %1\n#%2: %3\n#%2 runs %4 tokens/s against #1's %5 (%6) and needs %7 per GPU against %8. "
                              "Each bar changes one setting of #1 into #%2's, in the order of the scenario file, and shows "
                              "what that change does to memory and step time.")
@@ -587,7 +620,8 @@ void SearchPane::explainSelected()
                                    groupedInt(qint64(std::llround(chosen.tokensPerSecond))),
                                    groupedInt(qint64(std::llround(best.tokensPerSecond))),
                                    (change < 0 ? QStringLiteral("−") : QStringLiteral("+")) + Units::percent(std::abs(change)),
-                                   Units::bytes(chosen.memory), Units::bytes(best.memory)));
+                                   Units::bytes(chosen.memory), Units::bytes(best.memory))
+                          + basis);
     m_whyNotWindow->show();
     m_whyNotWindow->raise();
 }
@@ -605,8 +639,7 @@ void SearchPane::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     if (m_currentDirty) {
-        const core::Result& r = m_doc->result();
-        m_scatter->setCurrent(r.valid, r.step.total(), r.memory.total(), r.fits);
+        updateCurrent();
         m_currentDirty = false;
     }
     if (!m_hasRun && !m_job)

@@ -92,6 +92,8 @@ private:
     void updateStrategyButton();
     void updateGpuControls();
     void selectPoint(int index);
+    /// Marks the open scenario on the scatter with the figures the shown results were ranked on.
+    void updateCurrent();
     [[nodiscard]] int selectedRow() const;
 
     ScenarioDocument* m_doc;
@@ -133,6 +135,7 @@ private:
 
     std::unique_ptr<Job> m_job;
     core::Scenario m_base;     ///< scenario of the results shown
+    core::SearchOptions m_ranked; ///< the options of the results shown: which figures they are (core::rankedFigures)
     bool m_baseRange = false;  ///< those results searched a GPU range
     bool m_hasRun = false;
     bool m_stale = false;

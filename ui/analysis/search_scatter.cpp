@@ -106,8 +106,9 @@ void SearchScatterChart::themeChanged()
 }
 
 void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points, const std::vector<size_t>& pareto,
-                                   double limitBytes)
+                                   double limitBytes, const core::SearchOptions& options)
 {
+    m_options = options;
     m_points = points;
     m_pareto = pareto;
     m_limitBytes = limitBytes;
@@ -158,8 +159,11 @@ void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points,
     m_limit->setVisible(limitBytes > 0);
     m_limitLabel->setVisible(limitBytes > 0);
     const auto unit = Units::timeScale(maxStep).second;
-    m_plot->xAxis->setLabel(tr("step time (%1)").arg(unit));
-    m_plot->yAxis->setLabel(tr("memory per GPU (%1)").arg(Units::unitName()));
+    // The axis titles name the end of the range each figure is; the title says it too, the memory axis being short.
+    m_plot->xAxis->setLabel(axisTitle(tr("step time"), rankedTimeBasis(options), unit));
+    m_plot->yAxis->setLabel(axisTitle(tr("memory per GPU"), QString(), Units::unitName()));
+    setTitle(tr("Feasible layouts: %1 against %2")
+                 .arg(withBasis(tr("step time"), rankedTimeBasis(options)), withBasis(tr("memory per GPU"), rankedMemoryBasis(options))));
     const bool logX = !m_points.empty() && minStep > 0 && maxStep / minStep > 8;
     m_plot->xAxis->setScaleType(logX ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     // Log: 1-2-5 in each decade where there is room (a plain log ticker labels only powers of ten).
@@ -179,7 +183,7 @@ void SearchScatterChart::redraw()
     const int selected = m_selected;
     const std::vector<core::SearchPoint> points = m_points;
     const std::vector<size_t> pareto = m_pareto;
-    setPoints(points, pareto, m_limitBytes);
+    setPoints(points, pareto, m_limitBytes, m_options);
     setSelectedPoint(selected);
 }
 
@@ -220,7 +224,7 @@ std::unique_ptr<ChartBase> SearchScatterChart::copy() const
 {
     auto c = std::make_unique<SearchScatterChart>();
     c->setCurrent(m_currentValid, m_currentStep, m_currentMemory, m_currentFits);
-    c->setPoints(m_points, m_pareto, m_limitBytes);
+    c->setPoints(m_points, m_pareto, m_limitBytes, m_options);
     c->setSelectedPoint(m_selected);
     return c;
 }

@@ -25,7 +25,9 @@ public:
     explicit SearchScatterChart(QWidget* parent = nullptr);
 
     /// limitBytes: memory a layout may use (capacity less headroom).
-    void setPoints(const std::vector<core::SearchPoint>& points, const std::vector<size_t>& pareto, double limitBytes);
+    /// options: the search's, which say which figures the points are (the axis titles name the end of the range).
+    void setPoints(const std::vector<core::SearchPoint>& points, const std::vector<size_t>& pareto, double limitBytes,
+                   const core::SearchOptions& options = {});
     /// The open scenario (not drawn when !valid).
     void setCurrent(bool valid, double stepTime, double memoryBytes, bool fits);
     /// Rings point index (into the points given to setPoints); -1 clears.
@@ -68,6 +70,7 @@ private:
     std::vector<size_t> m_pareto;
     double m_scale = 1;
     double m_limitBytes = 0;
+    core::SearchOptions m_options;
     int m_selected = -1;
     bool m_currentValid = false;
     double m_currentStep = 0, m_currentMemory = 0;

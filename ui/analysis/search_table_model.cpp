@@ -5,6 +5,7 @@
 #include "util/units.h"
 
 #include <QFont>
+#include <QStringList>
 
 namespace shardscope::ui {
 
@@ -14,9 +15,10 @@ SearchTableModel::SearchTableModel(QObject* parent)
 }
 
 void SearchTableModel::setPoints(std::vector<core::SearchPoint> points,
-                                 const std::vector<size_t>& pareto)
+                                 const std::vector<size_t>& pareto, const core::SearchOptions& options)
 {
     beginResetModel();
+    m_options = options;
     m_points = std::move(points);
     m_pareto.assign(m_points.size(), 0);
     for (size_t i : pareto)
@@ -55,21 +57,35 @@ QVariant SearchTableModel::headerData(int section, Qt::Orientation orientation, 
         case MicroBatch: return tr("Micro-batch");
         case Recompute: return tr("Recompute");
         case Offload: return tr("Offload");
-        case StepTime: return tr("Step time");
-        case TokensPerSecond: return tr("Tokens/s");
-        case Mfu: return tr("MFU");
-        case Memory: return tr("Memory/GPU");
-        case CostPerMillion: return tr("$/M tokens");
+        case StepTime: return withBasis(tr("Step time"), rankedTimeBasis(m_options));
+        case TokensPerSecond: return withBasis(tr("Tokens/s"), rankedTimeBasis(m_options));
+        case Mfu: return withBasis(tr("MFU"), rankedTimeBasis(m_options));
+        case Memory: return withBasis(tr("Memory/GPU"), rankedMemoryBasis(m_options));
+        case CostPerMillion: return withBasis(tr("$/M tokens"), rankedTimeBasis(m_options));
         }
     }
     if (role == Qt::ToolTipRole) {
+        // What the figure columns hold: the figures the search screened and ranked on.
+        QStringList basis;
+        if (m_options.pessimistic)
+            basis << tr("the slow end of the 80% range (\"guaranteed to fit\")");
+        if (m_options.overlapEfficiency < 1)
+            basis << tr("with %1 of the communication the model counts hidden charged back to the step (overlap η %2)")
+                         .arg(Units::percent(1 - m_options.overlapEfficiency, 0), Units::percent(m_options.overlapEfficiency, 0));
+        const QString timeBasis = basis.isEmpty() ? tr("The model's point estimate.") : tr("Ranked on %1.").arg(basis.join(tr(", ")));
         switch (section) {
         case Rank: return tr("Order by the search objective; ★ marks layouts on the step-time/memory Pareto front.");
         case Schedule: return tr("Pipeline schedule and virtual stages (only with PP > 1).");
         case MicroBatch: return tr("Sequences per micro-batch per data-parallel rank.");
-        case Memory: return tr("Memory of the most loaded GPU.");
-        case Mfu: return tr("Model FLOPs utilisation: model FLOPs per second over the GPUs' dense peak.");
-        case CostPerMillion: return tr("GPU rental cost per million tokens, from the catalog's hourly price (— when unknown).");
+        case StepTime: return tr("Seconds per optimizer step. %1").arg(timeBasis);
+        case TokensPerSecond: return tr("Tokens per second over all GPUs. %1").arg(timeBasis);
+        case Memory:
+            return m_options.pessimistic ? tr("Memory of the most loaded GPU: the top of its 80% range, which must fit in the usable memory.")
+                                         : tr("Memory of the most loaded GPU (the model's point estimate).");
+        case Mfu: return tr("Model FLOPs utilisation: model FLOPs per second over the GPUs' dense peak. %1").arg(timeBasis);
+        case CostPerMillion:
+            return tr("GPU rental cost per million tokens, from the catalog's hourly price (— when unknown). %1").arg(timeBasis);
+        default: break;
         }
     }
     return {};

@@ -24,8 +24,9 @@ public:
 
     explicit SearchTableModel(QObject* parent = nullptr);
 
-    /// pareto holds indices into points.
-    void setPoints(std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto);
+    /// pareto holds indices into points; options are the search's (which figures it ranked on: the headers say).
+    void setPoints(std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto,
+                   const core::SearchOptions& options = {});
     void clear();
     /// The byte unit changed: every cell and header is text again (views repaint, proxies re-read).
     void unitsChanged();
@@ -46,6 +47,7 @@ private:
     [[nodiscard]] QVariant sortValue(int row, int column) const;
     std::vector<core::SearchPoint> m_points;
     std::vector<char> m_pareto;
+    core::SearchOptions m_options;
 };
 
 /// Sorts a SearchTableModel on its numbers directly: a QVariant per comparison is too slow for the 200k rows

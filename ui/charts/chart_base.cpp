@@ -143,9 +143,16 @@ void ChartBase::setMessage(const QString& text)
 
 QString ChartBase::title() const { return m_title->text(); }
 
+void ChartBase::setTitle(const QString& title) { m_title->setText(title); }
+
 QString ChartBase::message() const { return m_message->visible() ? m_message->text() : QString(); }
 
 void ChartBase::requestReplot() { m_plot->replot(QCustomPlot::rpQueuedReplot); }
+
+QString ChartBase::axisTitle(const QString& label, const QString& basis, const QString& unit)
+{
+    return (basis.isEmpty() ? label : QStringLiteral("%1, %2").arg(label, basis)) + QStringLiteral(" (%1)").arg(unit);
+}
 
 void ChartBase::replotNow() { m_plot->replot(QCustomPlot::rpImmediateRefresh); }
 

@@ -34,12 +34,17 @@ public:
     [[nodiscard]] LegendStrip* legend() const { return m_legend; }
     /// The title shown above the plot (exports draw it into the image).
     [[nodiscard]] QString title() const;
+    /// Changes the title (a chart whose figures change meaning says which it shows).
+    void setTitle(const QString& title);
     /// The tooltip text at a point of the plot (what a hover shows).
     [[nodiscard]] QString toolTipAt(const QPoint& pos) const;
     /// The centred message ("" when hidden), for tests.
     [[nodiscard]] QString message() const;
     /// Replots and repaints synchronously (benchmarks, screenshots); normal updates use a queued replot.
     void replotNow();
+    /// An axis title: "step time, slow end (ms)", or "step time (ms)" when basis (which figure: which end of its
+    /// range) is empty.
+    [[nodiscard]] static QString axisTitle(const QString& label, const QString& basis, const QString& unit);
 
 protected:
     virtual QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const;

@@ -93,12 +93,15 @@ QString WaterfallChart::stepLabel(const core::WaterfallStep& step)
 std::unique_ptr<ChartBase> WaterfallChart::copy() const
 {
     auto c = std::make_unique<WaterfallChart>();
-    c->setWaterfall(m_waterfall, m_labelA, m_labelB);
+    c->setWaterfall(m_waterfall, m_labelA, m_labelB, m_memoryBasis, m_timeBasis);
     return c;
 }
 
-void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& labelA, const QString& labelB)
+void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& labelA, const QString& labelB,
+                                  const QString& memoryBasis, const QString& timeBasis)
 {
+    m_memoryBasis = memoryBasis;
+    m_timeBasis = timeBasis;
     m_waterfall = w;
     m_labelA = labelA;
     m_labelB = labelB;
@@ -185,9 +188,9 @@ void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& label
     const double line = QFontMetricsF(m_memory.rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
     m_plot->setMinimumHeight(std::max(180, int(std::ceil(line * (1.3 * m_rows + 4.5)))));
     m_memory.rect->axis(QCPAxis::atBottom)->setRange(0, memoryValue(maxMemory) * 1.05);
-    m_memory.rect->axis(QCPAxis::atBottom)->setLabel(tr("memory per GPU (%1)").arg(Units::unitName()));
+    m_memory.rect->axis(QCPAxis::atBottom)->setLabel(axisTitle(tr("memory per GPU"), memoryBasis, Units::unitName()));
     m_time.rect->axis(QCPAxis::atBottom)->setRange(0, timeValue(maxTime) * 1.05);
-    m_time.rect->axis(QCPAxis::atBottom)->setLabel(tr("step time (%1)").arg(unit));
+    m_time.rect->axis(QCPAxis::atBottom)->setLabel(axisTitle(tr("step time"), timeBasis, unit));
     requestReplot();
 }
 

@@ -21,7 +21,10 @@ class WaterfallChart : public ChartBase
     Q_OBJECT
 public:
     explicit WaterfallChart(QWidget* parent = nullptr);
-    void setWaterfall(const core::Waterfall& waterfall, const QString& labelA, const QString& labelB);
+    /// memoryBasis / timeBasis name which figures the waterfall holds when they are not evaluate's point values
+    /// (a search's "top of range", "slow end"): the axis titles say so.
+    void setWaterfall(const core::Waterfall& waterfall, const QString& labelA, const QString& labelB,
+                      const QString& memoryBasis = {}, const QString& timeBasis = {});
     /// Rows (A, steps, B); 0 when there is nothing to show.
     [[nodiscard]] int rowCount() const { return m_rows; }
     /// The label of a step row: its settings' names joined with " + ".
@@ -47,7 +50,7 @@ private:
     QSharedPointer<QCPAxisTickerText> m_rowTicker;
     core::Waterfall m_waterfall;
     QStringList m_rowLabels;
-    QString m_labelA, m_labelB;
+    QString m_labelA, m_labelB, m_memoryBasis, m_timeBasis;
     double m_timeScale = 1;
     int m_rows = 0;
 };

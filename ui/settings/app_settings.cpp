@@ -14,6 +14,7 @@ const QString kSplitters = QStringLiteral("window/splitters/");
 const QString kUnit = QStringLiteral("display/byteUnit");
 const QString kTheme = QStringLiteral("display/theme");
 const QString kSearchOverlap = QStringLiteral("search/overlap_efficiency");
+const QString kSearchGuaranteedFit = QStringLiteral("search/guaranteed_fit");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kLast = QStringLiteral("files/lastScenario");
 const QString kOpening = QStringLiteral("files/opening");
@@ -72,6 +73,10 @@ double AppSettings::searchOverlapEfficiency() const
 }
 
 void AppSettings::setSearchOverlapEfficiency(double fraction) { m_settings.setValue(kSearchOverlap, fraction); }
+
+bool AppSettings::searchGuaranteedFit() const { return m_settings.value(kSearchGuaranteedFit, false).toBool(); }
+
+void AppSettings::setSearchGuaranteedFit(bool on) { m_settings.setValue(kSearchGuaranteedFit, on); }
 
 QStringList AppSettings::recentFiles() const { return m_settings.value(kRecent).toStringList(); }
 

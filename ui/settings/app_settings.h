@@ -37,6 +37,9 @@ public:
     /// model's assumption; core::SearchOptions::overlapEfficiency).
     [[nodiscard]] double searchOverlapEfficiency() const;
     void setSearchOverlapEfficiency(double fraction);
+    /// The search pane's "guaranteed to fit" (rank on the slow, large ends of the 80% ranges); off by default.
+    [[nodiscard]] bool searchGuaranteedFit() const;
+    void setSearchGuaranteedFit(bool on);
 
     [[nodiscard]] QStringList recentFiles() const;
     void addRecentFile(const QString& path);

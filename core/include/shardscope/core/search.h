@@ -36,6 +36,17 @@ struct SearchOptions {
     std::vector<Sharding> shardings; ///< strategies to consider; empty = all seven
 };
 
+/// The figures a search screens and ranks a layout on: evaluate's, with (1 − overlapEfficiency) of the communication
+/// assumed hidden charged back to the step, and with SearchOptions::pessimistic the slow, large ends of the 80% ranges
+/// (pessimisticEnd, core/uncertainty.h). The search's table, scatter and "why not" waterfall all show these.
+struct RankedFigures {
+    double stepTime = 0;        ///< seconds
+    double memory = 0;          ///< bytes on the most loaded GPU
+    double tokensPerSecond = 0;
+    double costPerStep = 0;     ///< USD; 0 when the GPU has no price
+};
+[[nodiscard]] RankedFigures rankedFigures(const Scenario& s, const Result& r, const SearchOptions& opt);
+
 /// One layout choice, compact (what the search varies); the layout it implies is makeLayout(applyLayout(...)).
 struct LayoutChoice {
     int gpus = 0;

@@ -10,6 +10,7 @@
 /// what the editor sets in one gesture.
 
 #include "shardscope/core/scenario.h"
+#include "shardscope/core/search.h"
 
 #include <string>
 #include <string_view>
@@ -39,11 +40,11 @@ struct WaterfallStep {
     /// intermediate scenario is valid again.
     std::vector<std::string> settings;
     Scenario scenario;         ///< after the step
-    double memory = 0;         ///< per-GPU memory of the most loaded GPU after the step, bytes (MemoryBreakdown::total)
-    double stepTime = 0;       ///< seconds per optimizer step after the step (StepTime::total)
+    double memory = 0;         ///< per-GPU memory of the most loaded GPU after the step, bytes (MemoryBreakdown::total, or rankedFigures')
+    double stepTime = 0;       ///< seconds per optimizer step after the step (StepTime::total, or rankedFigures')
     double memoryDelta = 0;    ///< memory - memory before the step, bytes
     double stepTimeDelta = 0;  ///< stepTime - stepTime before the step, seconds
-    bool fits = false;         ///< fits in GPU memory after the step
+    bool fits = false;         ///< memory ≤ the usable memory after the step
 };
 
 struct Waterfall {
@@ -56,7 +57,9 @@ struct Waterfall {
 
 /// Walks from a to b. Both must be valid (validate() empty); otherwise ok is false with the reason. The step
 /// deltas telescope: the memory deltas sum to memoryB - memoryA and the time deltas to stepTimeB - stepTimeA
-/// (up to rounding), and the last step's scenario has b's settings.
-[[nodiscard]] Waterfall buildWaterfall(const Scenario& a, const Scenario& b);
+/// (up to rounding), and the last step's scenario has b's settings. With a search's options, every figure is the one
+/// that search ranked on (rankedFigures: the overlap charge, the pessimistic ends), so the walk between two of its
+/// layouts ends at the figures its table shows; the default options give evaluate's figures.
+[[nodiscard]] Waterfall buildWaterfall(const Scenario& a, const Scenario& b, const SearchOptions& ranking = {});
 
 } // namespace shardscope::core
