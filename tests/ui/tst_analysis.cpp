@@ -437,6 +437,29 @@ void TestAnalysis::sizingMatchesCore()
         QCOMPARE(pane.model()->rows()[i].minGpus, expected[i].minGpus);
         QCOMPARE(pane.chart()->value(int(i / n), int(i % n)), double(expected[i].minGpus));
     }
+    // Issue 23 item 9: train time, cost and tokens/s in the one format of every pane (util/units.h).
+    using Model = ui::SizingTableModel;
+    int fitting = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+        if (expected[i].minGpus <= 0)
+            continue;
+        ++fitting;
+        const auto cell = [&](int column) { return pane.model()->index(int(i), column).data().toString(); };
+        QCOMPARE(cell(Model::TrainDays), ui::Units::days(expected[i].trainSeconds));
+        QCOMPARE(cell(Model::Cost), ui::Units::dollars(expected[i].trainCostUsd));
+        QCOMPARE(cell(Model::TokensPerSecond), ui::Units::tokensPerSecond(expected[i].tokensPerSecond));
+    }
+    QVERIFY(fitting > 0);
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        pane.resize(1000, 700);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        for (const auto metric : {ui::SizingChart::Metric::TrainDays, ui::SizingChart::Metric::Cost}) {
+            pane.chart()->setRows(pane.model()->rows(), metric);
+            pane.chart()->replotNow();
+            QVERIFY(pane.grab().save(dir + QStringLiteral("/sizing-%1.png").arg(int(metric))));
+        }
+    }
 }
 
 void TestAnalysis::timelineTotalEqualsStepTime_data()

@@ -228,7 +228,7 @@ void TestCharts::kpiAndStatusAreTheTerms()
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.step_time")), ui::Units::seconds(step));
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.fits")), ui::Units::bytes(total));
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.tokens_per_second")),
-                 ui::Units::count(ui::findTerm(r.terms, "throughput.tokens_per_second")->value, 1));
+                 ui::Units::tokensPerSecond(ui::findTerm(r.terms, "throughput.tokens_per_second")->value));
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.mfu")), ui::Units::percent(ui::findTerm(r.terms, "throughput.mfu")->value));
         // The cards' tooltips list the terms the figures add up from, and the terms themselves.
         const QString stepTip = kpis.cardToolTip(QStringLiteral("kpi.step_time"));

@@ -185,7 +185,7 @@ void TestDesktop::everyPanelUsableAt1280x720()
         }
     }
     tabs->setCurrentIndex(0);
-    // Long figures (800,000 GPUs: "$2,182,996.56" a step) do not widen the window either.
+    // Long figures (800,000 GPUs: "$2.2 M" a step) do not widen the window either.
     m_window->document()->edit(QStringLiteral("big"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) {
         s.cluster.nodes = 100000;
         s.training.globalBatch = 800000LL * 16;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The one display formatter (ui/util/units.h, issue 23 item 9: number formats differed between panes): bytes,
-// seconds, counts, bandwidths and FLOP rates, in an English locale (grouping "1,200", point "."). Expected texts
-// follow the rules written in units.h, worked by hand.
+// seconds, counts, bandwidths, FLOP rates, tokens per second, dollars and days, in an English locale (grouping
+// "1,200", point "."). Expected texts follow the rules written in units.h, worked by hand.
 #include "util/units.h"
 
 #include <QLocale>
@@ -20,6 +20,9 @@ private slots:
     void counts();
     void bandwidth();
     void flopRate();
+    void tokensPerSecond();
+    void dollars();
+    void days();
 };
 
 void TestUnits::bytes()
@@ -62,6 +65,37 @@ void TestUnits::flopRate()
     QCOMPARE(Units::flopRate(989.4e12), QStringLiteral("989 TFLOP/s")); // H100 SXM BF16 dense
     QCOMPARE(Units::flopRate(67.5e12), QStringLiteral("67.5 TFLOP/s"));
     QCOMPARE(Units::flopRate(4.7e12), QStringLiteral("4.7 TFLOP/s"));
+}
+
+void TestUnits::tokensPerSecond()
+{
+    // One style in every pane (KPI card, status line, tables, tooltips, report): k / M suffix from 10,000.
+    QCOMPARE(Units::tokensPerSecond(41290), QStringLiteral("41.3 k"));
+    QCOMPARE(Units::tokensPerSecond(1.234e6), QStringLiteral("1.2 M"));
+    QCOMPARE(Units::tokensPerSecond(8030.4), QStringLiteral("8,030")); // whole tokens below 10,000
+    QCOMPARE(Units::tokensPerSecond(3.44), QStringLiteral("3.4"));     // one decimal below 10
+    QCOMPARE(Units::tokensPerSecond(-1520), QStringLiteral("-1,520")); // a difference between two scenarios
+}
+
+void TestUnits::dollars()
+{
+    QCOMPARE(Units::dollars(2.49), QStringLiteral("$2.49"));          // an hourly price: cents, never "$2.490"
+    QCOMPARE(Units::dollars(1234.5), QStringLiteral("$1,234.50"));
+    QCOMPARE(Units::dollars(0.437), QStringLiteral("$0.437"));        // below $1: three significant digits
+    QCOMPARE(Units::dollars(0.0022222), QStringLiteral("$0.00222")); // a cheap step is not "$0.00"
+    QCOMPARE(Units::dollars(41290), QStringLiteral("$41.3 k"));
+    QCOMPARE(Units::dollars(2182996.56), QStringLiteral("$2.2 M"));  // 800,000 GPUs, one step
+    QCOMPARE(Units::dollars(-0.5), QStringLiteral("-$0.500"));
+    QCOMPARE(Units::dollars(0), QStringLiteral("$0.00"));
+}
+
+void TestUnits::days()
+{
+    QCOMPARE(Units::days(3.5 * 86400), QStringLiteral("3.5 days"));
+    QCOMPARE(Units::days(9.96 * 86400), QStringLiteral("10.0 days")); // one decimal below 10 days
+    QCOMPARE(Units::days(41.4 * 86400), QStringLiteral("41 days"));
+    QCOMPARE(Units::days(1250.0 * 86400), QStringLiteral("1,250 days"));
+    QCOMPARE(Units::days(1250.0 * 86400, false), QStringLiteral("1,250")); // a bar's label; the axis says "days"
 }
 
 QTEST_APPLESS_MAIN(TestUnits)

@@ -617,8 +617,7 @@ void SearchPane::explainSelected()
                               .arg(layoutSummary(best.layout))
                               .arg(row + 1)
                               .arg(layoutSummary(chosen.layout),
-                                   groupedInt(qint64(std::llround(chosen.tokensPerSecond))),
-                                   groupedInt(qint64(std::llround(best.tokensPerSecond))),
+                                   Units::tokensPerSecond(chosen.tokensPerSecond), Units::tokensPerSecond(best.tokensPerSecond),
                                    (change < 0 ? QStringLiteral("−") : QStringLiteral("+")) + Units::percent(std::abs(change)),
                                    Units::bytes(chosen.memory), Units::bytes(best.memory))
                           + basis);

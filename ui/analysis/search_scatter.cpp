@@ -303,7 +303,7 @@ QString SearchScatterChart::pointToolTip(int index) const
         .arg(index + 1)
         .arg(front ? tr(" (on the Pareto front)") : QString())
         .arg(layoutSummary(p.layout).toHtmlEscaped())
-        .arg(Units::seconds(p.stepTime), Units::count(p.tokensPerSecond, 1), Units::bytes(p.memory));
+        .arg(Units::seconds(p.stepTime), Units::tokensPerSecond(p.tokensPerSecond), Units::bytes(p.memory));
 }
 
 QString SearchScatterChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const

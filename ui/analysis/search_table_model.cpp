@@ -108,10 +108,10 @@ QVariant SearchTableModel::display(int row, int column) const
     case Recompute: return recomputeText(l.recompute);
     case Offload: return offloadShort(l.offloadOptimizer, l.offloadParameters);
     case StepTime: return Units::seconds(p.stepTime);
-    case TokensPerSecond: return Units::count(p.tokensPerSecond, 1);
+    case TokensPerSecond: return Units::tokensPerSecond(p.tokensPerSecond);
     case Mfu: return Units::percent(m_points[size_t(row)].mfu);
     case Memory: return Units::bytes(p.memory);
-    case CostPerMillion: return p.costPerToken > 0 ? QStringLiteral("%L1").arg(p.costPerToken * 1e6, 0, 'f', 2) : QStringLiteral("—");
+    case CostPerMillion: return p.costPerToken > 0 ? Units::dollars(p.costPerToken * 1e6) : QStringLiteral("—");
     }
     return {};
 }

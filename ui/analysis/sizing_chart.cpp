@@ -64,8 +64,8 @@ QString SizingChart::metricText(const core::SizingRow& r) const
         return QStringLiteral("✕");
     switch (m_metric) {
     case Metric::MinGpus: return QString::number(r.minGpus);
-    case Metric::TrainDays: return QLocale().toString(r.trainSeconds / 86400.0, 'f', r.trainSeconds < 10 * 86400 ? 1 : 0);
-    case Metric::Cost: return r.trainCostUsd > 0 ? Units::count(r.trainCostUsd, 1) : QStringLiteral("—");
+    case Metric::TrainDays: return Units::days(r.trainSeconds, false); // narrow bars: the axis says "days"
+    case Metric::Cost: return r.trainCostUsd > 0 ? Units::dollars(r.trainCostUsd) : QStringLiteral("—");
     }
     return {};
 }
@@ -192,12 +192,11 @@ QString SizingChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
                 return tr("<b>%1 on %2</b><br>does not fit with any GPU count tried")
                     .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped());
             return tr("<b>%1 on %2</b><br>minimum %3 GPUs · memory %4 per GPU<br>step time %5 · MFU %6<br>"
-                      "train time %7 days%8")
+                      "train time %7%8")
                 .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped())
                 .arg(r.minGpus)
                 .arg(Units::bytes(r.memory), Units::seconds(r.stepTime), Units::percent(r.mfu),
-                     QLocale().toString(r.trainSeconds / 86400.0, 'f', 1),
-                     r.trainCostUsd > 0 ? tr(" · cost $%1").arg(Units::count(r.trainCostUsd, 2)) : QString());
+                     Units::days(r.trainSeconds), r.trainCostUsd > 0 ? tr(" · cost %1").arg(Units::dollars(r.trainCostUsd)) : QString());
         }
     return {};
 }

@@ -3,7 +3,6 @@
 
 #include "util/units.h"
 
-#include <QLocale>
 
 #include <limits>
 
@@ -65,13 +64,13 @@ QVariant SizingTableModel::data(const QModelIndex& index, int role) const
         case MinGpus: return fits ? QVariant(r.minGpus) : QVariant(tr("does not fit"));
         case Memory: return fits ? Units::bytes(r.memory) : QString();
         case StepTime: return fits ? Units::seconds(r.stepTime) : QString();
-        case TokensPerSecond: return fits ? Units::count(r.tokensPerSecond, 1) : QString();
+        case TokensPerSecond: return fits ? Units::tokensPerSecond(r.tokensPerSecond) : QString();
         case Mfu: return fits ? Units::percent(r.mfu) : QString();
-        case TrainDays: return fits ? tr("%L1 days").arg(r.trainSeconds / 86400.0, 0, 'f', r.trainSeconds < 10 * 86400 ? 1 : 0) : QString();
+        case TrainDays: return fits ? Units::days(r.trainSeconds) : QString();
         case Cost:
             if (!fits)
                 return QString();
-            return r.trainCostUsd > 0 ? QStringLiteral("$%1").arg(Units::count(r.trainCostUsd, 2)) : QStringLiteral("—");
+            return r.trainCostUsd > 0 ? Units::dollars(r.trainCostUsd) : QStringLiteral("—");
         }
     }
     if (role == SortRole) {

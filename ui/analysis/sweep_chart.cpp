@@ -429,7 +429,7 @@ QString SweepChart::plottableToolTip(QCPAbstractPlottable* plottable, int index)
     return tr("<b>%1 at %2</b><br>memory %3 per GPU%4<br>step time %5 · MFU %6<br>%7 sent per GPU per step · %8 tokens/s")
         .arg(QString::fromStdString(curve.strategy.label).toHtmlEscaped(), where.toHtmlEscaped(), Units::bytes(p.memory),
              p.fits ? QString() : tr(" — <b>does not fit</b>"), Units::seconds(p.stepTime), Units::percent(p.mfu),
-             Units::bytes(p.commBytes), Units::count(p.tokensPerSecond, 1));
+             Units::bytes(p.commBytes), Units::tokensPerSecond(p.tokensPerSecond));
 }
 
 } // namespace shardscope::ui

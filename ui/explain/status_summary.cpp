@@ -121,7 +121,7 @@ QString timeLimit(const core::Result& r)
     if (total <= 0)
         return {};
     QString text = tr("step %1, %2 tokens/s, MFU %3")
-                       .arg(Units::seconds(total), Units::count(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
+                       .arg(Units::seconds(total), Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
                             Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)));
     // Name the biggest overhead beyond compute when it is material.
     const TermFigure* worst = nullptr;

@@ -241,7 +241,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                 rows.push_back({tr("Step time, 80% range"), stepRangeSentence(result)});
             else if (h.key == QLatin1String("tokens_per_second"))
                 rows.push_back({tr("Tokens per second per GPU, 80% range"),
-                                tr("%1 – %2 %3").arg(Units::count(result.tokensPerGpuRange.lo, 0), Units::count(result.tokensPerGpuRange.hi, 0),
+                                tr("%1 – %2 %3").arg(Units::tokensPerSecond(result.tokensPerGpuRange.lo), Units::tokensPerSecond(result.tokensPerGpuRange.hi),
                                                      rangeNote(result.throughput.tokensPerSecondPerGpu, result.tokensPerGpuRange,
                                                                result.uncertainty, result.uncertainty.throughputRuns))});
         }
@@ -326,7 +326,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
                 return QStringList{label, tr("invalid"), QString(), QString(), QString()};
             return QStringList{label,
                                tr("%1 (%2 – %3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi)),
-                               Units::seconds(r.step.total()), Units::count(r.throughput.tokensPerSecondPerGpu, 0),
+                               Units::seconds(r.step.total()), Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu),
                                Units::percent(r.throughput.mfu)};
         };
         QList<QStringList> rows{row(tr("This scenario: %1").arg(name), result)};

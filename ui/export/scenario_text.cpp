@@ -192,13 +192,13 @@ QList<Headline> headlines(const core::Result& r)
         tr("%1 of %2 usable (%3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable), QString::fromLatin1(core::toString(r.verdict))));
     add("step_time", tr("Step time"), r.step.total(), Units::seconds(r.step.total()));
     add("tokens_per_second", tr("Tokens per second"), r.throughput.tokensPerSecond,
-        tr("%1 (%2 per GPU)").arg(Units::count(r.throughput.tokensPerSecond), Units::count(r.throughput.tokensPerSecondPerGpu, 0)));
+        tr("%1 (%2 per GPU)").arg(Units::tokensPerSecond(r.throughput.tokensPerSecond), Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu)));
     add("mfu", tr("MFU"), r.throughput.mfu, Units::percent(r.throughput.mfu));
     add("comm", tr("Communication per GPU per step"), r.totalCommBytes, Units::bytes(r.totalCommBytes));
     add("min_gpus", tr("Fewest GPUs that fit"), r.minGpus, r.minGpus > 0 ? QString::number(r.minGpus) : tr("none up to the limit"));
     if (r.throughput.costPerStepUsd > 0)
         add("cost", tr("Cost per step"), r.throughput.costPerStepUsd,
-            QStringLiteral("$%1").arg(QLocale().toString(r.throughput.costPerStepUsd, 'f', 2)));
+            Units::dollars(r.throughput.costPerStepUsd));
     return h;
 }
 
@@ -222,9 +222,9 @@ QString headlineDelta(const Headline& base, const Headline& value)
     else if (base.key == QLatin1String("mfu"))
         abs = QStringLiteral("%1%2 pt").arg(sign, QLocale().toString(100 * d, 'f', 1));
     else if (base.key == QLatin1String("tokens_per_second"))
-        abs = sign + (std::abs(d) < 1e4 ? QLocale().toString(d, 'f', 0) : Units::count(d));
+        abs = sign + Units::tokensPerSecond(d);
     else if (base.key == QLatin1String("cost"))
-        abs = QStringLiteral("%1$%2").arg(sign, QLocale().toString(d, 'f', 2));
+        abs = sign + Units::dollars(d);
     else
         abs = sign + QString::number(d, 'g', 6);
     return d == 0 ? tr("same") : abs + (base.key == QLatin1String("mfu") ? QString() : pct);

@@ -110,4 +110,30 @@ QString Units::bandwidth(double bytesPerSecond)
 
 QString Units::flopRate(double flopsPerSecond) { return QStringLiteral("%1 TFLOP/s").arg(significant(flopsPerSecond / 1e12)); }
 
+QString Units::tokensPerSecond(double tokensPerSecond)
+{
+    const double a = std::abs(tokensPerSecond);
+    if (a >= 1e4)
+        return count(tokensPerSecond, 1);
+    return number(tokensPerSecond, a < 10 ? 1 : 0);
+}
+
+QString Units::dollars(double usd)
+{
+    const double a = std::abs(usd);
+    const QString sign = usd < 0 ? QLocale().negativeSign() : QString();
+    if (a >= 1e4)
+        return QStringLiteral("%1$%2").arg(sign, count(a, 1));
+    // Three significant digits below $1: 0.437 -> 3 decimals, 0.00222 -> 5 (at most 6).
+    const int decimals = a >= 1 || a == 0 ? 2 : std::clamp(2 - int(std::floor(std::log10(a))), 3, 6);
+    return QStringLiteral("%1$%2").arg(sign, number(a, decimals));
+}
+
+QString Units::days(double seconds, bool withUnit)
+{
+    const double d = seconds / 86400.0;
+    const QString n = number(d, std::abs(d) < 10 ? 1 : 0);
+    return withUnit ? QStringLiteral("%1 days").arg(n) : n;
+}
+
 } // namespace shardscope::ui

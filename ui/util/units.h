@@ -36,6 +36,17 @@ public:
     /// "989 TFLOP/s", "67.5 TFLOP/s", "4.7 TFLOP/s": floating-point operations per second in TFLOP/s, three
     /// significant digits, trailing zeros dropped.
     static QString flopRate(double flopsPerSecond);
+    /// Tokens per second without the unit (captions, headers and sentences say "tokens/s"), the style of the KPI
+    /// card: from 10,000 up a k / M / B suffix and one decimal ("41.3 k", "1.2 M"); below that whole tokens with
+    /// grouping ("8,030"); below 10 one decimal ("3.4").
+    static QString tokensPerSecond(double tokensPerSecond);
+    /// US dollars, "$" first, the same style: from $10,000 up a k / M / B suffix and one decimal ("$41.3 k",
+    /// "$2.2 M"); from $1 cents with grouping ("$2.49", "$1,234.50"); below $1 three significant digits ("$0.437",
+    /// "$0.00222") so a cheap step never shows as "$0.00".
+    static QString dollars(double usd);
+    /// A duration in days: one decimal below 10 days ("3.5 days"), whole days with grouping from 10 up ("41 days",
+    /// "1,250 days"). Without the unit ("1,250") for labels on narrow bars, where the axis names it.
+    static QString days(double seconds, bool withUnit = true);
 };
 
 } // namespace shardscope::ui

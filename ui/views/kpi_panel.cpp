@@ -226,7 +226,7 @@ QString KpiPanel::toolTipOf(int index) const
                            tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6").arg(r.gpus).arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep));
     case CostCard:
         return explainHtml(c.key, c.value,
-                           tr("%1 GPUs × $%2/h × %3").arg(r.gpus).arg(m_hourlyPrice, 0, 'f', 2).arg(Units::seconds(r.step.total())));
+                           tr("%1 GPUs × %2/h × %3").arg(r.gpus).arg(Units::dollars(m_hourlyPrice), Units::seconds(r.step.total())));
     }
     return {};
 }
@@ -254,8 +254,8 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
     const core::Uncertainty& u = r.uncertainty;
     setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches), {},
             rangeNote(r.step.total(), r.stepTimeRange, u, u.throughputRuns));
-    setCard(TokensCard, Units::count(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond), 1),
-            tr("%1 per GPU").arg(Units::count(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu), 1)),
+    setCard(TokensCard, Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
+            tr("%1 per GPU").arg(Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu))),
             {}, rangeNote(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange, u, u.throughputRuns));
     setCard(MfuCard, Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)),
             tr("%1 per GPU").arg(Units::flopRate(1e12 * termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu))));
@@ -272,8 +272,8 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
             r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));
     const double cost = r.throughput.costPerStepUsd;
     const bool priced = cost > 0;
-    setCard(CostCard, priced ? QStringLiteral("$%1").arg(QLocale().toString(cost, 'f', cost < 10 ? 3 : 2)) : dash,
-            priced ? tr("at $%1/GPU-hour").arg(s.cluster.gpu.hourlyPriceUsd, 0, 'f', 2) : tr("no price in catalog"));
+    setCard(CostCard, priced ? Units::dollars(cost) : dash,
+            priced ? tr("at %1/GPU-hour").arg(Units::dollars(s.cluster.gpu.hourlyPriceUsd)) : tr("no price in catalog"));
     relayoutIfRowsChange();
 }
 
