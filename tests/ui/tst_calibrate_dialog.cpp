@@ -7,6 +7,8 @@
 
 #include "calibrate/calibrate_dialog.h"
 #include "charts/qcp.h"
+#include "session/app_theme.h"
+#include "util/contrast.h"
 #include "document/scenario_document.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
@@ -37,6 +39,7 @@ private slots:
     void fitsSavesAndUsesAProfile();
     void refusalsAreShown();
     void columnHeadersAreNotClipped();
+    void residualChartFollowsTheTheme();
     void mainWindowOffersItAndNamesTheProfile();
 };
 
@@ -151,6 +154,51 @@ void TestCalibrateDialog::columnHeadersAreNotClipped()
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
         dialog.addCurrentScenario();
         QVERIFY(dialog.grab().save(dir + QStringLiteral("/calibrate-dialog.png")));
+    }
+}
+
+void TestCalibrateDialog::residualChartFollowsTheTheme()
+{
+    // Issue 23 item 8: the residuals chart kept QCustomPlot's white background and black text under the dark palette,
+    // and its bars took the palette's Mid and Highlight. Now it has the charts' colours in both themes: the background
+    // is the palette's Base, the text its Text, and each series stands out from the background by at least 3:1 (WCAG
+    // 2.1 SC 1.4.11, non-text contrast).
+    ScenarioDocument doc(test::catalog());
+    CalibrateDialog dialog(&doc);
+    dialog.resize(900, 640);
+    std::vector<core::Scenario> runs;
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    dialog.addCurrentScenario();
+    runs.push_back(doc.scenario());
+    for (int i = 0; i < 3; ++i)
+        dialog.setMeasured(i, core::Figure::TokensPerSecondPerGpu, slowClusterTokens(runs[size_t(i)]));
+    QVERIFY2(dialog.fit(), qPrintable(dialog.message()));
+    QCustomPlot* chart = dialog.residualChart();
+    for (const bool dark : {true, false}) {
+        const QPalette palette = dark ? ui::AppTheme::darkPalette() : ui::AppTheme::lightPalette();
+        dialog.setPalette(palette); // the PaletteChange a theme switch sends
+        const QColor base = palette.color(QPalette::Base);
+        QCOMPARE(chart->toPixmap().toImage().pixelColor(2, 2), base);
+        QCOMPARE(chart->xAxis->tickLabelColor(), palette.color(QPalette::Text));
+        QCOMPARE(chart->yAxis->labelColor(), palette.color(QPalette::Text));
+        QCOMPARE(chart->plottableCount(), 2);
+        for (int i = 0; i < chart->plottableCount(); ++i) {
+            const QColor fill = chart->plottable(i)->brush().color();
+            QVERIFY2(ui::contrastRatio(fill, base) >= 3.0,
+                     qPrintable(QStringLiteral("%1 on %2: %3").arg(fill.name(), base.name()).arg(ui::contrastRatio(fill, base))));
+        }
+        QVERIFY(chart->plottable(0)->brush().color() != chart->plottable(1)->brush().color());
+        if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            chart->replot();
+            QVERIFY(dialog.grab().save(dir + QStringLiteral("/calibrate-fit-%1.png").arg(dark ? u"dark" : u"light")));
+        }
     }
 }
 

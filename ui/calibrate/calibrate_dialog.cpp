@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "calibrate/calibrate_dialog.h"
 
+#include "charts/chart_theme.h"
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
 #include "util/message.h"
 #include "util/screen_fit.h"
+#include "util/units.h"
 
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_name.h>
@@ -37,6 +39,8 @@ double toDisplay(core::Figure f, double v)
 {
     return f == core::Figure::AllocatedPeak || f == core::Figure::ReservedPeak ? v / kGiB : v;
 }
+// An editable cell: a plain number that readTable() reads back (no grouping, no suffix), eight significant digits.
+QString cellText(core::Figure f, double v) { return v > 0 ? QString::number(toDisplay(f, v), 'g', 8) : QString(); }
 double fromDisplay(core::Figure f, double v)
 {
     return f == core::Figure::AllocatedPeak || f == core::Figure::ReservedPeak ? v * kGiB : v;
@@ -116,6 +120,7 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     m_chart->yAxis->setLabel(tr("Model error (%)"));
     m_chart->xAxis->setLabel(tr("Measured figure"));
     m_chart->legend->setVisible(false); // shown by showFit(): an empty legend box before the first fit says nothing
+    applyChartTheme();
     layout->addWidget(m_chart, 2);
 
     auto* profileRow = new QHBoxLayout;
@@ -162,6 +167,29 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     fitToScreen(this, QSize(900, 640));
 }
 
+void CalibrateDialog::applyChartTheme()
+{
+    // The colours of every other chart (charts/chart_theme.h): QCustomPlot ignores QPalette, so a light or dark
+    // palette reaches the axes, grid, text and legend only through the theme.
+    const ChartTheme theme = ChartTheme::fromPalette(palette());
+    theme.apply(m_chart);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9); // as ChartBase::smallFont()
+    for (QCPAxis* axis : m_chart->axisRect()->axes()) {
+        axis->setTickLabelFont(small);
+        axis->setLabelFont(small);
+    }
+    m_chart->legend->setFont(small);
+    m_chart->replot();
+}
+
+void CalibrateDialog::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        applyChartTheme();
+    QDialog::changeEvent(event);
+}
+
 int CalibrateDialog::runCount() const { return m_table->rowCount(); }
 
 QString CalibrateDialog::message() const { return m_message->text(); }
@@ -176,7 +204,7 @@ void CalibrateDialog::appendRun(const core::CalibrationRun& run)
     m_table->setItem(row, 0, title);
     for (core::Figure f : core::kFigures) {
         const double v = run.figure(f);
-        m_table->setItem(row, 1 + int(f), new QTableWidgetItem(v > 0 ? QString::number(toDisplay(f, v), 'g', 8) : QString()));
+        m_table->setItem(row, 1 + int(f), new QTableWidgetItem(cellText(f, v)));
     }
 }
 
@@ -207,7 +235,7 @@ bool CalibrateDialog::importRunsFile(const QString& path)
 
 void CalibrateDialog::setMeasured(int row, core::Figure figure, double value)
 {
-    m_table->item(row, 1 + int(figure))->setText(value > 0 ? QString::number(toDisplay(figure, value), 'g', 12) : QString());
+    m_table->item(row, 1 + int(figure))->setText(cellText(figure, value));
 }
 
 bool CalibrateDialog::readTable(std::vector<core::CalibrationRun>& runs)
@@ -270,10 +298,9 @@ bool CalibrateDialog::fit()
     }
     m_fitted = true;
     m_save->setEnabled(true);
-    showMessage(tr("Fitted on %1 runs: error %2% rms before, %3% after.")
+    showMessage(tr("Fitted on %1 runs: error %2 rms before, %3 after.")
                     .arg(runs.size())
-                    .arg(100 * (std::exp(m_fit.rmsLogErrorBefore) - 1), 0, 'f', 1)
-                    .arg(100 * (std::exp(m_fit.rmsLogErrorAfter) - 1), 0, 'f', 1),
+                    .arg(Units::percent(std::exp(m_fit.rmsLogErrorBefore) - 1), Units::percent(std::exp(m_fit.rmsLogErrorAfter) - 1)),
         false);
     showFit();
     return true;
@@ -301,12 +328,16 @@ void CalibrateDialog::showFit()
     auto* b = new QCPBars(m_chart->xAxis, m_chart->yAxis);
     b->setName(tr("default profile"));
     b->setWidth(0.35);
-    b->setBrush(palette().color(QPalette::Mid));
+    // Okabe–Ito, as every chart's data series (charts/chart_theme.h), the waterfall's pair: vermillion the default
+    // profile's error, bluish green the calibrated one's; each at least 3:1 on the light and the dark background.
+    b->setBrush(okabe_ito::vermillion);
+    b->setPen(QPen(okabe_ito::vermillion, 1));
     b->setData(x, before);
     auto* a = new QCPBars(m_chart->xAxis, m_chart->yAxis);
     a->setName(tr("calibrated"));
     a->setWidth(0.35);
-    a->setBrush(palette().color(QPalette::Highlight));
+    a->setBrush(okabe_ito::bluishGreen);
+    a->setPen(QPen(okabe_ito::bluishGreen, 1));
     QVector<double> shifted = x;
     for (double& v : shifted)
         v += 0.35;

@@ -48,7 +48,11 @@ public:
     [[nodiscard]] QString message() const;
     [[nodiscard]] QCustomPlot* residualChart() const { return m_chart; }
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void applyChartTheme();
     void appendRun(const core::CalibrationRun& run);
     bool readTable(std::vector<core::CalibrationRun>& runs);
     void showMessage(const QString& text, bool error);
