@@ -8,6 +8,7 @@
 
 #include "session/file_controller.h"
 #include "charts/axis_ticks.h"
+#include "charts/capacity_marks.h"
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_controller.h"
@@ -92,6 +93,7 @@ private slots:
     void compareWindowFitsTheScreen();
     void pinningWhileOpenLaysOutAsOpenedWithPins();
     void waterfallShowsEveryStepAtTheDefaultSize();
+    void pinnedExcessLabelsStayInsideThePlot();
     void screenshots();
 
 private:
@@ -594,6 +596,57 @@ void TestCompare::waterfallShowsEveryStepAtTheDefaultSize()
             if (rect == chart->plot()->axisRect())
                 QCOMPARE(left, rows);
         }
+    }
+    compare->hide();
+}
+
+void TestCompare::pinnedExcessLabelsStayInsideThePlot()
+{
+    // A pinned TP 4, PP 4 scenario's memory chart (four stages, 63.2 GiB over on stage 0) in the compare window's
+    // narrow column (issue 23's walkthrough of the window): stage 0's "+63.2 GiB" is wider than its bar and was
+    // centred on it, so the plot's edge cut it to "3.2 GiB" over the value axis. Every drawn "+N" label lies inside
+    // its plot and clear of the value axis's tick labels, at the window's size on a 1280 x 800 and a 1920 x 1080
+    // screen.
+    ui::ScenarioDocument* doc = m_window->document();
+    pinCurrent(doc);
+    doc->edit(QStringLiteral("c"), QString(), [](core::Scenario& s) {
+        s.cluster.nodes = 8;
+        s.parallelism.sharding = core::Sharding::Zero1;
+        s.parallelism.tp = 4;
+        s.parallelism.pp = 4;
+        s.parallelism.schedule = core::PpSchedule::Interleaved;
+        s.parallelism.virtualStages = 2;
+    });
+    pinCurrent(doc);
+    QVERIFY(!doc->pinResults().back().fits);
+    QWidget* compare = m_window->compare()->window();
+    compare->show();
+    QVERIFY(QTest::qWaitForWindowExposed(compare));
+    ui::CompareView* view = m_window->compare()->view();
+    QCOMPARE(view->memoryCharts().size(), 2);
+    ui::MemoryChart* chart = view->memoryCharts().back();
+    QCOMPARE(chart->barCount(), 4);
+    for (const QSize size : {QSize(1268, 740), QSize(1400, 950), QSize(900, 700)}) {
+        compare->resize(size);
+        settle(compare);
+        QCPAxisRect* rect = chart->plot()->axisRect();
+        const QList<ui::DrawnTickLabel> ticks = ui::drawnTickLabels(chart->plot()->yAxis);
+        QVERIFY(!ticks.isEmpty());
+        int drawn = 0;
+        for (int i = 0; i < chart->barCount(); ++i) {
+            const QRectF label = chart->capacityMarks().labelRect(i);
+            if (label.isEmpty())
+                continue;
+            ++drawn;
+            const QString where = QStringLiteral("bar %1 at %2 px: label %3..%4, plot %5..%6")
+                                      .arg(i).arg(size.width()).arg(label.left()).arg(label.right())
+                                      .arg(rect->left()).arg(rect->right());
+            QVERIFY2(label.left() >= rect->left() - 1 && label.right() <= rect->right() + 1, qPrintable(where));
+            for (const ui::DrawnTickLabel& t : ticks)
+                QVERIFY2(!label.intersects(t.rect), qPrintable(where + QStringLiteral(" touches '%1'").arg(t.text)));
+        }
+        QVERIFY2(chart->capacityMarks().labelRect(0).isValid(), qPrintable(QString::number(size.width()))); // the largest excess keeps its label
+        QVERIFY(drawn >= 1);
     }
     compare->hide();
 }
