@@ -102,7 +102,7 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     if (report) {
         ui::ReportWriter writer;
         ui::ReportWriter::Options options;
-        options.analysisChart = [&](ui::ChartKind kind) { return ui::makeAnalysisChart(kind, scenario, result, catalog); };
+        options.analysisChart = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
         error = writer.write(file, scenario, result, comparison, options);
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";

@@ -88,6 +88,7 @@ private slots:
     void sweepPointsEqualEvaluate();
     void sweepMarksPointsThatDoNotFit();
     void sizingMatchesCore();
+    void sizingTableModelIsConsistent();
     void timelineTotalEqualsStepTime_data();
     void timelineTotalEqualsStepTime();
     void timelineDrawsOnlyWhatIsVisible();
@@ -460,6 +461,27 @@ void TestAnalysis::sizingMatchesCore()
             QVERIFY(pane.grab().save(dir + QStringLiteral("/sizing-%1.png").arg(int(metric))));
         }
     }
+}
+
+void TestAnalysis::sizingTableModelIsConsistent()
+{
+    // Issue 22: the sizing table model under QAbstractItemModelTester, as the search one: through a refresh, a change
+    // of the GPUs compared (rows come and go) and a change of the byte unit.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::SizingPane pane(&doc);
+    QAbstractItemModelTester tester(pane.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    pane.setCheckedGpus({"h100-sxm5-80gb", "mi300x"});
+    pane.refresh();
+    const int two = pane.model()->rowCount();
+    QVERIFY(two > 0);
+    pane.setCheckedGpus({"h100-sxm5-80gb"});
+    pane.refresh();
+    QCOMPARE(pane.model()->rowCount(), two / 2);
+    ui::Units::setByteUnit(ui::ByteUnit::GB);
+    pane.refresh();
+    ui::Units::setByteUnit(ui::ByteUnit::GiB);
+    for (int c = 0; c < pane.model()->columnCount(); ++c)
+        QVERIFY(!pane.model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
 }
 
 void TestAnalysis::timelineTotalEqualsStepTime_data()
