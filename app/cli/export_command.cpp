@@ -101,9 +101,9 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     QString error;
     if (report) {
         ui::ReportWriter writer;
-        ui::ReportWriter::Options options;
-        options.analysisChart = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
-        error = writer.write(file, scenario, result, comparison, options);
+        ui::ReportWriter::Options reportOptions;
+        reportOptions.analysisChart = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
+        error = writer.write(file, scenario, result, comparison, reportOptions);
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";
     } else {
