@@ -26,6 +26,7 @@
 #include "teach/teaching_controller.h"
 #include "views/issues_panel.h"
 #include "views/kpi_panel.h"
+#include "views/chart_grid.h"
 #include "views/fix_bar.h"
 #include "views/status_line.h"
 #include "calibrate/calibrate_dialog.h"
@@ -138,10 +139,9 @@ void MainWindow::buildLayout()
     grid->setObjectName(QStringLiteral("charts"));
     grid->addWidget(top);
     grid->addWidget(bottom);
-    m_explorerCharts = new QWidget(this); // holds the veil, which a splitter would take as one more pane
-    auto* chartsLayout = new QVBoxLayout(m_explorerCharts);
-    chartsLayout->setContentsMargins(0, 0, 0, 0);
-    chartsLayout->addWidget(grid);
+    // Holds the veil, which a splitter would take as one more pane; stacks the charts when they do not fit side by side.
+    m_explorerCharts = new ChartGrid(grid, {top, bottom}, this);
+    m_explorerCharts->setObjectName(QStringLiteral("explorerCharts"));
     m_veils = {new Veil(m_explorerCharts), new Veil(m_kpis)};
 
     auto* right = new QWidget(this);
@@ -341,6 +341,7 @@ void MainWindow::restoreLayout()
     restoreState(m_settings->windowState());
     for (QSplitter* s : std::as_const(m_splitters))
         s->restoreState(m_settings->splitterState(s->objectName()));
+    m_explorerCharts->arrange(); // a saved state holds the orientation it was saved in
 }
 
 void MainWindow::saveLayout()

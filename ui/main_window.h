@@ -19,6 +19,7 @@ namespace shardscope::ui {
 
 class AnalysisTabs;
 class AppSettings;
+class ChartGrid;
 class CommChart;
 class CompareController;
 class ExportController;
@@ -113,7 +114,7 @@ private:
     LaunchConfigDock* m_launch = nullptr;
     AnalysisTabs* m_analysis = nullptr;
     FixBar* m_fixBar = nullptr;
-    QWidget* m_explorerCharts = nullptr;
+    ChartGrid* m_explorerCharts = nullptr;
     std::optional<Shown> m_lastValid;
     bool m_stale = false;
     std::array<Veil*, 2> m_veils{}; // over the explorer charts and the KPIs while they show the last valid figures

@@ -19,6 +19,7 @@
 #include "document/scenario_pins.h"
 #include "launch/launch_config_panel.h"
 #include "main_window.h"
+#include "views/chart_grid.h"
 #include "session/app_theme.h"
 #include "settings/app_settings.h"
 #include "util/screen_fit.h"
@@ -35,6 +36,8 @@
 #include <QJsonObject>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -486,6 +489,17 @@ void TestCompare::launchDockLeavesTheChartsTheMainArea()
         QVERIFY2(central >= size.width() * 65 / 100, qPrintable(QString::number(central)));
         for (QPushButton* b : window.launchDock()->findChildren<QPushButton*>())
             QVERIFY2(b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+        // Issue 23: the explorer's charts scrolled sideways beside the panel at 1280 x 800. They stack in one column
+        // when two do not fit side by side, and the page scrolls down only; without the panel they are side by side.
+        auto* grid = window.findChild<ui::ChartGrid*>(QStringLiteral("explorerCharts"));
+        auto* page = window.findChild<QScrollArea*>(QStringLiteral("explorerChartsScroll"));
+        QVERIFY(grid && page);
+        QCOMPARE(page->horizontalScrollBar()->maximum(), 0);
+        QCOMPARE(grid->stacked(), size.width() < 1920);
+        window.launchDock()->toggleViewAction()->trigger();
+        QCoreApplication::processEvents();
+        QVERIFY(!grid->stacked());
+        QCOMPARE(page->horizontalScrollBar()->maximum(), 0);
         window.document()->undoStack()->setClean();
     }
 }

@@ -6,7 +6,10 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QToolTip>
+
+#include <algorithm>
 
 namespace shardscope::ui {
 
@@ -41,19 +44,60 @@ int LegendStrip::columnWidth() const
     return kSwatch + kGap + w;
 }
 
-QSize LegendStrip::sizeHint() const
+QSize LegendStrip::sizeFor(int columns) const
 {
-    const int columns = std::min<int>(m_columns, std::max<qsizetype>(1, m_entries.size()));
+    columns = std::min<int>(columns, std::max<qsizetype>(1, m_entries.size()));
     const int rows = int((m_entries.size() + columns - 1) / columns);
     const int line = fontMetrics().height() + 2;
     return {columns * columnWidth() + (columns - 1) * kColumnGap + 8, rows * line + 6};
 }
 
+void LegendStrip::setWrapping(bool on)
+{
+    m_wrap = on;
+    QSizePolicy policy(wraps() ? QSizePolicy::Maximum : QSizePolicy::Fixed, QSizePolicy::Fixed);
+    policy.setHeightForWidth(wraps());
+    setSizePolicy(policy);
+    if (!wraps())
+        setMinimumHeight(0);
+    updateGeometry();
+    update();
+}
+
+int LegendStrip::columnsFor(int width) const
+{
+    if (!wraps())
+        return m_columns;
+    const int fit = (width - 8 + kColumnGap) / (columnWidth() + kColumnGap);
+    return std::clamp(fit, 1, m_columns);
+}
+
+QSize LegendStrip::sizeHint() const { return sizeFor(m_columns); }
+
+QSize LegendStrip::minimumSizeHint() const
+{
+    return wraps() ? QSize(sizeFor(1).width(), sizeFor(m_columns).height()) : sizeHint();
+}
+
+int LegendStrip::heightForWidth(int width) const { return sizeFor(columnsFor(width)).height(); }
+
+void LegendStrip::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Splitters do not ask for height-for-width: the rows this width takes become the minimum height.
+    if (wraps()) {
+        const int rows = heightForWidth(event->size().width());
+        if (minimumHeight() != rows)
+            setMinimumHeight(rows);
+    }
+}
+
 QRect LegendStrip::entryRect(int index) const
 {
     const int line = fontMetrics().height() + 2;
-    const int column = index % m_columns;
-    const int row = index / m_columns;
+    const int columns = columnsFor(width());
+    const int column = index % columns;
+    const int row = index / columns;
     return {4 + column * (columnWidth() + kColumnGap), 3 + row * line, columnWidth(), line};
 }
 

@@ -32,22 +32,34 @@ public:
     /// The tooltip of entry index, as a hover shows it.
     [[nodiscard]] QString entryToolTip(int index) const;
     [[nodiscard]] const QList<Entry>& entries() const { return m_entries; }
+    /// With wrapping, a strip of several columns may be narrowed to one (its entries then take more rows), so that
+    /// a narrow chart scrolls down, never sideways; without (the default), it keeps its columns.
+    void setWrapping(bool on);
+    /// All columns.
     [[nodiscard]] QSize sizeHint() const override;
-    [[nodiscard]] QSize minimumSizeHint() const override { return sizeHint(); }
+    [[nodiscard]] QSize minimumSizeHint() const override;
+    [[nodiscard]] bool hasHeightForWidth() const override { return wraps(); }
+    [[nodiscard]] int heightForWidth(int width) const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
     [[nodiscard]] int entryAt(const QPoint& pos) const;
     [[nodiscard]] QRect entryRect(int index) const;
     [[nodiscard]] int columnWidth() const;
+    [[nodiscard]] bool wraps() const { return m_wrap && m_columns > 1; }
+    /// The columns that fit in width (1 to the columns asked for; those asked for without wrapping).
+    [[nodiscard]] int columnsFor(int width) const;
+    [[nodiscard]] QSize sizeFor(int columns) const;
     QList<Entry> m_entries;
     std::function<QString(int)> m_toolTip;
     int m_columns;
+    bool m_wrap = false;
 };
 
 } // namespace shardscope::ui
