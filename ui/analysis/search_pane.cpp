@@ -513,7 +513,6 @@ void SearchPane::redrawUnits()
 void SearchPane::documentChanged()
 {
     const core::Scenario& s = m_doc->scenario();
-    const core::Result& r = m_doc->result();
     // A scatter of thousands of points costs a replot: while the tab is hidden, catch up when it shows.
     m_currentDirty = !isVisible();
     if (!m_currentDirty)
