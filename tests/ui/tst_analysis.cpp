@@ -89,6 +89,7 @@ private slots:
     void sweepMarksPointsThatDoNotFit();
     void sizingMatchesCore();
     void sizingTableModelIsConsistent();
+    void sizingChartTitleFollowsTheMetric();
     void timelineTotalEqualsStepTime_data();
     void timelineTotalEqualsStepTime();
     void timelineDrawsOnlyWhatIsVisible();
@@ -461,6 +462,24 @@ void TestAnalysis::sizingMatchesCore()
             QVERIFY(pane.grab().save(dir + QStringLiteral("/sizing-%1.png").arg(int(metric))));
         }
     }
+}
+
+void TestAnalysis::sizingChartTitleFollowsTheMetric()
+{
+    // The chart says what its bars are: the title changes with the metric, as the value axis does.
+    ui::ScenarioDocument doc(test::catalog());
+    ui::SizingPane pane(&doc);
+    pane.setCheckedGpus({"h100-sxm5-80gb"});
+    pane.refresh();
+    const std::vector<core::SizingRow> rows = pane.model()->rows();
+    ui::SizingChart chart;
+    chart.setRows(rows, ui::SizingChart::Metric::MinGpus);
+    QCOMPARE(chart.title(), QStringLiteral("Minimum GPUs by strategy and GPU type"));
+    chart.setRows(rows, ui::SizingChart::Metric::TrainDays);
+    QCOMPARE(chart.title(), QStringLiteral("Days to train the token budget by strategy and GPU type"));
+    QCOMPARE(chart.plot()->yAxis->label(), QStringLiteral("days to train the token budget"));
+    chart.setRows(rows, ui::SizingChart::Metric::Cost);
+    QCOMPARE(chart.title(), QStringLiteral("Cost of the training run by strategy and GPU type"));
 }
 
 void TestAnalysis::sizingTableModelIsConsistent()

@@ -89,6 +89,12 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QVERIFY(dialog.residualChart()->legend->visible());
     QCOMPARE(dialog.residualChart()->plottable(0)->interface1D()->dataCount(), 3);
     QVERIFY(std::abs(dialog.residualChart()->plottable(0)->interface1D()->dataMainValue(0) - (0.8 / 0.6 - 1) * 100) < 15);
+    // Each bar is named by run and figure in words, not by the runs file's key ("tokens_per_second_per_gpu").
+    auto ticker = dialog.residualChart()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().value(1.0), QStringLiteral("run 1\ntokens/s"));
+    for (const QString& label : ticker->ticks())
+        QVERIFY2(!label.contains(QLatin1Char('_')), qPrintable(label));
 
     QVERIFY2(dialog.saveProfile(QStringLiteral("my-cluster")), qPrintable(dialog.message()));
     QVERIFY(QFileInfo::exists(QDir(CalibrateDialog::profileFolder()).filePath(QStringLiteral("my-cluster.json"))));

@@ -157,9 +157,18 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
     m_plot->xAxis->setRange(0.4, double(m_strategies.size()) + 0.6);
     m_plot->yAxis->setRange(0, maxValue > 0 ? maxValue * 1.15 : 1);
     switch (metric) {
-    case Metric::MinGpus: m_plot->yAxis->setLabel(tr("minimum GPUs")); break;
-    case Metric::TrainDays: m_plot->yAxis->setLabel(tr("days to train the token budget")); break;
-    case Metric::Cost: m_plot->yAxis->setLabel(tr("cost of the training run (USD)")); break;
+    case Metric::MinGpus:
+        m_plot->yAxis->setLabel(tr("minimum GPUs"));
+        setTitle(tr("Minimum GPUs by strategy and GPU type"));
+        break;
+    case Metric::TrainDays:
+        m_plot->yAxis->setLabel(tr("days to train the token budget"));
+        setTitle(tr("Days to train the token budget by strategy and GPU type"));
+        break;
+    case Metric::Cost:
+        m_plot->yAxis->setLabel(tr("cost of the training run (USD)"));
+        setTitle(tr("Cost of the training run by strategy and GPU type"));
+        break;
     }
     m_legend->setEntries(entries);
     themeChanged();

@@ -56,6 +56,18 @@ QString figureHeader(core::Figure f)
     return {};
 }
 
+/// The figure under a residual bar, short: "tokens/s", "step time", "allocated", "reserved".
+QString figureShort(core::Figure f)
+{
+    switch (f) {
+    case core::Figure::TokensPerSecondPerGpu: return CalibrateDialog::tr("tokens/s");
+    case core::Figure::StepTime: return CalibrateDialog::tr("step time");
+    case core::Figure::AllocatedPeak: return CalibrateDialog::tr("allocated");
+    case core::Figure::ReservedPeak: return CalibrateDialog::tr("reserved");
+    }
+    return {};
+}
+
 QString issuesText(const std::vector<core::Issue>& issues)
 {
     QStringList lines;
@@ -323,7 +335,7 @@ void CalibrateDialog::showFit()
         x << double(i + 1);
         before << 100 * (f.before / f.measured - 1);
         after << 100 * (f.after / f.measured - 1);
-        ticker->addTick(double(i + 1), tr("run %1\n%2").arg(f.run + 1).arg(QString::fromLatin1(core::toString(f.figure))));
+        ticker->addTick(double(i + 1), tr("run %1\n%2").arg(f.run + 1).arg(figureShort(f.figure)));
     }
     auto* b = new QCPBars(m_chart->xAxis, m_chart->yAxis);
     b->setName(tr("default profile"));
