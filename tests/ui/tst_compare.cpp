@@ -19,6 +19,7 @@
 #include "document/scenario_pins.h"
 #include "launch/launch_config_panel.h"
 #include "main_window.h"
+#include "charts/legend_strip.h"
 #include "views/chart_grid.h"
 #include "session/app_theme.h"
 #include "settings/app_settings.h"
@@ -63,6 +64,9 @@ void pinCurrent(ui::ScenarioDocument* doc)
 /// grab shows the finished picture without waiting for time to pass.
 void settle(QWidget* window)
 {
+    // A minimum size that changed travels up one parent per posted layout request (plot, chart, splitter, window).
+    for (int depth = 0; depth < 8; ++depth)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     QCoreApplication::sendPostedEvents();
     for (QCustomPlot* plot : window->findChildren<QCustomPlot*>())
         plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -97,6 +101,7 @@ private slots:
     void pinningWhileOpenLaysOutAsOpenedWithPins();
     void waterfallShowsEveryStepAtTheDefaultSize();
     void pinnedExcessLabelsStayInsideThePlot();
+    void compareChartsKeepLegendsClearOfTheirPlots();
     void screenshots();
 
 private:
@@ -257,8 +262,8 @@ void TestCompare::manyPinsAreKept()
     window->resize(1400, 900);
     window->show();
     QVERIFY(QTest::qWaitForWindowExposed(window));
-    for (ui::MemoryChart* chart : view->memoryCharts())
-        QVERIFY2(chart->width() >= 280, qPrintable(QString::number(chart->width())));
+    for (ui::MemoryChart* chart : view->memoryCharts()) // their legend is shared, beside the columns: the plot has the width
+        QVERIFY2(chart->plot()->width() >= 250, qPrintable(QString::number(chart->plot()->width())));
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(window->grab().save(dir + QStringLiteral("/compare-six-pins.png")));
     window->hide();
@@ -661,6 +666,97 @@ void TestCompare::pinnedExcessLabelsStayInsideThePlot()
         }
         QVERIFY2(chart->capacityMarks().labelRect(0).isValid(), qPrintable(QString::number(size.width()))); // the largest excess keeps its label
         QVERIFY(drawn >= 1);
+    }
+    compare->hide();
+}
+
+namespace {
+/// rect of child (a widget inside top) in top's coordinates.
+QRect rectIn(const QWidget* child, const QWidget* top)
+{
+    return QRect(child->mapTo(top, QPoint(0, 0)), child->size());
+}
+/// A drawn tick label of plot in top's coordinates.
+QRectF labelIn(const QRectF& label, const QCustomPlot* plot, const QWidget* top)
+{
+    return label.translated(QPointF(plot->mapTo(top, QPoint(0, 0))));
+}
+} // namespace
+
+void TestCompare::compareChartsKeepLegendsClearOfTheirPlots()
+{
+    // The walkthrough of issue 23 at about 1020 x 750: with three pins the memory charts' legends lay over their
+    // "70.7 GiB" usable-memory labels (a pin's column was narrower than its chart and legend need), and the step-time
+    // chart's legend covered its axis title. With two, three and four pins, at 1020 x 750, 1280 x 776 and the window's
+    // smallest size: every plot gets at least its minimum size, every legend lies clear of every plot, and the
+    // usable-memory label and the step-time axis title are drawn inside their plots.
+    ui::ScenarioDocument* doc = m_window->document();
+    QWidget* compare = m_window->compare()->window();
+    ui::CompareView* view = m_window->compare()->view();
+    compare->show();
+    QVERIFY(QTest::qWaitForWindowExposed(compare));
+    for (int tp : {1, 2, 4, 8}) {
+        setTp(doc, tp);
+        pinCurrent(doc);
+        if (doc->pins().size() < 2)
+            continue;
+        for (const QSize size : {QSize(1020, 750), QSize(1280, 776), QSize(400, 300)}) {
+            compare->resize(size);
+            settle(compare);
+            const QString at = QStringLiteral("%1 pins, window %2 x %3").arg(doc->pins().size()).arg(compare->width()).arg(compare->height());
+            qInfo("%s: memory charts %d high, step-time chart %d", qPrintable(at), view->memoryCharts().front()->height(),
+                  view->timeChart()->height());
+            // A window manager squeezes a window to the screen's work area (1280 x 800 under a panel and a title bar:
+            // about 746 pixels), and then the charts overlapped. The window takes any size from 400 x 300 up; the view
+            // keeps at least its minimum size (scrolling in a smaller window), and up to three pins need no scrolling
+            // at 1020 x 750.
+            QVERIFY2(compare->width() <= std::max(size.width(), 400) && compare->height() <= std::max(size.height(), 300),
+                     qPrintable(at));
+            QVERIFY2(view->height() >= view->minimumSizeHint().height() && view->width() >= view->minimumSizeHint().width(),
+                     qPrintable(at));
+            if (doc->pins().size() <= 3 && size.width() >= 1020)
+                QVERIFY2(view->minimumSizeHint().height() <= 750 - 12,
+                         qPrintable(at + QStringLiteral(": needs %1").arg(view->minimumSizeHint().height())));
+            QList<ui::ChartBase*> charts{view->timeChart()};
+            for (ui::MemoryChart* m : view->memoryCharts())
+                charts << m;
+            QList<QRect> legends;
+            for (ui::LegendStrip* l : view->findChildren<ui::LegendStrip*>())
+                if (l->isVisibleTo(compare)) {
+                    legends << rectIn(l, view);
+                    // Whole: as wide as one column of entries and as tall as its rows at that width.
+                    const int rows = l->hasHeightForWidth() ? l->heightForWidth(l->width()) : l->sizeHint().height();
+                    QVERIFY2(l->width() >= l->minimumSizeHint().width() && l->height() >= rows,
+                             qPrintable(at + QStringLiteral(": legend %1 x %2 cut").arg(l->width()).arg(l->height())));
+                }
+            QVERIFY2(!legends.isEmpty(), qPrintable(at));
+            for (ui::ChartBase* chart : charts) {
+                QCustomPlot* plot = chart->plot();
+                QVERIFY2(plot->height() >= plot->minimumHeight() && plot->width() >= plot->minimumWidth(),
+                         qPrintable(at + QStringLiteral(": plot %1 x %2").arg(plot->width()).arg(plot->height())));
+                // What shows of the plot (a pin's column scrolled out of view shows nothing).
+                const QRect plotRect = plot->visibleRegion().boundingRect().translated(plot->mapTo(view, QPoint(0, 0)));
+                for (const QRect& legend : legends)
+                    QVERIFY2(!legend.intersects(plotRect),
+                             qPrintable(at + QStringLiteral(": a legend at %1,%2 %3 x %4 covers '%5'")
+                                                 .arg(legend.x()).arg(legend.y()).arg(legend.width()).arg(legend.height())
+                                                 .arg(chart->title())));
+            }
+            for (ui::MemoryChart* m : view->memoryCharts()) {
+                const QList<ui::DrawnTickLabel> usable = ui::drawnTickLabels(m->plot()->yAxis2);
+                QCOMPARE(usable.size(), 1);
+                const QRectF label = labelIn(usable.front().rect, m->plot(), view);
+                QVERIFY2(QRectF(rectIn(m->plot(), view)).contains(label), qPrintable(at + QStringLiteral(": usable label cut")));
+            }
+            // The step-time axis title: below the tick labels, inside the plot, above the legend.
+            QCPAxis* x = view->timeChart()->plot()->xAxis;
+            const QList<ui::DrawnTickLabel> ticks = ui::drawnTickLabels(x);
+            QVERIFY(!ticks.isEmpty());
+            const double titleBottom = ticks.front().rect.bottom() + x->labelPadding()
+                                       + QFontMetricsF(x->labelFont()).height();
+            QVERIFY2(titleBottom <= view->timeChart()->plot()->height() + 1,
+                     qPrintable(at + QStringLiteral(": axis title ends at %1 of %2").arg(titleBottom).arg(view->timeChart()->plot()->height())));
+        }
     }
     compare->hide();
 }

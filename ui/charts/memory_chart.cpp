@@ -65,6 +65,13 @@ QString MemoryChart::legendToolTip(int item) const
     return explainHtml(QStringLiteral("memory.excess"));
 }
 
+QString MemoryChart::legendExplanation(int item) const
+{
+    if (item < m_stack->count())
+        return explainHtml(m_stack->key(item));
+    return explainHtml(item == m_stack->count() ? QStringLiteral("memory.usable") : QStringLiteral("memory.excess"));
+}
+
 double MemoryChart::barTotal(int i) const
 {
     const core::MemoryBreakdown* m = breakdown(i);

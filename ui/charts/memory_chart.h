@@ -36,6 +36,8 @@ public:
     [[nodiscard]] const MemoryStack& stack() const { return *m_stack; }
     /// The bars' 80% ranges, for tests.
     [[nodiscard]] const RangeWhiskers& whiskers() const { return *m_whiskers; }
+    /// What legend entry item means, without this scenario's figures (a legend shared by several charts).
+    [[nodiscard]] QString legendExplanation(int item) const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;

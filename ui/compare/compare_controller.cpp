@@ -9,6 +9,7 @@
 
 #include <QAction>
 #include <QMenu>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -39,10 +40,17 @@ QWidget* CompareController::window()
         auto* w = new QWidget(m_mainWindow, Qt::Window);
         w->setObjectName(QStringLiteral("compareWindow"));
         w->setWindowTitle(tr("ShardScope — Compare pinned scenarios"));
-        m_view = new CompareView(m_doc, w);
+        // A window shorter than the view needs (many pins on a small screen) scrolls: squeezed below their minimum
+        // sizes, the charts' legends lay over their plots (issue 23's walkthrough at 1020 x 750).
+        auto* scroll = new QScrollArea(w);
+        scroll->setObjectName(QStringLiteral("compareScroll"));
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        m_view = new CompareView(m_doc, scroll);
+        scroll->setWidget(m_view);
         auto* layout = new QVBoxLayout(w);
         layout->setContentsMargins(6, 6, 6, 6);
-        layout->addWidget(m_view);
+        layout->addWidget(scroll);
         connect(m_view, &CompareView::pinCurrentRequested, this, &CompareController::pinCurrent);
         connect(m_view, &CompareView::openPinRequested, this, &CompareController::openPin);
         fitToScreen(w, QSize(1400, 950)); // a 1280 x 800 screen gets a window that fits it

@@ -24,7 +24,9 @@ CompareTimeChart::CompareTimeChart(QWidget* parent)
     , m_totals(new FitTextTicker)
 {
     m_bars = StepTimeChart::setupStackedRows(m_plot, m_ticker, m_totals, 0.6);
-    LegendStrip* legend = addLegend(Qt::BottomEdge, 6);
+    // Right of the plot, as tall as the rows of three pins: below it, it took a row of the window's height and, the
+    // window squeezed on a small screen, lay over the axis title (issue 23's walkthrough at 1020 x 750).
+    LegendStrip* legend = addLegend(Qt::RightEdge, 1);
     legend->setEntries(StepTimeChart::legendEntries(m_bars));
     legend->setToolTipProvider([this](int part) { return explainHtml(QString::fromStdString(stepKey(part))); });
     applyTheme();

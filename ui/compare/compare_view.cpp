@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compare/compare_view.h"
 
+#include "charts/legend_strip.h"
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_time_chart.h"
@@ -45,10 +46,11 @@ QTableWidgetItem* cell(const QString& text, bool bold = false)
     }
     return item;
 }
-constexpr int kMinColumn = 300; // pixels: a pin's memory chart stays readable
-// Plot heights in this window (pixels; ChartBase's 180 elsewhere): with pins, the strip, the step times and the
-// waterfall tab fit a 1280 x 800 screen's work area (issue 23 item 8: the window was 895 pixels at its smallest).
-constexpr int kMinMemoryPlot = 90;
+constexpr int kMinColumn = 260; // pixels: a pin's memory chart (its legend is shared, right of the columns) stays readable
+constexpr int kMinTableColumn = 200; // pixels: a pin's column of the differences
+// Plot heights in this window (pixels; ChartBase's 180 elsewhere): with up to three pins, the strip, the step times
+// and the waterfall tab fit a 1280 x 800 screen's work area (issue 23 item 8: the window was 895 pixels at its smallest).
+constexpr int kMinMemoryPlot = 130;
 constexpr int kMinTimePlot = 90;
 
 QString signedBytes(double d) { return (d > 0 ? QStringLiteral("+") : QString()) + Units::bytes(d); }
@@ -63,6 +65,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     , m_clearButton(new QPushButton(tr("C&lear Pins"), this))
     , m_columnsArea(new QScrollArea(this))
     , m_columns(new QHBoxLayout)
+    , m_memoryLegend(new LegendStrip(1, this))
     , m_time(new CompareTimeChart(this))
     , m_table(new QTableWidget(this))
     , m_a(new QComboBox(this))
@@ -86,6 +89,14 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     strip->setLayout(m_columns);
     m_columnsArea->setWidget(strip);
     m_columns->setContentsMargins(0, 0, 0, 0);
+    // Every pin's chart has the same legend: one, right of the columns, leaves each plot the column's width (a legend
+    // per column lay over the usable-memory label of three pins at 1020 pixels; issue 23's walkthrough).
+    m_memoryLegend->setToolTipProvider([this](int i) { return m_memory.isEmpty() ? QString() : m_memory.front()->legendExplanation(i); });
+    auto* memoryRow = new QWidget(this);
+    auto* memoryLayout = new QHBoxLayout(memoryRow);
+    memoryLayout->setContentsMargins(0, 0, 0, 0);
+    memoryLayout->addWidget(m_columnsArea, 1);
+    memoryLayout->addWidget(m_memoryLegend, 0, Qt::AlignTop);
 
     for (QTableWidget* t : {m_table, m_steps}) {
         t->setAlternatingRowColors(true);
@@ -94,7 +105,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
         t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     }
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_table->horizontalHeader()->setMinimumSectionSize(kMinColumn * 2 / 3); // many pins: scroll, not squeeze
+    m_table->horizontalHeader()->setMinimumSectionSize(kMinTableColumn); // many pins: scroll, not squeeze
     m_steps->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_steps->horizontalHeader()->setStretchLastSection(true);
     m_steps->verticalHeader()->setVisible(false);
@@ -123,7 +134,7 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     m_tabs->addTab(walk, tr("&Waterfall A → B"));
 
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_columnsArea);
+    split->addWidget(memoryRow);
     split->addWidget(m_time);
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 4);
@@ -162,7 +173,6 @@ void CompareView::rebuild()
     for (int i = 0; i < n; ++i) {
         labels << m_doc->pinLabel(i);
         auto* column = new QWidget;
-        column->setMinimumWidth(kMinColumn);
         auto* v = new QVBoxLayout(column);
         v->setContentsMargins(0, 0, 0, 0);
         v->setSpacing(2);
@@ -184,10 +194,13 @@ void CompareView::rebuild()
         header->addWidget(remove);
         v->addLayout(header);
         auto* chart = new MemoryChart(column);
+        chart->legend()->hide(); // the shared one right of the columns
         chart->plot()->setMinimumHeight(kMinMemoryPlot);
         chart->setResult(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]);
         yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
         v->addWidget(chart, 1);
+        // Never narrower than its plot and axes need (a set minimum overrides the layout's).
+        column->setMinimumWidth(std::max(kMinColumn, column->minimumSizeHint().width()));
         m_columns->addWidget(column, 1);
         // Shown now, not at the next layout pass: a hidden column counts for nothing in the strip's minimum height
         // below (pinned while the window was open, the charts got about 10 pixels; issue 23 item 8).
@@ -195,6 +208,9 @@ void CompareView::rebuild()
         m_columnWidgets << column;
         m_memory << chart;
     }
+    m_memoryLegend->setVisible(n > 0);
+    if (n > 0)
+        m_memoryLegend->setEntries(m_memory.front()->legend()->entries());
     // The strip scrolls sideways only: as tall as a column needs, plus the scroll bar.
     m_columnsArea->setMinimumHeight(m_columnsArea->widget()->minimumSizeHint().height()
                                     + m_columnsArea->horizontalScrollBar()->sizeHint().height());

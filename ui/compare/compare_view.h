@@ -14,6 +14,7 @@ class QTabWidget;
 namespace shardscope::ui {
 
 class CompareTimeChart;
+class LegendStrip;
 class MemoryChart;
 class ScenarioDocument;
 class WaterfallChart;
@@ -36,6 +37,8 @@ public:
     [[nodiscard]] WaterfallChart* waterfallChart() const { return m_waterfall; }
     [[nodiscard]] CompareTimeChart* timeChart() const { return m_time; }
     [[nodiscard]] const QList<MemoryChart*>& memoryCharts() const { return m_memory; }
+    /// The memory charts' one legend, right of their columns (hidden without pins).
+    [[nodiscard]] LegendStrip* memoryLegend() const { return m_memoryLegend; }
     /// Chooses the waterfall's ends (pin indices).
     void setWaterfallPins(int a, int b);
     /// Everything drawn again from the pins (the byte unit changed).
@@ -60,6 +63,7 @@ private:
     QHBoxLayout* m_columns;
     QList<QWidget*> m_columnWidgets;
     QList<MemoryChart*> m_memory;
+    LegendStrip* m_memoryLegend;
     CompareTimeChart* m_time;
     QTableWidget* m_table;
     QComboBox* m_a;
