@@ -4,11 +4,14 @@
 #include "analysis/layout_text.h"
 #include "charts/axis_ticks.h"
 #include "charts/qcp.h"
+#include "util/contrast.h"
 #include "util/units.h"
 
+#include <QFontMetricsF>
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <array>
 
 namespace shardscope::ui {
 
@@ -78,6 +81,8 @@ void SizingChart::clear()
         m_plot->removeItem(t);
     m_bars.clear();
     m_labels.clear();
+    m_labelAt.clear();
+    m_labelRects.clear();
     m_group->clear();
 }
 
@@ -109,6 +114,7 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
         m_ticker->addTick(double(s + 1), label);
     }
     const double width = m_gpus.empty() ? 0.8 : std::min(0.8 / double(m_gpus.size()), 0.3);
+    m_barWidth = width;
     double maxValue = 0;
     QList<LegendStrip::Entry> entries;
     for (size_t g = 0; g < m_gpus.size(); ++g) {
@@ -149,9 +155,11 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
             t->setSelectable(false);
             t->setText(metricText(r));
             t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            t->setPadding(QMargins(0, 0, 0, 1));
-            t->position->setCoords(double(s + 1) + (double(g) - (n - 1) / 2) * (width + kSpacing), metricValue(r));
+            t->setPadding(QMargins(1, 0, 1, 1));
+            const double key = double(s + 1) + (double(g) - (n - 1) / 2) * (width + kSpacing);
+            t->position->setCoords(key, metricValue(r));
             m_labels.push_back(t);
+            m_labelAt.push_back({key, metricValue(r), g});
         }
     }
     m_plot->xAxis->setRange(0.4, double(m_strategies.size()) + 0.6);
@@ -174,6 +182,94 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
     themeChanged();
     setMessage(rows.empty() ? tr("Choose at least one GPU type") : QString());
     requestReplot();
+}
+
+QRectF SizingChart::barRect(int i) const
+{
+    if (i < 0 || size_t(i) >= m_labelAt.size())
+        return {};
+    const LabelAt& at = m_labelAt[size_t(i)];
+    const QCPAxis* x = m_plot->xAxis;
+    const QCPAxis* y = m_plot->yAxis;
+    const double left = x->coordToPixel(at.key - m_barWidth / 2);
+    const double right = x->coordToPixel(at.key + m_barWidth / 2);
+    const double top = y->coordToPixel(at.value);
+    const double base = y->coordToPixel(0);
+    return {QPointF(left, std::min(top, base)), QPointF(right, std::max(top, base))};
+}
+
+QRectF SizingChart::labelRect(int i) const
+{
+    return i >= 0 && size_t(i) < m_labelRects.size() ? m_labelRects[size_t(i)] : QRectF();
+}
+
+void SizingChart::laidOut()
+{
+    // Value labels all level above their bars, or all upright (above a bar, or inside its top where there is no
+    // room above), whichever draws more of them; a label that overlaps another label or another bar, or leaves the
+    // plot, is left out, and the bar's tooltip still gives the value (issue 23: four GPU types' labels ran into each
+    // other and over their neighbours' bars).
+    m_labelRects.assign(m_labels.size(), QRectF());
+    const QRectF area = m_plot->xAxis->axisRect()->rect();
+    if (area.width() <= 0 || area.height() <= 0)
+        return;
+    struct Place {
+        QRectF rect;
+        double rotation = 0;
+        Qt::Alignment align;
+        bool inside = false;
+    };
+    std::vector<QRectF> bars;
+    std::vector<std::array<Place, 3>> candidates; // level above, upright above, upright inside
+    for (size_t i = 0; i < m_labels.size(); ++i) {
+        const QRectF bar = barRect(int(i));
+        bars.push_back(bar);
+        const QFontMetricsF fm(m_labels[i]->font());
+        const QMargins pad = m_labels[i]->padding();
+        const double along = fm.horizontalAdvance(m_labels[i]->text()) + pad.left() + pad.right(); // the text's length
+        const double across = fm.height() + pad.top() + pad.bottom();
+        const double centre = bar.center().x();
+        candidates.push_back({Place{QRectF(centre - along / 2, bar.top() - across, along, across), 0, Qt::AlignHCenter | Qt::AlignBottom, false},
+                              Place{QRectF(centre - across / 2, bar.top() - along, across, along), -90, Qt::AlignLeft | Qt::AlignVCenter, false},
+                              Place{QRectF(centre - across / 2, bar.top() + 1, across, along), -90, Qt::AlignRight | Qt::AlignVCenter, true}});
+    }
+    const auto layout = [&](bool upright) {
+        std::vector<int> chosen(m_labels.size(), -1);
+        std::vector<QRectF> placed;
+        for (size_t i = 0; i < m_labels.size(); ++i) {
+            for (int c = upright ? 1 : 0; c <= (upright ? 2 : 0); ++c) {
+                const Place& place = candidates[i][size_t(c)];
+                if (place.inside && (m_labelAt[i].value <= 0 || !bars[i].contains(place.rect)))
+                    continue;
+                if (!area.contains(place.rect))
+                    continue;
+                bool free = std::none_of(placed.begin(), placed.end(), [&](const QRectF& p) { return p.intersects(place.rect); });
+                for (size_t b = 0; free && b < bars.size(); ++b)
+                    free = b == i || !bars[b].intersects(place.rect);
+                if (!free)
+                    continue;
+                chosen[i] = c;
+                placed.push_back(place.rect);
+                break;
+            }
+        }
+        return chosen;
+    };
+    const std::vector<int> level = layout(false);
+    const std::vector<int> upright = layout(true);
+    const auto drawn = [](const std::vector<int>& v) { return std::count_if(v.begin(), v.end(), [](int c) { return c >= 0; }); };
+    const std::vector<int>& chosen = drawn(upright) > drawn(level) ? upright : level;
+    for (size_t i = 0; i < m_labels.size(); ++i) {
+        QCPItemText* t = m_labels[i];
+        t->setVisible(chosen[i] >= 0);
+        if (chosen[i] < 0)
+            continue;
+        const Place& place = candidates[i][size_t(chosen[i])];
+        t->setRotation(place.rotation);
+        t->setPositionAlignment(place.align);
+        t->setColor(place.inside ? readableOn(m_bars[m_labelAt[i].gpu]->brush().color(), Qt::black, Qt::white) : m_theme.foreground);
+        m_labelRects[i] = place.rect;
+    }
 }
 
 double SizingChart::value(int gpu, int strategy) const

@@ -31,10 +31,17 @@ public:
     static QColor gpuColor(int gpu);
     /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.
     [[nodiscard]] std::unique_ptr<ChartBase> copy() const;
+    /// Value labels (one per bar, "✕" on bars that do not fit), for tests.
+    [[nodiscard]] int labelCount() const { return int(m_labels.size()); }
+    /// Where value label i is drawn, in the plot's pixels (after a replot), or an empty rectangle when it is left out.
+    [[nodiscard]] QRectF labelRect(int i) const;
+    /// Where the bar of value label i stands, in the plot's pixels (after a replot); zero height where it does not fit.
+    [[nodiscard]] QRectF barRect(int i) const;
 
 protected:
     QString plottableToolTip(QCPAbstractPlottable* plottable, int index) const override;
     void themeChanged() override;
+    void laidOut() override;
 
 private:
     [[nodiscard]] double metricValue(const core::SizingRow& r) const;
@@ -45,6 +52,14 @@ private:
     QSharedPointer<QCPAxisTickerText> m_ticker;
     std::vector<QCPBars*> m_bars;
     std::vector<QCPItemText*> m_labels;
+    struct LabelAt {
+        double key = 0;   ///< the bar's centre
+        double value = 0; ///< its top
+        size_t gpu = 0;   ///< its bar set
+    };
+    std::vector<LabelAt> m_labelAt; ///< per label
+    std::vector<QRectF> m_labelRects; ///< per label, as placed (empty: left out)
+    double m_barWidth = 0.3;
     std::vector<core::SizingRow> m_rows;
     std::vector<std::string> m_gpus;       ///< gpu ids in first-seen order
     std::vector<std::string> m_strategies; ///< labels in first-seen order
