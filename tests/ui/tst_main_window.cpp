@@ -14,6 +14,7 @@
 #include "document/scenario_document.h"
 #include "editors/scenario_editor.h"
 #include "editors/value_slider.h"
+#include "launch/launch_config_panel.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
 #include "views/issues_panel.h"
@@ -61,6 +62,7 @@ private slots:
     void cleanup();
     void opensOnDefaultScenario();
     void kpiCardsNeverCutText();
+    void kpiCardsFillTheirRowsBesideTheLaunchDock();
     void controlChangesResultAndCharts();
     void undoRestoresScenarioAndCharts();
     void saveOpenRoundTrip();
@@ -280,6 +282,39 @@ void TestMainWindow::kpiCardsNeverCutText()
     QCOMPARE(kpi.columnsFor(1800), 6);
     QVERIFY(kpi.columnsFor(600) < 6);
     QVERIFY(kpi.heightForWidth(600) > kpi.heightForWidth(1800)); // two rows are taller than one
+}
+
+void TestMainWindow::kpiCardsFillTheirRowsBesideTheLaunchDock()
+{
+    // Issue 23's walkthrough: at 1280 x 800 with the launch configuration open (View → Launch Configuration, its
+    // shortcut here) the cards took two columns, but the panel kept the height of two rows of three: "Min GPUs" and
+    // "Cost per step" were cut off and the two rows shown sat in the middle of blank space. At 1280 x 800 and
+    // 1920 x 1080, with and without the dock: the panel is as tall as its rows at its width, every card and its text
+    // is inside it, and it starts at the top of its column (no blank band above the cards).
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        ui::AppSettings settings(m_dir.filePath(QStringLiteral("kpi-%1.ini").arg(size.width())), nullptr);
+        ui::MainWindow window(test::catalog(), &settings);
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        for (const bool dock : {false, true}) {
+            if (dock)
+                QTest::keyClick(&window, Qt::Key_L, Qt::ControlModifier | Qt::ShiftModifier);
+            for (int depth = 0; depth < 8; ++depth) // a changed size hint travels up one parent per layout request
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QCOMPARE(window.launchDock()->isVisible(), dock);
+            ui::KpiPanel* kpi = window.kpis();
+            const int columns = kpi->columnsFor(kpi->width());
+            qInfo("%d x %d, dock %s: panel %d x %d at y %d, %d columns", size.width(), size.height(), dock ? "open" : "closed",
+                  kpi->width(), kpi->height(), kpi->y(), columns);
+            const QString at = QStringLiteral("%1 px, dock %2").arg(size.width()).arg(dock);
+            QCOMPARE(6 % columns, 0); // full rows: 6, 3 or 2 cards each
+            QVERIFY2(kpi->height() == kpi->heightForWidth(kpi->width()), qPrintable(at));
+            QVERIFY2(kpi->textFits(), qPrintable(at));
+            QVERIFY2(kpi->y() <= 4, qPrintable(at)); // the column's top margin
+        }
+        window.document()->undoStack()->setClean();
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

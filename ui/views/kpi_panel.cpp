@@ -30,7 +30,11 @@ double sum(const std::vector<TermFigure>& figures)
 KpiPanel::KpiPanel(QWidget* parent)
     : QWidget(parent)
 {
-    QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Not Fixed: a fixed height is the size hint's (three cards a row at its width), and where the panel is narrower
+    // (beside the launch configuration at 1280 x 800: two a row) the layout cut the third row and centred the other
+    // two in the height it had made for them. The height follows the width (heightForWidth); the analysis tabs below
+    // take the rest.
+    QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     policy.setHeightForWidth(true);
     setSizePolicy(policy);
     const struct {
