@@ -21,6 +21,7 @@
 #include <QHeaderView>
 #include <QTableWidget>
 #include <QLabel>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -39,6 +40,7 @@ private slots:
     void fitsSavesAndUsesAProfile();
     void refusalsAreShown();
     void columnHeadersAreNotClipped();
+    void noBlankBandBeforeAFit();
     void residualChartFollowsTheTheme();
     void mainWindowOffersItAndNamesTheProfile();
 };
@@ -161,6 +163,33 @@ void TestCalibrateDialog::columnHeadersAreNotClipped()
         dialog.addCurrentScenario();
         QVERIFY(dialog.grab().save(dir + QStringLiteral("/calibrate-dialog.png")));
     }
+}
+
+void TestCalibrateDialog::noBlankBandBeforeAFit()
+{
+    // Issue 23's walkthrough at 1280 x 800: before a fit, two empty wrapped labels (for a message and the fitted
+    // values) left a blank band between the buttons and the residuals chart. Empty, they take no room; a message (a refused
+    // fit) shows there.
+    ScenarioDocument doc(test::catalog());
+    CalibrateDialog dialog(&doc);
+    dialog.resize(1080, 640);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QPushButton* fitButton = nullptr;
+    for (QPushButton* b : dialog.findChildren<QPushButton*>())
+        if (b->text() == QStringLiteral("Fit"))
+            fitButton = b;
+    QVERIFY(fitButton);
+    const auto gap = [&] {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        return dialog.residualChart()->y() - (fitButton->y() + fitButton->height());
+    };
+    const int spacing = dialog.layout()->spacing();
+    qInfo("buttons to chart: %d px (layout spacing %d)", gap(), spacing);
+    QVERIFY2(gap() <= spacing + 1, qPrintable(QString::number(gap())));
+    QVERIFY(!dialog.fit()); // no runs: refused, and the dialog says so between the buttons and the chart
+    QVERIFY(dialog.message().contains(QStringLiteral("No runs")));
+    QVERIFY2(gap() > spacing + QFontMetrics(dialog.font()).height() / 2, qPrintable(QString::number(gap())));
 }
 
 void TestCalibrateDialog::residualChartFollowsTheTheme()

@@ -126,6 +126,9 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     m_values->setWordWrap(true); // a long reason wraps: the dialog never grows past the screen after Fit
     m_values->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_values);
+    // Empty, they take no room (two empty wrapped labels left a blank band above the chart before a fit).
+    m_message->hide();
+    m_values->hide();
 
     m_chart = new QCustomPlot(this);
     m_chart->setMinimumHeight(180);
@@ -303,6 +306,7 @@ bool CalibrateDialog::fit()
     if (!m_fit.ok()) {
         showMessage(tr("The fit was refused:\n%1").arg(issuesText(m_fit.errors)), true);
         m_values->clear();
+        m_values->hide();
         m_chart->clearPlottables();
         m_chart->legend->setVisible(false);
         m_chart->replot();
@@ -326,6 +330,7 @@ void CalibrateDialog::showFit()
     for (const auto& f : m_fit.fixed)
         lines << tr("%1 kept at %2: %3").arg(QString::fromStdString(f.key)).arg(f.value, 0, 'g', 4).arg(QString::fromStdString(f.reason));
     m_values->setText(lines.join(QLatin1Char('\n')));
+    m_values->setVisible(!lines.isEmpty());
 
     m_chart->clearPlottables();
     QVector<double> x, before, after;
@@ -420,6 +425,7 @@ bool CalibrateDialog::useSavedProfile(const QString& id)
 void CalibrateDialog::showMessage(const QString& text, bool error)
 {
     m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
     m_message->setStyleSheet(error ? QStringLiteral("font-weight: bold;") : QString()); // a refusal stands out
 }
 

@@ -137,8 +137,8 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     split->addWidget(memoryRow);
     split->addWidget(m_time);
     split->addWidget(m_tabs);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 6);
+    split->setStretchFactor(1, 2);
     split->setStretchFactor(2, 6);
     split->setChildrenCollapsible(false);
 
