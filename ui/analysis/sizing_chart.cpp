@@ -108,9 +108,11 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
     }
     m_ticker->clear();
     for (size_t s = 0; s < m_strategies.size(); ++s) {
-        // "ZeRO-3 + full recompute" -> two lines, so six groups fit side by side.
+        // "ZeRO-3 + full recompute" -> "ZeRO-3\n+full recomp.": a line per part, short enough that six groups keep
+        // their names in the tab of a 1280 x 800 window (the bars' tooltips and the table give the full names).
         QString label = QString::fromStdString(m_strategies[s]);
-        label.replace(QStringLiteral(" + "), QStringLiteral("\n+ "));
+        label.replace(QStringLiteral(" + "), QStringLiteral("\n+"));
+        label.replace(QStringLiteral("+full recompute"), QStringLiteral("+full recomp."));
         m_ticker->addTick(double(s + 1), label);
     }
     const double width = m_gpus.empty() ? 0.8 : std::min(0.8 / double(m_gpus.size()), 0.3);
