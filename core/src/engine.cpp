@@ -83,8 +83,26 @@ StateBytes stateBytes(const Training& t)
         // FP8 weight copy + transposed copy for the backward GEMM, kept between steps (Transformer Engine's Linear
         // caches them). torchao's Float8Linear (PyTorch stacks) casts the weight again in every forward and keeps the
         // cast only inside the layer until its backward (torchao/float8/float8_linear.py): no resident copy.
-        if (t.precision == Precision::Fp8Mixed && !pytorchStack(t.framework))
+        // FP8 primary weights (Megatron --fp8-param-gather; Transformer Engine fp8_model_init, its Float8Tensor keeps
+        // the FP8 data and its transpose): the FP8 copies replace the bf16 weight instead of sitting beside it.
+        if (t.precision == Precision::Fp8Mixed && !pytorchStack(t.framework) && !t.fp8ParamGather)
             b.fp8Cache = 2;
+        // training.grad_reduce_dtype bf16: Megatron's --grad-reduce-in-bf16 gives the grad buffer the parameters'
+        // dtype (megatron/core/distributed/distributed_data_parallel_config.py, grad_reduce_in_fp32 = False;
+        // param_and_grad_buffer.py); DeepSpeed keeps its fp16/bf16 gradients and fp32 partition (2 + 4 above).
+        if (t.gradReduce == GradReduce::Bf16) {
+            if (!ds)
+                b.gr = 2;
+            b.reduce = 2;
+        }
+        // fp32: the grad buffer accumulates and reduces in fp32 (Megatron accumulate_allreduce_grads_in_fp32;
+        // DeepSpeed communication_data_type fp32, deepspeed/runtime/engine.py); Megatron fp16 keeps its fp16 grads
+        // with fp32 main grads at the step (above).
+        if (t.gradReduce == GradReduce::Fp32) {
+            if (!ds && !(mg && t.precision == Precision::Fp16Mixed))
+                b.gr = 4;
+            b.reduce = 4;
+        }
         break;
     }
     return b;
@@ -282,6 +300,10 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
         tpSharded += c.head > 0 ? c.head : (pp > 1 ? c.embedding : 0.0);
         replicated += c.finalNorm;
     }
+    // Transformer Engine casts only the transformer layers' linear weights to FP8 (its Linear/LayerNormLinear/
+    // GroupedLinear modules); the embedding and the output layer stay bf16 (megatron/core/models/gpt/gpt_model.py:
+    // VocabParallelEmbedding and tensor_parallel.ColumnParallelLinear, not TE modules).
+    st.denseLinear = (st.layers * c.attention + st.denseLayers * c.denseMlp + st.moeLayers * c.sharedExperts) / t;
     st.dense = tpSharded / t + replicated;
     st.expert = st.moeLayers * c.routedExperts / (shape.ep * t);
     return st;
@@ -348,9 +370,14 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     const X w = X::input("w", B.w, "B/parameter", "weight bytes");
     const X g = X::input("g", B.gr, "B/parameter", "gradient bytes per parameter");
     const X g32 = X::input("g32", B.grOpt, "B/parameter", "fp32 gradient partition sharded with the optimizer");
-    mem.parameters = offParam
-        ? zero
-        : sharded(sp, X::input("w + w8", B.w + B.fp8Cache, "B/parameter", "weight bytes (+ FP8 weight and transpose copies)"));
+    mem.parameters = offParam ? zero : sharded(sp, w);
+    if (!offParam && B.fp8Cache > 0) {
+        // The FP8 weight and transpose copies (w8) of the layers' linear weights Ψ_8 (not the embedding or output layer).
+        const X psi8 = X::input("Ψ_8", st.denseLinear, "parameters",
+                                "linear weights of this stage's transformer layers on one TP rank (cast to FP8)");
+        const X w8 = X::input("w8", B.fp8Cache, "B/parameter", "FP8 weight + transposed copy (Transformer Engine cache)");
+        mem.parameters = mem.parameters + w8 * (sp ? psi8 / nD + psiE / nE : psi8 + psiE);
+    }
     const X gradients = sharded(sg, g);
     const X grad32 = sharded(so, g32);
     const X optimizer = sharded(so, X::input("m + o", B.mw + B.os, "B/parameter",
@@ -378,10 +405,10 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     // forward) and a layer's backward.
     const X U = X::input("U", sh.unitParams, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)");
     const bool ptStack = pytorchStack(s.training.framework);
-    // FSDP reduce-scatters in the reduce dtype: torchtitan's mixed_precision_reduce is float32, its only choice
-    // (torchtitan/config_manager.py); FSDP2 up-casts the unsharded gradients into it (torch/distributed/fsdp/
+    // FSDP reduce-scatters in the reduce dtype: torchtitan's mixed_precision_reduce defaults to float32
+    // (torchtitan/config_manager.py), unless training.grad_reduce_dtype sets it (MixedPrecisionPolicy.reduce_dtype); FSDP2 up-casts the unsharded gradients into it (torch/distributed/fsdp/
     // _fully_shard/_fsdp_collectives.py, foreach_reduce: reduce_scatter_input in reduce_dtype).
-    const X rFsdp = X::input("r", ptStack ? kFsdpReduceBytes : B.reduce, "B/parameter",
+    const X rFsdp = X::input("r", ptStack && s.training.gradReduce == GradReduce::Framework ? kFsdpReduceBytes : B.reduce, "B/parameter",
                              "bytes of FSDP's reduce-scatter input (reduce dtype)");
     // The FSDP root on this stage (its embedding and output layer, per TP rank) and the output layer's weight, whose
     // gradient (the tied embedding's when tied) is made at the start of backward.

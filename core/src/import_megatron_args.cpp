@@ -20,7 +20,8 @@
 // --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
 // --num-virtual-stages-per-pipeline-rank; --micro-batch-size, --global-batch-size (default micro × dp);
 // --recompute-granularity (full | selective; None by default), --recompute-activations (= selective),
-// --recompute-method / --recompute-num-layers; --bf16, --fp16, --fp8-format (e4m3 | hybrid); --attention-backend,
+// --recompute-method / --recompute-num-layers; --bf16, --fp16, --fp8-format (e4m3 | hybrid), --fp8-param-gather,
+// --grad-reduce-in-bf16, --accumulate-allreduce-grads-in-fp32; --attention-backend,
 // --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
 // --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
 // --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
@@ -50,7 +51,7 @@ const std::set<std::string>& switches()
         "--overlap-param-gather", "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
         "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
         "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
-        "--overlap-moe-expert-parallel-comm" };
+        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32" };
     return s;
 }
 
@@ -558,6 +559,18 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     if (a.choice("--fp8-format", fp8, { "e4m3", "hybrid" }))
         s.training.precision = Precision::Fp8Mixed;
     cx.set("training.precision");
+    // arguments.py (validate_args): --grad-reduce-in-bf16 turns off the fp32 accumulation that bf16 otherwise implies,
+    // even with --accumulate-allreduce-grads-in-fp32 given.
+    s.training.gradReduce = a.has("--grad-reduce-in-bf16") ? GradReduce::Bf16
+        : a.has("--accumulate-allreduce-grads-in-fp32")     ? GradReduce::Fp32
+                                                            : GradReduce::Framework;
+    cx.set("training.grad_reduce_dtype");
+    // --fp8-param-gather keeps the FP8 weights as the parameters (transformer_engine fp8_model_init); without FP8 it
+    // has nothing to keep.
+    s.training.fp8ParamGather = a.has("--fp8-param-gather") && s.training.precision == Precision::Fp8Mixed;
+    if (a.has("--fp8-param-gather") && !s.training.fp8ParamGather)
+        cx.warning("--fp8-param-gather", "needs --fp8-format; ignored");
+    cx.set("training.fp8_param_gather");
 
     std::string backend;
     if (a.choice("--attention-backend", backend, { "flash", "fused", "unfused", "local", "auto" })) {

@@ -2,7 +2,7 @@
 // torchtitan TOML job file → scenario (issue 14). Sections, keys and defaults as in pytorch/torchtitan
 // torchtitan/config/job_config.py @ 000204a4 (Model name "llama3" / flavor / converters, Training local_batch_size 8,
 // global_batch_size -1 (= local × data parallel), seq_len 2048, enable_cpu_offload, mixed_precision_param
-// "bfloat16", compile False; Parallelism data_parallel_replicate_degree 1, data_parallel_shard_degree -1 ("leftover
+// "bfloat16", mixed_precision_reduce "float32", compile False; Parallelism data_parallel_replicate_degree 1, data_parallel_shard_degree -1 ("leftover
 // ranks"), fsdp_reshard_after_forward "default", tensor/pipeline/context/expert_parallel_degree 1,
 // pipeline_parallel_schedule "1F1B", pipeline_parallel_layers_per_stage, pipeline_parallel_microbatch_size 1;
 // ActivationCheckpoint mode "selective", selective_ac_option "2"; Float8; Optimizer name "AdamW"), and the newer
@@ -314,7 +314,7 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
 
     // ---- [training]
     Section tr(table("training"), "training", cx);
-    tr.known({ "dataset", "dataset_path", "max_norm", "steps", "mixed_precision_reduce", "gc_freq", "gc_debug", "seed",
+    tr.known({ "dataset", "dataset_path", "max_norm", "steps", "gc_freq", "gc_debug", "seed",
         "deterministic", "warmup_steps", "data_parallel_degree", "tensor_parallel_degree", "enable_float8_linear" });
     int64_t local = 8, global = -1, seq = 2048;
     if (!tr.integer("local_batch_size", local, 1))
@@ -355,6 +355,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     s.training.precision = dtype == "bfloat16" ? Precision::Bf16
         : param == "float32"                   ? Precision::Fp32
                                                : Precision::Bf16Mixed;
+    std::string reduce = "float32";
+    const bool hasReduce = tr.text("mixed_precision_reduce", reduce);
     bool compile = false;
     tr.flag("compile", compile);
     tr.reportUnknown();
@@ -389,6 +391,18 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         s.training.precision = Precision::Fp8Mixed;
     }
     cx.set("training.precision");
+    // mixed_precision_reduce: FSDP2's MixedPrecisionPolicy.reduce_dtype (torchtitan/config/job_config.py, default
+    // float32); only a mixed precision has one.
+    if (hasReduce) {
+        if (reduce != "bfloat16" && reduce != "float32")
+            cx.error("training.mixed_precision_reduce", "'" + reduce + "' is not one of: bfloat16, float32");
+        else if (s.training.precision == Precision::Bf16Mixed || s.training.precision == Precision::Fp8Mixed)
+            s.training.gradReduce = reduce == "bfloat16" ? GradReduce::Bf16 : GradReduce::Fp32;
+        else if (s.training.precision == Precision::Fp32 && reduce == "bfloat16")
+            cx.warning("training.mixed_precision_reduce", "bfloat16 with float32 parameters is not modelled; ignored");
+        // training.dtype bfloat16 (precision bf16): gradients are bf16 already, the reduce dtype is not modelled.
+    }
+    cx.set("training.grad_reduce_dtype");
 
     // ---- [activation_checkpoint]: none | full | selective ("op" = op-level policy; an integer n = every n-th layer).
     Section ac(table("activation_checkpoint"), "activation_checkpoint", cx);

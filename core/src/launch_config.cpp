@@ -186,6 +186,9 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
         break;
     case Precision::Fp32: break; // DeepSpeed trains in fp32 when neither bf16 nor fp16 is enabled
     }
+    // communication_data_type (deepspeed/runtime/config.py): the dtype of the gradient reduction.
+    if (s.training.gradReduce != GradReduce::Framework)
+        j["communication_data_type"] = s.training.gradReduce == GradReduce::Bf16 ? "bf16" : "fp32";
 
     const Sharding sh = s.parallelism.sharding;
     const int stage = zeroStage(sh);
@@ -397,7 +400,9 @@ std::string fsdp(const Scenario& s, const Layout& l)
     switch (prec) {
     case Precision::Bf16Mixed:
     case Precision::Fp8Mixed:
-        mp = "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)";
+        mp = s.training.gradReduce == GradReduce::Bf16
+            ? "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)"
+            : "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)";
         break;
     case Precision::Fp16Mixed:
         mp = "MixedPrecisionPolicy(param_dtype=torch.float16, reduce_dtype=torch.float32)";
@@ -699,9 +704,16 @@ std::string megatron(const Scenario& s, const Layout& l)
     case Precision::Fp8Mixed:
         flag("--bf16");
         arg("--fp8-format", "hybrid");
+        if (s.training.fp8ParamGather)
+            flag("--fp8-param-gather");
         break;
     case Precision::Fp32: break;
     }
+    // megatron/training/arguments.py: bf16 accumulates and reduces gradients in fp32 unless --grad-reduce-in-bf16.
+    if (s.training.gradReduce == GradReduce::Bf16)
+        flag("--grad-reduce-in-bf16");
+    else if (s.training.gradReduce == GradReduce::Fp32)
+        flag("--accumulate-allreduce-grads-in-fp32");
     arg("--attention-backend", s.training.flashAttention ? "flash" : "unfused");
     switch (s.training.recompute) {
     case Recompute::None:

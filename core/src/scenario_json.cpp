@@ -131,6 +131,7 @@ SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed")
 SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
 SS_NAMES(Recompute, "none", "selective", "full", "selective-op")
 SS_NAMES(Accounting, "zero-paper", "megatron", "deepspeed")
+SS_NAMES(GradReduce, "framework", "fp32", "bf16")
 SS_NAMES(PpSchedule, "gpipe", "1f1b", "interleaved", "zero-bubble")
 SS_NAMES(MoeOverlap, "none", "ep-overlap", "dualpipe")
 SS_NAMES(OffloadTarget, "none", "cpu", "nvme")
@@ -232,7 +233,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     if (const json* t = objectAt(r, root, "training")) {
         auto& tr = s.training;
         r.unknownKeys(*t, "training", { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute",
-                                          "flash_attention", "dropout", "accounting", "framework" });
+                                          "flash_attention", "dropout", "accounting", "grad_reduce_dtype",
+                                          "fp8_param_gather", "framework" });
         r.integer64(*t, "seq_len", "training", tr.seqLen);
         r.integer64(*t, "global_batch", "training", tr.globalBatch);
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
@@ -250,6 +252,9 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.enumeration(*t, "accounting", "training", tr.accounting,
             { { "zero-paper", Accounting::ZeroPaper }, { "megatron", Accounting::Megatron },
                 { "deepspeed", Accounting::DeepSpeed } });
+        r.enumeration(*t, "grad_reduce_dtype", "training", tr.gradReduce,
+            { { "fp32", GradReduce::Fp32 }, { "bf16", GradReduce::Bf16 } });
+        r.boolean(*t, "fp8_param_gather", "training", tr.fp8ParamGather);
         Framework framework = tr.framework;
         if (r.enumeration(*t, "framework", "training", framework,
                 { { "megatron", Framework::Megatron }, { "deepspeed", Framework::DeepSpeed },
@@ -378,6 +383,11 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         { "precision", toString(t.precision) }, { "optimizer", toString(t.optimizer) },
         { "recompute", toString(t.recompute) }, { "flash_attention", t.flashAttention }, { "dropout", t.dropout },
         { "accounting", toString(t.accounting) }, { "framework", toString(t.framework) } };
+    // Written only when set, so files of earlier versions (and the framework's default) read back unchanged.
+    if (t.gradReduce != GradReduce::Framework)
+        j["training"]["grad_reduce_dtype"] = toString(t.gradReduce);
+    if (t.fp8ParamGather)
+        j["training"]["fp8_param_gather"] = true;
     const auto& p = s.parallelism;
     j["parallelism"] = { { "sharding", toString(p.sharding) }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp },
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },

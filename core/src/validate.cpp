@@ -270,6 +270,23 @@ std::vector<Issue> validate(const Scenario& s)
     if (t.precision == Precision::Fp8Mixed && c.gpu.fp8DenseFlops <= 0)
         ck.fail("training.precision", "fp8-mixed needs FP8 tensor cores; ", c.gpu.name.empty() ? c.gpu.id : c.gpu.name,
             " has none (fp8_dense_flops is 0)");
+    const bool mixed = t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed
+        || t.precision == Precision::Fp8Mixed;
+    if (t.gradReduce != GradReduce::Framework && !mixed)
+        ck.fail("training.grad_reduce_dtype", "a gradient reduce dtype applies to mixed precision (bf16-mixed, "
+            "fp16-mixed, fp8-mixed); precision ", toString(t.precision), " keeps its gradients in its own dtype");
+    if (t.gradReduce == GradReduce::Bf16 && t.precision == Precision::Fp16Mixed)
+        ck.fail("training.grad_reduce_dtype", "bf16 needs bf16 weights (bf16-mixed or fp8-mixed); fp16-mixed reduces "
+            "fp16 gradients into fp32 main gradients");
+    if (t.fp8ParamGather && t.precision != Precision::Fp8Mixed)
+        ck.fail("training.fp8_param_gather", "FP8 parameters need precision fp8-mixed (precision is ",
+            toString(t.precision), ")");
+    if (t.fp8ParamGather && s.parallelism.sharding == Sharding::Ddp)
+        ck.fail("training.fp8_param_gather", "FP8 parameters need a sharded optimizer (Megatron-LM arguments.py: "
+            "distributed optimizer or FSDP); sharding is ddp");
+    if (t.fp8ParamGather && (t.framework == Framework::PyTorch || t.framework == Framework::PyTorchCompile))
+        ck.fail("training.fp8_param_gather", "FP8 parameters are modelled for Transformer Engine stacks (megatron, "
+            "deepspeed); torchao's Float8 keeps no FP8 weight copy to replace");
     if (m.position == PositionEmbedding::Learned && trainOk && modelOk && m.maxSeq > 0 && t.seqLen > m.maxSeq)
         ck.fail("training.seq_len", "seq_len (", t.seqLen, ") exceeds the learned position embedding's max_seq (", m.maxSeq, ")");
 

@@ -43,6 +43,7 @@ struct Setting {
 std::string enumText(Sharding v) { return toString(v); }
 std::string enumText(Precision v) { return toString(v); }
 std::string enumText(Optimizer v) { return toString(v); }
+std::string enumText(GradReduce v) { return toString(v); }
 std::string enumText(Recompute v) { return toString(v); }
 std::string enumText(Accounting v) { return toString(v); }
 std::string enumText(PpSchedule v) { return toString(v); }
@@ -80,6 +81,8 @@ const std::vector<Setting>& settings()
         SS_SETTING("training.flash_attention", training.flashAttention, boolean),
         SS_SETTING("training.dropout", training.dropout, boolean),
         SS_SETTING("training.accounting", training.accounting, enumText),
+        SS_SETTING("training.grad_reduce_dtype", training.gradReduce, enumText),
+        SS_SETTING("training.fp8_param_gather", training.fp8ParamGather, boolean),
         // The framework selects the profile its behaviour comes from: the two change together.
         Setting{ "training.framework",
             [](const Scenario& a, const Scenario& b) {

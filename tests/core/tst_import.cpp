@@ -349,6 +349,20 @@ void TestImport::shellWordsLikeBash()
     QVERIFY(!s.training.dropout);
     QCOMPARE(s.training.framework, Framework::Megatron);
     QCOMPARE(origin(r, "model.vocab"), std::string("megatron-args"));
+    QCOMPARE(s.training.gradReduce, GradReduce::Framework); // bf16 without --grad-reduce-in-bf16: fp32 (arguments.py)
+    QVERIFY(!s.training.fp8ParamGather);
+    // --grad-reduce-in-bf16 wins over --accumulate-allreduce-grads-in-fp32 (arguments.py validate_args);
+    // --fp8-param-gather with an FP8 format keeps FP8 parameters.
+    const ImportResult g = run(ImportSource::MegatronArgs, script + " --grad-reduce-in-bf16 --accumulate-allreduce-grads-in-fp32"
+                                                                    " --fp8-format hybrid --fp8-param-gather");
+    QVERIFY2(g.ok(), qPrintable(dump(g.errors)));
+    QCOMPARE(g.scenario.training.gradReduce, GradReduce::Bf16);
+    QVERIFY(g.scenario.training.fp8ParamGather);
+    QCOMPARE(run(ImportSource::MegatronArgs, script + " --accumulate-allreduce-grads-in-fp32").scenario.training.gradReduce,
+             GradReduce::Fp32);
+    const ImportResult noFp8 = run(ImportSource::MegatronArgs, script + " --fp8-param-gather");
+    QVERIFY(!noFp8.scenario.training.fp8ParamGather);
+    QVERIFY(hasIssue(noFp8.warnings, "--fp8-param-gather", "--fp8-format"));
     // Unterminated quotes are refused with the line.
     const ImportResult q = run(ImportSource::MegatronArgs, "--num-layers 2\n--hidden-size \"4096\n");
     QVERIFY(hasIssue(q.errors, "", "unterminated double quote starting on line 2"));
@@ -717,6 +731,14 @@ void TestImport::torchtitanTrainingDtype()
                  .scenario.training.precision, Precision::Fp32);
     QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[training]\ndtype = \"float16\"\n").errors, "training.dtype",
                      "bfloat16, float32"));
+    // mixed_precision_reduce: FSDP2's reduce dtype (job_config.py, default "float32").
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"bfloat16\"\n").scenario.training.gradReduce,
+             GradReduce::Bf16);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"float32\"\n").scenario.training.gradReduce,
+             GradReduce::Fp32);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\n").scenario.training.gradReduce, GradReduce::Framework);
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"int8\"\n").errors,
+                     "training.mixed_precision_reduce", "bfloat16, float32"));
 }
 
 void TestImport::scenarioSourceWritesBackComplete()

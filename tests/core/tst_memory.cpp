@@ -45,6 +45,8 @@ private slots:
     void pytorchLossParallelLogits();
     void singleGpuDdpHasNoBucket();
     void torchaoFp8KeepsNoResidentWeightCopy();
+    void fp8ParamGatherReplacesTheBf16Weights();
+    void gradReduceDtypeSetsTheGradientBuffer();
     void transformerEngineFp8SavesLinearInputsInFp8();
     void unfusedLossKeepsTheBf16LogitsBlockReserved();
     void pytorchTpSavesGatheredInputs();
@@ -845,7 +847,9 @@ void TestMemory::torchaoFp8KeepsNoResidentWeightCopy()
 {
     // torchao's Float8Linear casts the weight to FP8 in each forward and saves the cast only for that layer's
     // backward (torchao/float8/float8_linear.py): the resident parameters stay w·Ψ/N. Transformer Engine (Megatron)
-    // caches an FP8 weight and its transpose: (2 + 2)·Ψ/N.
+    // caches an FP8 weight and its transpose of each transformer layer's linear weights only: 2·Ψ/N + 2·Ψ_8/N, with
+    // Ψ_8 = L·(2h² + 2h·kv + 3hf) for Llama 3 8B (the embedding and output layer are not TE modules,
+    // megatron/core/models/gpt/gpt_model.py).
     Scenario s = torchtitan8b();
     s.training.precision = Precision::Fp8Mixed;
     SS_EVALUATE(pt, s);
@@ -853,7 +857,67 @@ void TestMemory::torchaoFp8KeepsNoResidentWeightCopy()
     SS_COMPARE_REL(pt.memory.parameters, 2 * psi / 8, 1e-12);
     QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
     SS_EVALUATE(mg, s);
-    SS_COMPARE_REL(mg.memory.parameters, 4 * psi / 8, 1e-12);
+    const double psi8 = 32 * (2 * kH8 * kH8 + 2 * kH8 * kKv8 + 3 * kH8 * kF8);
+    SS_COMPARE_REL(mg.memory.parameters, 2 * psi / 8 + 2 * psi8 / 8, 1e-12);
+}
+
+void TestMemory::fp8ParamGatherReplacesTheBf16Weights()
+{
+    // Megatron --fp8-param-gather "keeps the compute param in fp8 (do not use any other intermediate dtype)"
+    // (megatron/training/arguments.py): the FP8 weight and its transpose (1 + 1 B) replace the bf16 weight and its
+    // cached FP8 copies (2 + 2 B): every parameter is 2 B again, sharded like the parameters (here FSDP over 8).
+    Scenario s = torchtitan8b();
+    s.training.precision = Precision::Fp8Mixed;
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    s.training.fp8ParamGather = true;
+    SS_EVALUATE(r, s);
+    SS_COMPARE_REL(r.memory.parameters, 2 * r.parameters / 8, 1e-12);
+    // Not without FP8, nor with data-parallel replicas that keep no sharded optimizer to update the FP8 weights from.
+    s.training.precision = Precision::Bf16Mixed;
+    QVERIFY(sstest::hasIssue(validate(s), "training.fp8_param_gather", "fp8-mixed"));
+    s.training.precision = Precision::Fp8Mixed;
+    s.parallelism.sharding = Sharding::Ddp;
+    QVERIFY(sstest::hasIssue(validate(s), "training.fp8_param_gather", "ddp"));
+}
+
+void TestMemory::gradReduceDtypeSetsTheGradientBuffer()
+{
+    // Megatron accounting, bf16-mixed, distributed optimizer (zero1) over dp = 8: the grad buffer is not sharded.
+    // Default (arguments.py: bf16 accumulates and reduces in fp32): 4·Ψ; --grad-reduce-in-bf16: 2·Ψ, and the
+    // data-parallel reduce-scatter carries 2 B per gradient instead of 4.
+    Scenario s = torchtitan8b();
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    s.training.accounting = Accounting::Megatron;
+    s.parallelism.sharding = Sharding::Zero1;
+    SS_EVALUATE(fp32, s);
+    const double psi = fp32.parameters;
+    SS_COMPARE_REL(fp32.memory.gradients, 4 * psi, 1e-12);
+    s.training.gradReduce = GradReduce::Bf16;
+    SS_EVALUATE(bf16, s);
+    SS_COMPARE_REL(bf16.memory.gradients, 2 * psi, 1e-12);
+    auto dpBytes = [](const Result& r) {
+        double b = 0;
+        for (const auto& c : r.collectives)
+            if (c.group == Group::Dp && c.op == CollectiveOp::ReduceScatter)
+                b += c.bytes;
+        return b;
+    };
+    QVERIFY(dpBytes(fp32) > 0);
+    SS_COMPARE_REL(dpBytes(bf16), dpBytes(fp32) / 2, 1e-12);
+    // Explicit fp32 under the zero-paper accounting (2 B half-precision gradients by default) gives 4 B.
+    s.training.accounting = Accounting::ZeroPaper;
+    s.training.gradReduce = GradReduce::Framework;
+    SS_EVALUATE(zp, s);
+    SS_COMPARE_REL(zp.memory.gradients, 2 * psi, 1e-12);
+    s.training.gradReduce = GradReduce::Fp32;
+    SS_EVALUATE(zp32, s);
+    SS_COMPARE_REL(zp32.memory.gradients, 4 * psi, 1e-12);
+    // Refused where it means nothing: pure bf16 or fp32 training, and bf16 reduction of fp16 gradients.
+    s.training.precision = Precision::Fp32;
+    QVERIFY(sstest::hasIssue(validate(s), "training.grad_reduce_dtype", "mixed precision"));
+    s.training.precision = Precision::Fp16Mixed;
+    s.training.gradReduce = GradReduce::Bf16;
+    QVERIFY(sstest::hasIssue(validate(s), "training.grad_reduce_dtype", "fp16-mixed"));
 }
 
 void TestMemory::transformerEngineFp8SavesLinearInputsInFp8()

@@ -44,6 +44,12 @@ const Choice kAccounting[] = {
     {int(Accounting::Megatron), T("Megatron (18 B/param)"), T("FP32 main gradients: 2 + 4 + 12 bytes per parameter.")},
     {int(Accounting::DeepSpeed), T("DeepSpeed estimator"), T("DeepSpeed's estimate_zero*_model_states_mem_needs.")},
 };
+const Choice kGradReduce[] = {
+    {int(GradReduce::Framework), T("Framework default"),
+     T("Megatron and PyTorch FSDP: fp32; ZeRO paper and DeepSpeed accounting: the half-precision dtype.")},
+    {int(GradReduce::Fp32), T("fp32"), T("Gradients accumulated and reduced in fp32 (4 B per parameter).")},
+    {int(GradReduce::Bf16), T("bf16"), T("Megatron --grad-reduce-in-bf16: a bf16 gradient buffer (2 B per parameter).")},
+};
 const Choice kSchedule[] = {
     {int(PpSchedule::GPipe), T("GPipe")},
     {int(PpSchedule::OneFOneB), T("1F1B")},
@@ -87,6 +93,7 @@ std::span<const Choice> precisionChoices() { return kPrecision; }
 std::span<const Choice> optimizerChoices() { return kOptimizer; }
 std::span<const Choice> recomputeChoices() { return kRecompute; }
 std::span<const Choice> accountingChoices() { return kAccounting; }
+std::span<const Choice> gradReduceChoices() { return kGradReduce; }
 std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }

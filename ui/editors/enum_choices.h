@@ -17,6 +17,7 @@ std::span<const Choice> precisionChoices();
 std::span<const Choice> optimizerChoices();
 std::span<const Choice> recomputeChoices();
 std::span<const Choice> accountingChoices();
+std::span<const Choice> gradReduceChoices();
 std::span<const Choice> frameworkChoices();
 std::span<const Choice> scheduleChoices();
 std::span<const Choice> offloadChoices();

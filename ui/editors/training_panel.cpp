@@ -48,6 +48,13 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
             [](const Scenario& s) { return int(s.training.accounting); },
             [](Scenario& s, int v) { s.training.accounting = core::Accounting(v); },
             tr("How model-state bytes per parameter are counted"));
+    addEnum(QStringLiteral("training.grad_reduce_dtype"), gradReduceChoices(),
+            [](const Scenario& s) { return int(s.training.gradReduce); },
+            [](Scenario& s, int v) { s.training.gradReduce = core::GradReduce(v); },
+            tr("Dtype of the gradient buffer and its data-parallel reduction (mixed precision)"));
+    addCheck(QStringLiteral("training.fp8_param_gather"), [](const Scenario& s) { return s.training.fp8ParamGather; },
+             [](Scenario& s, bool v) { s.training.fp8ParamGather = v; },
+             tr("FP8 weights are the parameters (Megatron --fp8-param-gather): no bf16 copy beside the FP8 one"));
     addEnum(QStringLiteral("training.framework"), frameworkChoices(),
             [](const Scenario& s) { return int(s.training.framework); },
             [this](Scenario& s, int v) { core::applyFramework(s, core::Framework(v), m_doc->catalog()); },

@@ -53,6 +53,8 @@ const Name kNames[] = {
     {"training.flash_attention", T("FlashAttention")},
     {"training.dropout", T("Dropout masks")},
     {"training.accounting", T("Accounting")},
+    {"training.grad_reduce_dtype", T("Gradient reduce dtype")},
+    {"training.fp8_param_gather", T("FP8 parameters")},
     {"parallelism", T("Parallelism")},
     {"parallelism.sharding", T("Sharding")},
     {"parallelism.tp", T("Tensor parallel (TP)")},

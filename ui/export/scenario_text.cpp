@@ -82,6 +82,10 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(accountingChoices(), int(t.accounting));
     if (path == QLatin1String("training.framework"))
         return choice(frameworkChoices(), int(t.framework));
+    if (path == QLatin1String("training.grad_reduce_dtype"))
+        return choice(gradReduceChoices(), int(t.gradReduce));
+    if (path == QLatin1String("training.fp8_param_gather"))
+        return yesNo(t.fp8ParamGather);
     if (path == QLatin1String("training.flash_attention"))
         return yesNo(t.flashAttention);
     if (path == QLatin1String("training.dropout"))

@@ -123,6 +123,9 @@ enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Adafactor };
 /// selective checkpointing as torchtitan applies it (torchtitan/models/llama3/infra/parallelize.py, `_save_list`).
 enum class Recompute { None, Selective, Full, SelectiveOp };
 enum class Accounting { ZeroPaper, Megatron, DeepSpeed };
+/// Gradient buffer and data-parallel reduction dtype (training.grad_reduce_dtype). Framework: the accounting's own
+/// (fp32 for Megatron and PyTorch FSDP, the half-precision dtype for zero-paper and DeepSpeed); absent in a file.
+enum class GradReduce { Framework, Fp32, Bf16 };
 
 struct Training {
     int64_t seqLen = 8192;
@@ -134,6 +137,10 @@ struct Training {
     bool flashAttention = true;
     bool dropout = false;
     Accounting accounting = Accounting::ZeroPaper;
+    GradReduce gradReduce = GradReduce::Framework;
+    /// FP8 primary weights (Megatron --fp8-param-gather, Transformer Engine fp8_model_init): the transformer layers'
+    /// linear weights are stored and gathered in FP8, with no bf16 copy beside them.
+    bool fp8ParamGather = false;
     Framework framework = Framework::Megatron; ///< selects Scenario::profile (absent in a file: megatron)
     friend bool operator==(const Training&, const Training&) = default;
 };

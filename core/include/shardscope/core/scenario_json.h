@@ -49,6 +49,7 @@ const char* toString(Precision v);
 const char* toString(Optimizer v);
 const char* toString(Recompute v);
 const char* toString(Accounting v);
+const char* toString(GradReduce v); ///< "framework" (absent in a file), "fp32", "bf16"
 const char* toString(PpSchedule v);
 const char* toString(MoeOverlap v);
 const char* toString(OffloadTarget v);
