@@ -235,9 +235,10 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         if (sp) {
             const double ag = mm * layersSlow * (2 + 4 + 2 * recomputeCalls);
             const double rs = mm * layersSlow * (2 + 2 + 2 * recomputeCalls);
-            addCollective(r, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, lc.tpAG.time * ag, tpCross,
-                "sequence-parallel all-gather of layer inputs", true);
-            addCollective(r, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, lc.tpRS.time * rs,
+            const double share = slow.tpExposedShare; // parallelism.tp_comm_overlap (timing_stage.cpp, layerTimes)
+            addCollective(r, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, share * lc.tpAG.time * ag,
+                tpCross, "sequence-parallel all-gather of layer inputs", true);
+            addCollective(r, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, share * lc.tpRS.time * rs,
                 tpCross, "sequence-parallel reduce-scatter of layer outputs", true);
         } else {
             const double ar = mm * layersSlow * (4 + 2 * recomputeCalls);

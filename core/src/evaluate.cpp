@@ -113,6 +113,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     slowStage.dpBwd = times[slow].dpBwd;
     slowStage.epExposed = slowStage.shape.moeLayers
         * (moeL.epBwd + moeL.epFwd * (s.training.recompute == Recompute::Full ? 2.0 : 1.0));
+    const double tpAll = double(slowStage.shape.layers) * (comm.tpFwd + comm.tpBwd);
+    if (tpAll > 0)
+        slowStage.tpExposedShare = (slowStage.shape.denseLayers * (denseL.tpFwd + denseL.tpBwd)
+                                       + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd)) / tpAll;
     const StepCollectives collectives = recordCollectives(s, sh, layout, comm, slowStage, r);
     const OptimizerTimeOf<Fast> opt = optimizerTime<Fast>(s, sh, layout, slowStage, tSlow);
     const StageShape& ss = slowStage.shape;

@@ -14,7 +14,7 @@
 // --disable-bias-linear (biases by default), --add-qkv-bias, --vocab-size; MoE --num-experts, --moe-router-topk
 // (default 2), --moe-ffn-hidden-size (default ffn_hidden_size), --moe-shared-expert-intermediate-size,
 // --moe-layer-freq (an int or a Python list expression, parsed here, never evaluated), --moe-router-group-topk (as
-// nodes per token), --overlap-moe-expert-parallel-comm (moe_overlap ep-overlap); MLA --multi-latent-attention,
+// nodes per token), --overlap-moe-expert-parallel-comm (moe_overlap ep-overlap), --tp-comm-overlap; MLA --multi-latent-attention,
 // --q-lora-rank (None), --kv-lora-rank (32), --qk-head-dim (128), --qk-pos-emb-head-dim (64), --v-head-dim (128);
 // parallelism --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
 // --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
@@ -475,9 +475,11 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     p.schedule = p.pp > 1 && p.virtualStages > 1 ? PpSchedule::Interleaved : PpSchedule::OneFOneB;
     // megatron/core/transformer/transformer_config.py overlap_moe_expert_parallel_comm
     p.moeOverlap = a.has("--overlap-moe-expert-parallel-comm") ? MoeOverlap::EpOverlap : MoeOverlap::None;
+    // megatron/core/model_parallel_config.py tp_comm_overlap (Transformer Engine userbuffers)
+    p.tpCommOverlap = a.has("--tp-comm-overlap");
     for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
              "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
-             "parallelism.moe_overlap" })
+             "parallelism.moe_overlap", "parallelism.tp_comm_overlap" })
         cx.set(f);
 
     // ---- GPUs from the torchrun line. The launcher's own flags often hold variables ($GPUS_PER_NODE in Megatron-LM's

@@ -545,6 +545,8 @@ std::string megatron(const Scenario& s, const Layout& l)
         num("--expert-model-parallel-size", l.ep);
     if (s.parallelism.sequenceParallel && l.tp > 1)
         flag("--sequence-parallel");
+    if (s.parallelism.tpCommOverlap && l.tp > 1)
+        flag("--tp-comm-overlap");
     if (l.pp > 1) {
         switch (s.parallelism.schedule) {
         case PpSchedule::Interleaved: {

@@ -266,7 +266,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     if (const json* p = objectAt(r, root, "parallelism")) {
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
-                                             "virtual_stages", "shard_group", "moe_overlap" });
+                                             "virtual_stages", "shard_group", "moe_overlap",
+                                             "tp_comm_overlap" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -284,6 +285,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.enumeration(*p, "moe_overlap", "parallelism", pa.moeOverlap,
             { { "none", MoeOverlap::None }, { "ep-overlap", MoeOverlap::EpOverlap },
                 { "dualpipe", MoeOverlap::DualPipe } });
+        r.boolean(*p, "tp_comm_overlap", "parallelism", pa.tpCommOverlap);
     }
     if (const json* o = objectAt(r, root, "offload")) {
         r.unknownKeys(*o, "offload", { "optimizer", "parameters" });
@@ -393,6 +395,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },
         { "virtual_stages", p.virtualStages }, { "shard_group", p.shardGroup },
         { "moe_overlap", toString(p.moeOverlap) } };
+    if (p.tpCommOverlap)
+        j["parallelism"]["tp_comm_overlap"] = true;
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };

@@ -43,8 +43,18 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
             L.epBwd = (1 - paired) * a2a + paired * std::max(0.0, a2a - L.fwd);
         }
     }
-    L.commFwd = comm.tpFwd + comm.cpFwdExposed + L.epFwd;
-    L.commBwd = comm.tpBwd + comm.cpBwdExposed + L.epBwd;
+    // TP communication overlap (Megatron --tp-comm-overlap, Transformer Engine userbuffers): each sequence-parallel
+    // all-gather / reduce-scatter runs as t ring steps, each step's transfer behind the GEMM on the chunk already
+    // there (transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp, split_overlap_ag / split_overlap_rs):
+    // exposed is what the layer's GEMMs (forward; dgrad + wgrad backward) do not cover, never less than one step, 1/t.
+    L.tpFwd = comm.tpFwd;
+    L.tpBwd = comm.tpBwd;
+    if (s.parallelism.tpCommOverlap && sh.tp > 1) {
+        L.tpFwd = std::max(comm.tpFwd / sh.tp, comm.tpFwd - linear / c.peak.linear);
+        L.tpBwd = std::max(comm.tpBwd / sh.tp, comm.tpBwd - 2.0 * linear / c.peak.linear);
+    }
+    L.commFwd = L.tpFwd + comm.cpFwdExposed + L.epFwd;
+    L.commBwd = L.tpBwd + comm.cpBwdExposed + L.epBwd;
     if (full)
         L.recompute = L.fwd + L.commFwd; // the whole forward again, its collectives included
     else if (selective && !s.training.flashAttention)

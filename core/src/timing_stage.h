@@ -23,6 +23,7 @@ struct LayerTimes {
     double recompute = 0;                // extra work in backward from activation recomputation
     double commFwd = 0, commBwd = 0;     // exposed TP/CP/EP communication
     double epFwd = 0, epBwd = 0;         // of which the expert-parallel all-to-all (after parallelism.moe_overlap)
+    double tpFwd = 0, tpBwd = 0;         // of which the TP collectives (after parallelism.tp_comm_overlap)
 };
 /// microBatches: per step, for the all-to-all overlap modes (the first forward and last backward have no partner).
 LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,

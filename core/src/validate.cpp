@@ -331,6 +331,13 @@ std::vector<Issue> validate(const Scenario& s)
         else if (m.moe.experts % p.ep != 0)
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide experts (", m.moe.experts, ")");
     }
+    // megatron/training/arguments.py (validate_args): "Tensor parallel communication/GEMM overlap can happen only when
+    // sequence parallelism is enabled"; torchtitan's async TP needs torch.compile (enable_async_tensor_parallel).
+    if (p.tpCommOverlap && !(p.tp > 1 && p.sequenceParallel))
+        ck.fail("parallelism.tp_comm_overlap", "TP communication overlap needs tp > 1 with sequence_parallel");
+    if (p.tpCommOverlap && s.training.framework == Framework::PyTorch)
+        ck.fail("parallelism.tp_comm_overlap", "on PyTorch, TP overlap is async TP, which needs torch.compile "
+            "(framework pytorch-compile)");
     if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
         ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
             ") hides the expert-parallel all-to-all: it needs ep > 1 (ep is ", p.ep, ")");

@@ -99,6 +99,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.cp", parallelism.cp, intText),
         SS_SETTING("parallelism.ep", parallelism.ep, intText),
         SS_SETTING("parallelism.sequence_parallel", parallelism.sequenceParallel, boolean),
+        SS_SETTING("parallelism.tp_comm_overlap", parallelism.tpCommOverlap, boolean),
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),
         SS_SETTING("parallelism.virtual_stages", parallelism.virtualStages, intText),
         SS_SETTING("parallelism.shard_group", parallelism.shardGroup, intText),

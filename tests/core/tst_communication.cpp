@@ -23,6 +23,7 @@ using namespace shardscope::core;
 class TestCommunication : public QObject {
     Q_OBJECT
 private slots:
+    void tpCommOverlapHidesBehindTheGemms();
     void zero3MovesOneAndAHalfDdp_data();
     void zero3MovesOneAndAHalfDdp();
     void ddpBytesHandComputed();
@@ -673,6 +674,38 @@ void TestCommunication::latencyOncePerBucket()
     const QJsonObject c0 = j.value(QLatin1String("communication_per_gpu")).toObject()
                                .value(QLatin1String("collectives")).toArray().at(0).toObject();
     SS_COMPARE_REL(c0.value(QLatin1String("latency_time")).toDouble(), 613 * 25e-6, 1e-12);
+}
+
+void TestCommunication::tpCommOverlapHidesBehindTheGemms()
+{
+    // Transformer Engine's userbuffers overlap (Megatron --tp-comm-overlap) splits each sequence-parallel all-gather
+    // and reduce-scatter into t ring steps, each behind the GEMM on the chunk already there: exposed is what the GEMMs
+    // do not cover, never less than one step. With h = 8192 on 8 A100s the layer's GEMMs (24·T·h²/t FLOPs forward)
+    // dwarf its 4 transfers of 2·T·h bytes: each TP collective is exposed 1/t = 1/8 of its time.
+    Scenario s = a100TpScenario(2048, 1, 8192);
+    s.parallelism.sequenceParallel = true;
+    SS_EVALUATE(plain, s);
+    s.parallelism.tpCommOverlap = true;
+    SS_EVALUATE(over, s);
+    int seen = 0;
+    for (const Collective& c : over.collectives)
+        if (c.group == Group::Tp) {
+            SS_COMPARE_REL(c.exposedTime, c.time / 8, 1e-12);
+            ++seen;
+        }
+    QCOMPARE(seen, 2);
+    QVERIFY(over.step.exposedCommunication < plain.step.exposedCommunication);
+    // h = 64: NCCL's per-call latency outweighs the GEMMs; what they do not cover stays exposed (more than 1/8).
+    Scenario tiny = a100TpScenario(2048, 1, 64);
+    tiny.parallelism.sequenceParallel = true;
+    tiny.parallelism.tpCommOverlap = true;
+    SS_EVALUATE(small, tiny);
+    for (const Collective& c : small.collectives)
+        if (c.group == Group::Tp)
+            QVERIFY(c.exposedTime > c.time / 8 && c.exposedTime < c.time);
+    // Megatron's rule (arguments.py): only with sequence parallelism.
+    s.parallelism.sequenceParallel = false;
+    QVERIFY(sstest::hasIssue(validate(s), "parallelism.tp_comm_overlap", "sequence_parallel"));
 }
 
 QTEST_APPLESS_MAIN(TestCommunication)

@@ -147,6 +147,7 @@ const Allowlist kMegatronFlags = {
     { "--bf16", "mpc:180 (bool field)" },
     { "--fp16", "mpc:177 (bool field)" },
     { "--fp8-format", "tc:587 (argparse_meta arg_names)" },
+    { "--tp-comm-overlap", "mpc:265 (bool field; needs --sequence-parallel, mgargs:1441)" },
     { "--fp8-param-gather", "mgargs:2016 (store_true; needs a sharded optimizer, mgargs:1095)" },
     { "--grad-reduce-in-bf16", "mgargs:3053 (store_true; turns accumulate_allreduce_grads_in_fp32 off, mgargs:1213)" },
     { "--accumulate-allreduce-grads-in-fp32", "mgargs:3069 (store_true)" },

@@ -69,6 +69,10 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
                            [](Scenario& s, int64_t v) { s.parallelism.shardGroup = int(v); },
                            tr("FSDP hybrid: GPUs that fully shard among themselves (0 = one node)"));
     m_shardGroup->setSpecialValueText(tr("one node"));
+    m_tpOverlap = addCheck(QStringLiteral("parallelism.tp_comm_overlap"), [](const Scenario& s) { return s.parallelism.tpCommOverlap; },
+                           [](Scenario& s, bool v) { s.parallelism.tpCommOverlap = v; },
+                           tr("Overlap TP all-gathers and reduce-scatters with the GEMMs (Megatron --tp-comm-overlap; "
+                              "needs sequence parallelism)"));
     m_moeOverlap = addEnum(QStringLiteral("parallelism.moe_overlap"), moeOverlapChoices(),
                            [](const Scenario& s) { return int(s.parallelism.moeOverlap); },
                            [](Scenario& s, int v) { s.parallelism.moeOverlap = core::MoeOverlap(v); });
@@ -90,6 +94,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     m_cp->setValues(cp);
     m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<qint64>{1});
     setRowVisible(m_ep, s.model.isMoe() || s.parallelism.ep != 1);
+    m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
     setRowVisible(m_moeOverlap, s.model.isMoe() || s.parallelism.moeOverlap != core::MoeOverlap::None);
     m_moeOverlap->setEnabled(s.parallelism.ep > 1 || s.parallelism.moeOverlap != core::MoeOverlap::None);
     const int dp = core::dataParallel(s);

@@ -33,6 +33,7 @@ private:
     QSpinBox* m_virtual;
     QSpinBox* m_shardGroup;
     QComboBox* m_moeOverlap;
+    QCheckBox* m_tpOverlap;
     QLabel* m_dp;
 };
 

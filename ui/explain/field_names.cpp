@@ -67,6 +67,7 @@ const Name kNames[] = {
     {"parallelism.virtual_stages", T("Virtual stages")},
     {"parallelism.shard_group", T("Shard group")},
     {"parallelism.moe_overlap", T("All-to-all overlap")},
+    {"parallelism.tp_comm_overlap", T("TP overlap")},
     {"offload", T("Offload")},
     {"offload.optimizer", T("Optimizer offload")},
     {"offload.parameters", T("Parameter offload")},

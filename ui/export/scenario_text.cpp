@@ -96,6 +96,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(scheduleChoices(), int(p.schedule));
     if (path == QLatin1String("parallelism.sequence_parallel"))
         return yesNo(p.sequenceParallel);
+    if (path == QLatin1String("parallelism.tp_comm_overlap"))
+        return yesNo(p.tpCommOverlap);
     if (path == QLatin1String("parallelism.moe_overlap"))
         return choice(moeOverlapChoices(), int(p.moeOverlap));
     if (path == QLatin1String("parallelism.shard_group"))

@@ -161,6 +161,9 @@ struct Parallelism {
     int virtualStages = 1;
     int shardGroup = 0;  ///< fsdp-hybrid: GPUs per shard group, 0 = one node
     MoeOverlap moeOverlap = MoeOverlap::None;
+    /// TP communication overlapped with the GEMMs (Megatron --tp-comm-overlap: Transformer Engine userbuffers; needs
+    /// sequence parallelism; PyTorch's async TP under torch.compile).
+    bool tpCommOverlap = false;
     friend bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
