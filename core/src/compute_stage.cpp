@@ -6,6 +6,13 @@
 
 namespace shardscope::core::detail {
 
+namespace {
+// Grouped GEMMs of the routed experts (Megatron --moe-grouped-gemm, TE GroupedLinear) run at this fraction of the
+// dense GEMM rate: SimuMax's measured B200 kernel efficiencies for DeepSeek-V2/V3 expert shapes, group_matmul 0.302
+// over matmul 0.488 of peak (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json).
+constexpr double kGroupedGemmFraction = 0.302 / 0.488;
+} // namespace
+
 Peak peakFor(const Scenario& s)
 {
     const GpuSpec& g = s.cluster.gpu;
@@ -29,6 +36,7 @@ Peak peakFor(const Scenario& s)
         p.mfuPeak = g.bf16DenseFlops;
         break;
     }
+    p.grouped = p.linear * kGroupedGemmFraction;
     return p;
 }
 
@@ -58,6 +66,7 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router
     // (Megatron-LM num_floating_point_operations)
     lc.moeLinear = s.model.isMoe() ? 2.0 * T * (cf * c.routedActive + c.sharedExperts + c.router) / tp : 0.0;
+    lc.moeRouted = s.model.isMoe() ? 2.0 * T * cf * c.routedActive / tp : 0.0;
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).

@@ -14,6 +14,7 @@ struct Peak {
     double attention = 0; // FLOP/s for attention score/value products forward (BF16 even in fp8-mixed; the fused
                           // kernel's measured forward rate with flash_attention)
     double attentionBwd = 0; // the same backward (the kernel's measured backward rate with flash_attention)
+    double grouped = 0;   // FLOP/s for the routed experts' grouped GEMMs (MoE): linear × the grouped-GEMM fraction
     double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
 };
 
@@ -24,6 +25,7 @@ Peak peakFor(const Scenario& s);
 struct LayerCompute {
     Peak peak;
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
+    double moeRouted = 0;     ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
     double attnCore = 0;      ///< attention score and value FLOPs forward
     double coreTime = 0;      ///< attnCore at the forward attention rate (also its recompute)
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)

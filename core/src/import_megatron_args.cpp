@@ -31,6 +31,7 @@
 #include "import_common.h"
 #include "shell_words.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -181,8 +182,20 @@ bool denseLayersFromFreq(std::string v, int layers, int& dense, std::string& why
     for (char c : v)
         if (!std::isspace(static_cast<unsigned char>(c)))
             t += c;
-    if (t.size() > 2 && t.front() == '(' && t.back() == ')')
+    // "(pattern)*r": the pattern repeated r times (Megatron's examples write "([0]*3+[1]*58)*1")
+    size_t repeat = 1;
+    if (const size_t close = t.rfind(")*"); t.size() > 2 && t.front() == '(' && close != std::string::npos) {
+        const std::string r = t.substr(close + 2);
+        if (r.empty() || r.size() > 6 || !std::all_of(r.begin(), r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
+            || std::stoi(r) < 1) {
+            why = "expected a repeat count after )*";
+            return false;
+        }
+        repeat = static_cast<size_t>(std::stoi(r));
+        t = t.substr(1, close - 1);
+    } else if (t.size() > 2 && t.front() == '(' && t.back() == ')') {
         t = t.substr(1, t.size() - 2);
+    }
     std::vector<int> pattern;
     bool digits = !t.empty();
     for (char c : t)
@@ -246,6 +259,15 @@ bool denseLayersFromFreq(std::string v, int layers, int& dense, std::string& why
                 return false;
             }
         }
+    }
+    if (repeat > 1) {
+        if (pattern.size() * repeat > 100000) {
+            why = "too long";
+            return false;
+        }
+        const std::vector<int> once = pattern;
+        for (size_t i = 1; i < repeat; ++i)
+            pattern.insert(pattern.end(), once.begin(), once.end());
     }
     if (static_cast<int>(pattern.size()) != layers) {
         why = "the pattern has " + std::to_string(pattern.size()) + " layers, --num-layers " + std::to_string(layers);
@@ -542,8 +564,14 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         std::string method = "uniform";
         a.choice("--recompute-method", method, { "uniform", "block" });
         int n = 1;
-        a.count("--recompute-num-layers", n);
-        if (method == "block")
+        a.count("--recompute-num-layers", n, 0);
+        if (method == "uniform" && n == 0) // recompute.py steps through the layers by recompute_num_layers
+            cx.error("--recompute-num-layers", "uniform recompute needs at least 1 layer per group");
+        // megatron/core/recompute.py: block checkpoints layers 0 .. recompute_num_layers − 1 of each stage, so 0 keeps
+        // every layer's activations (no recompute).
+        if (method == "block" && n == 0)
+            s.training.recompute = Recompute::None;
+        else if (method == "block")
             cx.warning("--recompute-method", "block recomputes only the first --recompute-num-layers layers of each stage; "
                                              "modelled as every layer (full)");
         else if (n > 1)

@@ -24,15 +24,18 @@ std::string layerComputeText(bool backward, bool moe, const Scenario& s, const S
     const double act = sh.layerActivationFull + (moe ? sh.moeLayerExtraFull : 0.0);
     const double hbm = s.cluster.gpu.memoryBandwidth;
     const LayerCompute& c = st.compute;
+    // GEMM time: in an MoE layer the routed experts' grouped GEMMs run at R_grp, the rest at R_lin
+    const std::string gemm = moe ? substitute("(({}+{}-{})/{}+{}/{})", { c.attnLinear, mlp, c.moeRouted, c.peak.linear,
+                                                                         c.moeRouted, c.peak.grouped })
+                                 : substitute("({}+{})/{}", { c.attnLinear, mlp, c.peak.linear });
     if (!backward)
-        return substitute("(({}+{})/{}+{}/{}+{}*{}/{}+{})",
-                          { c.attnLinear, mlp, c.peak.linear, c.attnCore, c.peak.attention, elementwise, act, hbm,
-                            c.hostFwd });
+        return "(" + gemm
+            + substitute("+{}/{}+{}*{}/{}+{})", { c.attnCore, c.peak.attention, elementwise, act, hbm, c.hostFwd });
     // backward: dgrad + wgrad GEMMs (2×), attention backward (2× eager, 2.5× FlashAttention with its recomputed scores)
     // at the kernel's backward rate
-    return substitute("(2*({}+{})/{}+{}*{}/{}+{}*{}/{}+{})", { c.attnLinear, mlp, c.peak.linear, c.coreBwdFactor,
-                                                               c.attnCore, c.peak.attentionBwd, elementwise, act, hbm,
-                                                               c.hostBwd });
+    return "(2*" + (moe ? gemm : "(" + gemm + ")")
+        + substitute("+{}*{}/{}+{}*{}/{})", { c.coreBwdFactor, c.attnCore, c.peak.attentionBwd, elementwise, act, hbm,
+                                               c.hostBwd });
 }
 
 /// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
@@ -67,6 +70,10 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
         { "F_moe", st.compute.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t" },
         { "F_core", st.compute.attnCore, "FLOP", "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager" },
         { "R_lin", st.compute.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation" },
+        { "F_routed", st.compute.moeRouted, "FLOP", "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t" },
+        { "R_grp", st.compute.peak.grouped, "FLOP/s",
+            "grouped-GEMM rate of the routed experts: R_lin × the grouped-GEMM fraction (SimuMax's measured B200 "
+            "group_matmul over matmul efficiency, configs/system/b200_bf16_ceperm.json)" },
         { "R_attn", st.compute.peak.attention, "FLOP/s", attentionRateText(s, st, false) },
         { "R_attn,b", st.compute.peak.attentionBwd, "FLOP/s", attentionRateText(s, st, true) },
         { "h_f", st.compute.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)" },
@@ -130,7 +137,8 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         Term t = makeTerm("step_time.compute", TermGroup::StepTime, "Compute", r.step.compute, "s");
         t.formula = "m·(L_d·(t_f + t_b) + L_moe·(t_f,moe + t_b,moe) + head), t_f = (F_attn + F_mlp)/R_lin + F_core/R_attn "
                     "+ k_e·A_full/H + h_f, t_b = 2·(F_attn + F_mlp)/R_lin + (2, or 2.5 with FlashAttention)·F_core/R_attn,b "
-                    "+ k_e·A_full/H + h_b";
+                    "+ k_e·A_full/H + h_b; in MoE layers the routed experts' F_routed run at R_grp: "
+                    "(F_attn + F_moe − F_routed)/R_lin + F_routed/R_grp";
         std::string e = substitute("{}*({}*(", { st.m, double(st.slow.denseLayers) }) + fd + "+" + bd
             + substitute(")+{}*(", { double(st.slow.moeLayers) }) + fm + "+" + bm + ")";
         if (st.slow.head) {

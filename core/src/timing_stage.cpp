@@ -23,12 +23,15 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     const bool ep = sh.ep > 1;
     LayerTimes L;
     const double linear = c.attnLinear + (moe ? c.moeLinear : c.denseLinear);
+    const double routed = moe ? c.moeRouted : 0.0;
+    // forward GEMM time: the routed experts' grouped GEMMs at their own rate, the rest at the dense GEMM rate
+    const double gemm = (linear - routed) / c.peak.linear + routed / c.peak.grouped;
     const double elem = c.elemLayer + (moe ? c.elemMoeExtra : 0.0);
-    L.fwd = linear / c.peak.linear + c.coreTime + elem + c.hostFwd;
+    L.fwd = gemm + c.coreTime + elem + c.hostFwd;
     // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention, at the
     // kernel's backward rate
-    L.bwd = 2.0 * linear / c.peak.linear + c.coreBwdTime + elem + c.hostBwd;
-    L.wgrad = linear / c.peak.linear;
+    L.bwd = 2.0 * gemm + c.coreBwdTime + elem + c.hostBwd;
+    L.wgrad = gemm;
     if (moe && ep) {
         // Dispatch + combine, forward and again backward (GShard). Overlapped (Megatron-Core
         // --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/combined_1f1b.py; DeepSeek-V3 report
@@ -50,8 +53,8 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     L.tpFwd = comm.tpFwd;
     L.tpBwd = comm.tpBwd;
     if (s.parallelism.tpCommOverlap && sh.tp > 1) {
-        L.tpFwd = std::max(comm.tpFwd / sh.tp, comm.tpFwd - linear / c.peak.linear);
-        L.tpBwd = std::max(comm.tpBwd / sh.tp, comm.tpBwd - 2.0 * linear / c.peak.linear);
+        L.tpFwd = std::max(comm.tpFwd / sh.tp, comm.tpFwd - gemm);
+        L.tpBwd = std::max(comm.tpBwd / sh.tp, comm.tpBwd - 2.0 * gemm);
     }
     L.commFwd = L.tpFwd + comm.cpFwdExposed + L.epFwd;
     L.commBwd = L.tpBwd + comm.cpBwdExposed + L.epBwd;

@@ -474,6 +474,27 @@ void TestImport::megatronMoeAndMla()
     const ImportResult evalish = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
                                                                  "--num-experts 4 --moe-layer-freq '__import__(\"os\")'");
     QVERIFY(hasIssue(evalish.errors, "--moe-layer-freq"));
+    // "(pattern)*r" repeats the pattern r times (Megatron's own examples and SimuMax's launchers write "*1")
+    const ImportResult once = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                                              "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*1'");
+    QVERIFY2(once.ok(), qPrintable(dump(once.errors)));
+    QCOMPARE(once.scenario.model.moe.denseLayers, 1);
+    const ImportResult twice = run(ImportSource::MegatronArgs, "--num-layers 8 --hidden-size 64 --num-attention-heads 4 "
+                                                               "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*2'");
+    QVERIFY(hasIssue(twice.errors, "--moe-layer-freq", "only leading dense layers"));
+    // megatron/core/recompute.py: block recomputes the first --recompute-num-layers layers of a stage; 0 none at all
+    const char* full = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --recompute-granularity full ";
+    const ImportResult block0 = run(ImportSource::MegatronArgs,
+        std::string(full) + "--recompute-method block --recompute-num-layers 0");
+    QVERIFY2(block0.ok(), qPrintable(dump(block0.errors)));
+    QCOMPARE(block0.scenario.training.recompute, Recompute::None);
+    const ImportResult block2 = run(ImportSource::MegatronArgs,
+        std::string(full) + "--recompute-method block --recompute-num-layers 2");
+    QCOMPARE(block2.scenario.training.recompute, Recompute::Full);
+    QVERIFY(hasIssue(block2.warnings, "--recompute-method", "first --recompute-num-layers"));
+    const ImportResult uniform0 = run(ImportSource::MegatronArgs,
+        std::string(full) + "--recompute-method uniform --recompute-num-layers 0");
+    QVERIFY(hasIssue(uniform0.errors, "--recompute-num-layers", "at least 1"));
 }
 
 void TestImport::torchtitanPublishedJob()

@@ -25,6 +25,7 @@ private slots:
     void throughputAndMfu_data();
     void throughputAndMfu();
     void oneGpuStepByHand();
+    void groupedGemmsOfRoutedExperts();
     void cpuOffloadedOptimizerStep();
 };
 
@@ -281,6 +282,49 @@ void TestTime::oneGpuStepByHand()
     SS_COMPARE_REL(r.parameters, psi, 1e-15);
     SS_COMPARE_REL(r.step.compute, compute, 1e-12);
     SS_COMPARE_REL(r.step.total(), compute + 28 * psi / hbm, 1e-12);
+}
+
+void TestTime::groupedGemmsOfRoutedExperts()
+{
+    // A small MoE model (2 MoE layers, h 1024, 8 heads MHA, 8 experts of f_e 1024, top-2, one shared expert, capacity
+    // factor 1) on one H100 SXM, s = 2048, one micro-batch, no recompute, element-wise traffic and host time set to 0
+    // so that only GEMMs and attention remain. The routed experts' grouped GEMMs run at 0.302/0.488 of the dense GEMM
+    // rate: SimuMax's measured B200 group_matmul and matmul efficiencies (MooreThreads/SimuMax
+    // configs/system/b200_bf16_ceperm.json); everything else as in oneGpuStepByHand.
+    const double L = 2, h = 1024, a = 8, E = 8, k = 2, fe = 1024, shared = 1, V = 32000, s = 2048, T = s;
+    Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
+    ModelSpec m;
+    m.name = "small moe";
+    m.layers = int(L);
+    m.hidden = int64_t(h);
+    m.heads = int(a);
+    m.kvHeads = int(a);
+    m.ffnHidden = int64_t(4 * h);
+    m.vocab = int64_t(V);
+    m.maxSeq = int64_t(s);
+    m.moe.experts = int(E);
+    m.moe.topK = int(k);
+    m.moe.expertFfnHidden = int64_t(fe);
+    m.moe.sharedExperts = int(shared);
+    sc.model = m;
+    sc.training.seqLen = int64_t(s);
+    sc.training.recompute = Recompute::None;
+    sc.training.flashAttention = true;
+    sc.parallelism.sharding = Sharding::Ddp;
+    sc.profile.elementwiseTraffic = 0;
+    sc.profile.hostOverheadPerLayer = 0;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(r, sc);
+
+    const GpuSpec& g = sc.cluster.gpu;
+    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80, grouped = gemm * 0.302 / 0.488;
+    // SwiGLU experts: 3·h·f_e weights each; router h·E; attention 4·h² (MHA, no biases)
+    const double dense = 2 * T * (4 * h * h + shared * 3 * h * fe + h * E) / gemm;
+    const double routed = 2 * T * k * 3 * h * fe / grouped;
+    const double core = 2 * T * s * h / 484e12, coreBackward = 2.5 * 2 * T * s * h / (465e12 * 265 / 320);
+    const double head = 2 * T * V * h / gemm;
+    const double compute = L * (3 * (dense + routed) + core + coreBackward) + 3 * head;
+    SS_COMPARE_REL(r.step.compute, compute, 1e-12);
 }
 
 void TestTime::cpuOffloadedOptimizerStep()
