@@ -25,7 +25,7 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     const double linear = c.attnLinear + (moe ? c.moeLinear : c.denseLinear);
     const double routed = moe ? c.moeRouted : 0.0;
     // forward GEMM time: the routed experts' grouped GEMMs at their own rate, the rest at the dense GEMM rate
-    const double gemm = (linear - routed) / c.peak.linear + routed / c.peak.grouped;
+    const double gemm = (linear - routed) / c.peak.linear + (routed > 0 ? routed / c.peak.grouped : 0.0);
     const double elem = c.elemLayer + (moe ? c.elemMoeExtra : 0.0);
     L.fwd = gemm + c.coreTime + elem + c.hostFwd;
     // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention, at the

@@ -201,9 +201,8 @@ bool useUserFit(const Scenario& s, bool memory, ErrorBand& band)
     if (memory) {
         floor.lo = 1 - s.profile.allocatorSlack;
         floor.hi = 1 + s.profile.allocatorSlack;
-    } else if (const ErrorBand* m = find(kThroughputBands, FF::Megatron, "plain")) {
-        floor.lo = m->lo;
-        floor.hi = m->hi;
+    } else {
+        floor = calibrationTimeFloor();
     }
     const std::optional<ErrorBand> u = userBand(s.profile.fit, memory, floor);
     if (!u)
@@ -285,6 +284,15 @@ FrameworkFamily frameworkFamily(Framework f)
 
 std::span<const ErrorBand> throughputErrorTable() { return kThroughputBands; }
 std::span<const ErrorBand> memoryErrorTable() { return kMemoryBands; }
+ErrorBand calibrationTimeFloor()
+{
+    ErrorBand b;
+    b.family = FF::Megatron;
+    b.kind = "plain";
+    b.lo = kCalibrationFloorLo;
+    b.hi = kCalibrationFloorHi;
+    return b;
+}
 
 ErrorBand summarizeRatios(std::vector<double> r)
 {

@@ -606,11 +606,12 @@ void TestLessons::expertParallelismClaims()
     QVERIFY(r[2].fits);
     QVERIFY(std::any_of(r[2].warnings.begin(), r[2].warnings.end(), [](const Issue& w) { return w.field == "parallelism.ep"; }));
     QVERIFY(groupTime(r[2], Group::Ep, false) > 2 * groupTime(r[1], Group::Ep, false));
-    // 4 → 5: ZeRO-3 with EP moves fewer data-parallel bytes and is faster than ZeRO-3 alone.
+    // 4 → 5: ZeRO-3 with EP moves fewer data-parallel bytes, and spends less time on them, than ZeRO-3 alone (which
+    // of the two steps is shorter depends on how much of the gathers the experts' grouped GEMMs hide: not claimed).
     QCOMPARE(r[3].ep, 1);
     QCOMPARE(r[4].ep, 8);
     QVERIFY(dp(r[4]) < dp(r[3]));
-    QVERIFY(r[4].step.total() < r[3].step.total());
+    QVERIFY(groupTime(r[4], Group::Dp, false) < groupTime(r[3], Group::Dp, false));
     // 6: FP8 dispatch: the all-to-all bytes are three quarters of bf16's (DeepSeek-V3 §3.3: 1 + 2 bytes for 2 + 2).
     QVERIFY(sstest::relClose(ep(r[5]), 0.75 * ep(r[4]), 1e-9));
     QVERIFY(r[5].step.total() < r[4].step.total());

@@ -670,6 +670,19 @@ QString bandsFileText()
                        .arg(g.band.maxHiddenShare, 0, 'f', 3);
         out += QStringLiteral("} };\n");
     }
+    // The floor of a calibrated time range: the band of the Megatron-LM plain rows the shipped profile was fitted on
+    // (a user's fit is never better than the model on its own calibration rows).
+    std::vector<double> calibration;
+    for (const Row* r : group(FrameworkFamily::Megatron, "plain", false))
+        if (r->fittedOn)
+            calibration.push_back(ratio(*r, false));
+    const ErrorBand floor = summarizeRatios(calibration);
+    out += QStringLiteral("// The floor of a calibrated time range: the band of the %1 Megatron-LM plain runs the shipped profile was\n"
+                          "// fitted on, held out.\n"
+                          "inline constexpr double kCalibrationFloorLo = %2, kCalibrationFloorHi = %3;\n")
+               .arg(floor.runs)
+               .arg(floor.lo, 0, 'f', 2)
+               .arg(floor.hi, 0, 'f', 2);
     const auto [tn, tin] = extrapolatedRows(false);
     const auto [mn, min] = extrapolatedRows(true);
     out += QStringLiteral("// Runs whose range is extrapolated and how many fell inside it (throughput, then memory).\n"

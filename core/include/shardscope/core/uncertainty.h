@@ -55,6 +55,9 @@ struct ErrorBand {
 /// (PyTorch's reserved peak, what torchtitan reports).
 [[nodiscard]] std::span<const ErrorBand> throughputErrorTable();
 [[nodiscard]] std::span<const ErrorBand> memoryErrorTable();
+/// The floor of a time range calibrated on the user's runs: the band of the Megatron-LM plain runs the shipped
+/// profile was fitted on (generated with the table), lo and hi only.
+[[nodiscard]] ErrorBand calibrationTimeFloor();
 /// Runs whose range is extrapolated (no band of their family, kind and GPU generation) and how many of them fell
 /// inside it, as the generated table states.
 struct ExtrapolatedCoverage {
