@@ -33,7 +33,7 @@ install_packages() {
 
 build() {
   install_packages
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --preset dev -B "$BUILD_DIR"   # CMakePresets.json
   cmake --build "$BUILD_DIR"
 }
 
@@ -229,7 +229,7 @@ case "$cmd" in
   package)
     # CMAKE_INSTALL_PREFIX=/usr: shardscope-cli compiles in where the .deb puts the catalogs (/usr/share/shardscope).
     install_packages desktop-file-utils appstream
-    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr
+    cmake --preset release -B "$BUILD_DIR"
     cmake --build "$BUILD_DIR"
     (cd "$BUILD_DIR" && rm -f shardscope_*.deb shardscope-*.tar.gz && cpack -G "DEB;TGZ")
     ls -l "$BUILD_DIR"/shardscope_*.deb "$BUILD_DIR"/shardscope-*.tar.gz
@@ -238,7 +238,7 @@ case "$cmd" in
   sanitize)
     # AddressSanitizer + UndefinedBehaviorSanitizer (g++), no GUI: the core tests, the CLI tests, the hostile corpus.
     install_packages
-    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDSCOPE_SANITIZE=ON -DSHARDSCOPE_BUILD_GUI=OFF
+    cmake --preset asan
     cmake --build build-asan
     runtime_dir
     ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:strict_string_checks=1} \
