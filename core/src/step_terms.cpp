@@ -4,6 +4,7 @@
 #include "step_terms.h"
 
 #include "assumed_hidden.h"
+#include "throughput_stage.h"
 #include "term_builder.h"
 
 #include <algorithm>
@@ -57,6 +58,20 @@ std::string attentionRateText(const Scenario& s, const StepTerms& st, bool backw
         text += std::string("; the profile's ") + displayName(s.profile.attentionKernel) + " does not run on "
             + s.cluster.gpu.arch + " GPUs: " + displayName(st.compute.kernel) + " instead";
     return text;
+}
+
+/// A term outside the breakdown key table (model, throughput, communication): its identity, then the expression's
+/// value, formula, substituted expression and inputs.
+Term termFrom(std::string key, TermGroup group, std::string label, std::string unit, const Expr& e, std::string source,
+              std::string anchor)
+{
+    Term t = makeTerm(std::move(key), group, std::move(label), e.value(), std::move(unit));
+    t.formula = e.formula;
+    t.expression = e.expression;
+    t.inputs = e.inputs;
+    t.source = std::move(source);
+    t.anchor = std::move(anchor);
+    return t;
 }
 
 std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const StepTerms& st, double elementwise)
@@ -247,47 +262,15 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     // ---- Throughput.
     const double total = r.step.total();
     if (total > 0) {
-        const double gpus = r.gpus;
-        {
-            Term t = makeTerm("throughput.tokens_per_second", TermGroup::Throughput, "Tokens per second",
-                              r.throughput.tokensPerSecond, "tokens/s");
-            t.formula = "B·s / T_step";
-            t.expression = substitute("{}*{}/{}", { double(s.training.globalBatch), seq, total });
-            t.inputs = { { "B", double(s.training.globalBatch), "sequences", "global batch" },
-                         { "s", seq, "tokens", "sequence length" }, { "T_step", total, "s", "step time" } };
-            t.source = kNarayanan;
-            t.anchor = "throughput";
-            out.push_back(std::move(t));
-        }
-        {
-            Term t = makeTerm("throughput.tokens_per_second_per_gpu", TermGroup::Throughput, "Tokens per second per GPU",
-                              r.throughput.tokensPerSecondPerGpu, "tokens/s");
-            t.formula = "tokens/s ÷ N";
-            t.expression = substitute("{}/{}", { r.throughput.tokensPerSecond, gpus });
-            t.inputs = { { "N", gpus, "GPUs", "" } };
-            t.source = kNarayanan;
-            t.anchor = "throughput";
-            out.push_back(std::move(t));
-        }
-        {
-            Term t = makeTerm("throughput.model_tflops_per_gpu", TermGroup::Throughput, "Model TFLOP/s per GPU",
-                              r.throughput.modelTflopsPerGpu, "TFLOP/s");
-            t.formula = "FLOPs per token × tokens/s per GPU ÷ 10^12";
-            t.expression = substitute("{}*{}/1000000000000", { r.flopsPerToken, r.throughput.tokensPerSecondPerGpu });
-            t.source = std::string(kNarayanan) + " §5.1";
-            t.anchor = "throughput";
-            out.push_back(std::move(t));
-        }
-        {
-            Term t = makeTerm("throughput.mfu", TermGroup::Throughput, "MFU", r.throughput.mfu, "");
-            t.formula = "FLOPs per token × tokens/s ÷ (N × datasheet dense peak)";
-            t.expression = substitute("{}*{}/({}*{})", { r.flopsPerToken, r.throughput.tokensPerSecond, gpus,
-                                                         st.compute.peak.mfuPeak });
-            t.inputs = { { "peak", st.compute.peak.mfuPeak, "FLOP/s", "dense BF16 peak (FP8 peak with fp8-mixed; TF32 with fp32)" } };
-            t.source = "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)";
-            t.anchor = "throughput";
-            out.push_back(std::move(t));
-        }
+        const ThroughputOf<Expr> tp = throughputFigures<Expr>(s, total, r.flopsPerToken, st.compute.peak.mfuPeak, r.gpus);
+        out.push_back(termFrom("throughput.tokens_per_second", TermGroup::Throughput, "Tokens per second", "tokens/s",
+                               tp.tokensPerSecond, kNarayanan, "throughput"));
+        out.push_back(termFrom("throughput.tokens_per_second_per_gpu", TermGroup::Throughput, "Tokens per second per GPU",
+                               "tokens/s", tp.tokensPerSecondPerGpu, kNarayanan, "throughput"));
+        out.push_back(termFrom("throughput.model_tflops_per_gpu", TermGroup::Throughput, "Model TFLOP/s per GPU", "TFLOP/s",
+                               tp.modelTflopsPerGpu, std::string(kNarayanan) + " §5.1", "throughput"));
+        out.push_back(termFrom("throughput.mfu", TermGroup::Throughput, "MFU", "", tp.mfu,
+                               "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)", "throughput"));
     }
 
     // ---- Communication: one term per collective, bytes this GPU sends over the step.

@@ -4,21 +4,41 @@
 
 namespace shardscope::core::detail {
 
+template <class X>
+ThroughputOf<X> throughputFigures(const Scenario& s, double stepTotal, double flopsPerToken, double mfuPeak, int gpus)
+{
+    // Tokens per step over the step time (Narayanan et al. SC'21 §5.1).
+    const X tokensPerSecond = X::input("B", static_cast<double>(s.training.globalBatch), "sequences", "global batch")
+        * X::input("s", static_cast<double>(s.training.seqLen), "tokens", "sequence length")
+        / X::input("T_step", stepTotal, "s", "step time");
+    const X n = X::input("N", double(gpus), "GPUs", "");
+    const X fTok = X::input("F_tok", flopsPerToken, "FLOP", "model FLOPs per token (no recompute)");
+    ThroughputOf<X> t{ tokensPerSecond, X::named("R_tok", tokensPerSecond, "tokens/s", "tokens per second") / n, {}, {} };
+    // Model TFLOP/s: model FLOPs per token × tokens per second per GPU, in units of 10^12.
+    t.modelTflopsPerGpu = fTok * X::named("R_gpu", t.tokensPerSecondPerGpu, "tokens/s", "tokens per second per GPU")
+        / X::constant(1e12);
+    // MFU: model FLOP/s over the datasheet peak (PaLM, Chowdhery et al. 2022, App. B).
+    t.mfu = fTok * X::named("R_tok", tokensPerSecond, "tokens/s", "tokens per second")
+        / (n * X::input("peak", mfuPeak, "FLOP/s", "dense BF16 peak (FP8 peak with fp8-mixed; TF32 with fp32)"));
+    return t;
+}
+template ThroughputOf<Fast> throughputFigures<Fast>(const Scenario&, double, double, double, int);
+template ThroughputOf<Expr> throughputFigures<Expr>(const Scenario&, double, double, double, int);
+
 Throughput throughputOf(const Scenario& s, const StepTime& step, double flopsPerToken, const Peak& peak, int gpus)
 {
     Throughput t;
     const double total = step.total();
     if (total <= 0)
         return t;
-    const double tokens = static_cast<double>(s.training.globalBatch) * static_cast<double>(s.training.seqLen);
-    t.tokensPerSecond = tokens / total;
-    t.tokensPerSecondPerGpu = t.tokensPerSecond / gpus;
-    t.modelTflopsPerGpu = flopsPerToken * t.tokensPerSecondPerGpu / 1e12;
+    const ThroughputOf<Fast> f = throughputFigures<Fast>(s, total, flopsPerToken, peak.mfuPeak, gpus);
+    t.tokensPerSecond = f.tokensPerSecond.value();
+    t.tokensPerSecondPerGpu = f.tokensPerSecondPerGpu.value();
+    t.modelTflopsPerGpu = f.modelTflopsPerGpu.value();
     // Hardware FLOPs count the recomputed work too (Korthikanti et al. 2022 §6: HFU vs MFU).
     const double hwFactor = (step.compute + step.recompute) > 0 ? (step.compute + step.recompute) / step.compute : 1.0;
     t.hardwareTflopsPerGpu = t.modelTflopsPerGpu * hwFactor;
-    // MFU: model FLOP/s over the datasheet peak (PaLM, Chowdhery et al. 2022, App. B).
-    t.mfu = flopsPerToken * t.tokensPerSecond / (gpus * peak.mfuPeak);
+    t.mfu = f.mfu.value();
     if (s.cluster.gpu.hourlyPriceUsd > 0)
         t.costPerStepUsd = s.cluster.gpu.hourlyPriceUsd * gpus * total / 3600.0;
     return t;

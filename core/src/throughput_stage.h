@@ -4,11 +4,20 @@
 // (docs/model.md §throughput).
 
 #include "compute_stage.h"
+#include "expr.h"
 
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
 namespace shardscope::core::detail {
+
+/// The throughput figures that are terms, computed once: X = Fast for the values, Expr for the throughput.* terms.
+template <class X> struct ThroughputOf {
+    X tokensPerSecond, tokensPerSecondPerGpu, modelTflopsPerGpu, mfu;
+};
+/// stepTotal > 0: the step time; flopsPerToken: model FLOPs per token; mfuPeak: the datasheet peak MFU divides by.
+template <class X>
+ThroughputOf<X> throughputFigures(const Scenario& s, double stepTotal, double flopsPerToken, double mfuPeak, int gpus);
 
 Throughput throughputOf(const Scenario& s, const StepTime& step, double flopsPerToken, const Peak& peak, int gpus);
 
