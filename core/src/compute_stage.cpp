@@ -3,6 +3,7 @@
 #include "compute_stage.h"
 
 #include "attention_rate.h"
+#include "expr.h"
 
 namespace shardscope::core::detail {
 
@@ -40,6 +41,22 @@ Peak peakFor(const Scenario& s)
     return p;
 }
 
+template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c)
+{
+    // Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul parameter
+    // (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
+    const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+    const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
+    const X matmulParams = X::input("P_mm", c.active - c.embedding - c.head - c.positions - norms + V * h, "parameters",
+                                    "active matmul weights + the V·h output GEMM");
+    return X::constant(6) * matmulParams
+        + X::constant(6) * X::input("L", double(s.model.layers), "layers", "")
+        * X::input("s", static_cast<double>(s.training.seqLen), "tokens", "sequence length")
+        * X::input("q", c.qSize, "", "heads × head dim");
+}
+template Fast flopsPerToken<Fast>(const Scenario&, const ModelCounts&);
+template Expr flopsPerToken<Expr>(const Scenario&, const ModelCounts&);
+
 LayerCompute computeStage(const Scenario& s, const Shape& sh)
 {
     const ModelCounts& c = sh.counts;
@@ -52,11 +69,7 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     LayerCompute lc;
     lc.peak = peakFor(s);
 
-    // Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul parameter
-    // (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
-    const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
-    const double matmulParams = c.active - c.embedding - c.head - c.positions - norms + V * h;
-    lc.flopsPerToken = 6.0 * matmulParams + 6.0 * s.model.layers * seq * c.qSize;
+    lc.flopsPerToken = flopsPerToken<Fast>(s, c).value();
 
     // Linear GEMMs: 2 FLOPs per weight per token forward, twice that backward (dgrad + wgrad) (Kaplan et al. 2020,
     // Table 1).

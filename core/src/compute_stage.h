@@ -41,4 +41,8 @@ struct LayerCompute {
 };
 LayerCompute computeStage(const Scenario& s, const Shape& sh);
 
+/// Model FLOPs per token, Megatron-LM's count (MFU's numerator); X = Fast for computeStage, Expr for the
+/// model.flops_per_token term (expr.h).
+template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c);
+
 } // namespace shardscope::core::detail

@@ -1,9 +1,34 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model_counts.h"
 
+#include "expr.h"
+
 #include <algorithm>
 
 namespace shardscope::core::detail {
+
+template <class X> X parameterCount(const ModelSpec& m, const ModelCounts& c)
+{
+    if (c.overridden) // the user gives Ψ (ZeRO paper examples)
+        return X::input("Ψ", m.paramsOverride, "parameters", "model.params override");
+    // Megatron-LM theoretical_memory_usage.py (compute_weight_and_optimizer_memory).
+    const X perLayer = X::input("P_attn", c.attention, "parameters", "Q, K, V, O projections of one layer")
+        + X::input("P_an", c.attentionNorms, "parameters", "MLA's q/kv latent norms of one layer")
+        + X::input("P_norms", c.layerNorms, "parameters", "the two pre-norms of one layer");
+    const X moeMlp = X::input("P_routed", c.routedExperts, "parameters", "all routed experts of one MoE layer")
+        + X::input("P_shared", c.sharedExperts, "parameters", "shared experts of one MoE layer")
+        + X::input("P_router", c.router, "parameters", "router of one MoE layer");
+    return X::input("L", double(m.layers), "layers", "") * perLayer
+        + X::input("L_d", double(c.denseLayers), "layers", "layers with a dense MLP")
+        * X::input("P_mlp", c.denseMlp, "parameters", "dense MLP of one layer (3·h·f SwiGLU, 2·h·f otherwise)")
+        + X::input("L_moe", double(c.moeLayers), "layers", "MoE layers") * moeMlp
+        + X::input("V", static_cast<double>(m.vocab), "tokens", "vocabulary") * X::input("h", static_cast<double>(m.hidden), "", "hidden size")
+        + X::input("P_head", c.head, "parameters", "output layer V·h (0 with tied embeddings)")
+        + X::input("P_pos", c.positions, "parameters", "learned positions")
+        + X::input("P_fn", c.finalNorm, "parameters", "final norm (+ an embedding norm)");
+}
+template Fast parameterCount<Fast>(const ModelSpec&, const ModelCounts&);
+template Expr parameterCount<Expr>(const ModelSpec&, const ModelCounts&);
 
 ModelCounts countParameters(const ModelSpec& m)
 {
@@ -62,10 +87,7 @@ ModelCounts countParameters(const ModelSpec& m)
     c.positions = m.position == PositionEmbedding::Learned ? static_cast<double>(m.maxSeq) * h : 0.0;
     c.finalNorm = normSize * h * (m.embeddingNorm ? 2.0 : 1.0); // BLOOM adds a LayerNorm after the embedding
 
-    const double perLayerCommon = c.attention + c.attentionNorms + c.layerNorms;
-    const double moeLayer = c.routedExperts + c.sharedExperts + c.router;
-    c.total = m.layers * perLayerCommon + c.denseLayers * c.denseMlp + c.moeLayers * moeLayer + c.embedding + c.head
-        + c.positions + c.finalNorm;
+    c.total = parameterCount<Fast>(m, c).value();
     c.active = c.total - c.moeLayers * (c.routedExperts - c.routedActive);
     c.largestModule = std::max({ c.embedding, h * f, c.qSize * h, h * static_cast<double>(m.moe.expertFfnHidden) });
 
@@ -77,6 +99,7 @@ ModelCounts countParameters(const ModelSpec& m)
                  &c.active })
             *v *= k;
         c.total = m.paramsOverride;
+        c.overridden = true;
     }
     return c;
 }

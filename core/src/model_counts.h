@@ -26,11 +26,17 @@ struct ModelCounts {
     double largestModule = 0;  ///< largest single weight matrix (DeepSpeed's largest_layer_params)
     double qSize = 0;          ///< heads·head_dim (attention inner size)
     double kvSize = 0;         ///< kv_heads·head_dim
+    bool overridden = false;   ///< every part scaled to model.params
 };
 
 /// Counts for a model, as Megatron-LM megatron/training/theoretical_memory_usage.py counts them
 /// (compute_weight_and_optimizer_memory; docs/model.md §parameter-count). Honours paramsOverride by scaling every
 /// part.
 ModelCounts countParameters(const ModelSpec& m);
+
+/// Ψ from a model's counts: every layer's attention and norms, the dense and MoE MLPs, embedding, output layer,
+/// positions and final norm; with model.params, that figure. X = Fast for countParameters, Expr for the
+/// model.parameters term (expr.h).
+template <class X> X parameterCount(const ModelSpec& m, const ModelCounts& c);
 
 } // namespace shardscope::core::detail

@@ -4,6 +4,7 @@
 #include "step_terms.h"
 
 #include "assumed_hidden.h"
+#include "model_counts.h"
 #include "throughput_stage.h"
 #include "term_builder.h"
 
@@ -104,42 +105,21 @@ std::vector<TermInput> layerInputs(const Scenario& s, const Shape& sh, const Ste
 void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const StepTerms& st, std::vector<Term>& out)
 {
     const double elementwise = s.profile.elementwiseTraffic;
-    const ModelCounts& c = sh.counts;
-    const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
-    const double seq = static_cast<double>(s.training.seqLen);
+    const double V = static_cast<double>(s.model.vocab);
 
     // ---- Model.
+    out.push_back(termFrom("model.parameters", TermGroup::Model, "Parameters", "parameters",
+                           parameterCount<Expr>(s.model, sh.counts),
+                           "Megatron-LM megatron/training/theoretical_memory_usage.py "
+                           "(compute_weight_and_optimizer_memory)",
+                           "parameter-count"));
     {
-        Term t = makeTerm("model.parameters", TermGroup::Model, "Parameters", r.parameters, "parameters");
-        t.formula = "Ψ = V·h (embedding) + head + positions + final norm + L_d·(P_attn + P_norms + P_mlp) "
-                    "+ L_moe·(P_attn + P_norms + P_routed + P_shared + P_router)";
-        t.expression = substitute("{}+{}+{}+{}+{}*({}+{}+{}+{})+{}*({}+{}+{}+{}+{}+{})",
-                                  { c.embedding, c.head, c.positions, c.finalNorm, double(c.denseLayers), c.attention,
-                                    c.attentionNorms, c.layerNorms, c.denseMlp, double(c.moeLayers), c.attention,
-                                    c.attentionNorms, c.layerNorms, c.routedExperts, c.sharedExperts, c.router });
-        t.inputs = { { "V", V, "tokens", "vocabulary" }, { "h", h, "", "hidden size" },
-                     { "P_attn", c.attention, "parameters", "Q, K, V, O projections of one layer" },
-                     { "P_mlp", c.denseMlp, "parameters", "dense MLP of one layer (3·h·f SwiGLU, 2·h·f otherwise)" } };
-        t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (compute_weight_and_optimizer_memory)";
-        t.anchor = "parameter-count";
-        if (s.model.paramsOverride > 0) { // the user's Ψ: every part scaled to it
-            t.formula = "Ψ (model.params override)";
-            t.expression = exprNumber(r.parameters);
-        }
-        out.push_back(std::move(t));
-    }
-    {
-        const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
-        const double matmul = c.active - c.embedding - c.head - c.positions - norms + V * h;
-        Term t = makeTerm("model.flops_per_token", TermGroup::Model, "Model FLOPs per token", r.flopsPerToken, "FLOP");
-        t.formula = "6·P_mm + 6·L·s·q (3 GEMMs per matmul weight: forward, dgrad, wgrad; causal attention)";
-        t.expression = substitute("6*{}+6*{}*{}*{}", { matmul, double(s.model.layers), seq, c.qSize });
-        t.inputs = { { "P_mm", matmul, "parameters", "active matmul weights + the V·h output GEMM" },
-                     { "L", double(s.model.layers), "layers", "" }, { "s", seq, "tokens", "sequence length" },
-                     { "q", c.qSize, "", "heads × head dim" } };
-        t.source = std::string("Megatron-LM megatron/training/training.py (num_floating_point_operations); ") + kNarayanan
-            + " §5.1";
-        t.anchor = "flops";
+        Term t = termFrom("model.flops_per_token", TermGroup::Model, "Model FLOPs per token", "FLOP",
+                          flopsPerToken<Expr>(s, sh.counts),
+                          std::string("Megatron-LM megatron/training/training.py (num_floating_point_operations); ")
+                              + kNarayanan + " §5.1",
+                          "flops");
+        t.formula += " (3 GEMMs per matmul weight: forward, dgrad, wgrad; causal attention)";
         out.push_back(std::move(t));
     }
 
