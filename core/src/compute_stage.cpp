@@ -61,11 +61,9 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
 {
     const ModelCounts& c = sh.counts;
     const double tp = sh.tp;
-    const double hbm = s.cluster.gpu.memoryBandwidth;
     const double T = sh.tokensPerMicroBatch;
     const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
     const double seq = static_cast<double>(s.training.seqLen);
-    const double traffic = s.profile.elementwiseTraffic;
     LayerCompute lc;
     lc.peak = peakFor(s);
 
@@ -102,18 +100,15 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // kernels are launched (backward launches about twice forward's).
     lc.hostFwd = s.profile.hostOverheadPerLayer / 3.0;
     lc.hostBwd = s.profile.hostOverheadPerLayer * 2.0 / 3.0;
-    lc.elemLayer = traffic * sh.layerActivationFull / hbm;
-    lc.elemMoeExtra = traffic * sh.moeLayerExtraFull / hbm;
 
     // Op-level selective recompute re-runs wk, wo and one f-wide MLP projection: 2·T·h·(kv + q + f)/t FLOPs
     // (torchtitan parallelize.py: every other aten.mm output is saved).
     if (s.training.recompute == Recompute::SelectiveOp)
         lc.recomputeLinear = 2.0 * T * h * (c.kvSize + c.qSize + static_cast<double>(s.model.ffnHidden)) / tp;
 
-    // Output layer (last stage): logits GEMM 2·T·V·h/tp forward, twice backward; softmax/CE element-wise over the
-    // logits' bytes.
+    // Output layer (last stage): logits GEMM 2·T·V·h/tp forward, twice backward (its element-wise kernels: timing
+    // stage).
     lc.headLinear = 2.0 * T * V * h / tp;
-    lc.headElem = traffic * 6.0 * T * V / tp / hbm;
     return lc;
 }
 

@@ -32,11 +32,8 @@ struct LayerCompute {
     double coreBwdTime = 0;   ///< coreBwdFactor × attnCore at the backward attention rate
     AttentionKernel kernel = AttentionKernel::Fa2; ///< the fused kernel measured (with flash_attention)
     double hostFwd = 0, hostBwd = 0; ///< host time per layer the GPU waits for (profile), forward and backward
-    double elemLayer = 0;     ///< element-wise kernels of a dense layer, seconds, each of forward and backward
-    double elemMoeExtra = 0;  ///< the same, extra for an MoE layer
     double recomputeLinear = 0; ///< op-level selective recompute: FLOPs of the matmuls whose outputs are not saved
     double headLinear = 0;    ///< output-layer GEMM FLOPs forward
-    double headElem = 0;      ///< output-layer softmax/cross-entropy element-wise seconds
     double flopsPerToken = 0; ///< model FLOPs per token (Megatron-LM's count), for MFU
 };
 LayerCompute computeStage(const Scenario& s, const Shape& sh);

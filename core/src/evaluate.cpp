@@ -119,15 +119,13 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
                                        + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd)) / tpAll;
     const StepCollectives collectives = recordCollectives(s, sh, layout, comm, slowStage, r);
     const OptimizerTimeOf<Fast> opt = optimizerTime<Fast>(s, sh, layout, slowStage, tSlow);
-    const StageShape& ss = slowStage.shape;
-    const double recomputePerMb = ss.denseLayers * denseL.recompute + ss.moeLayers * moeL.recompute;
-    const double commPerMb = ss.denseLayers * (denseL.commFwd + denseL.commBwd)
-        + ss.moeLayers * (moeL.commFwd + moeL.commBwd) + slowStage.dpFwd + slowStage.dpBwd;
+    const StepTimesOf<Fast> stepTimesOf
+        = stepTimes<Fast>(s, sh, compute, comm, slowStage, denseL, moeL, collectives, times[slow].contention);
     StepTime& step = r.step;
     step = {};
-    step.recompute = slowStage.m * recomputePerMb;
-    step.exposedCommunication = slowStage.m * commPerMb + collectives.ppExposed + collectives.dpTail;
-    step.compute = slowStage.m * tSlow - step.recompute - slowStage.m * commPerMb;
+    step.compute = stepTimesOf.compute.value();
+    step.recompute = stepTimesOf.recompute.value();
+    step.exposedCommunication = stepTimesOf.exposedCommunication.value();
     step.pipelineBubble = pipelineBubble<Fast>(s, layout.virtualStages, sumStage, tSlow, S.weightGradTime).value();
     step.optimizer = opt.optimizer.value();
     step.offload = opt.offload.value();
@@ -148,17 +146,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
               "created before the caching allocator); headroom: the scenario's";
         terms->push_back(std::move(usable));
         StepTerms st;
-        st.m = slowStage.m;
-        st.slow = ss;
-        st.dense = denseL;
-        st.moe = moeL;
-        st.stageDpPerMb = slowStage.dpFwd + slowStage.dpBwd;
+        st.times = stepTimes<Expr>(s, sh, compute, comm, slowStage, denseL, moeL, collectives, times[slow].contention);
         st.contention = times[slow].contention;
-        st.commPerMb = commPerMb;
-        st.cpPerMb = double(ss.layers) * (comm.cpFwdExposed + comm.cpBwdExposed);
-        st.epPerMb = double(ss.moeLayers) * (moeL.epFwd + moeL.epBwd);
-        st.ppExposed = collectives.ppExposed;
-        st.dpTail = collectives.dpTail;
         st.sumStage = sumStage;
         st.tSlow = tSlow;
         st.weightGrad = S.weightGradTime;

@@ -22,7 +22,8 @@ template <class X> X parameterCount(const ModelSpec& m, const ModelCounts& c)
         + X::input("L_d", double(c.denseLayers), "layers", "layers with a dense MLP")
         * X::input("P_mlp", c.denseMlp, "parameters", "dense MLP of one layer (3·h·f SwiGLU, 2·h·f otherwise)")
         + X::input("L_moe", double(c.moeLayers), "layers", "MoE layers") * moeMlp
-        + X::input("V", static_cast<double>(m.vocab), "tokens", "vocabulary") * X::input("h", static_cast<double>(m.hidden), "", "hidden size")
+        + X::input("V", static_cast<double>(m.vocab), "tokens", "vocabulary")
+        * X::input("h", static_cast<double>(m.hidden), "", "hidden size")
         + X::input("P_head", c.head, "parameters", "output layer V·h (0 with tied embeddings)")
         + X::input("P_pos", c.positions, "parameters", "learned positions")
         + X::input("P_fn", c.finalNorm, "parameters", "final norm (+ an embedding norm)");

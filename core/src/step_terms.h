@@ -19,15 +19,8 @@ namespace shardscope::core::detail {
 
 /// What evaluateInto computed for the slowest pipeline stage, which sets the step time.
 struct StepTerms {
-    double m = 0;                 ///< micro-batches per step
-    StageShape slow;              ///< the slowest stage
-    LayerTimes dense, moe;        ///< one dense / MoE layer, one micro-batch
-    double stageDpPerMb = 0;      ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch on the slowest stage
-    double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (profile)
-    double commPerMb = 0;         ///< all exposed communication per micro-batch (layers + data parallel)
-    double cpPerMb = 0, epPerMb = 0; ///< of which the context-parallel ring and the expert all-to-all
-    double ppExposed = 0;         ///< pipeline fill/drain send/recv on the critical path
-    double dpTail = 0;            ///< data-parallel collectives left after the last backward
+    StepTimesOf<Expr> times;      ///< compute, recompute and exposed communication, as stepTimes computed them
+    double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (its formula's note)
     double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part
     int v = 1;                    ///< virtual stages
     const Layout* layout = nullptr;     ///< the layout (optimizer and offload terms)

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace shardscope::core::detail {
 
@@ -13,24 +16,156 @@ constexpr double kPcieEfficiency = 0.75;
 // DualPipe keeps 20 of the H800's 132 SMs for its all-to-all and pipeline transfers (DeepSeek-V3 report §3.2.2).
 constexpr double kDualPipeCommSms = 20;
 constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100 Tensor Core GPU Architecture, Table 2)
+
+/// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
+/// stands in for when that one does not run on this GPU (term text only).
+std::string attentionRateText(const Scenario& s, const LayerCompute& c, bool backward)
+{
+    const bool fused = s.training.flashAttention && s.training.precision != Precision::Fp32;
+    if (!fused)
+        return backward ? "sustained rate of the attention products backward (the GEMM rate; BF16 even with FP8)"
+                        : "sustained rate of the attention products (the GEMM rate; BF16 even with FP8)";
+    std::string text = std::string(displayName(c.kernel)) + "'s measured " + (backward ? "backward" : "forward")
+        + " rate at this head dimension and block length, causal (BF16), × attention_efficiency";
+    const bool ampere = s.cluster.gpu.arch == "ampere" || s.cluster.gpu.arch == "ada" || s.cluster.gpu.arch == "volta";
+    if (ampere)
+        text += "; A100's published forward + backward rate split by FlashAttention-2's forward/backward ratio on H100";
+    else if (backward)
+        text += "; causal backward = non-causal × FlashAttention-2's causal/non-causal forward + backward ratio";
+    if (c.kernel != s.profile.attentionKernel)
+        text += std::string("; the profile's ") + displayName(s.profile.attentionKernel) + " does not run on "
+            + s.cluster.gpu.arch + " GPUs: " + displayName(c.kernel) + " instead";
+    return text;
+}
+
+template <class X> struct LayerComputeOf {
+    X fwd, bwd;
+    X gemm; ///< the GEMMs forward (the weight-gradient GEMMs take as long)
+};
+
+/// One layer's compute for one micro-batch, forward and backward: GEMMs at the sustained matmul rate, core attention
+/// at the attention rate, element-wise HBM traffic at the memory bandwidth, host time (docs/model.md §compute-time).
+template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape& sh, const LayerCompute& c, bool moe)
+{
+    const auto attentionRate = [&](std::string_view symbol, double value, bool backward) {
+        if constexpr (std::is_same_v<X, Expr>) // what the rate is: text for the terms only
+            return X::input(symbol, value, "FLOP/s", attentionRateText(s, c, backward));
+        else
+            return X::input(symbol, value);
+    };
+    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
+                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X linear
+        = X::input("F_attn", c.attnLinear, "FLOP", "attention projections of one layer, one micro-batch: 2·T·P_attn/t")
+        + (moe ? X::input("F_moe", c.moeLinear, "FLOP",
+                          "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
+               : X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t"));
+    LayerComputeOf<X> t;
+    // Forward GEMM time: in an MoE layer the routed experts' grouped GEMMs at their own rate, the rest at the dense
+    // GEMM rate.
+    if (moe && c.moeRouted > 0) {
+        const X routed = X::input("F_routed", c.moeRouted, "FLOP",
+                                  "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
+        t.gemm = (linear - routed) / rLin
+            + routed
+                / X::input("R_grp", c.peak.grouped, "FLOP/s",
+                           "grouped-GEMM rate of the routed experts: R_lin × the grouped-GEMM fraction (SimuMax's "
+                           "measured B200 group_matmul over matmul efficiency, configs/system/b200_bf16_ceperm.json)");
+    } else {
+        t.gemm = linear / rLin;
+    }
+    const X core = X::input("F_core", c.attnCore, "FLOP",
+                            "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager");
+    const X ke = X::input("k_e", s.profile.elementwiseTraffic, "",
+                          "element-wise HBM traffic per stored activation byte (fitted)");
+    const X hbm = X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    // Element-wise kernels move k_e × the layer's stored-activation bytes (no recompute) through HBM, forward and
+    // again backward (profile elementwise_traffic).
+    X elem = ke
+        * X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+        / hbm;
+    if (moe)
+        elem = elem + ke * X::input("A_moe", sh.moeLayerExtraFull, "B", "extra activation bytes of an MoE layer") / hbm;
+    t.fwd = t.gemm + core / attentionRate("R_attn", c.peak.attention, false) + elem
+        + X::input("h_f", c.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)");
+    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention (its
+    // scores recomputed, Dao 2023 §3.1), at the kernel's backward rate
+    t.bwd = X::constant(2) * t.gemm
+        + X::constant(c.coreBwdFactor) * core / attentionRate("R_attn,b", c.peak.attentionBwd, true) + elem
+        + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
+    return t;
+}
+
+/// The output layer (last stage) for one micro-batch: logits GEMM 2·T·V·h/t forward, twice backward; softmax and
+/// cross-entropy element-wise over the logits' bytes (k_e·6·T·V/t through HBM), forward and again backward.
+template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape& sh, const LayerCompute& c)
+{
+    const X fHead = X::input("F_head", c.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t");
+    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
+                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X elem = X::input("k_e", s.profile.elementwiseTraffic, "",
+                            "element-wise HBM traffic per stored activation byte (fitted)")
+        * X::constant(6) * X::input("T", sh.tokensPerMicroBatch, "tokens", "tokens per micro-batch, s·b/c")
+        * X::input("V", static_cast<double>(s.model.vocab), "tokens", "vocabulary")
+        / X::input("t", double(sh.tp), "", "tensor-parallel size")
+        / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    return { fHead / rLin + elem, X::constant(2) * fHead / rLin + elem, fHead / rLin };
+}
+
+/// One layer's exposed TP (after tp_comm_overlap), context-parallel ring (beyond its attention) and, in an MoE
+/// layer, expert all-to-all time (after moe_overlap), forward or backward: the parts layerTimes computed.
+template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm, bool moe, bool backward)
+{
+    const X tpCp = X::input(backward ? (moe ? "t_tp,b,moe" : "t_tp,b") : (moe ? "t_tp,f,moe" : "t_tp,f"),
+                            backward ? L.tpBwd : L.tpFwd, "s", "exposed TP collectives of one layer")
+        + X::input(backward ? "t_cp,b" : "t_cp,f", backward ? comm.cpBwdExposed : comm.cpFwdExposed, "s",
+                   "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward");
+    if (!moe) // a dense layer has no all-to-all
+        return tpCp;
+    return tpCp + X::input(backward ? "t_ep,b" : "t_ep,f", backward ? L.epBwd : L.epFwd, "s",
+                           "expert all-to-all of one MoE layer: dispatch + combine, less the compute of another "
+                           "micro-batch it overlaps (parallelism.moe_overlap)");
+}
+
+/// One layer's recompute time for one micro-batch, given its forward compute and exposed forward collectives.
+template <class X>
+X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, const X& fwd, const X& commFwd, bool moe)
+{
+    const bool selective = s.training.recompute == Recompute::Selective && !s.training.flashAttention;
+    if (s.training.recompute == Recompute::Full) // the whole forward again, its collectives included
+        return X::named(moe ? "t_f,moe" : "t_f", fwd, "s", "forward compute of one layer")
+            + X::named(moe ? "c_f,moe" : "c_f", commFwd, "s", "exposed forward collectives of one layer");
+    if (!selective && s.training.recompute != Recompute::SelectiveOp)
+        return X::constant(0);
+    // The element-wise kernels of forward whose outputs were not saved run again.
+    const X elem = X::input("k_e", s.profile.elementwiseTraffic, "",
+                            "element-wise HBM traffic per stored activation byte (fitted)")
+        * (X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+           - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
+        / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    if (selective) // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
+        return X::input("F_core", c.attnCore, "FLOP",
+                        "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager")
+            / X::input("R_attn", c.peak.attention, "FLOP/s", "sustained rate of the attention products (the GEMM rate; "
+                                                             "BF16 even with FP8)")
+            + elem;
+    // op-level selective: the unsaved matmuls (wk, wo and w3 or w2: one K/V, one q×h and one f-wide projection)
+    // run again (torchtitan parallelize.py _save_list)
+    return X::input("F_rc", c.recomputeLinear, "FLOP", "the matmuls whose outputs were not saved: 2·T·h·(kv + q + f)/t")
+        / X::input("R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation")
+        + elem;
+}
 } // namespace
 
 LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
                       double microBatches)
 {
-    const bool full = s.training.recompute == Recompute::Full;
-    const bool selective = s.training.recompute == Recompute::Selective;
     const bool ep = sh.ep > 1;
     LayerTimes L;
-    const double linear = c.attnLinear + (moe ? c.moeLinear : c.denseLinear);
-    const double routed = moe ? c.moeRouted : 0.0;
-    // forward GEMM time: the routed experts' grouped GEMMs at their own rate, the rest at the dense GEMM rate
-    const double gemm = (linear - routed) / c.peak.linear + (routed > 0 ? routed / c.peak.grouped : 0.0);
-    const double elem = c.elemLayer + (moe ? c.elemMoeExtra : 0.0);
-    L.fwd = gemm + c.coreTime + elem + c.hostFwd;
-    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention, at the
-    // kernel's backward rate
-    L.bwd = 2.0 * gemm + c.coreBwdTime + elem + c.hostBwd;
+    const LayerComputeOf<Fast> compute = layerCompute<Fast>(s, sh, c, moe);
+    const double gemm = compute.gemm.value();
+    L.fwd = compute.fwd.value();
+    L.bwd = compute.bwd.value();
     L.wgrad = gemm;
     if (moe && ep) {
         // Dispatch + combine, forward and again backward (GShard). Overlapped (Megatron-Core
@@ -56,19 +191,10 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
         L.tpFwd = std::max(comm.tpFwd / sh.tp, comm.tpFwd - gemm);
         L.tpBwd = std::max(comm.tpBwd / sh.tp, comm.tpBwd - 2.0 * gemm);
     }
-    L.commFwd = L.tpFwd + comm.cpFwdExposed + L.epFwd;
-    L.commBwd = L.tpBwd + comm.cpBwdExposed + L.epBwd;
-    if (full)
-        L.recompute = L.fwd + L.commFwd; // the whole forward again, its collectives included
-    else if (selective && !s.training.flashAttention)
-        // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
-        L.recompute = c.coreTime
-            + s.profile.elementwiseTraffic * (sh.layerActivationFull - sh.layerActivation) / s.cluster.gpu.memoryBandwidth;
-    else if (s.training.recompute == Recompute::SelectiveOp)
-        // op-level selective: the unsaved matmuls (wk, wo and w3 or w2: one K/V, one q×h and one f-wide projection)
-        // and the element-wise kernels of forward run again (torchtitan parallelize.py _save_list)
-        L.recompute = c.recomputeLinear / c.peak.linear
-            + s.profile.elementwiseTraffic * (sh.layerActivationFull - sh.layerActivation) / s.cluster.gpu.memoryBandwidth;
+    const Fast commFwd = layerExposedComm<Fast>(L, comm, moe, false);
+    L.commFwd = commFwd.value();
+    L.commBwd = layerExposedComm<Fast>(L, comm, moe, true).value();
+    L.recompute = layerRecompute<Fast>(s, sh, c, compute.fwd, commFwd, moe).value();
     return L;
 }
 
@@ -80,9 +206,10 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
         + st.moeLayers * (moe.bwd + moe.commBwd + moe.recompute);
     double wgrad = st.denseLayers * dense.wgrad + st.moeLayers * moe.wgrad;
     if (st.head) {
-        fwd += c.headLinear / c.peak.linear + c.headElem;
-        bwd += 2 * c.headLinear / c.peak.linear + c.headElem;
-        wgrad += c.headLinear / c.peak.linear;
+        const LayerComputeOf<Fast> head = headCompute<Fast>(s, sh, c);
+        fwd += head.fwd.value();
+        bwd += head.bwd.value();
+        wgrad += head.gemm.value();
     }
     // ZeRO-3/FSDP: per micro-batch, gather each unit before its forward (prefetched one ahead) and again before
     // its backward, reduce-scatter its gradients after (ZeRO paper §7 two-stream rule, equal units).
@@ -124,6 +251,86 @@ StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, co
     t.weightGrad = wgrad;
     return t;
 }
+
+namespace {
+template <class X> struct LayerStepOf {
+    X fwd, bwd, commFwd, commBwd, recompute;
+};
+
+/// One layer's parts of the step: with Fast, the values layerTimes computed through the templates above; with Expr,
+/// the same templates again, writing the text.
+template <class X>
+LayerStepOf<X> layerStep(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm,
+                         const LayerTimes& L, bool moe)
+{
+    if constexpr (std::is_same_v<X, Fast>) {
+        return { { L.fwd }, { L.bwd }, { L.commFwd }, { L.commBwd }, { L.recompute } };
+    } else {
+        const LayerComputeOf<X> t = layerCompute<X>(s, sh, c, moe);
+        const X commFwd = layerExposedComm<X>(L, comm, moe, false);
+        return { t.fwd, t.bwd, commFwd, layerExposedComm<X>(L, comm, moe, true),
+                 layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe) };
+    }
+}
+} // namespace
+
+template <class X>
+StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm,
+                         const SlowStage& slow, const LayerTimes& dense, const LayerTimes& moe,
+                         const StepCollectives& collectives, double contention)
+{
+    const StageShape& ss = slow.shape;
+    const X m = X::input("m", slow.m, "micro-batches", "micro-batches per step (gradient accumulation)");
+    const X ld = X::input("L_d", double(ss.denseLayers), "layers", "dense layers on the slowest stage");
+    const X lm = X::input("L_moe", double(ss.moeLayers), "layers", "MoE layers on the slowest stage");
+    const LayerStepOf<X> d = layerStep<X>(s, sh, c, comm, dense, false), e = layerStep<X>(s, sh, c, comm, moe, true);
+    StepTimesOf<X> t;
+
+    // Compute: every layer's forward and backward, m times (Narayanan et al. SC'21 §3.3).
+    X perMb = ld * (X::named("t_f", d.fwd, "s", "forward compute of one dense layer")
+                    + X::named("t_b", d.bwd, "s", "backward compute of one dense layer"))
+        + lm * (X::named("t_f,moe", e.fwd, "s", "forward compute of one MoE layer")
+                + X::named("t_b,moe", e.bwd, "s", "backward compute of one MoE layer"));
+    if (ss.head) { // the output layer
+        const LayerComputeOf<X> head = headCompute<X>(s, sh, c);
+        perMb = perMb + (X::named("t_head,f", head.fwd, "s", "output layer forward")
+                         + X::named("t_head,b", head.bwd, "s", "output layer backward"));
+    }
+    t.compute = m * perMb;
+    if (contention > 0) // compute slowed by the collectives it overlaps (stageTime)
+        t.compute = t.compute
+            + m * X::input("c_ov", contention, "s", "compute slowed per micro-batch by overlapped collectives");
+
+    // Recompute: each layer's recompute, m times.
+    if (s.training.recompute == Recompute::None
+        || (s.training.recompute == Recompute::Selective && s.training.flashAttention))
+        t.recompute = X::constant(0);
+    else
+        t.recompute = m
+            * (ld * X::named("r", d.recompute, "s", "recompute time of one dense layer, one micro-batch")
+               + lm * X::named("r_moe", e.recompute, "s", "recompute time of one MoE layer"));
+
+    // Exposed communication: per micro-batch the layers' TP/CP/EP and the ZeRO-3/FSDP exposure, then the pipeline
+    // fill/drain send/recv and the data-parallel collectives after the last backward.
+    const X perMbComm = ld * (X::named("c_f", d.commFwd, "s", "exposed forward collectives of one dense layer")
+                              + X::named("c_b", d.commBwd, "s", "exposed backward collectives of one dense layer"))
+        + lm * (X::named("c_f,moe", e.commFwd, "s", "exposed forward collectives of one MoE layer")
+                + X::named("c_b,moe", e.commBwd, "s", "exposed backward collectives of one MoE layer"))
+        + X::input("C_dp,f", slow.dpFwd, "s", "ZeRO-3/FSDP collectives of a micro-batch's forward not hidden by compute")
+        + X::input("C_dp,b", slow.dpBwd, "s",
+                   "ZeRO-3/FSDP/ZeRO-2 collectives of a micro-batch's backward not hidden by compute");
+    t.exposedCommunication
+        = m * X::named("C_mb", perMbComm, "s", "exposed communication per micro-batch on the slowest stage")
+        + X::input("C_pp", collectives.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops")
+        + X::input("C_dp", collectives.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward");
+    return t;
+}
+template StepTimesOf<Fast> stepTimes<Fast>(const Scenario&, const Shape&, const LayerCompute&, const LayerComm&,
+                                           const SlowStage&, const LayerTimes&, const LayerTimes&,
+                                           const StepCollectives&, double);
+template StepTimesOf<Expr> stepTimes<Expr>(const Scenario&, const Shape&, const LayerCompute&, const LayerComm&,
+                                           const SlowStage&, const LayerTimes&, const LayerTimes&,
+                                           const StepCollectives&, double);
 
 template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, double tSlow, double slowWeightGrad)
 {

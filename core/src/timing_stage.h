@@ -26,6 +26,7 @@ struct LayerTimes {
     double tpFwd = 0, tpBwd = 0;         // of which the TP collectives (after parallelism.tp_comm_overlap)
 };
 /// microBatches: per step, for the all-to-all overlap modes (the first forward and last backward have no partner).
+/// Its compute, exposed collectives and recompute are computed by the same templates as the step's terms (stepTimes).
 LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
                       double microBatches = 1);
 
@@ -37,6 +38,18 @@ struct StageTime {
 };
 StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, const StageShape& st,
                     const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe);
+
+/// The step's compute, recompute and exposed communication on the slowest stage (docs/model.md §step-time): m
+/// micro-batches of its layers (and the output layer), the collectives outside them. X = Fast for the values, Expr for
+/// the step_time.compute, .recompute and .exposed_communication terms.
+template <class X> struct StepTimesOf {
+    X compute, recompute, exposedCommunication;
+};
+/// contention: compute slowed by the collectives it overlaps per micro-batch on the slowest stage (stageTime).
+template <class X>
+StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm,
+                         const SlowStage& slow, const LayerTimes& dense, const LayerTimes& moe,
+                         const StepCollectives& collectives, double contention);
 
 /// The pipeline bubble (Narayanan et al. SC'21 §2.2) given every stage's micro-batch time and the slowest stage;
 /// X = Fast for the value, Expr for the step_time.pipeline_bubble term (expr.h). `v`: virtual stages.

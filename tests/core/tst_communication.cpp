@@ -556,9 +556,11 @@ void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()
     Scenario s = sstest::presetScenario("mixtral-8x7b", 1, 8);
     s.parallelism.ep = 8;
     s.training.recompute = Recompute::None;
+    s.profile.elementwiseTraffic = 0; // GEMMs only: no element-wise kernels,
     const detail::Shape sh = detail::makeShape(s);
     detail::LayerCompute c;
     c.peak.linear = 1;
+    c.peak.attention = c.peak.attentionBwd = 1; // no attention FLOPs (F_core = 0) at any rate
     c.attnLinear = 0.75;
     detail::LayerComm comm;
     comm.epCost.time = 1;
