@@ -10,6 +10,7 @@
 #include "shardscope/core/result.h"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace shardscope::core::detail {
@@ -21,9 +22,14 @@ template <class X> X assumedHidden(const std::vector<Collective>& collectives)
     for (const Collective& c : collectives) {
         if (!(c.time > c.exposedTime))
             continue;
-        const std::string name = std::string(toString(c.group)) + " " + toString(c.op);
-        const X hidden = X::input("t(" + name + ")", c.time, "s", "time of all its calls over the step")
-            - X::input("t_exposed(" + name + ")", c.exposedTime, "s", "of which the step waits for");
+        X hidden;
+        if constexpr (std::is_same_v<X, Expr>) { // the collective's name: text for the term only
+            const std::string name = std::string(toString(c.group)) + " " + toString(c.op);
+            hidden = X::input("t(" + name + ")", c.time, "s", "time of all its calls over the step")
+                - X::input("t_exposed(" + name + ")", c.exposedTime, "s", "of which the step waits for");
+        } else {
+            hidden = X::input({}, c.time) - X::input({}, c.exposedTime);
+        }
         sum = first ? hidden : sum + hidden;
         first = false;
     }

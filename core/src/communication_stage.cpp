@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace shardscope::core::detail {
 
@@ -14,29 +15,57 @@ namespace {
 // of the four all-to-alls two move 1 byte per element and two move 2, 0.75 of the BF16 bytes on average.
 constexpr double kFp8AllToAllFactor = 0.75;
 
-void addCollective(Result& r, Group group, CollectiveOp op, int groupSize, double count, double message,
+/// Bytes one GPU sends over the step in a collective of n GPUs: per call (n − 1)/n of the message (ring reduce-scatter,
+/// all-gather, all-to-all), twice that for a ring all-reduce, the whole message for a send/recv (nccl-tests
+/// doc/PERFORMANCE.md); over `calls` calls, or over the exact total of bucketed calls (the last bucket is partial).
+/// X = Fast for Collective::bytes, Expr for its communication term.
+template <class X> X collectiveBytes(CollectiveOp op, double n, double calls, double message, double totalMessage)
+{
+    const X S = X::input("S", message, "B", "message of one call (nccl-tests convention)");
+    const X N = X::input("n", n, "GPUs", "group size");
+    X perCall = S;
+    switch (op) {
+    case CollectiveOp::AllReduce: perCall = X::constant(2) * (N - X::constant(1)) / N * S; break;
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllGather:
+    case CollectiveOp::AllToAll: perCall = (N - X::constant(1)) / N * S; break;
+    case CollectiveOp::SendRecv: break;
+    }
+    const X sent = X::named("S_sent", perCall, "B", "bytes one call sends");
+    return totalMessage > 0
+        ? sent / S * X::input("S_total", totalMessage, "B", "all calls' messages over the step (the last bucket partial)")
+        : sent * X::input("calls", calls, "", "calls per step (one per bucket, unit or layer)");
+}
+
+/// The same bytes with their text, for the communication term; out of line, so that addCollective stays small on the
+/// fast path.
+[[gnu::noinline]] Expr collectiveBytesTerm(CollectiveOp op, double n, double calls, double message, double totalMessage)
+{
+    return collectiveBytes<Expr>(op, n, calls, message, totalMessage);
+}
+
+/// Where recordCollectives writes: the result's collectives, and with terms their bytes' expressions.
+struct CollectiveSink {
+    Result& r;
+    std::vector<Expr>* bytesTerms;
+};
+
+void addCollective(CollectiveSink& out, Group group, CollectiveOp op, int groupSize, double count, double message,
                    const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose,
                    bool perMicroBatch = false, double totalMessage = 0)
 {
     if (count <= 0 || message <= 0 || groupSize <= 1)
         return;
+    Result& r = out.r;
     Collective c;
     c.group = group;
     c.op = op;
     c.groupSize = groupSize;
     c.count = count < 9e18 ? static_cast<int64_t>(std::llround(count)) : INT64_MAX; // saturate absurd inputs
     c.messageBytes = message;
-    const double n = groupSize;
-    double perCall = message;
-    switch (op) {
-    case CollectiveOp::AllReduce: perCall = 2 * (n - 1) / n * message; break;  // nccl-tests doc/PERFORMANCE.md
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: perCall = (n - 1) / n * message; break;
-    case CollectiveOp::SendRecv: break;
-    }
-    // bucketed calls: the last bucket is partial, so bytes follow the exact total (count × message otherwise)
-    c.bytes = totalMessage > 0 ? perCall / message * totalMessage : perCall * count;
+    c.bytes = collectiveBytes<Fast>(op, groupSize, count, message, totalMessage).value();
+    if (out.bytesTerms)
+        out.bytesTerms->push_back(collectiveBytesTerm(op, groupSize, count, message, totalMessage));
     c.time = cost.time * count;
     c.latencyTime = cost.latency * count;
     c.exposedTime = std::min(exposed, c.time);
@@ -217,8 +246,9 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
 }
 
 StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layout& layout, const LayerComm& lc,
-                                  const SlowStage& slow, Result& r)
+                                  const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms)
 {
+    CollectiveSink sink{ r, bytesTerms };
     const StateBytes& B = sh.bytes;
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, v = layout.virtualStages;
     const bool sp = s.parallelism.sequenceParallel && tp > 1;
@@ -236,19 +266,19 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const double ag = mm * layersSlow * (2 + 4 + 2 * recomputeCalls);
             const double rs = mm * layersSlow * (2 + 2 + 2 * recomputeCalls);
             const double share = slow.tpExposedShare; // parallelism.tp_comm_overlap (timing_stage.cpp, layerTimes)
-            addCollective(r, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, share * lc.tpAG.time * ag,
+            addCollective(sink, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, share * lc.tpAG.time * ag,
                 tpCross, "sequence-parallel all-gather of layer inputs", true);
-            addCollective(r, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, share * lc.tpRS.time * rs,
+            addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, share * lc.tpRS.time * rs,
                 tpCross, "sequence-parallel reduce-scatter of layer outputs", true);
         } else {
             const double ar = mm * layersSlow * (4 + 2 * recomputeCalls);
-            addCollective(r, Group::Tp, CollectiveOp::AllReduce, tp, ar, lc.tpMsg, lc.tpAR, lc.tpAR.time * ar, tpCross,
+            addCollective(sink, Group::Tp, CollectiveOp::AllReduce, tp, ar, lc.tpMsg, lc.tpAR, lc.tpAR.time * ar, tpCross,
                 "tensor-parallel all-reduce of attention and MLP outputs", true);
         }
     }
     if (cp > 1) {
         const double calls = mm * layersSlow * 3.0 * (cp - 1);
-        addCollective(r, Group::Cp, CollectiveOp::SendRecv, cp, calls, lc.cpChunk, lc.cpCost,
+        addCollective(sink, Group::Cp, CollectiveOp::SendRecv, cp, calls, lc.cpChunk, lc.cpCost,
             mm * layersSlow * (lc.cpFwdExposed + lc.cpBwdExposed), layout.cpGroup.nodes > 1,
             "context-parallel ring exchange of K/V chunks", true);
     }
@@ -256,7 +286,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         // a full recompute re-runs the layer's forward, its dispatch and combine included (Megatron-Core
         // megatron/core/transformer/transformer_block.py checkpoints whole layers)
         const double calls = mm * moeSlow * (4.0 + (full ? 2.0 : 0.0));
-        addCollective(r, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
+        addCollective(sink, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
             layout.epGroup.nodes > 1, "expert-parallel all-to-all dispatch and combine", true);
     }
     if (pp > 1) {
@@ -266,7 +296,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         const double calls = 2.0 * mm * v;
         // Only the fill and drain hops are on the critical path (docs/model.md §pipeline-parallel).
         const double exposed = 2.0 * (pp * v - 1) * p2p.time;
-        addCollective(r, Group::Pp, CollectiveOp::SendRecv, 2, calls, msg, p2p, exposed, layout.ppPair.nodes > 1,
+        addCollective(sink, Group::Pp, CollectiveOp::SendRecv, 2, calls, msg, p2p, exposed, layout.ppPair.nodes > 1,
             "pipeline send/recv of activations and gradients");
         out.ppExposed = std::min(exposed, p2p.time * calls);
     }
@@ -291,7 +321,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const Bucketed ar = bucketed(s, CollectiveOp::AllReduce, total, bucket, g);
             const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             out.dpTail += exposed;
-            addCollective(r, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed, cross,
+            addCollective(sink, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed, cross,
                 expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)", false, total);
             break;
         }
@@ -312,7 +342,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             } else {
                 rsExposed = slow.dpBwd * mm; // already in the per-micro-batch times
             }
-            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats, bucketElems * B.reduce,
+            addCollective(sink, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats, bucketElems * B.reduce,
                 rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
                 shard == Sharding::Zero2, repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
@@ -322,7 +352,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                                                       rs.perCall.algo, rs.perCall.proto } }
                                                 : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
             out.dpTail += ag.perCall.time * ag.calls;
-            addCollective(r, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
+            addCollective(sink, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
                 expert ? "expert parameter all-gather after the optimizer step"
                        : "parameter all-gather after the optimizer step",
@@ -340,11 +370,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const double agCalls = mm * units * u.agCalls * (shard == Sharding::FsdpGradOp ? 1.0 : 2.0);
             const double rsCalls = mm * units * u.rsCalls;
             const double exposedShare = expert ? 0.0 : 1.0; // the stage-time exposure is counted once
-            addCollective(r, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, u.agMsg, u.ag,
+            addCollective(sink, Group::Dp, CollectiveOp::AllGather, sg.size, agCalls, u.agMsg, u.ag,
                 exposedShare * mm * slow.dpFwd + exposedShare * mm * slow.dpBwd * 0.5, sg.nodes > 1,
                 expert ? "expert parameter all-gather (ZeRO-3/FSDP units)" : "parameter all-gather (ZeRO-3/FSDP units)",
                 true, agCalls / u.agCalls * B.w * psi / units);
-            addCollective(r, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, u.rsMsg, u.rs,
+            addCollective(sink, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, u.rsMsg, u.rs,
                 exposedShare * mm * slow.dpBwd * 0.5, sg.nodes > 1,
                 expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)",
                 true, mm * B.reduce * psi);
@@ -355,7 +385,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 const CollectiveCost ar = collectiveCost(s, CollectiveOp::AllReduce, msg, replicaG);
                 const double exposed = std::max(0.0, ar.time - lastBwd);
                 out.dpTail += exposed;
-                addCollective(r, Group::Dp, CollectiveOp::AllReduce, replicaG.size, 1, msg, ar, exposed,
+                addCollective(sink, Group::Dp, CollectiveOp::AllReduce, replicaG.size, 1, msg, ar, exposed,
                     replicaG.nodes > 1, "gradient-shard all-reduce across replicas (HSDP)");
             }
             break;

@@ -6,10 +6,13 @@
 
 #include "collective.h"
 #include "engine.h"
+#include "expr.h"
 
 #include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
+
+#include <vector>
 
 namespace shardscope::core::detail {
 
@@ -77,8 +80,9 @@ struct StepCollectives {
     double dpTail = 0;    ///< data-parallel collectives left after the last backward and after the optimizer step
 };
 /// Records every collective of the slowest stage in r.collectives (counts over the step) and returns the exposed
-/// time that is not in the micro-batch times.
+/// time that is not in the micro-batch times. With bytesTerms, also each collective's bytes as an Expr (expr.h), in
+/// the order of r.collectives, for its communication term.
 StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layout& layout, const LayerComm& lc,
-                                  const SlowStage& slow, Result& r);
+                                  const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms = nullptr);
 
 } // namespace shardscope::core::detail

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace shardscope::core {
 
@@ -117,7 +119,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     if (tpAll > 0)
         slowStage.tpExposedShare = (slowStage.shape.denseLayers * (denseL.tpFwd + denseL.tpBwd)
                                        + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd)) / tpAll;
-    const StepCollectives collectives = recordCollectives(s, sh, layout, comm, slowStage, r);
+    std::vector<Expr> collectiveBytes; // with terms: each collective's bytes as recordCollectives computed them
+    const StepCollectives collectives
+        = recordCollectives(s, sh, layout, comm, slowStage, r, terms ? &collectiveBytes : nullptr);
     const OptimizerTimeOf<Fast> opt = optimizerTime<Fast>(s, sh, layout, slowStage, tSlow);
     const StepTimesOf<Fast> stepTimesOf
         = stepTimes<Fast>(s, sh, compute, comm, slowStage, denseL, moeL, collectives, times[slow].contention);
@@ -148,6 +152,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         StepTerms st;
         st.times = stepTimes<Expr>(s, sh, compute, comm, slowStage, denseL, moeL, collectives, times[slow].contention);
         st.contention = times[slow].contention;
+        st.collectiveBytes = std::move(collectiveBytes);
         st.sumStage = sumStage;
         st.tSlow = tSlow;
         st.weightGrad = S.weightGradTime;

@@ -6,9 +6,9 @@
 #include "assumed_hidden.h"
 #include "model_counts.h"
 #include "throughput_stage.h"
-#include "term_builder.h"
 
-#include <algorithm>
+#include <string>
+#include <utility>
 
 namespace shardscope::core::detail {
 
@@ -22,7 +22,12 @@ constexpr const char* kNarayanan = "Narayanan et al., Efficient Large-Scale Lang
 Term termFrom(std::string key, TermGroup group, std::string label, std::string unit, const Expr& e, std::string source,
               std::string anchor)
 {
-    Term t = makeTerm(std::move(key), group, std::move(label), e.value(), std::move(unit));
+    Term t;
+    t.key = std::move(key);
+    t.group = group;
+    t.label = std::move(label);
+    t.value = e.value();
+    t.unit = std::move(unit);
     t.formula = e.formula;
     t.expression = e.expression;
     t.inputs = e.inputs;
@@ -140,40 +145,21 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     // ---- Communication: one term per collective, bytes this GPU sends over the step.
     for (size_t i = 0; i < r.collectives.size(); ++i) {
         const Collective& col = r.collectives[i];
-        const double n = col.groupSize;
-        Term t = makeTerm(std::string("communication.") + toString(col.group) + "." + toString(col.op) + "."
+        Term t = termFrom(std::string("communication.") + toString(col.group) + "." + toString(col.op) + "."
                               + std::to_string(i),
-                          TermGroup::Communication, col.purpose, col.bytes, "B");
-        double factor = 1;
-        switch (col.op) {
-        case CollectiveOp::AllReduce:
-            t.formula = "2·(n − 1)/n · S_total (ring all-reduce sends each byte twice, less its own share)";
-            factor = 2 * (n - 1) / n;
-            t.expression = substitute("2*({}-1)/{}*{}", { n, n, col.bytes / factor });
-            break;
-        case CollectiveOp::ReduceScatter:
-        case CollectiveOp::AllGather:
-        case CollectiveOp::AllToAll:
-            t.formula = "(n − 1)/n · S_total";
-            factor = (n - 1) / n;
-            t.expression = substitute("({}-1)/{}*{}", { n, n, col.bytes / factor });
-            break;
-        case CollectiveOp::SendRecv:
-            t.formula = "S_total (every byte sent once)";
-            t.expression = exprNumber(col.bytes);
-            break;
-        }
-        t.inputs = { { "n", n, "GPUs", "group size" },
-                     { "S", col.messageBytes, "B", "message of one call (nccl-tests convention)" },
-                     { "calls", double(col.count), "", "calls per step (one per bucket, unit or layer)" },
-                     { "S_total", col.bytes / factor, "B", "all calls' messages over the step" },
-                     { "t", col.time, "s", std::string("time of all calls, NCCL ") + toString(col.algo) + "/"
-                                                + toString(col.proto) + ": calls × (latency + S / bandwidth)" },
-                     { "t_lat", col.latencyTime, "s", "of which latency, once per call (ring: grows with n − 1 steps)" },
-                     { "t_exposed", col.exposedTime, "s", "of which the step waits for" } };
-        t.source = "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl src/graph/tuning.cc "
-                   "(latency and bandwidth per algorithm)";
-        t.anchor = "communication-volume";
+                          TermGroup::Communication, col.purpose, "B", st.collectiveBytes[i],
+                          "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl "
+                          "src/graph/tuning.cc (latency and bandwidth per algorithm)",
+                          "communication-volume");
+        if (col.op == CollectiveOp::AllReduce)
+            t.formula += " (ring all-reduce sends each byte twice, less its own share)";
+        else if (col.op == CollectiveOp::SendRecv)
+            t.formula += " (every byte sent once)";
+        // the collective's time beside its bytes (not part of the formula)
+        t.inputs.push_back({ "t", col.time, "s", std::string("time of all calls, NCCL ") + toString(col.algo) + "/"
+                                 + toString(col.proto) + ": calls × (latency + S / bandwidth)" });
+        t.inputs.push_back({ "t_lat", col.latencyTime, "s", "of which latency, once per call (ring: grows with n − 1 steps)" });
+        t.inputs.push_back({ "t_exposed", col.exposedTime, "s", "of which the step waits for" });
         out.push_back(std::move(t));
     }
     {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The step-time, throughput, model and communication terms of evaluate(), built from the figures it computed
-// (docs/model.md: step time, throughput), from the compute, communication and timing stages' values.
+// The step-time, throughput, model and communication terms of evaluate(), assembled from the expressions the compute,
+// communication, timing and throughput stages computed their figures with (expr.h; docs/model.md: step time,
+// throughput).
 
 #include "compute_stage.h"
 #include "engine.h"
+#include "expr.h"
 #include "timing_stage.h"
 
 #include "shardscope/core/result.h"
@@ -21,6 +23,7 @@ namespace shardscope::core::detail {
 struct StepTerms {
     StepTimesOf<Expr> times;      ///< compute, recompute and exposed communication, as stepTimes computed them
     double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (its formula's note)
+    std::vector<Expr> collectiveBytes; ///< each collective's bytes, as recordCollectives computed them
     double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part
     int v = 1;                    ///< virtual stages
     const Layout* layout = nullptr;     ///< the layout (optimizer and offload terms)
