@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -82,14 +83,28 @@ struct Expr {
 
 namespace expr_detail {
 inline std::string wrap(const std::string& text, bool on) { return on ? "(" + text + ")" : text; }
+inline void append(std::string& to, const std::string& text, bool parenthesised)
+{
+    if (parenthesised)
+        to += '(';
+    to += text;
+    if (parenthesised)
+        to += ')';
+}
 inline void mergeInputs(std::vector<TermInput>& into, const std::vector<TermInput>& from)
 {
     for (const TermInput& in : from)
         if (std::none_of(into.begin(), into.end(), [&](const TermInput& x) { return x.name == in.name; }))
             into.push_back(in);
 }
+inline void mergeInputs(std::vector<TermInput>& into, std::vector<TermInput>&& from)
+{
+    for (TermInput& in : from)
+        if (std::none_of(into.begin(), into.end(), [&](const TermInput& x) { return x.name == in.name; }))
+            into.push_back(std::move(in));
+}
 /// a op b, with the operands parenthesised as the operator and evaluation order need.
-inline Expr binary(Expr a, const Expr& b, double value, const char* formulaOp, char op)
+inline Expr binary(Expr a, Expr b, double value, const char* formulaOp, char op)
 {
     const bool additive = op == '+' || op == '-';
     const Expr::Precedence prec = additive ? Expr::Sum : Expr::Product;
@@ -102,11 +117,15 @@ inline Expr binary(Expr a, const Expr& b, double value, const char* formulaOp, c
     const bool eb = b.expressionPrec <= prec;
     Expr r;
     r.v = value;
-    r.formula = wrap(a.formula, fa) + formulaOp + wrap(b.formula, fb);
-    r.expression = wrap(a.expression, ea) + op + wrap(b.expression, eb);
+    r.formula = fa ? wrap(a.formula, true) : std::move(a.formula);
+    r.formula += formulaOp;
+    append(r.formula, b.formula, fb);
+    r.expression = ea ? wrap(a.expression, true) : std::move(a.expression);
+    r.expression += op;
+    append(r.expression, b.expression, eb);
     r.formulaPrec = r.expressionPrec = prec;
     r.inputs = std::move(a.inputs);
-    mergeInputs(r.inputs, b.inputs);
+    mergeInputs(r.inputs, std::move(b.inputs));
     return r;
 }
 /// min/max: the formula names the function, the expression carries the chosen number.
@@ -122,10 +141,29 @@ inline Expr choose(const Expr& a, const Expr& b, double value, const char* name)
 }
 } // namespace expr_detail
 
-inline Expr operator+(const Expr& a, const Expr& b) { return expr_detail::binary(a, b, a.v + b.v, " + ", '+'); }
-inline Expr operator-(const Expr& a, const Expr& b) { return expr_detail::binary(a, b, a.v - b.v, " − ", '-'); }
-inline Expr operator*(const Expr& a, const Expr& b) { return expr_detail::binary(a, b, a.v * b.v, "·", '*'); }
-inline Expr operator/(const Expr& a, const Expr& b) { return expr_detail::binary(a, b, a.v / b.v, "/", '/'); }
+// Operands that are temporaries (a + b + c, a·(b + c)) are moved, not copied: texts and inputs only grow.
+template <class A, class B>
+concept ExprOperands = std::is_same_v<std::remove_cvref_t<A>, Expr> && std::is_same_v<std::remove_cvref_t<B>, Expr>;
+template <class A, class B> requires ExprOperands<A, B> Expr operator+(A&& a, B&& b)
+{
+    const double v = a.v + b.v;
+    return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, " + ", '+');
+}
+template <class A, class B> requires ExprOperands<A, B> Expr operator-(A&& a, B&& b)
+{
+    const double v = a.v - b.v;
+    return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, " − ", '-');
+}
+template <class A, class B> requires ExprOperands<A, B> Expr operator*(A&& a, B&& b)
+{
+    const double v = a.v * b.v;
+    return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, "·", '*');
+}
+template <class A, class B> requires ExprOperands<A, B> Expr operator/(A&& a, B&& b)
+{
+    const double v = a.v / b.v;
+    return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, "/", '/');
+}
 inline Expr min(const Expr& a, const Expr& b) { return expr_detail::choose(a, b, std::min(a.v, b.v), "min"); }
 inline Expr max(const Expr& a, const Expr& b) { return expr_detail::choose(a, b, std::max(a.v, b.v), "max"); }
 

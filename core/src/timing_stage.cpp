@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace shardscope::core::detail {
 
@@ -266,10 +267,11 @@ LayerStepOf<X> layerStep(const Scenario& s, const Shape& sh, const LayerCompute&
     if constexpr (std::is_same_v<X, Fast>) {
         return { { L.fwd }, { L.bwd }, { L.commFwd }, { L.commBwd }, { L.recompute } };
     } else {
-        const LayerComputeOf<X> t = layerCompute<X>(s, sh, c, moe);
-        const X commFwd = layerExposedComm<X>(L, comm, moe, false);
-        return { t.fwd, t.bwd, commFwd, layerExposedComm<X>(L, comm, moe, true),
-                 layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe) };
+        LayerComputeOf<X> t = layerCompute<X>(s, sh, c, moe);
+        X commFwd = layerExposedComm<X>(L, comm, moe, false);
+        X recompute = layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe);
+        return { std::move(t.fwd), std::move(t.bwd), std::move(commFwd), layerExposedComm<X>(L, comm, moe, true),
+                 std::move(recompute) };
     }
 }
 } // namespace
@@ -283,22 +285,44 @@ StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute&
     const X m = X::input("m", slow.m, "micro-batches", "micro-batches per step (gradient accumulation)");
     const X ld = X::input("L_d", double(ss.denseLayers), "layers", "dense layers on the slowest stage");
     const X lm = X::input("L_moe", double(ss.moeLayers), "layers", "MoE layers on the slowest stage");
-    const LayerStepOf<X> d = layerStep<X>(s, sh, c, comm, dense, false), e = layerStep<X>(s, sh, c, comm, moe, true);
+    // Only the layer kinds the slowest stage has: a kind it has none of would add 0·(its figure).
+    const bool hasDense = ss.denseLayers > 0, hasMoe = ss.moeLayers > 0;
+    LayerStepOf<X> d, e;
+    if (hasDense)
+        d = layerStep<X>(s, sh, c, comm, dense, false);
+    if (hasMoe)
+        e = layerStep<X>(s, sh, c, comm, moe, true);
+    // Σ over those kinds of their count × one layer's figure.
+    const auto perLayers = [&](auto&& denseFigure, auto&& moeFigure) -> X {
+        if (hasDense && hasMoe)
+            return ld * denseFigure() + lm * moeFigure();
+        if (hasDense)
+            return ld * denseFigure();
+        if (hasMoe)
+            return lm * moeFigure();
+        return X::constant(0);
+    };
     StepTimesOf<X> t;
 
     // Compute: every layer's forward and backward, m times (Narayanan et al. SC'21 §3.3).
-    X perMb = ld * (X::named("t_f", d.fwd, "s", "forward compute of one dense layer")
-                    + X::named("t_b", d.bwd, "s", "backward compute of one dense layer"))
-        + lm * (X::named("t_f,moe", e.fwd, "s", "forward compute of one MoE layer")
-                + X::named("t_b,moe", e.bwd, "s", "backward compute of one MoE layer"));
+    X perMb = perLayers(
+        [&] {
+            return X::named("t_f", std::move(d.fwd), "s", "forward compute of one dense layer")
+                + X::named("t_b", std::move(d.bwd), "s", "backward compute of one dense layer");
+        },
+        [&] {
+            return X::named("t_f,moe", std::move(e.fwd), "s", "forward compute of one MoE layer")
+                + X::named("t_b,moe", std::move(e.bwd), "s", "backward compute of one MoE layer");
+        });
     if (ss.head) { // the output layer
-        const LayerComputeOf<X> head = headCompute<X>(s, sh, c);
-        perMb = perMb + (X::named("t_head,f", head.fwd, "s", "output layer forward")
-                         + X::named("t_head,b", head.bwd, "s", "output layer backward"));
+        LayerComputeOf<X> head = headCompute<X>(s, sh, c);
+        perMb = std::move(perMb)
+            + (X::named("t_head,f", std::move(head.fwd), "s", "output layer forward")
+               + X::named("t_head,b", std::move(head.bwd), "s", "output layer backward"));
     }
     t.compute = m * perMb;
     if (contention > 0) // compute slowed by the collectives it overlaps (stageTime)
-        t.compute = t.compute
+        t.compute = std::move(t.compute)
             + m * X::input("c_ov", contention, "s", "compute slowed per micro-batch by overlapped collectives");
 
     // Recompute: each layer's recompute, m times.
@@ -307,20 +331,29 @@ StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute&
         t.recompute = X::constant(0);
     else
         t.recompute = m
-            * (ld * X::named("r", d.recompute, "s", "recompute time of one dense layer, one micro-batch")
-               + lm * X::named("r_moe", e.recompute, "s", "recompute time of one MoE layer"));
+            * perLayers(
+                [&] {
+                    return X::named("r", std::move(d.recompute), "s",
+                                    "recompute time of one dense layer, one micro-batch");
+                },
+                [&] { return X::named("r_moe", std::move(e.recompute), "s", "recompute time of one MoE layer"); });
 
     // Exposed communication: per micro-batch the layers' TP/CP/EP and the ZeRO-3/FSDP exposure, then the pipeline
     // fill/drain send/recv and the data-parallel collectives after the last backward.
-    const X perMbComm = ld * (X::named("c_f", d.commFwd, "s", "exposed forward collectives of one dense layer")
-                              + X::named("c_b", d.commBwd, "s", "exposed backward collectives of one dense layer"))
-        + lm * (X::named("c_f,moe", e.commFwd, "s", "exposed forward collectives of one MoE layer")
-                + X::named("c_b,moe", e.commBwd, "s", "exposed backward collectives of one MoE layer"))
+    X perMbComm = perLayers(
+        [&] {
+            return X::named("c_f", std::move(d.commFwd), "s", "exposed forward collectives of one dense layer")
+                + X::named("c_b", std::move(d.commBwd), "s", "exposed backward collectives of one dense layer");
+        },
+        [&] {
+            return X::named("c_f,moe", std::move(e.commFwd), "s", "exposed forward collectives of one MoE layer")
+                + X::named("c_b,moe", std::move(e.commBwd), "s", "exposed backward collectives of one MoE layer");
+        })
         + X::input("C_dp,f", slow.dpFwd, "s", "ZeRO-3/FSDP collectives of a micro-batch's forward not hidden by compute")
         + X::input("C_dp,b", slow.dpBwd, "s",
                    "ZeRO-3/FSDP/ZeRO-2 collectives of a micro-batch's backward not hidden by compute");
     t.exposedCommunication
-        = m * X::named("C_mb", perMbComm, "s", "exposed communication per micro-batch on the slowest stage")
+        = m * X::named("C_mb", std::move(perMbComm), "s", "exposed communication per micro-batch on the slowest stage")
         + X::input("C_pp", collectives.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops")
         + X::input("C_dp", collectives.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward");
     return t;
