@@ -7,6 +7,7 @@
 #include "shardscope/core/calibrate.h"
 #include "shardscope/core/file_io.h"
 #include "shardscope/core/scenario_name.h"
+#include "shardscope/core/profile_json.h"
 
 #include <cmath>
 #include <cstdio>

@@ -9,7 +9,7 @@
 #include "export_command.h"
 #endif
 
-#include "shardscope/core/catalog.h"
+#include "shardscope/core/catalog_files.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/launch_config.h"
 #include "shardscope/core/scenario_json.h"

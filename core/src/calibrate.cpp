@@ -4,6 +4,7 @@
 #include "shardscope/core/calibrate.h"
 
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/profile_json.h"
 #include "shardscope/core/scenario_json.h"
 #include "shardscope/core/scenario_name.h"
 

@@ -7,6 +7,7 @@
 #include "shardscope/core/file_io.h"
 #include "shardscope/core/scenario_json.h"
 #include "shardscope/core/term_keys.h"
+#include "shardscope/core/catalog_files.h"
 
 #include "json_fields.h"
 

@@ -2,7 +2,7 @@
 #include "shardscope/core/sweep.h"
 
 #include "shardscope/core/evaluate.h"
-#include "shardscope/core/scenario_json.h"
+#include "shardscope/core/enum_names.h"
 
 #include <algorithm>
 #include <cmath>

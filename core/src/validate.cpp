@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // validate(): every rule a scenario breaks, each naming its field. Limits keep every product finite in doubles.
 #include "shardscope/core/evaluate.h"
-#include "shardscope/core/scenario_json.h"
+#include "shardscope/core/enum_names.h"
 #include "sizing.h"
 #include "usable_memory.h"
 

@@ -4,7 +4,7 @@
 #include "shardscope/core/waterfall.h"
 
 #include "shardscope/core/evaluate.h"
-#include "shardscope/core/scenario_json.h"
+#include "shardscope/core/enum_names.h"
 
 #include <cstdio>
 #include <functional>

@@ -4,6 +4,7 @@
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/catalog_files.h"
 
 #include <algorithm>
 #include <chrono>

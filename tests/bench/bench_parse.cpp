@@ -8,6 +8,7 @@
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/import.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/catalog_files.h"
 
 #include <algorithm>
 #include <chrono>

@@ -6,6 +6,7 @@
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/scenario_json.h"
 #include "shardscope/core/timeline.h"
+#include "shardscope/core/catalog_files.h"
 
 #include <algorithm>
 #include <chrono>

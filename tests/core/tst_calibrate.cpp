@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include "shardscope/core/calibrate.h"
+#include "shardscope/core/profile_json.h"
 
 #include <QObject>
 

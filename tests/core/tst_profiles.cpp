@@ -7,6 +7,8 @@
 #include "shardscope/core/profile.h"
 
 #include "shardscope/core/calibrate.h"
+#include "shardscope/core/catalog_files.h"
+#include "shardscope/core/profile_json.h"
 
 #include <nlohmann/json.hpp>
 

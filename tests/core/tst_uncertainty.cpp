@@ -8,6 +8,7 @@
 #include "shardscope/core/search.h"
 #include "shardscope/core/uncertainty.h"
 #include "shardscope/core/waterfall.h"
+#include "shardscope/core/profile_json.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -5,6 +5,7 @@
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/catalog_files.h"
 
 #include <cmath>
 #include <cstdio>

@@ -5,6 +5,7 @@
 #include "fuzz_checks.h"
 
 #include "shardscope/core/profile.h"
+#include "shardscope/core/profile_json.h"
 
 #include <cstddef>
 #include <cstdint>

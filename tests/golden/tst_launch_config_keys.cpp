@@ -10,6 +10,7 @@
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/launch_config.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/catalog_files.h"
 
 #include <nlohmann/json.hpp>
 

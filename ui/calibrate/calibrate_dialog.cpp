@@ -10,6 +10,7 @@
 
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_name.h>
+#include <shardscope/core/profile_json.h>
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/catalog_resources.h"
 
+#include <shardscope/core/catalog_files.h>
+
 #include <QDir>
 #include <QFile>
 

@@ -92,21 +92,11 @@ const std::vector<ProfileConstant>& profileConstants();
 
 const char* toString(Framework f);
 bool frameworkFromString(std::string_view name, Framework& out);
+/// "megatron, deepspeed, pytorch, pytorch-compile": the names frameworkFromString accepts, for messages.
+std::string allowedFrameworks();
 const char* toString(AttentionKernel k); ///< "fa2", "fa3", "cudnn"
 bool attentionKernelFromString(std::string_view name, AttentionKernel& out);
 /// The kernel's name as the views print it ("FlashAttention-2", "FlashAttention-3", "cuDNN fused attention").
 const char* displayName(AttentionKernel k);
-
-inline constexpr const char* kProfileSchema = "shardscope.profile/1";
-
-struct ProfileParse {
-    FrameworkProfile profile;
-    std::vector<std::string> errors; ///< "values.gemm_efficiency: must be in [0.2, 1]"
-    [[nodiscard]] bool ok() const { return errors.empty(); }
-};
-/// Parses a shardscope.profile/1 document; every value is checked against its bounds.
-ProfileParse parseProfile(std::string_view json);
-/// The profile as a shardscope.profile/1 document (what calibrate writes); parseProfile reads it back equal.
-std::string profileJson(const FrameworkProfile& p);
 
 } // namespace shardscope::core

@@ -3,6 +3,7 @@
 /// Scenario files (shardscope.scenario/1) and result JSON (shardscope.result/1); examples in resources/scenarios/.
 
 #include "shardscope/core/catalog.h"
+#include "shardscope/core/enum_names.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
@@ -43,20 +44,5 @@ std::string catalogToJson(const Catalog& catalog, const std::string& which, int 
 
 /// Result JSON as `shardscope-cli evaluate` prints it.
 std::string resultToJson(const Result& result, int indent = 2);
-
-const char* toString(Sharding v);
-const char* toString(Precision v);
-const char* toString(Optimizer v);
-const char* toString(Recompute v);
-const char* toString(Accounting v);
-const char* toString(GradReduce v); ///< "framework" (absent in a file), "fp32", "bf16"
-const char* toString(PpSchedule v);
-const char* toString(MoeOverlap v);
-const char* toString(OffloadTarget v);
-const char* toString(NcclAlgo v);
-const char* toString(NcclProto v);
-const char* toString(Mlp v);
-const char* toString(Norm v);
-const char* toString(PositionEmbedding v);
 
 } // namespace shardscope::core

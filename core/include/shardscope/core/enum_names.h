@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+/// The names of the scenario's enumerations as the scenario file spells them ("zero3", "bf16-mixed", "1f1b"); the
+/// result's (Group, CollectiveOp, Algo, Proto) are declared in result.h and named in the same table.
+
+#include "shardscope/core/scenario.h"
+
+namespace shardscope::core {
+
+const char* toString(Sharding v);
+const char* toString(Precision v);
+const char* toString(Optimizer v);
+const char* toString(Recompute v);
+const char* toString(Accounting v);
+const char* toString(GradReduce v); ///< "framework" (absent in a file), "fp32", "bf16"
+const char* toString(PpSchedule v);
+const char* toString(MoeOverlap v);
+const char* toString(OffloadTarget v);
+const char* toString(NcclAlgo v);
+const char* toString(NcclProto v);
+const char* toString(Mlp v);
+const char* toString(Norm v);
+const char* toString(PositionEmbedding v);
+
+} // namespace shardscope::core
