@@ -43,6 +43,7 @@ struct StageShape {
     double dense = 0;  ///< parameters sharded over the dense data-parallel group
     double expert = 0; ///< routed-expert parameters sharded over the expert data-parallel group
     double denseLinear = 0; ///< the part of `dense` in the transformer layers' linear weights (what FP8 casts)
+    friend bool operator==(const StageShape&, const StageShape&) = default;
 };
 
 /// Everything about a layout that does not depend on the data-parallel degree.

@@ -61,6 +61,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     std::vector<StageTime> times(pp);
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
+    StageShape previousShape;
     for (int i = 0; i < pp; ++i) {
         const StageShape st = stageShape(s, sh, i);
         StageInfo& si = r.stages[i];
@@ -73,7 +74,9 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         si.memory = stageMemory(s, sh, st, i, layout, m, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
-        times[i] = stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
+        // Stages of the same shape take the same time (stageTime depends on the stage only through its shape).
+        times[i] = i > 0 && st == previousShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
+        previousShape = st;
         si.forwardTime = times[i].forward;
         si.backwardTime = times[i].backward;
         si.weightGradTime = times[i].weightGrad;

@@ -89,11 +89,12 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
 {
     const FF family = frameworkFamily(s.training.framework);
     const std::string_view arch = s.cluster.gpu.arch;
+    const KindNames kinds = kindNames(runKind(s));
     ChosenBand c;
     const ErrorBand* best = nullptr;
     const char* missingKind = nullptr; // a kind without a validated band
     const ErrorBand* missingOwn = nullptr; // its band on the scenario's family, measured on other GPU generations
-    for (const char* kind : kindNames(runKind(s))) {
+    for (const char* kind : kinds) {
         const ErrorBand* b = find(table, family, kind);
         if (b && coversGeneration(*b, arch)) {
             if (!best || width(*b) > width(*best))
@@ -127,7 +128,7 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
             continue;
         if (!widest || width(e) > width(*widest))
             widest = &e;
-        for (const char* kind : kindNames(runKind(s)))
+        for (const char* kind : kinds)
             if (std::string_view(e.kind) == kind) {
                 u.lo = std::min(u.lo, e.lo);
                 u.hi = std::max(u.hi, e.hi);
@@ -140,7 +141,7 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
     }
     // Evidence for assumed overlap: the most any band folded in has (the union's, like lo and hi).
     for (const ErrorBand& e : table)
-        if (e.runs >= kMinBandRuns && (&e == widest || std::ranges::any_of(kindNames(runKind(s)),
+        if (e.runs >= kMinBandRuns && (&e == widest || std::ranges::any_of(kinds,
                                           [&](const char* kind) { return std::string_view(e.kind) == kind; })))
             u.maxHiddenShare = std::max(u.maxHiddenShare, e.maxHiddenShare);
     c.band = u;
@@ -211,22 +212,76 @@ bool useUserFit(const Scenario& s, bool memory, ErrorBand& band)
     return true;
 }
 
-ChosenBand chosen(std::span<const ErrorBand> table, const Scenario& s, bool memory, bool withText = true)
+/// One sentence and one source list for both ranges: throughput's, then memory's where they differ.
+void mergeText(const ChosenBand& t, const ChosenBand& m, std::string& basis, std::vector<std::string>& sources)
 {
-    ChosenBand c = chooseBand(table, s, memory, withText);
-    const double hiddenEvidence = c.band.maxHiddenShare; // the user's runs do not say how much they hid
-    if (useUserFit(s, memory, c.band)) {
-        c.band.maxHiddenShare = hiddenEvidence;
-        c.kind = BasisKind::Calibrated;
-        c.coverage = c.band.coverage;
-        if (withText) {
-            const std::string n = std::to_string(s.profile.fit.runs);
-            c.basis = "calibrated on " + n + " of your runs (" + std::to_string(c.band.runs) + " measured figures, profile "
-                + s.profile.id + ")";
-            c.sources = { n + " of your runs" };
-        }
+    sources = t.sources;
+    for (const std::string& src : m.sources)
+        if (std::find(sources.begin(), sources.end(), src) == sources.end())
+            sources.push_back(src);
+    if (t.basis == m.basis) {
+        basis = t.basis;
+    } else {
+        basis.reserve(t.basis.size() + m.basis.size() + 11);
+        basis.append(t.basis).append(" (memory: ").append(m.basis).append(")");
     }
-    return c;
+}
+
+/// The user's calibrated band in place of a published one (useUserFit), into `own`; the published one when the
+/// profile has no fit of this figure.
+const ChosenBand& calibrated(const ChosenBand& published, const Scenario& s, bool memory, bool withText, ChosenBand& own)
+{
+    if (s.profile.fit.figures.empty())
+        return published;
+    ErrorBand band = published.band;
+    if (!useUserFit(s, memory, band))
+        return published;
+    own.band = band;
+    own.band.maxHiddenShare = published.band.maxHiddenShare; // the user's runs do not say how much they hid
+    own.kind = BasisKind::Calibrated;
+    own.coverage = own.band.coverage;
+    if (withText) {
+        const std::string n = std::to_string(s.profile.fit.runs);
+        own.basis = "calibrated on " + n + " of your runs (" + std::to_string(own.band.runs) + " measured figures, profile "
+            + s.profile.id + ")";
+        own.sources = { n + " of your runs" };
+    }
+    return own;
+}
+
+/// The throughput and memory bands of a scenario from the published tables, and their sentence and sources merged
+/// as the result states them. They depend only on the framework family, the GPU generation and the kinds of run, and
+/// a window or a sweep asks for the same few again and again: the last few are kept, per thread (evaluate stays safe
+/// to call from several threads), so an evaluate builds no band text.
+struct PublishedBands {
+    ChosenBand throughput, memory;
+    std::string basis;                ///< throughput's sentence, then memory's when it differs
+    std::vector<std::string> sources; ///< both bands' sources, each once
+};
+
+const PublishedBands& publishedBands(const Scenario& s, bool withText)
+{
+    struct Entry {
+        FF family{};
+        std::string arch;
+        RunKind kind;
+        bool withText = false;
+        PublishedBands bands;
+    };
+    static thread_local std::array<Entry, 8> memo;
+    static thread_local size_t next = 0;
+    const FF family = frameworkFamily(s.training.framework);
+    const RunKind kind = runKind(s);
+    for (const Entry& e : memo)
+        if (e.family == family && e.kind == kind && e.withText == withText && e.arch == s.cluster.gpu.arch && !e.arch.empty())
+            return e.bands;
+    Entry& e = memo[next];
+    next = (next + 1) % memo.size();
+    e = { family, s.cluster.gpu.arch, kind, withText, {} };
+    e.bands.throughput = chooseBand(kThroughputBands, s, false, withText);
+    e.bands.memory = chooseBand(kMemoryBands, s, true, withText);
+    mergeText(e.bands.throughput, e.bands.memory, e.bands.basis, e.bands.sources);
+    return e.bands;
 }
 
 } // namespace
@@ -321,9 +376,17 @@ ErrorBand summarizeRatios(std::vector<double> r)
     return b;
 }
 
-ChosenBand throughputBand(const Scenario& s) { return chosen(kThroughputBands, s, false); }
+ChosenBand throughputBand(const Scenario& s)
+{
+    ChosenBand own;
+    return calibrated(publishedBands(s, true).throughput, s, false, true, own);
+}
 
-ChosenBand memoryBand(const Scenario& s) { return chosen(kMemoryBands, s, true); }
+ChosenBand memoryBand(const Scenario& s)
+{
+    ChosenBand own;
+    return calibrated(publishedBands(s, true).memory, s, true, true, own);
+}
 
 double assumedHiddenShare(const Result& r)
 {
@@ -339,15 +402,19 @@ double slowEndFactor(const ErrorBand& band, const Result& r)
 
 PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r)
 {
-    const ErrorBand t = chosen(kThroughputBands, s, false, false).band;
-    const ErrorBand m = chosen(kMemoryBands, s, true, false).band;
+    const PublishedBands& published = publishedBands(s, false);
+    ChosenBand ownT, ownM;
+    const ErrorBand& t = calibrated(published.throughput, s, false, false, ownT).band;
+    const ErrorBand& m = calibrated(published.memory, s, true, false, ownM).band;
     return { t.lo * slowEndFactor(t, r), r.memory.total() + r.memory.reservedPeak * (m.hi - 1) };
 }
 
 void addUncertainty(const Scenario& s, Result& r)
 {
-    const ChosenBand t = throughputBand(s);
-    const ChosenBand m = memoryBand(s);
+    const PublishedBands& published = publishedBands(s, true);
+    ChosenBand ownT, ownM;
+    const ChosenBand& t = calibrated(published.throughput, s, false, true, ownT);
+    const ChosenBand& m = calibrated(published.memory, s, true, true, ownM);
     const double tps = r.throughput.tokensPerSecondPerGpu, step = r.step.total();
     const double slow = t.band.lo * slowEndFactor(t.band, r); // assumed overlap beyond the band's evidence: exposed
     r.tokensPerGpuRange = { tps * slow, tps * t.band.hi };
@@ -372,20 +439,16 @@ void addUncertainty(const Scenario& s, Result& r)
         auto rank = [](BasisKind k) { return k == BasisKind::Extrapolated ? 2 : k == BasisKind::Calibrated ? 1 : 0; };
         return rank(a) < rank(b);
     }));
-    u.sources = t.sources;
-    for (const std::string& src : m.sources)
-        if (std::find(u.sources.begin(), u.sources.end(), src) == u.sources.end())
-            u.sources.push_back(src);
+    if (&t == &published.throughput && &m == &published.memory) {
+        u.basis = published.basis;
+        u.sources = published.sources;
+    } else {
+        mergeText(t, m, u.basis, u.sources);
+    }
     u.coverage = t.coverage;
     u.memoryCoverage = m.coverage;
     u.throughputRatio = { t.band.lo, t.band.hi };
     u.memoryRatio = { m.band.lo, m.band.hi };
-    if (t.basis == m.basis) {
-        u.basis = t.basis;
-    } else {
-        u.basis.reserve(t.basis.size() + m.basis.size() + 11);
-        u.basis.append(t.basis).append(" (memory: ").append(m.basis).append(")");
-    }
     u.assumedHiddenShare = assumedHiddenShare(r);
     u.hiddenShareEvidence = t.band.maxHiddenShare;
     if (u.assumedHiddenShare > u.hiddenShareEvidence) {
