@@ -53,7 +53,7 @@ int archIndex(const std::string& arch)
         return 0;
     switch (arch[0]) {
     case 'b': return 2;                                     // blackwell
-    case 'h': return 1;                                     // hopper
+    case 'h':                                               // hopper
     case 'g': return 1;                                     // gaudi3
     case 'c': return arch.size() > 4 && arch[4] == '4' ? 2 : 1; // cdna4 : cdna3
     default: return 0;                                      // ampere, ada, volta

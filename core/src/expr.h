@@ -169,7 +169,7 @@ inline Expr max(const Expr& a, const Expr& b) { return expr_detail::choose(a, b,
 
 /// The term of a breakdown figure (term_keys.h gives its group, label, unit and docs/model.md anchor): its value,
 /// formula (+ a note after it), expression and inputs from the expression.
-inline Term termOf(std::string_view key, const Expr& e, std::string note = {})
+inline Term termOf(std::string_view key, const Expr& e, const std::string& note = {})
 {
     const TermKey* k = findTermKey(key);
     Term t;

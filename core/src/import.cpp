@@ -154,7 +154,7 @@ bool detectImportSource(std::string_view fileName, std::string_view text, Import
         return true;
     }
     // The first 64 KiB are enough to tell the formats apart (every key named below sits at the top level).
-    const std::string_view head = text.substr(0, 64 * 1024);
+    const std::string_view head = text.substr(0, size_t{64} * 1024);
     const auto has = [&](std::string_view needle) { return head.find(needle) != std::string_view::npos; };
     const size_t firstChar = head.find_first_not_of(" \t\r\n");
     const bool json = firstChar != std::string_view::npos && head[firstChar] == '{';

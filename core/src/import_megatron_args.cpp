@@ -176,7 +176,7 @@ private:
 /// --moe-layer-freq: an int N (every N-th layer is MoE) or a list pattern "([0]*k+[1]*n)", "[0]*k+[1]*n" or
 /// "[0,0,1,...]" (arguments.py moe_freq_type evaluates it in Python; here it is parsed). Returns the number of
 /// leading dense layers; false when the pattern is not k dense layers followed only by MoE layers.
-bool denseLayersFromFreq(std::string v, int layers, int& dense, std::string& why)
+bool denseLayersFromFreq(const std::string& v, int layers, int& dense, std::string& why)
 {
     std::string t;
     for (char c : v)
@@ -449,7 +449,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         } else if (switches().count(name)) {
             // store_true
         } else if (i + 1 < words.size()
-            && (valued().count(name) || words[i + 1].text.rfind("-", 0) != 0 || words[i + 1].text.size() < 2)) {
+            && (valued().count(name) || words[i + 1].text.rfind('-', 0) != 0 || words[i + 1].text.size() < 2)) {
             f.value = words[i + 1].text;
             f.expands = words[i + 1].expands;
             ++i;
@@ -546,12 +546,11 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         return;
     }
     const int mp = static_cast<int>(mp64);
-    if (a.count("--global-batch-size", s.training.globalBatch)) {
+    // Stated, or micro × dp (arguments.py).
+    if (a.count("--global-batch-size", s.training.globalBatch)
+        || (mp > 0 && s.cluster.gpus() % mp == 0
+            && boundedProduct(s.training.microBatch, s.cluster.gpus() / mp, kMaxWhole, s.training.globalBatch)))
         cx.set("training.global_batch");
-    } else if (mp > 0 && s.cluster.gpus() % mp == 0
-               && boundedProduct(s.training.microBatch, s.cluster.gpus() / mp, kMaxWhole, s.training.globalBatch)) {
-        cx.set("training.global_batch"); // arguments.py: micro × dp
-    }
 
     // ---- Recompute (transformer_config.py recompute_granularity: None, "full" or "selective").
     std::string granularity;

@@ -28,7 +28,7 @@ constexpr int kMaxJsonDepth = 64;
 /// A scenario holds a few hundred values, a file with many pins some tens of thousands.
 constexpr size_t kMaxJsonValues = size_t(1) << 20;
 /// Largest document the parsers accept (bytes).
-constexpr size_t kMaxJsonBytes = 16u * 1024u * 1024u;
+constexpr size_t kMaxJsonBytes = size_t{16} * 1024 * 1024;
 
 /// Parses text into `out`, or returns an error message (size, NUL bytes, depth, syntax with byte offset, duplicate
 /// keys). For a duplicate key, `field` (when given) receives its dotted path.

@@ -303,6 +303,7 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
         body(0);
     } else {
         std::vector<std::thread> pool;
+        pool.reserve(threads);
         for (int w = 0; w < threads; ++w)
             pool.emplace_back(body, w);
         for (auto& t : pool)

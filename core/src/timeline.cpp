@@ -116,7 +116,7 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
     size_t remaining = 0;
     for (auto& o : orders)
         remaining += o.size();
-    t.blocks.reserve(static_cast<size_t>(m * blocksPerMb) + 4 * p + 8);
+    t.blocks.reserve(static_cast<size_t>(m * blocksPerMb) + size_t{4} * p + 8);
     // Zero-bubble (ZB-H1): weight-gradient work is deferred and run whenever the next forward/backward must wait.
     std::vector<std::deque<int>> pendingW(p);
     // The slot (index into doneF, doneB) an operation waits for, or none: forward of (chunk c, stage i) needs

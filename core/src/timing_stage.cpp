@@ -117,7 +117,7 @@ template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape&
 /// layer, expert all-to-all time (after moe_overlap), forward or backward: the parts layerTimes computed.
 template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm, bool moe, bool backward)
 {
-    const X tpCp = X::input(backward ? (moe ? "t_tp,b,moe" : "t_tp,b") : (moe ? "t_tp,f,moe" : "t_tp,f"),
+    X tpCp = X::input(backward ? (moe ? "t_tp,b,moe" : "t_tp,b") : (moe ? "t_tp,f,moe" : "t_tp,f"),
                             backward ? L.tpBwd : L.tpFwd, "s", "exposed TP collectives of one layer")
         + X::input(backward ? "t_cp,b" : "t_cp,f", backward ? comm.cpBwdExposed : comm.cpFwdExposed, "s",
                    "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward");

@@ -173,9 +173,8 @@ std::optional<ErrorBand> userBand(const ProfileFit& fit, bool memory, const Erro
     std::vector<double> ratios; // measured/model, in throughput terms for time figures
     for (const FitFigure& f : fit.figures) {
         const double model = f.heldOut > 0 ? f.heldOut : f.after; // leave-one-out where calibrate computed it
-        if (memory && (f.figure == "memory_allocated_peak" || f.figure == "memory_reserved_peak"))
-            ratios.push_back(f.measured / model);
-        else if (!memory && f.figure == "tokens_per_second_per_gpu")
+        if (memory ? f.figure == "memory_allocated_peak" || f.figure == "memory_reserved_peak"
+                   : f.figure == "tokens_per_second_per_gpu")
             ratios.push_back(f.measured / model);
         else if (!memory && f.figure == "step_time")
             ratios.push_back(model / f.measured);
@@ -366,6 +365,7 @@ ErrorBand summarizeRatios(std::vector<double> r)
         return r[i] + (h - i) * (r[j] - r[i]);
     };
     std::vector<double> abs;
+    abs.reserve(r.size());
     for (double m : r)
         abs.push_back(std::fabs(1 / m - 1)); // |predicted/measured − 1|
     std::sort(abs.begin(), abs.end());

@@ -32,7 +32,7 @@ enum class ImportSource { HfConfig, DeepSpeed, MegatronArgs, TorchTitan, Scenari
 [[nodiscard]] bool detectImportSource(std::string_view fileName, std::string_view text, ImportSource& out);
 
 /// Largest file an import reads (bytes): the scenario parser's limit; a config.json or a launch script is kilobytes.
-inline constexpr size_t kMaxImportBytes = 16u * 1024u * 1024u;
+inline constexpr size_t kMaxImportBytes = size_t{16} * 1024 * 1024;
 
 /// What the command line adds to a source: a GPU count and a catalog GPU (0 / "" = not given).
 struct ImportOptions {
