@@ -166,9 +166,13 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
     add(l.shardGroupPlacement); // dp·cp, or fsdp-hybrid's shard group and its replicas
     add(l.replicaGroup);
     add(l.ppPair);
+    if (l.etp != l.tp)
+        add(l.etpGroup); // the expert tensor-parallel communicator
     if (l.ep > 1) {
-        // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
-        bytes += ncclPointToPointBytes(l.ep - 1);
+        if (s.model.moe.dispatcher == MoeDispatcher::AllGather) // a ring communicator over ep × expert_tp
+            add(placeGroup(l.ep * l.etp, 1, l.gpusPerNode));
+        else // all-to-all runs as grouped send/recv: one Simple buffer per peer and direction (NCCL p2p)
+            bytes += ncclPointToPointBytes(l.ep - 1);
         add(l.expertDpGroup);
     }
     return bytes;
@@ -201,6 +205,32 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
             lc.tpBwd = 2 * lc.tpAR.time;
         }
     }
+    lc.tpFwdMoe = lc.tpFwd;
+    lc.tpBwdMoe = lc.tpBwd;
+    const bool allGatherDispatch = ep > 1 && s.model.moe.dispatcher == MoeDispatcher::AllGather;
+    lc.expertTpSplit = s.model.isMoe() && (layout.etp != tp || allGatherDispatch);
+    if (lc.expertTpSplit) {
+        // An MoE layer: the attention's half of the collectives above over tp; the MLP's half over the expert-TP
+        // group instead (megatron/core/transformer/moe/token_dispatcher.py gathers the dispatched tokens over
+        // expert_tp: none with expert_tp = 1), the same pattern on the tokens an expert-TP group holds, β·T·h·etp/t.
+        // The allgather dispatcher's gather over ep × expert_tp (below) does that gather itself.
+        const int etp = layout.etp;
+        lc.etpMsg = lc.tpMsg * etp / tp;
+        double etpFwd = 0, etpBwd = 0;
+        if (etp > 1 && !allGatherDispatch) {
+            if (sp) {
+                lc.etpAG = collectiveCost(s, CollectiveOp::AllGather, lc.etpMsg, layout.etpGroup);
+                lc.etpRS = collectiveCost(s, CollectiveOp::ReduceScatter, lc.etpMsg, layout.etpGroup);
+                etpFwd = lc.etpAG.time + lc.etpRS.time;
+                etpBwd = 2 * lc.etpAG.time + lc.etpRS.time;
+            } else {
+                lc.etpAR = collectiveCost(s, CollectiveOp::AllReduce, lc.etpMsg, layout.etpGroup);
+                etpFwd = etpBwd = lc.etpAR.time;
+            }
+        }
+        lc.tpFwdMoe = lc.tpFwd / 2 + etpFwd;
+        lc.tpBwdMoe = lc.tpBwd / 2 + etpBwd;
+    }
     // CP (Megatron-LM docs context_parallel.md): KV chunks ring-passed (c−1) times forward, 2(c−1) backward (K/V and
     // dK/dV). Each ring step computes attention on the chunk it holds while the next arrives
     // (TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
@@ -214,7 +244,17 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         lc.cpBwdExposed = (cp - 1) * std::max(0.0, 2.0 * lc.cpCost.time - coreBwdTime / cp);
     }
     // EP all-to-all (GShard; Switch Transformers): dispatch + combine forward and again backward, exposed.
-    if (ep > 1) {
+    if (ep > 1 && allGatherDispatch) {
+        // allgather dispatcher (megatron/core/transformer/moe/token_dispatcher.py, MoEAllGatherTokenDispatcher): every
+        // rank all-gathers the hidden states of its ep × expert_tp group (tp_ep_group) and keeps the tokens of its
+        // experts; the combine reduce-scatters them back. The gather's output is the group's tokens, β·h·(T/r)·n with
+        // n = ep·expert_tp: every rank receives every token once, whatever top-k (README: for small EP, large top-k).
+        const int n = ep * layout.etp;
+        lc.epPlacement = placeGroup(n, 1, layout.gpusPerNode); // expert_tp fastest, then ep: consecutive ranks
+        lc.epMsg = beta * h * T / (sp ? tp : 1) * n;
+        lc.epCost = collectiveCost(s, CollectiveOp::AllGather, lc.epMsg, lc.epPlacement);
+        lc.epCombine = collectiveCost(s, CollectiveOp::ReduceScatter, lc.epMsg, lc.epPlacement);
+    } else if (ep > 1) {
         const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
         lc.epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
         if (s.training.precision == Precision::Fp8Mixed)
@@ -222,8 +262,23 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         // Node-limited routing: a token crosses the network to at most M nodes instead of its top-k experts' nodes,
         // M/k of the naive off-node volume (DeepSeek-V3 report §2.1.2; DeepEP's internode kernels deduplicate).
         const int M = s.model.moe.maxNodesPerToken;
-        lc.epOffNodeShare = M > 0 && s.model.moe.topK > 0 ? std::min(1.0, double(M) / s.model.moe.topK) : 1.0;
+        const int k = s.model.moe.topK;
+        lc.epOffNodeShare = M > 0 && k > 0 ? std::min(1.0, double(M) / k) : 1.0;
+        if (s.model.moe.dispatcher == MoeDispatcher::DeepEp && k > 0) {
+            // DeepEP (github.com/deepseek-ai/DeepEP README, "kernels for asymmetric-domain bandwidth forwarding";
+            // DeepSeek-V3 report §3.2.2): a token crosses the network once per destination node and is forwarded
+            // over NVLink there. With its k experts drawn among E spread evenly over the EP group's N nodes it lands
+            // on D = N·(1 − C(E − E/N, k)/C(E, k)) nodes on average: D/k of the naive off-node bytes (at most M/k).
+            const double N = layout.epGroup.nodes, E = s.model.moe.experts;
+            double miss = 1; // probability that none of the k experts is on a given node
+            for (int i = 0; i < k; ++i)
+                miss *= std::max(0.0, E - E / N - i) / (E - i);
+            const double D = N * (1 - miss);
+            lc.epOffNodeShare = std::min(lc.epOffNodeShare, std::min(1.0, D / k));
+        }
+        lc.epPlacement = layout.epGroup;
         lc.epCost = collectiveCost(s, CollectiveOp::AllToAll, lc.epMsg, layout.epGroup, lc.epOffNodeShare);
+        lc.epCombine = lc.epCost;
     }
     // ZeRO-3/FSDP: each unit (a layer) gathered before its forward and backward, its gradients reduce-scattered, in
     // the calls and messages the profile's buckets make of it (unitCollectives).
@@ -259,21 +314,41 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
     StepCollectives out;
 
     // Per-layer collectives of the slowest stage, counted over the step (a full recompute repeats the forward's).
+    // With the experts split otherwise (lc.expertTpSplit) an MoE layer has only its attention's half over tp.
+    const double tpLayers = lc.expertTpSplit ? (layersSlow + slow.shape.denseLayers) / 2.0 : layersSlow;
     if (tp > 1) {
         const bool tpCross = layout.tpGroup.nodes > 1;
         const double recomputeCalls = full ? 1.0 : 0.0;
         if (sp) {
-            const double ag = mm * layersSlow * (2 + 4 + 2 * recomputeCalls);
-            const double rs = mm * layersSlow * (2 + 2 + 2 * recomputeCalls);
+            const double ag = mm * tpLayers * (2 + 4 + 2 * recomputeCalls);
+            const double rs = mm * tpLayers * (2 + 2 + 2 * recomputeCalls);
             const double share = slow.tpExposedShare; // parallelism.tp_comm_overlap (timing_stage.cpp, layerTimes)
             addCollective(sink, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, share * lc.tpAG.time * ag,
                 tpCross, "sequence-parallel all-gather of layer inputs", true);
             addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, share * lc.tpRS.time * rs,
                 tpCross, "sequence-parallel reduce-scatter of layer outputs", true);
         } else {
-            const double ar = mm * layersSlow * (4 + 2 * recomputeCalls);
+            const double ar = mm * tpLayers * (4 + 2 * recomputeCalls);
             addCollective(sink, Group::Tp, CollectiveOp::AllReduce, tp, ar, lc.tpMsg, lc.tpAR, lc.tpAR.time * ar, tpCross,
                 "tensor-parallel all-reduce of attention and MLP outputs", true);
+        }
+    }
+    // The MoE layers' MLP half over the expert-TP group (counted with the TP group's bytes).
+    if (lc.expertTpSplit && layout.etp > 1 && lc.etpMsg > 0 && moeSlow > 0) {
+        const bool cross = layout.etpGroup.nodes > 1;
+        const double half = mm * moeSlow / 2.0;
+        const double recomputeCalls = full ? 1.0 : 0.0;
+        const double share = slow.tpExposedShare;
+        if (lc.etpAG.time > 0) {
+            const double ag = half * (2 + 4 + 2 * recomputeCalls), rs = half * (2 + 2 + 2 * recomputeCalls);
+            addCollective(sink, Group::Tp, CollectiveOp::AllGather, layout.etp, ag, lc.etpMsg, lc.etpAG,
+                share * lc.etpAG.time * ag, cross, "expert tensor-parallel all-gather of the MoE MLP's tokens", true);
+            addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, layout.etp, rs, lc.etpMsg, lc.etpRS,
+                share * lc.etpRS.time * rs, cross, "expert tensor-parallel reduce-scatter of the MoE MLP's outputs", true);
+        } else {
+            const double ar = half * (4 + 2 * recomputeCalls);
+            addCollective(sink, Group::Tp, CollectiveOp::AllReduce, layout.etp, ar, lc.etpMsg, lc.etpAR,
+                lc.etpAR.time * ar, cross, "expert tensor-parallel all-reduce of the MoE MLP's outputs", true);
         }
     }
     if (cp > 1) {
@@ -284,10 +359,25 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
     }
     if (ep > 1 && moeSlow > 0) {
         // a full recompute re-runs the layer's forward, its dispatch and combine included (Megatron-Core
-        // megatron/core/transformer/transformer_block.py checkpoints whole layers)
-        const double calls = mm * moeSlow * (4.0 + (full ? 2.0 : 0.0));
-        addCollective(sink, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
-            layout.epGroup.nodes > 1, "expert-parallel all-to-all dispatch and combine", true);
+        // megatron/core/transformer/transformer_block.py checkpoints whole layers), and so does recompute_modules moe
+        // (megatron/core/transformer/moe/moe_layer.py checkpoints the MoE block)
+        const bool moeAgain = full
+            || (s.training.recompute == Recompute::Selective && s.training.effectiveRecomputeModules().moe);
+        const double calls = mm * moeSlow * (4.0 + (moeAgain ? 2.0 : 0.0));
+        const bool cross = lc.epPlacement.nodes > 1;
+        if (s.model.moe.dispatcher == MoeDispatcher::AllGather) {
+            // forward: gather, then reduce-scatter; backward: their adjoints, a reduce-scatter and a gather
+            const int n = lc.epPlacement.size;
+            addCollective(sink, Group::Ep, CollectiveOp::AllGather, n, calls / 2, lc.epMsg, lc.epCost,
+                mm * slow.epExposed / 2, cross, "allgather dispatcher: tokens gathered over ep × expert_tp", true);
+            addCollective(sink, Group::Ep, CollectiveOp::ReduceScatter, n, calls / 2, lc.epMsg, lc.epCombine,
+                mm * slow.epExposed / 2, cross, "allgather dispatcher: expert outputs reduce-scattered back", true);
+        } else {
+            addCollective(sink, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
+                cross, s.model.moe.dispatcher == MoeDispatcher::DeepEp
+                    ? "expert-parallel dispatch and combine (DeepEP: once per node over the network, NVLink forwarding)"
+                    : "expert-parallel all-to-all dispatch and combine", true);
+        }
     }
     if (pp > 1) {
         // Stage boundary p2p: activations forward, gradients backward, β·s·b·h/t (scatter/gather), × v interleaved.

@@ -21,11 +21,19 @@ struct LayerComm {
     double tpMsg = 0;                  ///< β·T·h: a TP all-reduce / all-gather message
     CollectiveCost tpAR, tpAG, tpRS;
     double tpFwd = 0, tpBwd = 0;       ///< TP time per layer, forward and backward (exposed: on the critical path)
+    /// An MoE layer's TP time when its experts are not split like the dense layers (expert_tp ≠ tp, or the allgather
+    /// dispatcher with ep > 1): the attention's half over tp, the experts' over expert_tp; else tpFwd, tpBwd.
+    double tpFwdMoe = 0, tpBwdMoe = 0;
+    bool expertTpSplit = false;        ///< the case above
+    double etpMsg = 0;                 ///< β·T·h·expert_tp/t: an expert-TP all-reduce / all-gather message
+    CollectiveCost etpAR, etpAG, etpRS;
     double cpChunk = 0;                ///< one K/V chunk of the context-parallel ring
     CollectiveCost cpCost;
     double cpFwdExposed = 0, cpBwdExposed = 0; ///< per layer: the c−1 ring steps' transfers beyond each step's attention
-    double epMsg = 0;                  ///< one expert-parallel all-to-all message
-    CollectiveCost epCost;
+    double epMsg = 0;                  ///< one expert-parallel all-to-all (or allgather dispatcher's gather) message
+    CollectiveCost epCost;             ///< the dispatch: an all-to-all, or the allgather dispatcher's all-gather
+    CollectiveCost epCombine;          ///< the combine: the same all-to-all, or the allgather dispatcher's reduce-scatter
+    GroupPlacement epPlacement;        ///< the dispatcher's group: ep, or ep × expert_tp for the allgather dispatcher
     double epOffNodeShare = 1;         ///< share of the all-to-all's off-node bytes on the network (node-limited routing)
     /// One layer's ZeRO-3/FSDP parameter all-gathers and gradient reduce-scatters: time of all its calls, the calls
     /// per layer (DeepSpeed's prefetch bucket splits a layer; its reduce bucket spans several, a fraction of a call

@@ -77,7 +77,10 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // MoE: top-k routed experts per token, padded to the capacity factor, + shared experts + router
     // (Megatron-LM num_floating_point_operations)
     lc.moeLinear = s.model.isMoe() ? 2.0 * T * (cf * c.routedActive + c.sharedExperts + c.router) / tp : 0.0;
+    // Independent of expert_tp: a GPU runs T·k·cf·expert_tp/t token copies through 1/expert_tp of each expert
+    // (megatron/core/transformer/moe/experts.py, TEGroupedMLP over the expert-TP group).
     lc.moeRouted = s.model.isMoe() ? 2.0 * T * cf * c.routedActive / tp : 0.0;
+    lc.moeShared = s.model.isMoe() ? 2.0 * T * c.sharedExperts / tp : 0.0;
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).

@@ -26,6 +26,7 @@ struct LayerCompute {
     Peak peak;
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
     double moeRouted = 0;     ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
+    double moeShared = 0;     ///< of moeLinear, the shared experts' GEMMs (recompute_modules shared_experts re-runs them)
     double attnCore = 0;      ///< attention score and value FLOPs forward
     double coreTime = 0;      ///< attnCore at the forward attention rate (also its recompute)
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)

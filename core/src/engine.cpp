@@ -167,10 +167,28 @@ template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const
         out.stored = out.full;
         out.note = "";
         break;
-    case Recompute::Selective: // selective recompute drops core attention (Table 2)
-        out.stored = out.full - out.core / t;
-        out.note = "selective: core attention recomputed";
+    case Recompute::Selective: {
+        const RecomputeModules mods = s.training.effectiveRecomputeModules();
+        if (mods == RecomputeModules{ .coreAttn = true }) { // Megatron's default: core attention (Table 2)
+            out.stored = out.full - out.core / t;
+            out.note = "selective: core attention recomputed";
+            break;
+        }
+        // training.recompute_modules (megatron/core/transformer/transformer_config.py, recompute_modules): each named
+        // module's saved activations are dropped. core_attn: the core-attention part; layernorm (output-discarding,
+        // transformer_layer.py recompute_input_layernorm / recompute_pre_mlp_layernorm): the two norms' outputs, which
+        // the QKV and fc1 linears saved (β8 each); mlp (checkpointed, transformer_layer.py recompute_mlp): a dense
+        // MLP's inside, its input kept. moe, moe_act and shared_experts act on the MoE block (makeShape).
+        out.stored = out.full;
+        if (mods.coreAttn)
+            out.stored = out.stored - out.core / t;
+        if (mods.layernorm)
+            out.stored = out.stored - two * beta8 * T * h / r;
+        if (mods.mlp)
+            out.stored = out.stored - out.denseMlp / t;
+        out.note = "selective: the training.recompute_modules parts recomputed";
         break;
+    }
     case Recompute::Full:
         out.stored = out.input;
         out.note = "full recompute: only the layer input is kept";
@@ -202,6 +220,7 @@ Shape makeShape(const Scenario& s)
     sh.pp = par.pp;
     sh.cp = par.cp;
     sh.ep = m.isMoe() ? par.ep : 1;
+    sh.etp = m.isMoe() ? par.effectiveExpertTp() : par.tp;
     sh.v = par.schedule == PpSchedule::Interleaved ? std::max(1, par.virtualStages) : 1;
 
     const double t = par.tp;
@@ -229,6 +248,7 @@ Shape makeShape(const Scenario& s)
     sh.layerActivationFull = layer.full.value();
     sh.layerInput = layer.input.value();
     sh.layerActivation = layer.stored.value();
+    sh.layerCore = layer.core.value() / t;
 
     if (m.isMoe()) {
         // MoE MLP: each token is copied to top-k experts (× capacity factor): expert input + intermediates,
@@ -236,10 +256,27 @@ Shape makeShape(const Scenario& s)
         const double fe = static_cast<double>(m.moe.expertFfnHidden);
         const double copies = m.moe.topK * m.moe.capacityFactor;
         const double mlpBytes = (mlpMats - 1) * beta + beta8; // per MLP-hidden element, fc2's input at β8
-        const double moeSplit = T * copies * (beta8 * h + mlpBytes * fe) + m.moe.sharedExperts * mlpBytes * T * fe;
+        // Per GPU the routed experts see T·k·cf/t token copies whatever expert_tp is: expert_tp·ep·expert_dp = t·dp·cp
+        // GPUs share the stage's tokens, and an expert-TP group gathers its members' (megatron/core/transformer/moe/
+        // token_dispatcher.py, MoEAlltoAllTokenDispatcher). The h-wide dispatched input is counted once per copy on a
+        // GPU (exact with expert_tp = 1).
+        const double routed = T * copies * (beta8 * h + mlpBytes * fe);
+        const double shared = m.moe.sharedExperts * mlpBytes * T * fe;
+        const double moeSplit = routed + shared;
         const double router = 4.0 * T * m.moe.experts / repDiv;
         sh.moeLayerExtraFull = (moeSplit - denseMlpSplit) / t + router;
         sh.moeLayerExtra = full ? 0.0 : sh.moeLayerExtraFull;
+        const RecomputeModules mods = s.training.effectiveRecomputeModules();
+        if (s.training.recompute == Recompute::Selective && (mods.moe || mods.moeAct || mods.sharedExperts || mods.mlp)) {
+            // training.recompute_modules on the MoE block (megatron/core/transformer/moe/moe_layer.py,
+            // moe_layer_recompute and shared_experts_recompute; experts.py, moe_act: the activation's output, fc2's
+            // input, discarded): moe drops all of it, router logits included; moe_act the routed experts' fc2 inputs;
+            // shared_experts the shared experts' inside. mlp drops a dense MLP's, which an MoE layer does not have.
+            const double kept = mods.moe ? 0.0
+                                         : (routed - (mods.moeAct ? T * copies * beta8 * fe : 0.0)
+                                            + (mods.sharedExperts ? 0.0 : shared)) / t + router;
+            sh.moeLayerExtra = kept - (mods.mlp ? 0.0 : denseMlpSplit / t);
+        }
     }
     // Embedding stage: int64 token ids (8sb) and the embedding dropout mask (sbh), ÷t (Korthikanti §4.3; Megatron code).
     sh.embeddingActivation = (8.0 * T + delta * T * h) / t;
@@ -259,7 +296,7 @@ Shape makeShape(const Scenario& s)
 
     // ZeRO-3/FSDP gather unit: one transformer layer (or DeepSpeed's largest module), or the FSDP root's embeddings.
     const auto& c = sh.counts;
-    const double expertLayer = c.moeLayers > 0 ? c.routedExperts / (sh.ep * t) + c.sharedExperts / t : 0.0;
+    const double expertLayer = c.moeLayers > 0 ? c.routedExperts / (sh.ep * double(sh.etp)) + c.sharedExperts / t : 0.0;
     const double denseLayer = c.denseLayers > 0 ? c.denseMlp / t : 0.0;
     sh.layerUnitParams = (c.attention + c.attentionNorms) / t + c.layerNorms + std::max(expertLayer, denseLayer);
     const double root = (c.embedding + c.head) / t;
@@ -286,9 +323,9 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     st.embedding = i == 0;
     st.head = i == pp - 1;
     const double t = shape.tp;
-    // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, experts ÷ (etp·ep), with etp = tp:
-    // --expert-tensor-parallel-size defaults to the TP size (megatron/training/arguments.py, validate_args;
-    // megatron/core/parallel_state.py, initialize_model_parallel), so experts split over TP unless a run sets it;
+    // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, routed experts ÷ (etp·ep), etp
+    // being parallelism.expert_tp: --expert-tensor-parallel-size defaults to the TP size (megatron/training/
+    // arguments.py, validate_args; megatron/core/parallel_state.py, initialize_model_parallel); shared experts ÷ tp;
     // the first stage holds the embedding, the last the output layer (a copy of the tied embedding when pp > 1).
     double tpSharded = st.layers * c.attention + st.denseLayers * c.denseMlp + st.moeLayers * c.sharedExperts;
     double replicated = st.layers * (c.layerNorms + c.attentionNorms) + st.moeLayers * c.router;
@@ -305,7 +342,7 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     // VocabParallelEmbedding and tensor_parallel.ColumnParallelLinear, not TE modules).
     st.denseLinear = (st.layers * c.attention + st.denseLayers * c.denseMlp + st.moeLayers * c.sharedExperts) / t;
     st.dense = tpSharded / t + replicated;
-    st.expert = st.moeLayers * c.routedExperts / (shape.ep * t);
+    st.expert = st.moeLayers * c.routedExperts / (shape.ep * double(shape.etp));
     return st;
 }
 
@@ -352,12 +389,14 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     const bool ds = s.training.accounting == Accounting::DeepSpeed;
     const X zero = X::constant(0);
     // Sharding degree: the dense data-parallel group folds in CP (Megatron-LM distributed optimizer);
-    // experts shard over the expert data-parallel group dp·cp/ep; fsdp-hybrid shards inside its group only.
+    // experts shard over the expert data-parallel group t·dp·cp/(expert_tp·ep) (Megatron-Core's expert grid,
+    // parallel_state.py); fsdp-hybrid shards inside its group only.
     const X psiD = X::input("Ψ_d", st.dense, "parameters", "dense parameters of this pipeline stage on one TP rank");
     const X nD = X::input("N_d", l.shardGroup, "", "GPUs sharding them (dp·cp, or the hybrid shard group)");
-    const X psiE = X::input("Ψ_e", st.expert, "parameters", "routed-expert parameters of this stage on one TP·EP rank");
-    const X nE = X::input("N_e", std::min(l.expertDp, l.shardGroup), "",
-                          "GPUs sharding the experts (dp·cp/ep, or the shard group)");
+    const X psiE = X::input("Ψ_e", st.expert, "parameters",
+                            "routed-expert parameters of this stage on one GPU: ÷ (ep·expert_tp)");
+    const X nE = X::input("N_e", shard == Sharding::FsdpHybrid ? std::min(l.expertDp, l.shardGroup) : l.expertDp, "",
+                          "GPUs sharding the experts (expert data-parallel: t·dp·cp/(expert_tp·ep), or the shard group)");
     const X perGpu = psiD / nD + psiE / nE, whole = psiD + psiE;
     auto sharded = [&](bool on, const X& bytesPerParam) { return bytesPerParam * (on ? perGpu : whole); };
     const double psi = st.dense + st.expert;

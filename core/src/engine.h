@@ -51,6 +51,7 @@ struct Shape {
     ModelCounts counts;
     StateBytes bytes;
     int tp = 1, pp = 1, cp = 1, ep = 1, v = 1;
+    int etp = 1;                      ///< expert tensor parallelism (parallelism.expert_tp; tp for a dense model)
     double tokensPerMicroBatch = 0;   ///< s·b/cp tokens a GPU processes per micro-batch (before SP)
     double layerActivation = 0;       ///< stored bytes of one layer for one micro-batch (recompute applied)
     double layerActivationFull = 0;   ///< the same without recompute (element-wise traffic and the working set)
@@ -58,6 +59,7 @@ struct Shape {
     double linearInputBytes = 0;      ///< β8: bytes per saved linear-layer input element (1 with TE FP8, else β)
     double moeLayerExtra = 0;         ///< extra stored bytes of an MoE layer over a dense one
     double moeLayerExtraFull = 0;
+    double layerCore = 0;             ///< core attention's stored bytes of one layer on a GPU, A_core/t
     double embeddingActivation = 0;   ///< first stage, per micro-batch: token ids + embedding dropout mask
     double headInputs = 0;            ///< last stage, one micro-batch: final-norm and output-layer inputs (stored)
     double tpGatheredInput = 0;       ///< PyTorch TP + SP: a column-parallel input saved gathered, beyond its shard

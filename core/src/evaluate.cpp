@@ -116,9 +116,13 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     slowStage.lastBackward = S.backwardTime;
     slowStage.dpFwd = times[slow].dpFwd;
     slowStage.dpBwd = times[slow].dpBwd;
-    slowStage.epExposed = slowStage.shape.moeLayers
-        * (moeL.epBwd + moeL.epFwd * (s.training.recompute == Recompute::Full ? 2.0 : 1.0));
-    const double tpAll = double(slowStage.shape.layers) * (comm.tpFwd + comm.tpBwd);
+    // the forward all-to-alls run again under full recompute and under recompute_modules moe
+    const bool moeAgain = s.training.recompute == Recompute::Full
+        || (s.training.recompute == Recompute::Selective && s.training.effectiveRecomputeModules().moe);
+    slowStage.epExposed = slowStage.shape.moeLayers * (moeL.epBwd + moeL.epFwd * (moeAgain ? 2.0 : 1.0));
+    const double tpAll = comm.expertTpSplit
+        ? slowStage.shape.denseLayers * (comm.tpFwd + comm.tpBwd) + slowStage.shape.moeLayers * (comm.tpFwdMoe + comm.tpBwdMoe)
+        : double(slowStage.shape.layers) * (comm.tpFwd + comm.tpBwd);
     if (tpAll > 0)
         slowStage.tpExposedShare = (slowStage.shape.denseLayers * (denseL.tpFwd + denseL.tpBwd)
                                        + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd)) / tpAll;

@@ -25,10 +25,13 @@
 // --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
 // --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
 // --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
-// --optimizer-cpu-offload, --optimizer (adam default | sgd). torchrun (torch/distributed/run.py): --nnodes,
+// --optimizer-cpu-offload, --optimizer (adam default | sgd); --expert-tensor-parallel-size (default tp),
+// --moe-token-dispatcher-type (allgather default | alltoall | flex), --moe-flex-dispatcher-backend (deepep default |
+// hybridep | ncclep), --moe-enable-deepep, --recompute-modules (core_attn default). torchrun (torch/distributed/run.py): --nnodes,
 // --nproc-per-node (alias --nproc_per_node).
 #include "checked_int.h"
 #include "import_common.h"
+#include "shardscope/core/scenario_json.h"
 #include "shell_words.h"
 
 #include <algorithm>
@@ -52,7 +55,15 @@ const std::set<std::string>& switches()
         "--overlap-param-gather", "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
         "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
         "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
-        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32" };
+        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
+        "--moe-enable-deepep" };
+    return s;
+}
+
+/// Flags that take a list of words (argparse nargs='*'): every word up to the next flag.
+const std::set<std::string>& listed()
+{
+    static const std::set<std::string> s = { "--recompute-modules" };
     return s;
 }
 
@@ -68,7 +79,8 @@ const std::set<std::string>& valued()
         "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size", "--recompute-granularity",
         "--recompute-method", "--recompute-num-layers", "--fp8-format", "--attention-backend", "--hidden-dropout",
         "--attention-dropout", "--data-parallel-sharding-strategy", "--num-distributed-optimizer-instances",
-        "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node" };
+        "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node", "--expert-tensor-parallel-size",
+        "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend" };
     return s;
 }
 
@@ -448,6 +460,13 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             name = name.substr(0, eq);
         } else if (switches().count(name)) {
             // store_true
+        } else if (listed().count(name)) {
+            // nargs='*': the words up to the next flag, kept space-separated
+            while (i + 1 < words.size() && words[i + 1].text.rfind("-", 0) != 0) {
+                f.value += (f.value.empty() ? "" : " ") + words[i + 1].text;
+                f.expands = f.expands || words[i + 1].expands;
+                ++i;
+            }
         } else if (i + 1 < words.size()
             && (valued().count(name) || words[i + 1].text.rfind('-', 0) != 0 || words[i + 1].text.size() < 2)) {
             f.value = words[i + 1].text;
@@ -482,6 +501,15 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     a.count("--pipeline-model-parallel-size", p.pp);
     a.count("--context-parallel-size", p.cp);
     a.count("--expert-model-parallel-size", p.ep);
+    // --expert-tensor-parallel-size (megatron/training/arguments.py: None means tp); kept only where it differs
+    p.expertTp = 0;
+    int etp = 0;
+    if (a.count("--expert-tensor-parallel-size", etp) && etp != p.tp) {
+        if (s.model.isMoe())
+            p.expertTp = etp;
+        else
+            cx.warning("--expert-tensor-parallel-size", "the model has no experts (--num-experts): ignored");
+    }
     p.sequenceParallel = a.has("--sequence-parallel");
     p.virtualStages = 1;
     int perVirtual = 0;
@@ -501,8 +529,30 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     p.tpCommOverlap = a.has("--tp-comm-overlap");
     for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
              "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
-             "parallelism.moe_overlap", "parallelism.tp_comm_overlap" })
+             "parallelism.moe_overlap", "parallelism.tp_comm_overlap", "parallelism.expert_tp" })
         cx.set(f);
+
+    // ---- Token dispatcher (transformer_config.py moe_token_dispatcher_type, default "allgather"; "flex" with
+    // moe_flex_dispatcher_backend, default "deepep"; the deprecated --moe-enable-deepep needs flex).
+    if (s.model.isMoe()) {
+        std::string type = "allgather", backend = "deepep";
+        a.choice("--moe-token-dispatcher-type", type, { "allgather", "alltoall", "flex" });
+        a.choice("--moe-flex-dispatcher-backend", backend, { "deepep", "hybridep", "ncclep" });
+        if (a.has("--moe-enable-deepep") && type != "flex")
+            cx.error("--moe-enable-deepep", "DeepEP is only supported with --moe-token-dispatcher-type flex "
+                                            "(transformer_config.py)");
+        auto& d = s.model.moe.dispatcher;
+        d = type == "alltoall" ? MoeDispatcher::AllToAll
+            : type == "allgather" ? MoeDispatcher::AllGather
+            : backend == "ncclep" ? MoeDispatcher::AllToAll
+                                  : MoeDispatcher::DeepEp;
+        if (type == "flex" && backend == "hybridep")
+            cx.warning("--moe-flex-dispatcher-backend", "hybridep is modelled as DeepEP (one network crossing per node, "
+                                                        "NVLink forwarding)");
+        if (type == "flex" && backend == "ncclep")
+            cx.warning("--moe-flex-dispatcher-backend", "ncclep is modelled as an NCCL all-to-all (alltoall)");
+        cx.set("model.moe.dispatcher");
+    }
 
     // ---- GPUs from the torchrun line. The launcher's own flags often hold variables ($GPUS_PER_NODE in Megatron-LM's
     // examples): then the count comes from --gpus or the base, with a warning, rather than refusing the script.
@@ -577,7 +627,34 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             cx.warning("--recompute-num-layers", "uniform groups of " + std::to_string(n)
                            + " layers keep fewer inputs than one per layer; modelled as one per layer");
     }
+    // --recompute-modules (transformer_config.py recompute_modules, default core_attn), read with selective only.
+    s.training.recomputeModules.reset();
+    std::string modules;
+    if (a.value("--recompute-modules", modules)) {
+        if (s.training.recompute != Recompute::Selective) {
+            cx.warning("--recompute-modules", "applies to --recompute-granularity selective only: ignored");
+        } else {
+            RecomputeModules mods;
+            std::vector<std::string> notModelled;
+            for (const ShellWord& w : splitShellWords(modules).words) {
+                if (setRecomputeModule(mods, w.text))
+                    continue;
+                if (w.text == "mla_up_proj" || w.text == "gdn_norm_out" || w.text == "gdp_in_proj" || w.text == "gdp_qkv"
+                    || w.text == "mhc")
+                    notModelled.push_back(w.text);
+                else
+                    cx.error("--recompute-modules", "'" + w.text + "' is not a module Megatron-LM recomputes; allowed: "
+                                 + std::string(kRecomputeModuleNames) + " (and mla_up_proj, gdn_norm_out, gdp_in_proj, "
+                                 "gdp_qkv, mhc, which ShardScope does not model)");
+            }
+            if (!notModelled.empty())
+                cx.warning("--recompute-modules", cappedList(notModelled, " ") + ": not modelled (their activations count "
+                                                                                   "as kept)");
+            s.training.recomputeModules = mods;
+        }
+    }
     cx.set("training.recompute");
+    cx.set("training.recompute_modules");
 
     // ---- Precision.
     const bool bf16 = a.has("--bf16"), fp16 = a.has("--fp16");

@@ -4,7 +4,8 @@
 // global_batch_size -1 (= local × data parallel), seq_len 2048, enable_cpu_offload, mixed_precision_param
 // "bfloat16", mixed_precision_reduce "float32", compile False; Parallelism data_parallel_replicate_degree 1, data_parallel_shard_degree -1 ("leftover
 // ranks"), fsdp_reshard_after_forward "default", tensor/pipeline/context/expert_parallel_degree 1,
-// pipeline_parallel_schedule "1F1B", pipeline_parallel_layers_per_stage, pipeline_parallel_microbatch_size 1;
+// pipeline_parallel_schedule "1F1B", pipeline_parallel_layers_per_stage, pipeline_parallel_microbatch_size 1,
+// expert_tensor_parallel_degree 1 (1 or tp), expert_parallel_comm_backend "standard" (| "deepep");
 // ActivationCheckpoint mode "selective", selective_ac_option "2"; Float8; Optimizer name "AdamW"), and the newer
 // [compile] enable / [quantize.linear.float8] spellings. The mesh and FSDP over dp_shard × cp follow
 // torchtitan/distributed/parallel_dims.py; flavors are torchtitan/models/llama3/__init__.py (8B, 70B, 405B: the
@@ -203,8 +204,7 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     Section par(table("parallelism"), "parallelism", cx);
     par.known({ "disable_loss_parallel", "enable_async_tensor_parallel", "pipeline_parallel_split_points",
         "pipeline_parallel_schedule_csv", "context_parallel_rotate_method", "enable_compiled_autograd",
-        "module_fqns_per_model_part", "pipeline_parallel_first_stage_less_layers", "pipeline_parallel_last_stage_less_layers",
-        "expert_tensor_parallel_degree" });
+        "module_fqns_per_model_part", "pipeline_parallel_first_stage_less_layers", "pipeline_parallel_last_stage_less_layers" });
     int64_t replicate = 1, shard = -1, tp = 1, pp = 1, cp = 1, ep = 1, lps = 0, ppMicro = 1;
     par.integer("data_parallel_replicate_degree", replicate, 1);
     const bool shardGiven = par.integer("data_parallel_shard_degree", shard, -1);
@@ -216,6 +216,12 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     par.integer("pipeline_parallel_degree", pp, 1, 1'000'000);
     par.integer("context_parallel_degree", cp, 1, 1'000'000);
     par.integer("expert_parallel_degree", ep, 1, 1'000'000);
+    // expert_tensor_parallel_degree (default 1: torchtitan's routed experts use no TP unless asked; 1 or tp) and
+    // expert_parallel_comm_backend ("standard" all-to-all or "deepep"), both only with ep > 1 (job_config.py)
+    int64_t etp = 1;
+    par.integer("expert_tensor_parallel_degree", etp, 1, 1'000'000);
+    std::string backend = "standard";
+    par.text("expert_parallel_comm_backend", backend);
     par.integer("pipeline_parallel_layers_per_stage", lps, 1);
     par.integer("pipeline_parallel_microbatch_size", ppMicro, 1);
     std::string reshard = "default", schedule = "1F1B";
@@ -228,6 +234,19 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     p.pp = static_cast<int>(pp);
     p.cp = static_cast<int>(cp);
     p.ep = static_cast<int>(ep);
+    p.expertTp = 0;
+    if (s.model.isMoe() && ep > 1) {
+        if (etp != 1 && etp != tp)
+            cx.error("parallelism.expert_tensor_parallel_degree", "torchtitan supports 1 or the tensor_parallel_degree ("
+                         + std::to_string(tp) + "), not " + std::to_string(etp));
+        else if (etp != tp)
+            p.expertTp = static_cast<int>(etp);
+        if (backend != "standard" && backend != "deepep")
+            cx.error("parallelism.expert_parallel_comm_backend", "'" + backend + "' is not one of: standard, deepep");
+        s.model.moe.dispatcher = backend == "deepep" ? MoeDispatcher::DeepEp : MoeDispatcher::AllToAll;
+        cx.set("parallelism.expert_tp");
+        cx.set("model.moe.dispatcher");
+    }
     // dp_shard -1: the ranks left after replicate × cp × tp × pp (parallel_dims.py _validate).
     // Each degree is bounded, their product need not be: checked against kMaxIntCount GPUs before any division.
     int64_t others = 0, gpus = 0;

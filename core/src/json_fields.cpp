@@ -345,7 +345,7 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
             r.error(mp, std::string("must be an object, not ") + it->type_name());
         } else {
             r.unknownKeys(*it, mp, { "experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers", "capacity_factor",
-                                         "max_nodes_per_token" });
+                                         "max_nodes_per_token", "dispatcher" });
             r.integer(*it, "experts", mp, m.moe.experts);
             r.integer(*it, "top_k", mp, m.moe.topK);
             r.integer64(*it, "expert_ffn_hidden", mp, m.moe.expertFfnHidden);
@@ -353,6 +353,9 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
             r.integer(*it, "dense_layers", mp, m.moe.denseLayers);
             r.number(*it, "capacity_factor", mp, m.moe.capacityFactor);
             r.integer(*it, "max_nodes_per_token", mp, m.moe.maxNodesPerToken);
+            r.enumeration(*it, "dispatcher", mp, m.moe.dispatcher,
+                { { "alltoall", MoeDispatcher::AllToAll }, { "deepep", MoeDispatcher::DeepEp },
+                    { "allgather", MoeDispatcher::AllGather } });
         }
     }
     if (auto it = o.find("mla"); it != o.end()) {
@@ -407,6 +410,8 @@ json modelToJson(const ModelSpec& m)
         j["moe"] = { { "experts", m.moe.experts }, { "top_k", m.moe.topK }, { "expert_ffn_hidden", m.moe.expertFfnHidden },
             { "shared_experts", m.moe.sharedExperts }, { "dense_layers", m.moe.denseLayers },
             { "capacity_factor", m.moe.capacityFactor }, { "max_nodes_per_token", m.moe.maxNodesPerToken } };
+    if (m.isMoe() && m.moe.dispatcher != MoeDispatcher::AllToAll) // written only when set: older files read back alike
+        j["moe"]["dispatcher"] = toString(m.moe.dispatcher);
     if (m.isMla())
         j["mla"] = { { "q_lora_rank", m.mla.qLoraRank }, { "kv_lora_rank", m.mla.kvLoraRank },
             { "qk_nope_head_dim", m.mla.qkNopeHeadDim }, { "qk_rope_head_dim", m.mla.qkRopeHeadDim },

@@ -543,6 +543,8 @@ std::string megatron(const Scenario& s, const Layout& l)
         num("--context-parallel-size", l.cp);
     if (m.isMoe())
         num("--expert-model-parallel-size", l.ep);
+    if (m.isMoe() && s.parallelism.expertTp > 0) // megatron/training/arguments.py: absent means tp
+        num("--expert-tensor-parallel-size", l.etp);
     if (s.parallelism.sequenceParallel && l.tp > 1)
         flag("--sequence-parallel");
     if (s.parallelism.tpCommOverlap && l.tp > 1)
@@ -672,8 +674,16 @@ std::string megatron(const Scenario& s, const Layout& l)
         if (m.moe.denseLayers > 0)
             arg("--moe-layer-freq", "\"([0]*" + std::to_string(m.moe.denseLayers) + "+[1]*"
                     + std::to_string(m.layers - m.moe.denseLayers) + ")\"");
-        if (l.ep > 1)
-            arg("--moe-token-dispatcher-type", "alltoall");
+        // transformer_config.py moe_token_dispatcher_type (its default is allgather, so it is always written);
+        // DeepEP is the flex dispatcher's deepep backend (moe_flex_dispatcher_backend)
+        switch (m.moe.dispatcher) {
+        case MoeDispatcher::AllToAll: arg("--moe-token-dispatcher-type", "alltoall"); break;
+        case MoeDispatcher::AllGather: arg("--moe-token-dispatcher-type", "allgather"); break;
+        case MoeDispatcher::DeepEp:
+            arg("--moe-token-dispatcher-type", "flex");
+            arg("--moe-flex-dispatcher-backend", "deepep");
+            break;
+        }
         // node-limited routing as group-limited routing with one group per node of the expert-parallel group, and
         // the all-to-all overlap (megatron/core/transformer/transformer_config.py moe_router_num_groups,
         // moe_router_group_topk, overlap_moe_expert_parallel_comm)
@@ -720,7 +730,18 @@ std::string megatron(const Scenario& s, const Layout& l)
     switch (s.training.recompute) {
     case Recompute::None:
     case Recompute::SelectiveOp: break; // refused by launchConfigIssues
-    case Recompute::Selective: arg("--recompute-granularity", "selective"); break;
+    case Recompute::Selective:
+        arg("--recompute-granularity", "selective");
+        if (s.training.recomputeModules) { // names from a fixed list (scenario_json.cpp): no quoting needed
+            std::string names;
+            for (const std::string& n : recomputeModuleNames(*s.training.recomputeModules))
+                names += (names.empty() ? "" : " ") + n;
+            if (names.empty())
+                flag("--recompute-modules"); // argparse nargs='*': an empty list, nothing recomputed
+            else
+                arg("--recompute-modules", names);
+        }
+        break;
     case Recompute::Full:
         arg("--recompute-granularity", "full");
         arg("--recompute-method", "uniform");

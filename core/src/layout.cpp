@@ -33,7 +33,10 @@ ShardDegrees shardDegrees(const Scenario& s, int dp)
     ShardDegrees d;
     d.dpcp = dp * std::max(1, par.cp);
     const int ep = s.model.isMoe() ? std::max(1, par.ep) : 1;
-    d.expertDp = std::max(1, d.dpcp / ep);
+    // Megatron-Core's expert grid (megatron/core/parallel_state.py, initialize_model_parallel): a stage's tp·dp·cp
+    // ranks as expert_tp × ep × expert_dp, so expert_dp = tp·dp·cp / (expert_tp·ep) (dp·cp/ep when expert_tp = tp).
+    const int etp = s.model.isMoe() ? std::max(1, par.effectiveExpertTp()) : std::max(1, par.tp);
+    d.expertDp = std::max(1, int(int64_t(d.dpcp) * std::max(1, par.tp) / (int64_t(etp) * ep)));
     // fsdp-hybrid shards inside groups of shard_group ranks (0 = one node), replicated across them
     // (torch/distributed/fsdp/api.py HYBRID_SHARD); every other strategy shards over all dp·cp ranks.
     d.shardGroup = par.sharding == Sharding::FsdpHybrid
@@ -65,8 +68,11 @@ Layout makeLayout(const Scenario& s, int dp)
     l.tpGroup = placeGroup(l.tp, 1, gpn);
     l.cpGroup = placeGroup(l.cp, l.tp, gpn);
     l.dpcpGroup = placeGroup(l.dpcp, l.tp, gpn);
-    l.epGroup = placeGroup(l.ep, l.tp, gpn);
-    l.expertDpGroup = placeGroup(l.expertDp, l.tp * l.ep, gpn);
+    // the expert grid's order is expert_tp fastest, then ep, then expert_dp (RankGenerator order "tp-ep-dp-pp")
+    l.etp = s.model.isMoe() ? std::max(1, par.effectiveExpertTp()) : l.tp;
+    l.etpGroup = placeGroup(l.etp, 1, gpn);
+    l.epGroup = placeGroup(l.ep, l.etp, gpn);
+    l.expertDpGroup = placeGroup(l.expertDp, l.etp * l.ep, gpn);
     l.shardGroupPlacement = placeGroup(l.shardGroup, l.tp, gpn);
     l.replicaGroup = placeGroup(l.replicas, l.tp * l.shardGroup, gpn);
     l.ppPair = placeGroup(l.pp > 1 ? 2 : 1, l.tp * l.cp * dp, gpn);

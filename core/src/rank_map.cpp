@@ -25,10 +25,13 @@ RankCoord rankCoord(const Scenario& s, int rank)
     r /= p.cp;
     c.dp = r % dp;
     c.pp = r / dp;
+    // The expert grid of a stage (megatron/core/parallel_state.py, RankGenerator order "tp-ep-dp-pp"): expert_tp
+    // fastest, then ep, then expert_dp, over the stage's tp·cp·dp ranks.
     const int ep = s.model.isMoe() ? std::max(1, p.ep) : 1;
-    const int e = c.cp + p.cp * c.dp; // position in the dp × cp block
-    c.ep = e % ep;
-    c.expertDp = e / ep;
+    const int etp = s.model.isMoe() ? std::max(1, p.effectiveExpertTp()) : std::max(1, p.tp);
+    const int q = c.tp + p.tp * (c.cp + p.cp * c.dp); // position in the stage
+    c.ep = q / etp % ep;
+    c.expertDp = q / (etp * ep);
     return c;
 }
 
@@ -59,8 +62,10 @@ RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp, size_t ma
     const RankCoord c = rankCoord(s, rank);
     const int dpN = std::max(1, dataParallel(s));
     const int ep = s.model.isMoe() ? std::max(1, p.ep) : 1;
-    const int e = c.cp + p.cp * c.dp; // position in the dp × cp block
+    const int etp = s.model.isMoe() ? std::max(1, p.effectiveExpertTp()) : std::max(1, p.tp);
     const int stage = rankOf(s, 0, 0, 0, c.pp);
+    const int q = rank - stage;       // position in the stage's expert grid
+    const int expertTpRank = q % etp; // position in its expert tensor-parallel group
     RankGroup out; // { group, expertDataParallel, size, first, stride, members (filled below), ... }
     switch (g) {
     case Group::Tp:
@@ -70,16 +75,16 @@ RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp, size_t ma
         out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp, {}, 0, false, true };
         break;
     case Group::Dp:
-        if (expertDp) // dp × cp positions e % ep, e % ep + ep, ...
-            out = { g, true, (p.cp * dpN - e % ep + ep - 1) / ep, stage + c.tp + p.tp * (e % ep), p.tp * ep, {}, 0, false, true };
+        if (expertDp) // the same expert_tp and ep position in every etp·ep block of the stage
+            out = { g, true, p.tp * p.cp * dpN / (etp * ep), stage + expertTpRank + etp * c.ep, etp * ep, {}, 0, false, true };
         else
             out = { g, false, p.cp * dpN, rankOf(s, c.tp, 0, 0, c.pp), p.tp, {}, 0, false, true };
         break;
     case Group::Pp:
         out = { g, false, p.pp, rankOf(s, c.tp, c.cp, c.dp, 0), p.tp * p.cp * dpN, {}, 0, false, true };
         break;
-    case Group::Ep: // ep consecutive dp × cp positions
-        out = { g, false, ep, stage + c.tp + p.tp * (e / ep * ep), p.tp, {}, 0, false, true };
+    case Group::Ep: // ep positions etp apart in the stage's expert grid
+        out = { g, false, ep, stage + expertTpRank + etp * ep * c.expertDp, etp, {}, 0, false, true };
         break;
     }
     const size_t listed = std::min(size_t(std::max(0, out.size)), maxMembers);

@@ -209,7 +209,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& tr = s.training;
         r.unknownKeys(*t, "training", { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute",
                                           "flash_attention", "dropout", "accounting", "grad_reduce_dtype",
-                                          "fp8_param_gather", "framework" });
+                                          "fp8_param_gather", "recompute_modules", "framework" });
         r.integer64(*t, "seq_len", "training", tr.seqLen);
         r.integer64(*t, "global_batch", "training", tr.globalBatch);
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
@@ -230,6 +230,22 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.enumeration(*t, "grad_reduce_dtype", "training", tr.gradReduce,
             { { "fp32", GradReduce::Fp32 }, { "bf16", GradReduce::Bf16 } });
         r.boolean(*t, "fp8_param_gather", "training", tr.fp8ParamGather);
+        if (const auto it = t->find("recompute_modules"); it != t->end()) {
+            if (!it->is_array()) {
+                r.error("training.recompute_modules", std::string("must be a list of module names (")
+                        + kRecomputeModuleNames + "), not " + it->type_name());
+            } else {
+                RecomputeModules mods;
+                for (const json& name : *it) {
+                    if (!name.is_string() || !setRecomputeModule(mods, name.get<std::string>())) {
+                        r.error("training.recompute_modules", name.dump() + " is not a module Megatron recomputes; "
+                                "allowed: " + kRecomputeModuleNames);
+                        break;
+                    }
+                }
+                tr.recomputeModules = mods;
+            }
+        }
         Framework framework = tr.framework;
         if (r.enumeration(*t, "framework", "training", framework,
                 { { "megatron", Framework::Megatron }, { "deepspeed", Framework::DeepSpeed },
@@ -242,7 +258,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
                                              "virtual_stages", "shard_group", "moe_overlap",
-                                             "tp_comm_overlap" });
+                                             "tp_comm_overlap", "expert_tp" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -251,6 +267,9 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer(*p, "pp", "parallelism", pa.pp);
         r.integer(*p, "cp", "parallelism", pa.cp);
         r.integer(*p, "ep", "parallelism", pa.ep);
+        if (r.integer(*p, "expert_tp", "parallelism", pa.expertTp) && pa.expertTp < 1)
+            r.error("parallelism.expert_tp", "expert_tp (" + std::to_string(pa.expertTp)
+                    + ") must be at least 1; leave it out for the default, tp");
         r.boolean(*p, "sequence_parallel", "parallelism", pa.sequenceParallel);
         r.enumeration(*p, "pp_schedule", "parallelism", pa.schedule,
             { { "gpipe", PpSchedule::GPipe }, { "1f1b", PpSchedule::OneFOneB },
@@ -365,6 +384,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         j["training"]["grad_reduce_dtype"] = toString(t.gradReduce);
     if (t.fp8ParamGather)
         j["training"]["fp8_param_gather"] = true;
+    if (t.recomputeModules)
+        j["training"]["recompute_modules"] = recomputeModuleNames(*t.recomputeModules);
     const auto& p = s.parallelism;
     j["parallelism"] = { { "sharding", toString(p.sharding) }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp },
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },
@@ -372,6 +393,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         { "moe_overlap", toString(p.moeOverlap) } };
     if (p.tpCommOverlap)
         j["parallelism"]["tp_comm_overlap"] = true;
+    if (p.expertTp > 0)
+        j["parallelism"]["expert_tp"] = p.expertTp;
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };

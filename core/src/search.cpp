@@ -31,6 +31,8 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
     p.shardGroup = 0; // fsdp-hybrid: one node per shard group, as the search assumes
     s.training.microBatch = l.microBatch;
     s.training.recompute = l.recompute;
+    if (l.recompute != Recompute::Selective) // recompute_modules apply to selective recompute only (validate.cpp)
+        s.training.recomputeModules.reset();
     s.offload.optimizer = l.offloadOptimizer;
     s.offload.parameters = l.offloadParameters;
     return s;
@@ -164,6 +166,8 @@ struct Worker {
                 s.parallelism.virtualStages = scheds[k].v;
                 for (Recompute rc : recomputes) {
                     s.training.recompute = rc;
+                    // the base's recompute_modules apply to selective recompute only (validate.cpp)
+                    s.training.recomputeModules = rc == Recompute::Selective ? base.training.recomputeModules : std::nullopt;
                     for (Sharding sh : shardings) {
                         if (!opt.shardings.empty()
                             && std::find(opt.shardings.begin(), opt.shardings.end(), sh) == opt.shardings.end())
@@ -276,7 +280,8 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
                     if (m.isMoe()) {
                         eps.clear();
                         for (int ep : divisorsUpTo(m.moe.experts, opt.maxEp > 0 ? opt.maxEp : m.moe.experts))
-                            if ((dp * cp) % ep == 0)
+                            // the expert grid: ep × expert_tp divides tp × dp × cp (validate.cpp, Megatron-Core)
+                            if ((int64_t(tp) * dp * cp) % (int64_t(base.parallelism.expertTp > 0 ? base.parallelism.expertTp : tp) * ep) == 0)
                                 eps.push_back(ep);
                     }
                     for (int ep : eps)

@@ -15,7 +15,10 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
     const int64_t dpMax = std::min<int64_t>(s.training.globalBatch / s.training.microBatch,
         static_cast<int64_t>(1e7) / (static_cast<int64_t>(tp) * pp * cp));
-    const int step = ep > 1 ? ep / std::gcd(ep, cp) : 1;
+    // dp such that expert_tp·ep divides tp·dp·cp (Megatron-Core's expert grid, validate.cpp): multiples of
+    // g / gcd(g, tp·cp), g = expert_tp·ep (ep / gcd(ep, cp) when expert_tp = tp)
+    const int64_t grid = int64_t(layout.etp) * ep;
+    const int step = ep > 1 || layout.etp != tp ? int(grid / std::gcd(grid, int64_t(tp) * cp)) : 1;
     PeakCandidates cand = peakCandidates(s, sh);
     // The evaluated layout's peak stage first: at another dp it is the likeliest to be over (candidatesFit stops there).
     for (int k = 1; k < cand.count; ++k)
@@ -54,7 +57,7 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     while (lo > 1 && fitsExact(lo - 1))
         --lo;
     // The answer is a layout the scenario can take: whole nodes (or part of one), and every rule that depends on dp (global batch a
-    // multiple of micro-batch × dp, ep dividing dp × cp, the interleaved schedule's micro-batch count, shard
+    // multiple of micro-batch × dp, ep × expert_tp dividing tp × dp × cp, the interleaved schedule's micro-batch count, shard
     // groups; validate.cpp). Memory only falls as dp grows, so the answer is the smallest valid dp at or above the
     // fewest that fits; a valid dp divides B/b (global over micro-batch), so only those divisors are tried.
     const int64_t gpusPerRank = int64_t(tp) * pp * cp;

@@ -17,7 +17,7 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
             int peakStage);
 
 /// Whether validate()'s rules on the data-parallel degree hold at dp (global batch a multiple of micro-batch × dp,
-/// the interleaved schedule's micro-batch count, ep | dp·cp, FSDP hybrid shard groups) on nodes of gpusPerNode GPUs;
+/// the interleaved schedule's micro-batch count, ep·expert_tp | tp·dp·cp, FSDP hybrid shard groups) on nodes of gpusPerNode GPUs;
 /// the scenario's other rules do not depend on dp (validate.cpp).
 [[nodiscard]] bool dataParallelValid(const Scenario& s, int64_t dp, int gpusPerNode);
 

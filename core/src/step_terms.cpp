@@ -77,7 +77,9 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         switch (s.training.recompute) {
         case Recompute::Full: note = "(full: every layer's forward again, its collectives included)"; break;
         case Recompute::Selective:
-            note = s.training.flashAttention
+            note = !(s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true })
+                ? "(selective: the training.recompute_modules' forward re-run)"
+                : s.training.flashAttention
                 ? "(FlashAttention's backward already recomputes the attention scores: counted in compute)"
                 : "(selective: core attention re-run)";
             break;
@@ -88,6 +90,8 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         }
         Term t = termOf("step_time.recompute", st.times.recompute, note);
         t.source = "Korthikanti et al. (MLSys'23) §5 (selective and full recomputation)";
+        if (s.training.recompute == Recompute::Selective && s.training.recomputeModules)
+            t.source += "; megatron/core/transformer/transformer_config.py (recompute_modules)";
         out.push_back(std::move(t));
     }
     {

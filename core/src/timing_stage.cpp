@@ -128,10 +128,57 @@ template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm
                            "micro-batch it overlaps (parallelism.moe_overlap)");
 }
 
+/// Selective recompute of training.recompute_modules other than Megatron's default (core_attn alone): each named
+/// module's forward runs again in backward (megatron/core/transformer/transformer_config.py, recompute_modules).
+template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, bool moe, double epFwd)
+{
+    const RecomputeModules mods = s.training.effectiveRecomputeModules();
+    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
+                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    // The element-wise kernels whose outputs were dropped run again (norms, activations, softmax); core attention
+    // inside FlashAttention costs nothing beyond its kernel, as with the default (below).
+    X dropped = X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+        - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with these recompute_modules");
+    if (mods.coreAttn && s.training.flashAttention)
+        dropped = dropped - X::input("A_core", sh.layerCore, "B", "core attention's bytes (FlashAttention's log-sum-exp)");
+    if (moe)
+        dropped = dropped
+            + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "an MoE layer's extra bytes, no recompute")
+            - X::input("A_moe", sh.moeLayerExtra, "B", "an MoE layer's extra bytes kept with these recompute_modules");
+    X t = X::input("k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)")
+        * dropped / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    if (mods.coreAttn && !s.training.flashAttention) // core_attn: the scores and values again (Korthikanti §5)
+        t = t
+            + X::input("F_core", c.attnCore, "FLOP", "attention scores and values: 4·T·s·q/t eager")
+                / X::input("R_attn", c.peak.attention, "FLOP/s", "sustained rate of the attention products (the GEMM "
+                                                                 "rate; BF16 even with FP8)");
+    if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
+        t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
+    if (moe && mods.moe) {
+        // moe: the MoE block's forward again, the router, shared and routed GEMMs and its dispatch and combine
+        // (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
+        const X routed = X::input("F_routed", c.moeRouted, "FLOP",
+                                  "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
+        t = t
+            + (X::input("F_moe", c.moeLinear, "FLOP",
+                        "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
+               - routed) / rLin
+            + routed / X::input("R_grp", c.peak.grouped, "FLOP/s", "grouped-GEMM rate of the routed experts")
+            + X::input("t_ep,f", epFwd, "s", "the layer's exposed forward all-to-alls (dispatch + combine)");
+    } else if (moe && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)
+        t = t + X::input("F_shared", c.moeShared, "FLOP", "shared experts of one layer: 2·T·P_shared/t") / rLin;
+    }
+    return t;
+}
+
 /// One layer's recompute time for one micro-batch, given its forward compute and exposed forward collectives.
 template <class X>
-X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, const X& fwd, const X& commFwd, bool moe)
+X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, const X& fwd, const X& commFwd, bool moe,
+                 double epFwd)
 {
+    if (s.training.recompute == Recompute::Selective
+        && !(s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true }))
+        return moduleRecompute<X>(s, sh, c, moe, epFwd);
     const bool selective = s.training.recompute == Recompute::Selective && !s.training.flashAttention;
     if (s.training.recompute == Recompute::Full) // the whole forward again, its collectives included
         return X::named(moe ? "t_f,moe" : "t_f", fwd, "s", "forward compute of one layer")
@@ -174,7 +221,7 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
         // §3.2.1 DualPipe): a micro-batch's forward all-to-alls run during another's backward compute of the layer
         // and its backward all-to-alls during another's forward, exposed only beyond it; the first forward and the
         // last backward of a step have no partner: (m − 1)/m of the micro-batches are paired.
-        const double a2a = 2 * comm.epCost.time;
+        const double a2a = comm.epCost.time + comm.epCombine.time;
         L.epFwd = L.epBwd = a2a;
         if (s.parallelism.moeOverlap != MoeOverlap::None) {
             const double paired = microBatches > 1 ? (microBatches - 1) / microBatches : 0.0;
@@ -186,16 +233,17 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
     // all-gather / reduce-scatter runs as t ring steps, each step's transfer behind the GEMM on the chunk already
     // there (transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp, split_overlap_ag / split_overlap_rs):
     // exposed is what the layer's GEMMs (forward; dgrad + wgrad backward) do not cover, never less than one step, 1/t.
-    L.tpFwd = comm.tpFwd;
-    L.tpBwd = comm.tpBwd;
+    const double tpFwd = moe ? comm.tpFwdMoe : comm.tpFwd, tpBwd = moe ? comm.tpBwdMoe : comm.tpBwd;
+    L.tpFwd = tpFwd;
+    L.tpBwd = tpBwd;
     if (s.parallelism.tpCommOverlap && sh.tp > 1) {
-        L.tpFwd = std::max(comm.tpFwd / sh.tp, comm.tpFwd - gemm);
-        L.tpBwd = std::max(comm.tpBwd / sh.tp, comm.tpBwd - 2.0 * gemm);
+        L.tpFwd = std::max(tpFwd / sh.tp, tpFwd - gemm);
+        L.tpBwd = std::max(tpBwd / sh.tp, tpBwd - 2.0 * gemm);
     }
     const Fast commFwd = layerExposedComm<Fast>(L, comm, moe, false);
     L.commFwd = commFwd.value();
     L.commBwd = layerExposedComm<Fast>(L, comm, moe, true).value();
-    L.recompute = layerRecompute<Fast>(s, sh, c, compute.fwd, commFwd, moe).value();
+    L.recompute = layerRecompute<Fast>(s, sh, c, compute.fwd, commFwd, moe, L.epFwd).value();
     return L;
 }
 
@@ -269,7 +317,7 @@ LayerStepOf<X> layerStep(const Scenario& s, const Shape& sh, const LayerCompute&
     } else {
         LayerComputeOf<X> t = layerCompute<X>(s, sh, c, moe);
         X commFwd = layerExposedComm<X>(L, comm, moe, false);
-        X recompute = layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe);
+        X recompute = layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe, L.epFwd);
         return { std::move(t.fwd), std::move(t.bwd), std::move(commFwd), layerExposedComm<X>(L, comm, moe, true),
                  std::move(recompute) };
     }
@@ -327,7 +375,8 @@ StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute&
 
     // Recompute: each layer's recompute, m times.
     if (s.training.recompute == Recompute::None
-        || (s.training.recompute == Recompute::Selective && s.training.flashAttention))
+        || (s.training.recompute == Recompute::Selective && s.training.flashAttention
+            && s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true }))
         t.recompute = X::constant(0);
     else
         t.recompute = m
@@ -405,8 +454,10 @@ OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layou
     double nOpt = shardOpt ? double(layout.dp) * layout.cp : 1.0;
     if (shard == Sharding::FsdpHybrid)
         nOpt = layout.shardGroupPlacement.size;
+    // experts shard over the expert data-parallel group: nOpt·t/(expert_tp·ep) (Megatron-Core's expert grid)
+    const double nExpert = shardOpt ? std::max(1.0, nOpt * layout.tp / (double(layout.etp) * layout.ep)) : 1.0;
     const X psiOpt = X::input("Ψ_opt",
-        psiDense / nOpt + psiExpert / (shardOpt ? std::max(1.0, nOpt / layout.ep) : 1.0), "parameters",
+        psiDense / nOpt + psiExpert / nExpert, "parameters",
         "parameters whose optimizer state this GPU updates (the slowest stage's, sharded like the optimizer)");
     const X hbm = X::input("H", cl.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     const X w = X::input("w", B.w, "B/parameter", "weight bytes");
@@ -441,7 +492,7 @@ OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layou
             bw = min(pcie, X::input("B_nvme", cl.nvmeBandwidthPerNode, "B/s", "NVMe bandwidth per node") / gpusPerNode);
         const X fetch = two * w
             * (X::input("Ψ_d/N", psiDense / nOpt, "parameters", "dense parameter shard of this GPU")
-               + X::input("Ψ_e/N_e", psiExpert / std::max(1.0, nOpt / layout.ep), "parameters", "expert parameter shard"))
+               + X::input("Ψ_e/N_e", psiExpert / nExpert, "parameters", "expert parameter shard"))
             / bw;
         const X fetchExposed = X::input("m", slow.m, "micro-batches", "micro-batches per step")
             * max(zero, fetch - X::input("t_stage", tSlow, "s", "one micro-batch on the slowest stage"));

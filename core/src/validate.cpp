@@ -127,8 +127,18 @@ void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& 
         ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (",
             t.globalBatch / (t.microBatch * dp), ") to be a multiple of pp (", p.pp, "), as Megatron-LM's schedules.py requires");
     const int64_t dpcp = dp * p.cp;
-    if (p.ep > 1 && dpcp % p.ep != 0)
-        ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dpcp, ")");
+    // Megatron-Core lays each pipeline stage's tp·cp·dp ranks out again as an expert_tp × ep × expert_dp grid
+    // (megatron/core/parallel_state.py, initialize_model_parallel: "world_size is not divisible by
+    // expert_tensor_model_pipeline_parallel size"); with expert_tp = tp that is ep dividing dp × cp.
+    const int etp = p.effectiveExpertTp();
+    if (etp == p.tp) {
+        if (p.ep > 1 && dpcp % p.ep != 0)
+            ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dpcp, ")");
+    } else if (etp > 0 && (int64_t(p.tp) * dpcp) % (int64_t(etp) * p.ep) != 0) {
+        ck.fail("parallelism.ep", "ep × expert_tp (", p.ep, " × ", etp, ") must divide tp × dp × cp (", p.tp, " × ", dpcp,
+            "): each pipeline stage's GPUs form an expert_tp × ep × expert-data-parallel grid (Megatron-Core "
+            "parallel_state.py)");
+    }
     if (p.sharding == Sharding::FsdpHybrid) {
         const int group = p.shardGroup > 0 ? p.shardGroup : gpusPerNode;
         if (p.shardGroup > dpcp)
@@ -295,6 +305,7 @@ std::vector<Issue> validate(const Scenario& s)
     parOk &= ck.range("parallelism.pp", p.pp, 1, kMaxDegree);
     parOk &= ck.range("parallelism.cp", p.cp, 1, kMaxDegree);
     parOk &= ck.range("parallelism.ep", p.ep, 1, kMaxDegree);
+    parOk &= ck.range("parallelism.expert_tp", p.expertTp, 0, kMaxDegree); // 0: tp
     parOk &= ck.range("parallelism.virtual_stages", p.virtualStages, 1, 1024);
     parOk &= ck.range("parallelism.shard_group", p.shardGroup, 0, kMaxGpus);
     if (!(parOk && modelOk && clusterOk && trainOk))
@@ -331,6 +342,26 @@ std::vector<Issue> validate(const Scenario& s)
         else if (m.moe.experts % p.ep != 0)
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide experts (", m.moe.experts, ")");
     }
+    // Experts split their columns over expert_tp as dense MLPs do over tp (megatron/core/transformer/moe/experts.py).
+    if (p.effectiveExpertTp() != p.tp) {
+        if (!m.isMoe())
+            ck.fail("parallelism.expert_tp", "expert_tp (", p.expertTp, ") differs from tp (", p.tp,
+                ") but the model has no experts");
+        else if (m.moe.expertFfnHidden % p.effectiveExpertTp() != 0)
+            ck.fail("parallelism.expert_tp", "expert_tp (", p.expertTp, ") must divide expert_ffn_hidden (",
+                m.moe.expertFfnHidden, ")");
+    }
+    // megatron/core/transformer/moe/token_dispatcher.py (MoEFlexTokenDispatcher, whose tp is the expert TP):
+    // "DeepEP dispatcher requires TPxEP > 1".
+    if (m.isMoe() && m.moe.dispatcher == MoeDispatcher::DeepEp && p.ep * p.effectiveExpertTp() <= 1)
+        ck.fail("model.moe.dispatcher", "deepep moves tokens between GPUs: it needs ep × expert_tp > 1 (both are 1)");
+    if (t.recomputeModules && t.recompute != Recompute::Selective)
+        ck.fail("training.recompute_modules", "recompute_modules apply to recompute selective (Megatron "
+            "--recompute-granularity selective); recompute is ", toString(t.recompute));
+    // transformer_config.py: "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm".
+    if (t.recompute == Recompute::Selective && t.effectiveRecomputeModules().moe && p.moeOverlap == MoeOverlap::EpOverlap)
+        ck.fail("training.recompute_modules", "moe cannot be recomputed with moe_overlap ep-overlap (Megatron-Core "
+            "refuses it with --overlap-moe-expert-parallel-comm)");
     // megatron/training/arguments.py (validate_args): "Tensor parallel communication/GEMM overlap can happen only when
     // sequence parallelism is enabled"; torchtitan's async TP needs torch.compile (enable_async_tensor_parallel).
     if (p.tpCommOverlap && !(p.tp > 1 && p.sequenceParallel))

@@ -57,6 +57,16 @@ std::string linkText(const LinkSpec& l) { return ref(l.id, l.name); }
 std::string intText(int v) { return number(v); }
 std::string int64Text(int64_t v) { return number(v); }
 std::string doubleText(double v) { return number(v); }
+std::string expertTpText(int v) { return v > 0 ? number(v) : "tp"; } // 0: the tp (parallelism.expert_tp absent)
+std::string modulesText(const std::optional<RecomputeModules>& m)
+{
+    if (!m)
+        return "core_attn (default)";
+    std::string out;
+    for (const std::string& n : recomputeModuleNames(*m))
+        out += (out.empty() ? "" : " ") + n;
+    return out.empty() ? "none" : out;
+}
 
 const std::vector<Setting>& settings()
 {
@@ -83,6 +93,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("training.accounting", training.accounting, enumText),
         SS_SETTING("training.grad_reduce_dtype", training.gradReduce, enumText),
         SS_SETTING("training.fp8_param_gather", training.fp8ParamGather, boolean),
+        SS_SETTING("training.recompute_modules", training.recomputeModules, modulesText),
         // The framework selects the profile its behaviour comes from: the two change together.
         Setting{ "training.framework",
             [](const Scenario& a, const Scenario& b) {
@@ -98,6 +109,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.pp", parallelism.pp, intText),
         SS_SETTING("parallelism.cp", parallelism.cp, intText),
         SS_SETTING("parallelism.ep", parallelism.ep, intText),
+        SS_SETTING("parallelism.expert_tp", parallelism.expertTp, expertTpText),
         SS_SETTING("parallelism.sequence_parallel", parallelism.sequenceParallel, boolean),
         SS_SETTING("parallelism.tp_comm_overlap", parallelism.tpCommOverlap, boolean),
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),

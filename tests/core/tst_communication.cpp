@@ -8,6 +8,7 @@
 #include "compute_stage.h"
 #include "timing_stage.h"
 #include "shardscope/core/catalog.h"
+#include "shardscope/core/rank_map.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -52,6 +53,10 @@ private slots:
     void dualPipeKeepsSmsForCommunication();
     void nodeLimitedRoutingCutsNetworkBytes();
     void latencyOncePerBucket();
+    void expertTpMovesTheMoeMlpCollectives();
+    void expertGridPlacesEpGroups();
+    void allgatherDispatcherGathersEveryToken();
+    void deepepCrossesTheNetworkOncePerNode();
 };
 
 namespace {
@@ -563,7 +568,8 @@ void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()
     c.peak.attention = c.peak.attentionBwd = 1; // no attention FLOPs (F_core = 0) at any rate
     c.attnLinear = 0.75;
     detail::LayerComm comm;
-    comm.epCost.time = 1;
+    comm.epCost.time = 1;    // dispatch
+    comm.epCombine.time = 1; // combine
     detail::LayerTimes none = detail::layerTimes(s, sh, c, comm, true, 4);
     QCOMPARE(none.epFwd, 2.0);
     QCOMPARE(none.epBwd, 2.0);
@@ -708,6 +714,100 @@ void TestCommunication::tpCommOverlapHidesBehindTheGemms()
     // Megatron's rule (arguments.py): only with sequence parallelism.
     s.parallelism.sequenceParallel = false;
     QVERIFY(sstest::hasIssue(validate(s), "parallelism.tp_comm_overlap", "sequence_parallel"));
+}
+
+void TestCommunication::expertTpMovesTheMoeMlpCollectives()
+{
+    // megatron/core/transformer/moe/token_dispatcher.py: the MoE MLP's tokens are gathered over the expert-TP group,
+    // not TP. Mixtral 8x7B (32 MoE layers, h 4096) on 8 H100, TP 4 with SP, s 4096, b 1, β 2, one micro-batch:
+    // with SP a layer moves 6 all-gathers + 4 reduce-scatters of β·T·h, (t−1)/t each (tpBytesPerLayer), half of them
+    // the attention's and half the MLP's. expert_tp = 1: the MLP's half is gone; expert_tp = 2: it runs over 2 GPUs
+    // on the tokens the expert-TP group holds, β·T·h·2/4.
+    const double L = 32, t = 4, beta = 2, T = 4096, h = 4096;
+    Scenario sc = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    sc.training.seqLen = int64_t(T);
+    sc.training.recompute = Recompute::Selective;
+    sc.parallelism.tp = int(t);
+    sc.parallelism.sequenceParallel = true;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(tpOnly, sc);
+    SS_COMPARE_REL(tpOnly.bytesByGroup[int(Group::Tp)], L * 10 * (t - 1) / t * beta * T * h, 1e-12);
+    sc.parallelism.expertTp = 1;
+    SS_EVALUATE(etp1, sc);
+    SS_COMPARE_REL(etp1.bytesByGroup[int(Group::Tp)], L * 5 * (t - 1) / t * beta * T * h, 1e-12);
+    sc.parallelism.expertTp = 2;
+    SS_EVALUATE(etp2, sc);
+    SS_COMPARE_REL(etp2.bytesByGroup[int(Group::Tp)],
+        L * 5 * (t - 1) / t * beta * T * h + L * 5 * (2 - 1) / 2.0 * beta * T * h * 2 / t, 1e-12);
+    const Collective* ag = nullptr;
+    for (const Collective& c : etp2.collectives)
+        if (c.group == Group::Tp && c.op == CollectiveOp::AllGather && c.groupSize == 2)
+            ag = &c;
+    QVERIFY(ag);
+    QCOMPARE(ag->messageBytes, beta * T * h * 2 / t);
+}
+
+void TestCommunication::expertGridPlacesEpGroups()
+{
+    // megatron/core/parallel_state.py: the expert grid of a stage orders expert_tp fastest, then ep, then expert_dp.
+    // 2 × 8 GPUs, tp 4 (dp 4), Mixtral with ep 8: expert_tp 1 puts an EP group on 8 consecutive ranks (one node) and
+    // expert_dp = 16/8 = 2 ranks 8 apart (two nodes).
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 2, 8);
+    s.parallelism.tp = 4;
+    s.parallelism.ep = 8;
+    s.parallelism.expertTp = 1;
+    sstest::setBatch(s, 1, 1);
+    QVERIFY2(validate(s).empty(), qPrintable(sstest::issuesText(validate(s))));
+    const Layout l = makeLayout(s);
+    QCOMPARE(l.epGroup, (GroupPlacement{ 8, 8, 1 }));
+    QCOMPARE(l.expertDpGroup, (GroupPlacement{ 2, 1, 2 }));
+    const RankGroup ep = groupOf(s, 13, Group::Ep);
+    QCOMPARE(ep.members, (std::vector<int>{ 8, 9, 10, 11, 12, 13, 14, 15 }));
+    const RankGroup edp = groupOf(s, 13, Group::Dp, true);
+    QCOMPARE(edp.members, (std::vector<int>{ 5, 13 }));
+    QCOMPARE(rankCoord(s, 13).ep, 5);
+    QCOMPARE(rankCoord(s, 13).expertDp, 1);
+}
+
+void TestCommunication::allgatherDispatcherGathersEveryToken()
+{
+    // megatron/core/transformer/moe/token_dispatcher.py (MoEAllGatherTokenDispatcher): the hidden states of the
+    // ep × expert_tp group all-gathered (output β·h·T·n), the expert outputs reduce-scattered back; forward and their
+    // adjoints backward: 2 all-gathers + 2 reduce-scatters, (n−1)/n of β·h·T·n each, whatever top-k. Mixtral 8x7B,
+    // EP 8 on one node, tp 1, s 4096, b 1, β 2, one micro-batch: 32 layers × 4 × 7/8 × β·h·T·8.
+    const double L = 32, beta = 2, h = 4096, T = 4096, n = 8;
+    Scenario sc = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    sc.training.seqLen = int64_t(T);
+    sc.parallelism.ep = int(n);
+    sc.model.moe.dispatcher = MoeDispatcher::AllGather;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(r, sc);
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Ep)], L * 4 * (n - 1) / n * beta * h * T * n, 1e-12);
+    SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Ep, CollectiveOp::AllGather), L * 2 * (n - 1) / n * beta * h * T * n,
+        1e-12);
+}
+
+void TestCommunication::deepepCrossesTheNetworkOncePerNode()
+{
+    // DeepEP (its README; DeepSeek-V3 report §3.2.2): a token's copies for one node cross the network once. DeepSeek-V3
+    // (256 experts, top-8) with EP 16 over 2 nodes, 128 experts a node: a token misses a given node with probability
+    // Π_{i<8} (256 − 128 − i)/(256 − i), so it reaches D = 2·(1 − that) nodes, D/8 of the naive off-node bytes.
+    Scenario s = sstest::presetScenario("deepseek-v3", 2, 8);
+    s.parallelism.ep = 16;
+    s.model.moe.maxNodesPerToken = 0;
+    s.model.moe.dispatcher = MoeDispatcher::DeepEp;
+    double miss = 1;
+    for (int i = 0; i < 8; ++i)
+        miss *= (256.0 - 128 - i) / (256.0 - i);
+    const detail::Shape sh = detail::makeShape(s);
+    SS_COMPARE_REL(detail::layerCommunication(s, sh, makeLayout(s), 0, 0).epOffNodeShare, 2 * (1 - miss) / 8, 1e-12);
+    // node-limited routing caps it at M/k: M = 1 gives 1/8
+    s.model.moe.maxNodesPerToken = 1;
+    QCOMPARE(detail::layerCommunication(s, sh, makeLayout(s), 0, 0).epOffNodeShare, 1.0 / 8);
+    // the NCCL all-to-all does not deduplicate
+    s.model.moe.maxNodesPerToken = 0;
+    s.model.moe.dispatcher = MoeDispatcher::AllToAll;
+    QCOMPARE(detail::layerCommunication(s, sh, makeLayout(s), 0, 0).epOffNodeShare, 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestCommunication)

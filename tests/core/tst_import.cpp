@@ -88,6 +88,7 @@ private slots:
     void megatronScriptWithArrays();
     void megatronRefusesShellExpansionInAUsedFlag();
     void megatronMoeAndMla();
+    void megatronExpertTpDispatcherAndRecomputeModules();
     void torchtitanPublishedJob();
     void torchtitanDegreesAndCheckpointing();
     void tomlSubsetIsStrict_data();
@@ -497,6 +498,77 @@ void TestImport::megatronMoeAndMla()
     QVERIFY(hasIssue(uniform0.errors, "--recompute-num-layers", "at least 1"));
 }
 
+void TestImport::megatronExpertTpDispatcherAndRecomputeModules()
+{
+    // megatron/training/arguments.py and transformer_config.py: --expert-tensor-parallel-size (default tp),
+    // --moe-token-dispatcher-type (default allgather; flex with --moe-flex-dispatcher-backend, default deepep),
+    // --recompute-modules (nargs='*', read with selective granularity).
+    const std::string moe = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --num-experts 8 --moe-router-topk 2 "
+                            "--tensor-model-parallel-size 4 --sequence-parallel --expert-model-parallel-size 8 ";
+    ImportOptions o;
+    o.gpus = 16;
+    const ImportResult r = run(ImportSource::MegatronArgs,
+        moe + "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type flex --recompute-granularity selective "
+              "--recompute-modules moe_act layernorm --micro-batch-size 1",
+        nullptr, o);
+    QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
+    QCOMPARE(r.scenario.parallelism.expertTp, 1);
+    QCOMPARE(r.scenario.model.moe.dispatcher, MoeDispatcher::DeepEp);
+    QVERIFY(r.scenario.training.recomputeModules.has_value());
+    QCOMPARE(*r.scenario.training.recomputeModules, (RecomputeModules{ .moeAct = true, .layernorm = true }));
+    QVERIFY2(validate(r.scenario).empty(), qPrintable(dump(validate(r.scenario))));
+    // Megatron's defaults: expert TP = TP, the allgather dispatcher, core_attn
+    const ImportResult d = run(ImportSource::MegatronArgs, moe + "--recompute-granularity selective", nullptr, o);
+    QVERIFY2(d.ok(), qPrintable(dump(d.errors)));
+    QCOMPARE(d.scenario.parallelism.expertTp, 0);
+    QCOMPARE(d.scenario.model.moe.dispatcher, MoeDispatcher::AllGather);
+    QVERIFY(!d.scenario.training.recomputeModules.has_value());
+    // an expert TP equal to TP is the default; alltoall; the NCCL EP backend counts as alltoall, with a warning
+    const ImportResult same = run(ImportSource::MegatronArgs,
+        moe + "--expert-tensor-parallel-size 4 --moe-token-dispatcher-type alltoall", nullptr, o);
+    QCOMPARE(same.scenario.parallelism.expertTp, 0);
+    QCOMPARE(same.scenario.model.moe.dispatcher, MoeDispatcher::AllToAll);
+    const ImportResult nccl = run(ImportSource::MegatronArgs,
+        moe + "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend ncclep", nullptr, o);
+    QCOMPARE(nccl.scenario.model.moe.dispatcher, MoeDispatcher::AllToAll);
+    QVERIFY(hasIssue(nccl.warnings, "--moe-flex-dispatcher-backend", "alltoall"));
+    // refused: an unknown module (naming the flag and the allowed names), DeepEP without flex, a bad dispatcher
+    const ImportResult bad = run(ImportSource::MegatronArgs,
+        moe + "--recompute-granularity selective --recompute-modules core_attn attention", nullptr, o);
+    QVERIFY2(hasIssue(bad.errors, "--recompute-modules", "shared_experts"), qPrintable(dump(bad.errors)));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, moe + "--moe-enable-deepep", nullptr, o).errors, "--moe-enable-deepep",
+        "flex"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, moe + "--moe-token-dispatcher-type nccl", nullptr, o).errors,
+        "--moe-token-dispatcher-type", "alltoall"));
+    // MLA's module is Megatron's but not modelled: a warning; modules with full recompute: ignored with a warning
+    const ImportResult mla = run(ImportSource::MegatronArgs,
+        moe + "--recompute-granularity selective --recompute-modules mla_up_proj moe", nullptr, o);
+    QVERIFY2(mla.ok(), qPrintable(dump(mla.errors)));
+    QVERIFY(hasIssue(mla.warnings, "--recompute-modules", "mla_up_proj"));
+    QCOMPARE(*mla.scenario.training.recomputeModules, (RecomputeModules{ .moe = true }));
+    const ImportResult full = run(ImportSource::MegatronArgs,
+        moe + "--recompute-granularity full --recompute-modules moe", nullptr, o);
+    QVERIFY(hasIssue(full.warnings, "--recompute-modules", "selective"));
+    QVERIFY(!full.scenario.training.recomputeModules.has_value());
+
+    // launch-config --target megatron writes them back: the same scenario comes back
+    Scenario a = r.scenario;
+    for (MoeDispatcher disp : { MoeDispatcher::AllToAll, MoeDispatcher::DeepEp, MoeDispatcher::AllGather }) {
+        a.model.moe.dispatcher = disp;
+        const std::string text = launchConfig(a, LaunchTarget::Megatron);
+        const ImportResult back = importConfig(ImportSource::MegatronArgs, text, a, false, {}, sstest::catalog());
+        QVERIFY2(back.ok(), qPrintable(dump(back.errors)));
+        QCOMPARE(back.scenario.parallelism.expertTp, 1);
+        QCOMPARE(back.scenario.model.moe.dispatcher, disp);
+        QCOMPARE(back.scenario.training.recomputeModules, a.training.recomputeModules);
+    }
+    a.training.recomputeModules = RecomputeModules{};
+    const std::string none = launchConfig(a, LaunchTarget::Megatron);
+    QVERIFY(none.find("--recompute-modules\n") != std::string::npos);
+    QCOMPARE(importConfig(ImportSource::MegatronArgs, none, a, false, {}, sstest::catalog()).scenario.training.recomputeModules,
+        a.training.recomputeModules);
+}
+
 void TestImport::torchtitanPublishedJob()
 {
     // configs/llama3_70b-8xb200-8k.toml: llama3 70B, FSDP over 8 ranks, local batch 6, seq 8192, full AC, compile.
@@ -548,6 +620,21 @@ seq_len = 16_384
     QCOMPARE(s.training.precision, Precision::Fp8Mixed);
     QCOMPARE(s.training.globalBatch, int64_t(2 * 16)); // local × (replicate × shard)
     QCOMPARE(s.training.framework, Framework::PyTorch);
+    // MoE (torchtitan/config/job_config.py): expert_tensor_parallel_degree defaults to 1 (1 or tp), the EP backend
+    // to "standard"
+    const std::string dsv3 = "[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n[parallelism]\n"
+                             "tensor_parallel_degree = 2\nexpert_parallel_degree = 8\n";
+    const ImportResult moe = run(ImportSource::TorchTitan, dsv3, nullptr, o);
+    QVERIFY2(moe.ok(), qPrintable(dump(moe.errors)));
+    QCOMPARE(moe.scenario.parallelism.expertTp, 1);
+    QCOMPARE(moe.scenario.model.moe.dispatcher, MoeDispatcher::AllToAll);
+    const ImportResult moeTp = run(ImportSource::TorchTitan,
+        dsv3 + "expert_tensor_parallel_degree = 2\nexpert_parallel_comm_backend = \"deepep\"\n", nullptr, o);
+    QVERIFY2(moeTp.ok(), qPrintable(dump(moeTp.errors)));
+    QCOMPARE(moeTp.scenario.parallelism.expertTp, 0); // = tp
+    QCOMPARE(moeTp.scenario.model.moe.dispatcher, MoeDispatcher::DeepEp);
+    QVERIFY(hasIssue(run(ImportSource::TorchTitan, dsv3 + "expert_tensor_parallel_degree = 4\n", nullptr, o).errors,
+        "parallelism.expert_tensor_parallel_degree", "1 or the tensor_parallel_degree"));
     // selective every 2nd layer: modelled as none, with a warning.
     const ImportResult n = run(ImportSource::TorchTitan, "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"2\"\n");
     QCOMPARE(n.scenario.training.recompute, Recompute::None);

@@ -4,6 +4,8 @@
 // Sources: shared/reference/calibration.md §C; formulas.md §1.1, §1.2, §1.4, §1.6, §2.1–§2.5.
 #include "test_support.h"
 
+#include "shardscope/core/layout.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -50,6 +52,9 @@ private slots:
     void transformerEngineFp8SavesLinearInputsInFp8();
     void unfusedLossKeepsTheBf16LogitsBlockReserved();
     void pytorchTpSavesGatheredInputs();
+    void expertTpShardsTheExperts();
+    void recomputeModulesDropTheirActivations();
+    void recomputeModulesOnTheMoeBlock();
 };
 
 namespace {
@@ -996,6 +1001,83 @@ void TestMemory::pytorchTpSavesGatheredInputs()
             for (const TermInput& in : term.inputs)
                 if (in.name == "A_in")
                     SS_COMPARE_REL(in.value, 2 * beta * T * kH8 / t, 1e-12);
+}
+
+void TestMemory::expertTpShardsTheExperts()
+{
+    // Megatron-LM theoretical_memory_usage.py and megatron/core/parallel_state.py (initialize_model_parallel): routed
+    // experts are split ep × expert_tp ways on a GPU and their states sharded over the expert data-parallel group
+    // expert_dp = t·dp·cp/(expert_tp·ep). Mixtral 8x7B (32 MoE layers, h 4096, 8 experts of 3·h·14336, no biases) on
+    // 2 × 8 H100, tp 4 (dp 4), ep 4, ZeRO-1 with zero-paper bytes: w = g = 2 unsharded, m + o = 12 sharded.
+    const double L = 32, E = 8, h = 4096, fe = 14336, t = 4, dp = 4;
+    const double P = L * E * 3 * h * fe; // routed-expert parameters of the model
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 2, 8);
+    s.training.accounting = Accounting::ZeroPaper;
+    s.parallelism.sharding = Sharding::Zero1;
+    s.parallelism.tp = int(t);
+    s.parallelism.sequenceParallel = true;
+    s.parallelism.ep = 4;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(etpIsTp, s); // expert_tp = tp = 4: expert_dp = 4·4/(4·4) = 1
+    s.parallelism.expertTp = 1; // expert_dp = 4·4/(1·4) = 4
+    SS_EVALUATE(etp1, s);
+    QCOMPARE(makeLayout(s).expertDp, int(t * dp / (1 * 4)));
+    // weights and gradients: P/(4·1) instead of P/(4·4) on a GPU
+    SS_COMPARE_REL(etp1.memory.parameters - etpIsTp.memory.parameters, 2 * P * (1 / (4 * 1.0) - 1 / (4 * 4.0)), 1e-9);
+    SS_COMPARE_REL(etp1.memory.gradients - etpIsTp.memory.gradients, 2 * P * (1 / (4 * 1.0) - 1 / (4 * 4.0)), 1e-9);
+    // optimizer states: P/(ep·expert_tp·expert_dp) = P/(t·dp) either way
+    SS_COMPARE_REL(etp1.memory.optimizerStates, etpIsTp.memory.optimizerStates, 1e-12);
+    // EP over tp × dp (ep 8 does not divide dp × cp = 4, refused with expert_tp = tp): expert_dp = 16/8 = 2
+    s.parallelism.ep = 8;
+    SS_EVALUATE(ep8, s);
+    QCOMPARE(makeLayout(s).expertDp, 2);
+    SS_COMPARE_REL(ep8.memory.parameters - etpIsTp.memory.parameters, 2 * P * (1 / (8 * 1.0) - 1 / (4 * 4.0)), 1e-9);
+    SS_COMPARE_REL(ep8.memory.optimizerStates, etpIsTp.memory.optimizerStates, 1e-12);
+}
+
+void TestMemory::recomputeModulesDropTheirActivations()
+{
+    // megatron/core/transformer/transformer_config.py recompute_modules; transformer_layer.py: layernorm discards the
+    // two norms' outputs (the QKV and fc1 inputs, β·T·h each), mlp checkpoints a dense MLP (its gate, up and product,
+    // 3·β·T·f, dropped). Llama 3 8B (32 layers, h 4096, f 14336) on 8 H100 at tp 1, s 4096, b 1, bf16 (β = 2), one
+    // micro-batch in flight: against Megatron's default (core_attn) the stage keeps L·(2·β·T·h + 3·β·T·f) less.
+    const double L = 32, h = 4096, f = 14336, T = 4096, beta = 2;
+    Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.training.seqLen = int64_t(T);
+    s.training.recompute = Recompute::Selective;
+    SS_EVALUATE(core, s);
+    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true, .layernorm = true };
+    SS_EVALUATE(more, s);
+    SS_COMPARE_REL(core.memory.activations - more.memory.activations, L * (2 * beta * T * h + 3 * beta * T * f), 1e-9);
+    // the explicit default list is the default
+    s.training.recomputeModules = RecomputeModules{ .coreAttn = true };
+    SS_EVALUATE(same, s);
+    QCOMPARE(same.memory.activations, core.memory.activations);
+}
+
+void TestMemory::recomputeModulesOnTheMoeBlock()
+{
+    // megatron/core/transformer/moe/moe_layer.py (moe: the block under a checkpoint, its input kept) and experts.py
+    // (moe_act: the activation's output, fc2's input, discarded). Mixtral 8x7B (32 MoE layers, h 4096, top-2 of 8
+    // experts of 14336, SwiGLU) on 8 H100, ep 8, tp 1, s 4096, b 1, β = 2: an MoE layer's block keeps the routed
+    // copies' inputs and gate, up and product, T·k·(β·h + 3·β·fe), and fp32 router logits 4·T·E.
+    const double L = 32, h = 4096, fe = 14336, T = 4096, beta = 2, k = 2, E = 8;
+    Scenario s = sstest::presetScenario("mixtral-8x7b", 1, 8);
+    s.training.seqLen = int64_t(T);
+    s.training.recompute = Recompute::Selective;
+    s.parallelism.ep = 8;
+    SS_EVALUATE(core, s);
+    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moe = true };
+    SS_EVALUATE(moe, s);
+    SS_COMPARE_REL(core.memory.activations - moe.memory.activations, L * (T * k * (beta * h + 3 * beta * fe) + 4 * T * E),
+        1e-9);
+    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moeAct = true };
+    SS_EVALUATE(act, s);
+    SS_COMPARE_REL(core.memory.activations - act.memory.activations, L * T * k * beta * fe, 1e-9);
+    // mlp is a dense layer's MLP: Mixtral has none
+    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true };
+    SS_EVALUATE(mlp, s);
+    SS_COMPARE_REL(mlp.memory.activations, core.memory.activations, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestMemory)

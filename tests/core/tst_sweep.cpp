@@ -124,19 +124,24 @@ void TestSweep::sizingFindsFewestNodes()
 
 void TestSweep::minGpusIsTheFewestValidFit_data()
 {
-    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("text");
     for (const QString& f : shippedScenarioFiles())
-        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << QString::fromStdString(readText(f));
+    // expert_tp 1 lets ep 8 span tp 4 × dp: dp need only be even (ep·expert_tp = 8 | 4·dp), not a multiple of 8
+    QTest::newRow("Mixtral 8x7B, tp 4, ep 8 over tp × dp (expert_tp 1)")
+        << QStringLiteral(R"({"schema":"shardscope.scenario/1","model":{"preset":"mixtral-8x7b"},)"
+                          R"("cluster":{"nodes":2,"gpus_per_node":8},"training":{"global_batch":96,"seq_len":4096},)"
+                          R"("parallelism":{"sharding":"zero1","tp":4,"sequence_parallel":true,"ep":8,"expert_tp":1}})");
 }
 
 void TestSweep::minGpusIsTheFewestValidFit()
 {
     // min_gpus names a cluster the scenario can take (whole nodes, or part of one node), valid under every rule on
-    // dp (global batch a multiple of micro-batch × dp, ep | dp·cp, the interleaved schedule's micro-batch count,
+    // dp (global batch a multiple of micro-batch × dp, ep·expert_tp | tp·dp·cp, the interleaved schedule's micro-batch count,
     // shard groups), on which it fits; no smaller such cluster fits. Checked by evaluating every cluster size that
     // is a multiple of t·p·c up to it (or, when min_gpus is 0, up to 64 times the scenario's own size).
-    QFETCH(QString, file);
-    const ScenarioParse p = parse(readText(file));
+    QFETCH(QString, text);
+    const ScenarioParse p = parse(text.toStdString());
     QVERIFY(p.ok());
     const Scenario base = p.scenario;
     const Result r = evaluate(base);

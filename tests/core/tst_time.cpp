@@ -27,6 +27,7 @@ private slots:
     void oneGpuStepByHand();
     void groupedGemmsOfRoutedExperts();
     void cpuOffloadedOptimizerStep();
+    void recomputeModulesRunTheirForwardAgain();
 };
 
 namespace {
@@ -348,6 +349,58 @@ void TestTime::cpuOffloadedOptimizerStep()
     QVERIFY(toHost < r.stages[0].backwardTime); // the gradient copy hides behind the last backward
     QCOMPARE(r.step.optimizer, 0.0);
     SS_COMPARE_REL(r.step.offload, cpuAdam + toGpu, 1e-12);
+}
+
+void TestTime::recomputeModulesRunTheirForwardAgain()
+{
+    // megatron/core/transformer/transformer_config.py recompute_modules: each named module's forward runs again in
+    // backward. Llama 3 8B (32 layers, h 4096, f 14336, SwiGLU) on one H100 SXM, s = 2048, one micro-batch, bf16,
+    // FlashAttention: Megatron's default (core_attn) costs nothing beyond FlashAttention's own backward; mlp adds the
+    // MLP's GEMMs 2·T·3·h·f at the GEMM rate and its element-wise kernels, k_e × the 3·β·T·f bytes it dropped, at
+    // HBM bandwidth.
+    const double L = 32, h = 4096, f = 14336, T = 2048, beta = 2;
+    Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
+    sc.training.seqLen = int64_t(T);
+    sc.training.recompute = Recompute::Selective;
+    sc.parallelism.sharding = Sharding::Ddp;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(core, sc);
+    QCOMPARE(core.step.recompute, 0.0);
+    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true };
+    SS_EVALUATE(mlp, sc);
+    const GpuSpec& g = sc.cluster.gpu;
+    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * sc.profile.gemmEfficiency;
+    const double ke = sc.profile.elementwiseTraffic, H = g.memoryBandwidth;
+    SS_COMPARE_REL(mlp.step.recompute, L * (2 * T * 3 * h * f / gemm + ke * 3 * beta * T * f / H), 1e-12);
+
+    // moe on the small MoE model of groupedGemmsOfRoutedExperts (2 MoE layers, h 1024, 8 experts of f_e 1024, top-2,
+    // one shared expert, EP 1, element-wise traffic 0): the MoE block's GEMMs again, shared and router at the GEMM
+    // rate, routed at the grouped rate (SimuMax's 0.302/0.488).
+    const double Lm = 2, hm = 1024, E = 8, k = 2, fe = 1024, shared = 1;
+    ModelSpec m;
+    m.name = "small moe";
+    m.layers = int(Lm);
+    m.hidden = int64_t(hm);
+    m.heads = 8;
+    m.kvHeads = 8;
+    m.ffnHidden = int64_t(4 * hm);
+    m.vocab = 32000;
+    m.maxSeq = int64_t(T);
+    m.moe.experts = int(E);
+    m.moe.topK = int(k);
+    m.moe.expertFfnHidden = int64_t(fe);
+    m.moe.sharedExperts = int(shared);
+    sc.model = m;
+    sc.profile.elementwiseTraffic = 0;
+    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moe = true };
+    SS_EVALUATE(moe, sc);
+    const double grouped = gemm * 0.302 / 0.488;
+    SS_COMPARE_REL(moe.step.recompute,
+        Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + 2 * T * k * 3 * hm * fe / grouped), 1e-12);
+    // shared_experts: their GEMMs only
+    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .sharedExperts = true };
+    SS_EVALUATE(sharedOnly, sc);
+    SS_COMPARE_REL(sharedOnly.step.recompute, Lm * 2 * T * shared * 3 * hm * fe / gemm, 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestTime)

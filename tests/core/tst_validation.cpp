@@ -45,6 +45,8 @@ private slots:
     void shippedScenariosParseAndEvaluate_data();
     void shippedScenariosParseAndEvaluate();
     void moeOverlapRules();
+    void expertGridRules();
+    void recomputeModulesRules();
     void roundTrip_data();
     void roundTrip();
 };
@@ -221,6 +223,59 @@ void TestValidation::unknownIds()
     QVERIFY2(sstest::hasIssue(p.errors, field.toStdString()), qPrintable(sstest::issuesText(p.errors)));
 }
 
+void TestValidation::expertGridRules()
+{
+    // megatron/core/parallel_state.py (initialize_model_parallel): each stage's t·dp·cp GPUs form an
+    // expert_tp × ep × expert_dp grid. Mixtral 8x7B on 2 × 8 GPUs at tp 4: dp 4.
+    const std::string moe = R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":2,"gpus_per_node":8},)"
+                            R"("training":{"global_batch":64},)";
+    auto with = [&](const std::string& parallelism) { return issuesOf(moe + R"("parallelism":)" + parallelism); };
+    // ep 8 spans tp × dp with expert_tp 1 (8 divides 16) ...
+    auto ok = with(R"({"sharding":"zero1","tp":4,"sequence_parallel":true,"ep":8,"expert_tp":1})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // ... not with expert_tp = tp (ep must divide dp × cp = 4)
+    auto bad = with(R"({"sharding":"zero1","tp":4,"sequence_parallel":true,"ep":8})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.ep", "dp × cp"), qPrintable(sstest::issuesText(bad)));
+    // ep × expert_tp = 16 does not divide t·dp·cp = 8 at tp 2 (dp 8): refused naming both
+    bad = with(R"({"sharding":"zero1","tp":2,"ep":8,"expert_tp":4})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.ep", "expert_tp"), qPrintable(sstest::issuesText(bad)));
+    // expert_tp splits the expert's columns: 3 does not divide 14336
+    bad = with(R"({"sharding":"zero1","tp":4,"ep":1,"expert_tp":3})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.expert_tp", "expert_ffn_hidden"), qPrintable(sstest::issuesText(bad)));
+    // a dense model has no experts to split
+    bad = issuesOf(R"("model":{"preset":"llama3-8b"},"parallelism":{"tp":2,"expert_tp":1})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.expert_tp", "no experts"), qPrintable(sstest::issuesText(bad)));
+    // expert_tp equal to tp on a dense model says nothing new: accepted
+    ok = issuesOf(R"("model":{"preset":"llama3-8b"},"parallelism":{"tp":2,"expert_tp":2})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // DeepEP needs GPUs to move tokens between (token_dispatcher.py: "requires TPxEP > 1")
+    bad = issuesOf(R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},"cluster":{"nodes":2,"gpus_per_node":8},)"
+                   R"("training":{"global_batch":64},"parallelism":{"sharding":"zero1","ep":1})");
+    QVERIFY2(sstest::hasIssue(bad, "model.moe.dispatcher", "ep × expert_tp"), qPrintable(sstest::issuesText(bad)));
+}
+
+void TestValidation::recomputeModulesRules()
+{
+    const std::string moe = R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
+                            R"("parallelism":{"sharding":"zero1","ep":8},)";
+    auto ok = issuesOf(moe + R"("training":{"recompute":"selective","recompute_modules":["core_attn","moe"]})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // Megatron reads --recompute-modules with selective granularity only
+    auto bad = issuesOf(moe + R"("training":{"recompute":"full","recompute_modules":["moe"]})");
+    QVERIFY2(sstest::hasIssue(bad, "training.recompute_modules", "selective"), qPrintable(sstest::issuesText(bad)));
+    bad = issuesOf(moe + R"("training":{"recompute":"none","recompute_modules":[]})");
+    QVERIFY2(sstest::hasIssue(bad, "training.recompute_modules", "selective"), qPrintable(sstest::issuesText(bad)));
+    // transformer_config.py: moe is not recomputed under --overlap-moe-expert-parallel-comm
+    bad = issuesOf(R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
+                   R"("parallelism":{"sharding":"zero1","ep":8,"moe_overlap":"ep-overlap"},)"
+                   R"("training":{"recompute":"selective","recompute_modules":["moe"]})");
+    QVERIFY2(sstest::hasIssue(bad, "training.recompute_modules", "ep-overlap"), qPrintable(sstest::issuesText(bad)));
+    // an unknown name is refused when read, listing the allowed ones
+    const ScenarioParse p = sstest::parse(doc(R"("training":{"recompute_modules":["mla_up_proj"]})"));
+    QVERIFY(!p.ok());
+    QVERIFY2(sstest::hasIssue(p.errors, "training.recompute_modules", "shared_experts"), qPrintable(sstest::issuesText(p.errors)));
+}
+
 void TestValidation::wrongTypes_data()
 {
     QTest::addColumn<QString>("members");
@@ -241,6 +296,15 @@ void TestValidation::wrongTypes_data()
     QTest::newRow("hidden: \"big\"") << R"("model":{"preset":"llama3-8b","hidden":"big"})" << "model.hidden";
     QTest::newRow("moe: 8") << R"("model":{"preset":"mixtral-8x7b","moe":8})" << "model.moe";
     QTest::newRow("name: 3") << R"("name":3)" << "name";
+    QTest::newRow("expert_tp 0") << R"("parallelism":{"expert_tp":0})" << "parallelism.expert_tp";
+    QTest::newRow("expert_tp -4") << R"("parallelism":{"expert_tp":-4})" << "parallelism.expert_tp";
+    QTest::newRow("recompute_modules: \"moe\"") << R"("training":{"recompute_modules":"moe"})"
+                                                 << "training.recompute_modules";
+    QTest::newRow("recompute_modules: unknown") << R"("training":{"recompute_modules":["core_attn","attn"]})"
+                                                << "training.recompute_modules";
+    QTest::newRow("recompute_modules: [1]") << R"("training":{"recompute_modules":[1]})" << "training.recompute_modules";
+    QTest::newRow("dispatcher: nccl") << R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"nccl"}})"
+                                      << "model.moe.dispatcher";
     QTest::newRow("custom gpu missing fields") << R"("cluster":{"gpu":{"name":"mine","bf16_dense_flops":1e15}})"
                                                << "cluster.gpu.memory_bytes";
 }
@@ -281,6 +345,7 @@ void TestValidation::absurdOrNegativeNumbers_data()
     QTest::newRow("link bandwidth 0") << R"("cluster":{"inter_node":{"id":"ib-ndr400","bandwidth":0}})"
                                       << "cluster.inter_node.bandwidth";
     QTest::newRow("min_channels 65") << R"("nccl":{"min_channels":65})" << "nccl.min_channels";
+    QTest::newRow("expert_tp 1e6") << R"("parallelism":{"expert_tp":1000000})" << "parallelism.expert_tp";
     // Issue 12: an NVLink domain holds at least one GPU; power is not negative; a shard group holds dp x cp ranks
     // at most (default: 4 x 8 GPUs, dp 32).
     QTest::newRow("scale_up_domain 0") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","scale_up_domain":0}})"
@@ -550,6 +615,12 @@ void TestValidation::roundTrip_data()
     QTest::newRow("gradient reduce dtype and FP8 parameters")
         << QString::fromStdString(doc(R"("cluster":{"gpu":"h100-sxm5-80gb"},"parallelism":{"sharding":"zero1"},)"
                                       R"("training":{"precision":"fp8-mixed","grad_reduce_dtype":"bf16","fp8_param_gather":true})"));
+    QTest::newRow("expert TP, dispatcher, recompute modules")
+        << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},)"
+                                      R"("parallelism":{"tp":4,"ep":8,"expert_tp":1},)"
+                                      R"("training":{"recompute":"selective","recompute_modules":["moe_act","layernorm"]})"));
+    QTest::newRow("empty recompute modules")
+        << QString::fromStdString(doc(R"("training":{"recompute":"selective","recompute_modules":[]})"));
     QTest::newRow("priced GPU made unpriced")
         << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","hourly_price_usd":0}})"));
 }

@@ -93,6 +93,9 @@ const Allowlist kMegatronFlags = {
     { "--pipeline-model-parallel-size", "mpc:83 (field)" },
     { "--context-parallel-size", "mpc:100 (field)" },
     { "--expert-model-parallel-size", "mpc:127 (field)" },
+    { "--expert-tensor-parallel-size", "mpc:130 (field; None = tensor_model_parallel_size, mgargs:587)" },
+    { "--moe-flex-dispatcher-backend", "tc:898 (Literal deepep|hybridep|ncclep)" },
+    { "--recompute-modules", "tc:560 (List[str]; choices checked in __post_init__, tc:1945)" },
     { "--sequence-parallel", "mpc:94 (bool field, store_true)" },
     { "--num-layers-per-virtual-pipeline-stage", "mgargs:3114" },
     { "--num-virtual-stages-per-pipeline-rank", "mgargs:3116" },
@@ -185,6 +188,7 @@ const std::map<std::string, std::set<std::string>> kMegatronChoices = {
     { "--data-parallel-sharding-strategy", { "no_shard", "optim", "optim_grads", "optim_grads_params" } }, // mgargs:3190
     { "--fp8-format", { "e4m3", "hybrid" } },                                                     // tc:587
     { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } },                       // tc:891
+    { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } },                      // tc:898
     { "--optimizer", { "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon" } },   // mgargs:2913
     { "--ckpt-format", { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } },                  // mgtrain:486
 };

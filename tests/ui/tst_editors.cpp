@@ -82,6 +82,7 @@ private slots:
     void spinBoxEditsDocument();
     void comboEditsDocument();
     void moeOverlapAndRoutingEditable();
+    void expertTpDispatcherAndRecomputeModulesEditable();
     void presetChangesModel();
     void gpuChangeBringsItsLinks();
     void microBatchValuesDivideReplicaBatch();
@@ -222,6 +223,54 @@ void TestEditors::moeOverlapAndRoutingEditable()
     QCOMPARE(nodes->specialValueText(), nodes->text()); // "no limit"
     m_doc->undoStack()->undo();
     QCOMPARE(m_doc->scenario().parallelism.moeOverlap, core::MoeOverlap::None);
+}
+
+void TestEditors::expertTpDispatcherAndRecomputeModulesEditable()
+{
+    // Dense model: no expert-TP row. The Mixtral example: expert TP offers divisors of the expert size and stores 0
+    // (follow tp) when set to tp; the dispatcher and each recompute module are one undo step each.
+    QVERIFY(!m_editor->widgetForField(QStringLiteral("parallelism.expert_tp"))->isVisibleTo(m_editor));
+    m_doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
+    auto* etp = control<ValueSlider>(QStringLiteral("parallelism.expert_tp"));
+    QVERIFY(etp && etp->isVisibleTo(m_editor));
+    QCOMPARE(etp->value(), qint64(m_doc->scenario().parallelism.tp));
+    QVERIFY(etp->values().contains(1) && etp->values().contains(2));
+    const int tp = m_doc->scenario().parallelism.tp;
+    const qint64 other = tp == 1 ? 2 : 1;
+    etp->setValue(other);
+    emit etp->valueEdited(other);
+    QCOMPARE(m_doc->scenario().parallelism.expertTp, int(other));
+    emit etp->valueEdited(tp);
+    QCOMPARE(m_doc->scenario().parallelism.expertTp, 0);
+
+    auto* dispatcher = control<QComboBox>(QStringLiteral("model.moe.dispatcher"));
+    QVERIFY(dispatcher && dispatcher->isVisibleTo(m_editor));
+    const int deepep = dispatcher->findData(int(core::MoeDispatcher::DeepEp));
+    QVERIFY(deepep >= 0);
+    dispatcher->setCurrentIndex(deepep);
+    emit dispatcher->activated(deepep);
+    QCOMPARE(m_doc->scenario().model.moe.dispatcher, core::MoeDispatcher::DeepEp);
+
+    QWidget* modules = m_editor->widgetForField(QStringLiteral("training.recompute_modules"));
+    QVERIFY(modules && modules->isVisibleTo(m_editor));
+    QCOMPARE(m_doc->scenario().training.recompute, core::Recompute::Selective);
+    QVERIFY(modules->isEnabled());
+    QCheckBox* moe = nullptr;
+    QCheckBox* core = nullptr;
+    for (QCheckBox* c : modules->findChildren<QCheckBox*>()) {
+        if (c->text() == QLatin1String("moe"))
+            moe = c;
+        if (c->text() == QLatin1String("core_attn"))
+            core = c;
+    }
+    QVERIFY(moe && core);
+    QVERIFY(core->isChecked() && !moe->isChecked()); // absent: core_attn alone
+    const int before = m_doc->undoStack()->count();
+    moe->click();
+    QCOMPARE(m_doc->scenario().training.recomputeModules, (core::RecomputeModules{ .coreAttn = true, .moe = true }));
+    QCOMPARE(m_doc->undoStack()->count(), before + 1);
+    moe->click(); // back to core_attn alone: stored as absent
+    QVERIFY(!m_doc->scenario().training.recomputeModules.has_value());
 }
 
 void TestEditors::presetChangesModel()

@@ -64,6 +64,14 @@ const Choice kMoeOverlap[] = {
      T("DeepSeek-V3's DualPipe: all-to-alls hidden behind the other direction's compute, 20 of 132 SMs kept for "
        "communication.")},
 };
+const Choice kDispatcher[] = {
+    {int(MoeDispatcher::AllToAll), T("All-to-all"),
+     T("Megatron --moe-token-dispatcher-type alltoall: NCCL all-to-all of the routed token copies over the EP group.")},
+    {int(MoeDispatcher::DeepEp), T("DeepEP"),
+     T("Megatron flex dispatcher with DeepEP: a token crosses the network once per destination node, then NVLink.")},
+    {int(MoeDispatcher::AllGather), T("All-gather"),
+     T("Megatron --moe-token-dispatcher-type allgather: every rank gathers all tokens of the EP × expert-TP group.")},
+};
 const Choice kOffload[] = {
     {int(OffloadTarget::None), T("None")},
     {int(OffloadTarget::Cpu), T("CPU")},
@@ -98,6 +106,7 @@ std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }
 std::span<const Choice> moeOverlapChoices() { return kMoeOverlap; }
+std::span<const Choice> dispatcherChoices() { return kDispatcher; }
 std::span<const Choice> ncclAlgoChoices() { return kNcclAlgo; }
 std::span<const Choice> ncclProtoChoices() { return kNcclProto; }
 std::span<const Choice> mlpChoices() { return kMlp; }

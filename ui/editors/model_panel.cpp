@@ -97,6 +97,10 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
                                  "(DeepSeek-V3: 4; 0 = no limit)"));
     nodes->setSpecialValueText(tr("no limit"));
     m_moeRows << nodes;
+    m_moeRows << addEnum(QStringLiteral("model.moe.dispatcher"), dispatcherChoices(),
+                         [](const Scenario& s) { return int(s.model.moe.dispatcher); },
+                         [](Scenario& s, int v) { s.model.moe.dispatcher = core::MoeDispatcher(v); },
+                         tr("How tokens reach their experts (Megatron --moe-token-dispatcher-type)"));
 }
 
 void ModelPanel::fillPresets()

@@ -49,6 +49,12 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
     m_ep = addSlider(QStringLiteral("parallelism.ep"), [](const Scenario& s) { return s.parallelism.ep; },
                      [](Scenario& s, int64_t v) { s.parallelism.ep = int(v); },
                      tr("Expert-parallel degree e: offered values divide the routed experts"));
+    // Stored as 0 (follow tp) when it equals tp, so that changing tp keeps Megatron's default.
+    m_etp = addSlider(QStringLiteral("parallelism.expert_tp"),
+                      [](const Scenario& s) { return s.parallelism.effectiveExpertTp(); },
+                      [](Scenario& s, int64_t v) { s.parallelism.expertTp = v == s.parallelism.tp ? 0 : int(v); },
+                      tr("Expert tensor-parallel degree (Megatron --expert-tensor-parallel-size; default = TP): the "
+                         "experts are split this many ways instead of TP, and EP may then span TP × DP × CP"));
     // A long text must not widen the editor (no word wrap: see ModelPanel, the EP row can be hidden).
     m_dp->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Data parallel (DP):"), m_dp);
@@ -94,6 +100,8 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     m_cp->setValues(cp);
     m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<qint64>{1});
     setRowVisible(m_ep, s.model.isMoe() || s.parallelism.ep != 1);
+    m_etp->setValues(s.model.isMoe() ? divisors(s.model.moe.expertFfnHidden, gpus) : QList<qint64>{s.parallelism.tp});
+    setRowVisible(m_etp, s.model.isMoe() || s.parallelism.expertTp != 0);
     m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
     setRowVisible(m_moeOverlap, s.model.isMoe() || s.parallelism.moeOverlap != core::MoeOverlap::None);
     m_moeOverlap->setEnabled(s.parallelism.ep > 1 || s.parallelism.moeOverlap != core::MoeOverlap::None);

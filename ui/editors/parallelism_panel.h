@@ -13,7 +13,7 @@ namespace shardscope::ui {
 class ValueSlider;
 
 /// Parallelism: sharding strategy, TP (divisors of the heads), PP (divisors of the layers), CP, EP (divisors of
-/// the experts), sequence parallelism, pipeline schedule, virtual stages, shard group; shows the derived DP.
+/// the experts), expert TP (divisors of the expert size), sequence parallelism, pipeline schedule, virtual stages, shard group; shows the derived DP.
 class ParallelismPanel : public EditorPanel
 {
     Q_OBJECT
@@ -28,6 +28,7 @@ private:
     ValueSlider* m_pp;
     ValueSlider* m_cp;
     ValueSlider* m_ep;
+    ValueSlider* m_etp;
     QCheckBox* m_sp;
     QComboBox* m_schedule;
     QSpinBox* m_virtual;

@@ -6,6 +6,9 @@
 
 #include <shardscope/core/catalog.h>
 
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QSignalBlocker>
 #include <QSpinBox>
 
 namespace shardscope::ui {
@@ -38,6 +41,7 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
             [](const Scenario& s) { return int(s.training.recompute); },
             [](Scenario& s, int v) { s.training.recompute = core::Recompute(v); },
             tr("Activation recomputation (checkpointing)"));
+    addRecomputeModules();
     addCheck(QStringLiteral("training.flash_attention"), [](const Scenario& s) { return s.training.flashAttention; },
              [](Scenario& s, bool v) { s.training.flashAttention = v; },
              tr("Fused attention that never stores the s × s score matrix"));
@@ -60,6 +64,58 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
             [this](Scenario& s, int v) { core::applyFramework(s, core::Framework(v), m_doc->catalog()); },
             tr("Training framework: selects its profile (resources/profiles): kernel fusion, host overhead, "
                "allocator, loss memory"));
+}
+
+void TrainingPanel::addRecomputeModules()
+{
+    // Megatron's names, each a check box, three to a row so the form keeps its width.
+    static const struct {
+        const char* name;
+        bool core::RecomputeModules::*flag;
+        const char* hint;
+    } modules[] = {
+        { "core_attn", &core::RecomputeModules::coreAttn, QT_TR_NOOP("Core attention (the default)") },
+        { "mlp", &core::RecomputeModules::mlp, QT_TR_NOOP("A dense layer's MLP") },
+        { "moe_act", &core::RecomputeModules::moeAct, QT_TR_NOOP("The routed experts' activation function") },
+        { "layernorm", &core::RecomputeModules::layernorm, QT_TR_NOOP("The input and pre-MLP norms") },
+        { "moe", &core::RecomputeModules::moe, QT_TR_NOOP("The whole MoE block, its all-to-alls included") },
+        { "shared_experts", &core::RecomputeModules::sharedExperts, QT_TR_NOOP("The shared experts") },
+    };
+    auto* box = new QWidget(this);
+    auto* grid = new QGridLayout(box);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setHorizontalSpacing(8);
+    grid->setVerticalSpacing(0);
+    const QString field = QStringLiteral("training.recompute_modules");
+    int i = 0;
+    for (const auto& m : modules) {
+        auto* check = new QCheckBox(QString::fromLatin1(m.name), box);
+        check->setToolTip(tr(m.hint));
+        grid->addWidget(check, i / 3, i % 3);
+        ++i;
+        const auto flag = m.flag;
+        connect(check, &QCheckBox::toggled, this, [this, field, flag, check](bool on) {
+            commit(field, check->text() + (on ? tr(" on") : tr(" off")), [flag, on](Scenario& s) {
+                core::RecomputeModules mods = s.training.effectiveRecomputeModules();
+                mods.*flag = on;
+                // Megatron's default is kept as "absent", so files stay as they were.
+                if (mods == core::RecomputeModules{ .coreAttn = true })
+                    s.training.recomputeModules.reset();
+                else
+                    s.training.recomputeModules = mods;
+            });
+        });
+        addRefresher([check, flag](const Scenario& s) {
+            const QSignalBlocker block(check);
+            check->setChecked(s.training.effectiveRecomputeModules().*flag);
+        });
+    }
+    addRow(field, box,
+           tr("Modules selective recompute re-runs in backward (Megatron --recompute-modules); used with recompute "
+              "selective"));
+    addRefresher([box](const Scenario& s) {
+        box->setEnabled(s.training.recompute == core::Recompute::Selective || s.training.recomputeModules.has_value());
+    });
 }
 
 void TrainingPanel::refreshExtras(const Scenario& s)

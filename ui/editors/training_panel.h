@@ -8,7 +8,7 @@ namespace shardscope::ui {
 class ValueSlider;
 
 /// Training: sequence length (log-scale slider), global batch, micro-batch (slider over the values that divide
-/// the per-replica batch), precision, optimizer, recompute, FlashAttention, dropout, accounting.
+/// the per-replica batch), precision, optimizer, recompute and its modules, FlashAttention, dropout, accounting.
 class TrainingPanel : public EditorPanel
 {
     Q_OBJECT
@@ -19,6 +19,8 @@ protected:
     void refreshExtras(const core::Scenario& s) override;
 
 private:
+    /// training.recompute_modules: one check box per Megatron module name.
+    void addRecomputeModules();
     ValueSlider* m_microBatch;
 };
 

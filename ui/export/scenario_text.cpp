@@ -98,6 +98,16 @@ QString settingText(const core::Scenario& s, const QString& path)
         return yesNo(p.sequenceParallel);
     if (path == QLatin1String("parallelism.tp_comm_overlap"))
         return yesNo(p.tpCommOverlap);
+    if (path == QLatin1String("parallelism.expert_tp"))
+        return p.expertTp > 0 ? QString::number(p.expertTp) : tr("= TP (%1)").arg(p.tp);
+    if (path == QLatin1String("model.moe.dispatcher"))
+        return choice(dispatcherChoices(), int(s.model.moe.dispatcher));
+    if (path == QLatin1String("training.recompute_modules")) {
+        QStringList names;
+        for (const std::string& n : core::recomputeModuleNames(t.effectiveRecomputeModules()))
+            names << QString::fromStdString(n);
+        return names.isEmpty() ? tr("none") : names.join(QStringLiteral(", ")) + (t.recomputeModules ? QString() : tr(" (default)"));
+    }
     if (path == QLatin1String("parallelism.moe_overlap"))
         return choice(moeOverlapChoices(), int(p.moeOverlap));
     if (path == QLatin1String("parallelism.shard_group"))

@@ -5,6 +5,10 @@
 
 #include "shardscope/core/scenario.h"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace shardscope::core {
 
 const char* toString(Sharding v);
@@ -15,6 +19,13 @@ const char* toString(Accounting v);
 const char* toString(GradReduce v); ///< "framework" (absent in a file), "fp32", "bf16"
 const char* toString(PpSchedule v);
 const char* toString(MoeOverlap v);
+const char* toString(MoeDispatcher v); ///< "alltoall" (absent in a file), "deepep", "allgather"
+/// training.recompute_modules names in Megatron's spelling and order (--recompute-modules).
+[[nodiscard]] std::vector<std::string> recomputeModuleNames(const RecomputeModules& m);
+/// Sets the module named `name` (a Megatron --recompute-modules name); false for a name not in kRecomputeModuleNames.
+bool setRecomputeModule(RecomputeModules& m, std::string_view name);
+/// The names training.recompute_modules accepts, comma-separated (for messages).
+inline constexpr const char* kRecomputeModuleNames = "core_attn, mlp, moe_act, layernorm, moe, shared_experts";
 const char* toString(OffloadTarget v);
 const char* toString(NcclAlgo v);
 const char* toString(NcclProto v);

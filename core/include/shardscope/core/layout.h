@@ -26,7 +26,7 @@ struct GroupPlacement {
 /// for min_gpus to try many data-parallel degrees.
 struct ShardDegrees {
     int dpcp = 1;       ///< ranks holding the same dense weights: dp·cp
-    int expertDp = 1;   ///< ranks holding the same experts: dp·cp/ep
+    int expertDp = 1;   ///< ranks holding the same experts: tp·dp·cp/(expert_tp·ep), dp·cp/ep when expert_tp = tp
     int shardGroup = 1; ///< ranks sharding model states: dp·cp, or fsdp-hybrid's group (0 = one node), at most dp·cp
 };
 [[nodiscard]] ShardDegrees shardDegrees(const Scenario& scenario, int dp);
@@ -36,10 +36,12 @@ struct Layout : ShardDegrees {
     int gpus = 0, nodes = 0, gpusPerNode = 0;
     int dp = 0, tp = 1, pp = 1, cp = 1;
     int ep = 1;            ///< expert parallelism; 1 for a dense model whatever the scenario says
+    int etp = 1;           ///< expert tensor parallelism (parallelism.expert_tp, default tp); tp for a dense model
     int replicas = 1;      ///< fsdp-hybrid: copies of the sharded states, dp·cp / shardGroup
     int virtualStages = 1; ///< pipeline chunks per rank (interleaved schedule), 1 otherwise
     int64_t microBatches = 0; ///< per pipeline per step: global batch / (micro-batch · dp)
     GroupPlacement tpGroup, cpGroup, dpcpGroup, epGroup, expertDpGroup, shardGroupPlacement, replicaGroup;
+    GroupPlacement etpGroup; ///< the expert tensor-parallel group (consecutive ranks, like tp)
     GroupPlacement ppPair; ///< two neighbouring pipeline stages
     GroupPlacement cpPair; ///< two neighbours on the context-parallel ring (across nodes when the ring spans nodes)
 };

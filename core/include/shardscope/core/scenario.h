@@ -7,6 +7,7 @@
 #include "shardscope/core/profile.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace shardscope::core {
@@ -14,6 +15,13 @@ namespace shardscope::core {
 enum class Mlp { Gelu, Relu, SwiGlu };
 enum class Norm { LayerNorm, RmsNorm };
 enum class PositionEmbedding { Learned, Rope, Alibi };
+
+/// How tokens reach their experts (Megatron --moe-token-dispatcher-type, megatron/core/transformer/moe/
+/// token_dispatcher.py): AllToAll: NCCL all-to-all over the EP group (MoEAlltoAllTokenDispatcher); DeepEp: DeepEP's
+/// kernels (Megatron's flex dispatcher with --moe-flex-dispatcher-backend deepep): an all-to-all whose off-node copies
+/// cross the network once per destination node and are forwarded over NVLink there; AllGather: every rank gathers
+/// all tokens of the EP × expert-TP group and reduce-scatters the outputs back (MoEAllGatherTokenDispatcher).
+enum class MoeDispatcher { AllToAll, DeepEp, AllGather };
 
 /// Mixture-of-experts block (Mixtral, DeepSeek-V3 configs). experts == 0 means a dense model.
 struct MoeSpec {
@@ -26,6 +34,7 @@ struct MoeSpec {
     /// Node-limited routing: each token goes to experts on at most this many nodes, crossing the network once per
     /// node and forwarded over NVLink there (DeepSeek-V3 report §2.1.2, M = 4); 0: not limited.
     int maxNodesPerToken = 0;
+    MoeDispatcher dispatcher = MoeDispatcher::AllToAll; ///< model.moe.dispatcher (absent in a file: alltoall)
     friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
 };
 
@@ -127,6 +136,18 @@ enum class Accounting { ZeroPaper, Megatron, DeepSpeed };
 /// (fp32 for Megatron and PyTorch FSDP, the half-precision dtype for zero-paper and DeepSpeed); absent in a file.
 enum class GradReduce { Framework, Fp32, Bf16 };
 
+/// The modules selective recompute re-runs in backward instead of keeping their activations (training.recompute_modules,
+/// Megatron --recompute-modules; megatron/core/transformer/transformer_config.py, recompute_modules).
+struct RecomputeModules {
+    bool coreAttn = false;      ///< core_attn: core attention (softmax or the kernel's log-sum-exp)
+    bool mlp = false;           ///< mlp: a dense layer's MLP (not an MoE layer's)
+    bool moeAct = false;        ///< moe_act: the routed experts' activation function (its output discarded)
+    bool layernorm = false;     ///< layernorm: the input and pre-MLP norms (their outputs discarded)
+    bool moe = false;           ///< moe: the whole MoE block (router, dispatch, experts, combine)
+    bool sharedExperts = false; ///< shared_experts: the shared experts
+    friend bool operator==(const RecomputeModules&, const RecomputeModules&) = default;
+};
+
 struct Training {
     int64_t seqLen = 8192;
     int64_t globalBatch = 512;  ///< sequences per optimizer step
@@ -141,6 +162,13 @@ struct Training {
     /// FP8 primary weights (Megatron --fp8-param-gather, Transformer Engine fp8_model_init): the transformer layers'
     /// linear weights are stored and gathered in FP8, with no bf16 copy beside them.
     bool fp8ParamGather = false;
+    /// training.recompute_modules, used when recompute is selective; absent: core_attn alone (Megatron's default).
+    std::optional<RecomputeModules> recomputeModules;
+    /// The modules selective recompute re-runs: recomputeModules, or core_attn alone when absent.
+    [[nodiscard]] RecomputeModules effectiveRecomputeModules() const
+    {
+        return recomputeModules ? *recomputeModules : RecomputeModules{ .coreAttn = true };
+    }
     Framework framework = Framework::Megatron; ///< selects Scenario::profile (absent in a file: megatron)
     friend bool operator==(const Training&, const Training&) = default;
 };
@@ -156,6 +184,10 @@ enum class MoeOverlap { None, EpOverlap, DualPipe };
 struct Parallelism {
     Sharding sharding = Sharding::Zero3;
     int tp = 1, pp = 1, cp = 1, ep = 1;
+    /// parallelism.expert_tp: tensor-parallel size of the experts (Megatron --expert-tensor-parallel-size); 0 (absent
+    /// in a file): tp, Megatron's default (megatron/training/arguments.py).
+    int expertTp = 0;
+    [[nodiscard]] int effectiveExpertTp() const { return expertTp > 0 ? expertTp : tp; }
     bool sequenceParallel = false;
     PpSchedule schedule = PpSchedule::OneFOneB;
     int virtualStages = 1;
