@@ -462,7 +462,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             // store_true
         } else if (listed().count(name)) {
             // nargs='*': the words up to the next flag, kept space-separated
-            while (i + 1 < words.size() && words[i + 1].text.rfind("-", 0) != 0) {
+            while (i + 1 < words.size() && words[i + 1].text.rfind('-', 0) != 0) {
                 f.value += (f.value.empty() ? "" : " ") + words[i + 1].text;
                 f.expands = f.expands || words[i + 1].expands;
                 ++i;
