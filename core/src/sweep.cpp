@@ -161,7 +161,7 @@ std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const
         for (const auto& st : strategies) {
             Scenario s = applyStrategy(base, st);
             s.cluster.gpu = *g;
-            if (s.training.precision == Precision::Fp8Mixed && g->fp8DenseFlops <= 0)
+            if (isFp8(s.training.precision) && (g->fp8DenseFlops <= 0 || (s.training.precision == Precision::Mxfp8 && !hasMxScaling(*g))))
                 s.training.precision = Precision::Bf16Mixed; // this GPU has no FP8: compare it in BF16
             SizingRow row;
             row.gpuId = g->id;
