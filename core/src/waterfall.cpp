@@ -57,6 +57,7 @@ std::string linkText(const LinkSpec& l) { return ref(l.id, l.name); }
 std::string intText(int v) { return number(v); }
 std::string int64Text(int64_t v) { return number(v); }
 std::string doubleText(double v) { return number(v); }
+std::string layoutText(const std::string& v) { return v.empty() ? "even" : v; } // parallelism.pipeline_layout
 
 const std::vector<Setting>& settings()
 {
@@ -102,6 +103,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.tp_comm_overlap", parallelism.tpCommOverlap, boolean),
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),
         SS_SETTING("parallelism.virtual_stages", parallelism.virtualStages, intText),
+        SS_SETTING("parallelism.pipeline_layout", parallelism.pipelineLayout, layoutText),
         SS_SETTING("parallelism.shard_group", parallelism.shardGroup, intText),
         SS_SETTING("parallelism.moe_overlap", parallelism.moeOverlap, enumText),
         SS_SETTING("offload.optimizer", offload.optimizer, enumText),
