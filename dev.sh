@@ -59,6 +59,7 @@ MUTATE_EXCLUDES=(
   'toml_reader.h:kMaxToml*'                  # parser limits on imported TOML files (nesting, values), like kMaxJson*
   'checked_int.h:kMax*'                      # reader limits on whole numbers (int counts, exact doubles), like kMaxJson*
   'fixes.cpp:kMax*'                          # the range the one-click fixes search (validation's own limits), no figure
+  'pipeline_layout.cpp:kMax*'                # parser limit on a pipeline layout string once unrolled, like kMaxJson*
   # Dead: NCCL's Tree LL128 bus bandwidth is min(treeBw × 120/128, nCh × perChMaxTreeLL128Bw) with treeBw at most
   # nCh × perChMaxTreeBw, so a cap above perChMaxTreeBw × 120/128 never binds (in tuning.cc itself too):
   'collective.cpp:kPerChTreeLL128[0][2]'     # Ampere, 4+ nodes: 20 > 17.8 × 120/128 = 16.7

@@ -257,7 +257,7 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
     } else if (ep > 1) {
         const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
         lc.epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
-        if (s.training.precision == Precision::Fp8Mixed)
+        if (isFp8(s.training.precision))
             lc.epMsg *= kFp8AllToAllFactor; // dispatch at 1 byte, combine at 2: the average of the four calls
         // Node-limited routing: a token crosses the network to at most M nodes instead of its top-k experts' nodes,
         // M/k of the naive off-node volume (DeepSeek-V3 report §2.1.2; DeepEP's internode kernels deduplicate).
@@ -286,7 +286,7 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
         return lc;
     const double U = sh.layerUnitParams;
     const UnitCollectives u
-        = unitCollectives(s, U, U * std::ceil(double(s.model.layers) / layout.pp), sh.bytes, layout.shardGroupPlacement);
+        = unitCollectives(s, U, U * sh.maxStageLayers, sh.bytes, layout.shardGroupPlacement);
     if (u.agCalls > 0) { // a sharding group of one gathers nothing: the unit's costs stay 0 (one call of nothing)
         lc.unitAG = u.ag;
         lc.unitAG.time = u.ag.time * u.agCalls;

@@ -26,6 +26,7 @@ Peak peakFor(const Scenario& s)
         p.mfuPeak = g.bf16DenseFlops * 0.5;
         break;
     case Precision::Fp8Mixed:
+    case Precision::Mxfp8: // MXFP8: the same FP8 tensor-core peak (B200 datasheet: one dense FP8 figure for both)
         // FP8 linear layers: the framework's measured FP8/BF16 speed-up on Hopper (quantization, amax and transposed
         // copies included), scaled by the GPU's own FP8/BF16 peak ratio over Hopper's 2 (datasheets).
         p.linear = g.bf16DenseFlops * eff * s.profile.fp8GemmSpeedup * (g.fp8DenseFlops / (2.0 * g.bf16DenseFlops));
@@ -41,6 +42,44 @@ Peak peakFor(const Scenario& s)
     return p;
 }
 
+bool slidingWindowActive(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    return m.slidingWindow > 0 && m.slidingWindow < s.training.seqLen && m.slidingWindowPattern != 1;
+}
+
+template <class X> X attentionWindowShare(const Scenario& s)
+{
+    // Query i (1-based) of a causal layer attends to i keys; through a window of w keys to min(i, w) (Mistral 7B,
+    // Jiang et al. 2023 §2; FlashAttention-2's window_size = (w − 1, 0) masks the same pairs, and its kernel skips
+    // the blocks wholly outside the window). Summed over s queries: full s(s+1)/2, windowed w·s − w(w−1)/2 (w < s).
+    // Every n-th layer attends globally (model.sliding_window_pattern; Gemma 3 n = 6, GPT-OSS n = 2).
+    const ModelSpec& m = s.model;
+    const double layers = m.layers;
+    const double global = m.slidingWindowPattern > 0 ? double(m.layers / m.slidingWindowPattern) : 0.0;
+    const X L = X::input("L", layers, "layers", "");
+    const X Lg = X::input("L_g", global, "layers", "global layers: every n-th (model.sliding_window_pattern)");
+    const X w = X::input("w", double(m.slidingWindow), "tokens", "sliding window (model.sliding_window)");
+    const X sq = X::input("s", double(s.training.seqLen), "tokens", "sequence length");
+    const X one = X::constant(1), two = X::constant(2);
+    const X rho = X::named("ρ", (w * sq - w * (w - one) / two) / (sq * (sq + one) / two), "",
+                           "a windowed layer's share of the causal score pairs");
+    return X::named("κ", (Lg + (L - Lg) * rho) / L, "", "an average layer's share of full causal attention");
+}
+template Fast attentionWindowShare<Fast>(const Scenario&);
+template Expr attentionWindowShare<Expr>(const Scenario&);
+
+template <class X> X coreFlops(const Scenario& s, const LayerCompute& c)
+{
+    const char* what = "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager";
+    if (!slidingWindowActive(s))
+        return X::input("F_core", c.attnCore, "FLOP", what);
+    return X::named("F_core", X::input("F_core,full", c.attnCoreFull, "FLOP", what) * attentionWindowShare<X>(s),
+                    "FLOP", "attention of an average layer through the sliding window");
+}
+template Fast coreFlops<Fast>(const Scenario&, const LayerCompute&);
+template Expr coreFlops<Expr>(const Scenario&, const LayerCompute&);
+
 template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c)
 {
     // Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul parameter
@@ -49,10 +88,12 @@ template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c)
     const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
     const X matmulParams = X::input("P_mm", c.active - c.embedding - c.head - c.positions - norms + V * h, "parameters",
                                     "active matmul weights + the V·h output GEMM");
-    return X::constant(6) * matmulParams
-        + X::constant(6) * X::input("L", double(s.model.layers), "layers", "")
+    const X attention = X::constant(6) * X::input("L", double(s.model.layers), "layers", "")
         * X::input("s", static_cast<double>(s.training.seqLen), "tokens", "sequence length")
         * X::input("q", c.qSize, "", "heads × head dim");
+    if (slidingWindowActive(s)) // the pairs the window leaves (κ, attentionWindowShare)
+        return X::constant(6) * matmulParams + attention * attentionWindowShare<X>(s);
+    return X::constant(6) * matmulParams + attention;
 }
 template Fast flopsPerToken<Fast>(const Scenario&, const ModelCounts&);
 template Expr flopsPerToken<Expr>(const Scenario&, const ModelCounts&);
@@ -84,7 +125,8 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).
-    lc.attnCore = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    lc.attnCoreFull = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    lc.attnCore = slidingWindowActive(s) ? coreFlops<Fast>(s, lc).value() : lc.attnCoreFull;
     if (s.training.flashAttention && s.training.precision != Precision::Fp32) {
         // The profile's fused kernel (FlashAttention-2/3, cuDNN) at its measured forward and backward rates for this
         // head dimension and block length (a context-parallel rank runs s/c × s/c blocks); backward = 2.5 × forward

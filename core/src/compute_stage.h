@@ -27,7 +27,8 @@ struct LayerCompute {
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
     double moeRouted = 0;     ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
     double moeShared = 0;     ///< of moeLinear, the shared experts' GEMMs (recompute_modules shared_experts re-runs them)
-    double attnCore = 0;      ///< attention score and value FLOPs forward
+    double attnCore = 0;      ///< attention score and value FLOPs forward (an average layer, sliding window applied)
+    double attnCoreFull = 0;  ///< the same for a layer of full causal attention
     double coreTime = 0;      ///< attnCore at the forward attention rate (also its recompute)
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)
     double coreBwdTime = 0;   ///< coreBwdFactor × attnCore at the backward attention rate
@@ -38,6 +39,16 @@ struct LayerCompute {
     double flopsPerToken = 0; ///< model FLOPs per token (Megatron-LM's count), for MFU
 };
 LayerCompute computeStage(const Scenario& s, const Shape& sh);
+
+/// model.sliding_window applies: 0 < w < s and not every layer global (pattern 1).
+bool slidingWindowActive(const Scenario& s);
+
+/// κ: the share of a full causal layer's attention score pairs the model's layers compute on average, with
+/// model.sliding_window (Mistral 7B §2): κ = (L_g + (L − L_g)·ρ)/L, ρ = (w·s − w(w−1)/2)/(s(s+1)/2).
+template <class X> X attentionWindowShare(const Scenario& s);
+
+/// Attention score and value FLOPs of one layer, one micro-batch (F_core): κ × the full causal layer's with a window.
+template <class X> X coreFlops(const Scenario& s, const LayerCompute& c);
 
 /// Model FLOPs per token, Megatron-LM's count (MFU's numerator); X = Fast for computeStage, Expr for the
 /// model.flops_per_token term (expr.h).

@@ -23,6 +23,9 @@ constexpr double kFsdpReduceBytes = 4;
 // communicator (NCCL user guide, environment variables: NCCL_BUFFSIZE).
 constexpr double kNcclBuffSize = 4 * kMiB;
 constexpr double kNcclProtocols = 3;
+/// MXFP8 scale bytes per element: one 8-bit E8M0 scale per block of 32 elements (OCP Microscaling Formats (MX)
+/// Specification v1.0, §5.3 Table 1: MXFP8 block size 32, scale E8M0).
+constexpr double kMxScaleBytesPerElement = 1.0 / 32;
 
 double optimizerStateBytes(Optimizer o, bool halfStates)
 {
@@ -63,6 +66,7 @@ StateBytes stateBytes(const Training& t)
     case Precision::Bf16Mixed:
     case Precision::Fp16Mixed:
     case Precision::Fp8Mixed:
+    case Precision::Mxfp8:
         // ZeRO paper §3.1: 2 (half params) + 2 (half grads) + 4 (fp32 master) + 8 (Adam moments)
         b = { 2, 2, 0, 4, optimizerStateBytes(t.optimizer, false), 0, 2, 2 };
         if (mg) {
@@ -85,8 +89,8 @@ StateBytes stateBytes(const Training& t)
         // cast only inside the layer until its backward (torchao/float8/float8_linear.py): no resident copy.
         // FP8 primary weights (Megatron --fp8-param-gather; Transformer Engine fp8_model_init, its Float8Tensor keeps
         // the FP8 data and its transpose): the FP8 copies replace the bf16 weight instead of sitting beside it.
-        if (t.precision == Precision::Fp8Mixed && !pytorchStack(t.framework) && !t.fp8ParamGather)
-            b.fp8Cache = 2;
+        if (isFp8(t.precision) && !pytorchStack(t.framework) && !t.fp8ParamGather)
+            b.fp8Cache = 2 + (t.precision == Precision::Mxfp8 ? 2 * kMxScaleBytesPerElement : 0.0);
         // training.grad_reduce_dtype bf16: Megatron's --grad-reduce-in-bf16 gives the grad buffer the parameters'
         // dtype (megatron/core/distributed/distributed_data_parallel_config.py, grad_reduce_in_fp32 = False;
         // param_and_grad_buffer.py); DeepSpeed keeps its fp16/bf16 gradients and fp32 partition (2 + 4 above).
@@ -113,6 +117,16 @@ int layersOnStage(int layers, int pp, int i)
     const int base = layers / pp;
     const int extra = layers % pp;
     return base + (i >= pp - extra ? 1 : 0);
+}
+
+int stageLayers(const Scenario& s, const Shape& shape, int i)
+{
+    if (shape.chunks.empty())
+        return layersOnStage(s.model.layers, shape.pp, i);
+    int n = 0;
+    for (size_t j = size_t(i); j < shape.chunks.size(); j += size_t(shape.pp))
+        n += shape.chunks[j].layers;
+    return n;
 }
 
 /// One layer's stored activation bytes per micro-batch, computed once for the value (makeShape, Fast) and for the
@@ -222,6 +236,11 @@ Shape makeShape(const Scenario& s)
     sh.ep = m.isMoe() ? par.ep : 1;
     sh.etp = m.isMoe() ? par.effectiveExpertTp() : par.tp;
     sh.v = par.schedule == PpSchedule::Interleaved ? std::max(1, par.virtualStages) : 1;
+    if (!par.pipelineLayout.empty())
+        sh.chunks = parsePipelineLayout(par.pipelineLayout).chunks;
+    sh.maxStageLayers = 0;
+    for (int i = 0; i < sh.pp; ++i)
+        sh.maxStageLayers = std::max(sh.maxStageLayers, stageLayers(s, sh, i));
 
     const double t = par.tp;
     const double beta = sh.bytes.act;
@@ -236,7 +255,10 @@ Shape makeShape(const Scenario& s)
     // 1 byte (transformer_engine/pytorch/module/linear.py, layernorm_linear.py, layernorm_mlp.py: saved inputmat /
     // ln_out / fc2 input are the quantized tensors); torchao's Float8Linear (PyTorch stacks) saves the bf16 input
     // (torchao/float8/float8_linear.py).
-    const double beta8 = s.training.precision == Precision::Fp8Mixed && !pytorchStack(s.training.framework) ? 1.0 : beta;
+    // MXFP8 saves the cast with its E8M0 block scales, 1 + 1/32 bytes (mxfp8_tensor.py, columnwise data + scale_inv).
+    const double beta8 = isFp8(s.training.precision) && !pytorchStack(s.training.framework)
+        ? 1.0 + (s.training.precision == Precision::Mxfp8 ? kMxScaleBytesPerElement : 0.0)
+        : beta;
     sh.linearInputBytes = beta8;
     const double mlpMats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0; // gated: gate, up, product; plain: act in, fc2 in
     const double repDiv = sp ? t : 1.0;
@@ -314,14 +336,29 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     StageShape st;
     const auto& c = shape.counts;
     const int pp = shape.pp;
-    st.layers = layersOnStage(s.model.layers, pp, i);
-    const int extra = s.model.layers % pp;
-    const int first = i * (s.model.layers / pp) + std::max(0, i - (pp - extra)); // layers on stages before i
-    // Leading dense layers of an MoE model (DeepSeek-V3: first 3) land on the first stages.
-    st.denseLayers = std::clamp(c.denseLayers - first, 0, st.layers);
+    st.layers = stageLayers(s, shape, i);
+    if (shape.chunks.empty()) {
+        const int extra = s.model.layers % pp;
+        const int first = i * (s.model.layers / pp) + std::max(0, i - (pp - extra)); // layers on stages before i
+        // Leading dense layers of an MoE model (DeepSeek-V3: first 3) land on the first stages.
+        st.denseLayers = std::clamp(c.denseLayers - first, 0, st.layers);
+        st.embedding = i == 0;
+        st.head = i == pp - 1;
+    } else {
+        // A layout numbers layers in virtual-stage order (get_layer_offset in pipeline_parallel_layer_layout.py): the
+        // leading dense layers are the first ones of that order, wherever their chunks run.
+        int first = 0; // layers in the virtual stages before chunk j
+        for (size_t j = 0; j < shape.chunks.size(); ++j) {
+            const PipelineChunk& ch = shape.chunks[j];
+            if (int(j % size_t(pp)) == i) {
+                st.denseLayers += std::clamp(c.denseLayers - first, 0, ch.layers);
+                st.embedding = st.embedding || ch.embedding;
+                st.head = st.head || ch.loss;
+            }
+            first += ch.layers;
+        }
+    }
     st.moeLayers = st.layers - st.denseLayers;
-    st.embedding = i == 0;
-    st.head = i == pp - 1;
     const double t = shape.tp;
     // Megatron-LM theoretical_memory_usage.py: TP-sharded blocks, replicated norms, routed experts ÷ (etp·ep), etp
     // being parallelism.expert_tp: --expert-tensor-parallel-size defaults to the TP size (megatron/training/
@@ -334,7 +371,7 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
         replicated += c.positions;
     }
     if (st.head) {
-        tpSharded += c.head > 0 ? c.head : (pp > 1 ? c.embedding : 0.0);
+        tpSharded += c.head > 0 ? c.head : (pp > 1 && !st.embedding ? c.embedding : 0.0);
         replicated += c.finalNorm;
     }
     // Transformer Engine casts only the transformer layers' linear weights to FP8 (its Linear/LayerNormLinear/
@@ -414,7 +451,10 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
         // The FP8 weight and transpose copies (w8) of the layers' linear weights Ψ_8 (not the embedding or output layer).
         const X psi8 = X::input("Ψ_8", st.denseLinear, "parameters",
                                 "linear weights of this stage's transformer layers on one TP rank (cast to FP8)");
-        const X w8 = X::input("w8", B.fp8Cache, "B/parameter", "FP8 weight + transposed copy (Transformer Engine cache)");
+        const X w8 = X::input("w8", B.fp8Cache, "B/parameter", s.training.precision == Precision::Mxfp8
+                ? "MXFP8 weight + transposed copy, each with one E8M0 scale byte per 32 elements (Transformer Engine "
+                  "MXFP8Tensor rowwise and columnwise data and scale_inv)"
+                : "FP8 weight + transposed copy (Transformer Engine cache)");
         mem.parameters = mem.parameters + w8 * (sp ? psi8 / nD + psiE / nE : psi8 + psiE);
     }
     const X gradients = sharded(sg, g);
@@ -754,6 +794,10 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
 {
     PeakCandidates c;
     const int pp = s.parallelism.pp;
+    if (!shape.chunks.empty()) { // a layout may put its most layers on any stage: candidatesFit tries each
+        c.everyStage = true;
+        return c;
+    }
     const int extra = s.model.layers % pp;
     for (int i : { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 }) {
         if (i < 0 || i >= pp || std::find(c.index, c.index + c.count, i) != c.index + c.count)
@@ -771,6 +815,10 @@ bool candidatesFit(const Scenario& s, const Shape& shape, const PeakCandidates& 
     for (int k = 0; k < c.count; ++k)
         if (stageMemory(s, shape, c.shape[k], c.index[k], l, m, nullptr, nullptr).total() > budget)
             return false;
+    if (c.everyStage)
+        for (int i = 0; i < shape.pp; ++i)
+            if (stageMemory(s, shape, stageShape(s, shape, i), i, l, m, nullptr, nullptr).total() > budget)
+                return false;
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include "expr.h"
 #include "model_counts.h"
 #include "shardscope/core/layout.h"
+#include "shardscope/core/pipeline_layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
@@ -68,6 +69,8 @@ struct Shape {
     double logitBytes = 0;            ///< the profile's bytes per (local) logit at that peak (logit_bytes[_tp])
     double unitParams = 0;            ///< largest ZeRO-3/FSDP unit on a GPU (a layer, or the root's embeddings)
     double layerUnitParams = 0;       ///< one transformer layer's parameters on a GPU
+    std::vector<PipelineChunk> chunks; ///< parallelism.pipeline_layout's virtual stages; empty: the even split
+    int maxStageLayers = 0;           ///< transformer layers on the pipeline stage with the most
 };
 
 Shape makeShape(const Scenario& s);
@@ -87,6 +90,10 @@ template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const
 /// Layers on pipeline stage `i` of `pp` (uneven splits give the extra layers to the last stages).
 int layersOnStage(int layers, int pp, int i);
 
+/// Transformer layers on pipeline stage `i`: its virtual stages' (chunk j runs on rank j mod pp,
+/// pipeline_parallel_layer_layout.py) when the shape has a layout, else layersOnStage.
+int stageLayers(const Scenario& s, const Shape& shape, int i);
+
 /// Parameters pipeline stage `i` holds per GPU.
 StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 
@@ -103,11 +110,13 @@ void stageMemoryTerms(const Scenario& s, const Shape& shape, const StageShape& s
                       int64_t microBatches, double nccl, std::vector<Term>& out);
 
 /// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
-/// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer).
+/// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer);
+/// with a pipeline layout any stage can, and everyStage says to try them all.
 struct PeakCandidates {
     int count = 0;
     int index[4] = {};
     StageShape shape[4];
+    bool everyStage = false;
 };
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 

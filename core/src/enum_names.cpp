@@ -14,7 +14,7 @@ namespace shardscope::core {
         return names[static_cast<int>(v)];                                                                             \
     }
 SS_NAMES(Sharding, "ddp", "zero1", "zero2", "zero3", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid")
-SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed")
+SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", "mxfp8")
 SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
 SS_NAMES(Recompute, "none", "selective", "full", "selective-op")
 SS_NAMES(Accounting, "zero-paper", "megatron", "deepspeed")

@@ -194,7 +194,7 @@ void addWarnings(const Scenario& s, Result& r)
         r.warnings.push_back(std::move(w));
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
-    if (s.model.layers % p.pp != 0)
+    if (s.model.layers % p.pp != 0 && p.pipelineLayout.empty())
         r.warnings.push_back({ "parallelism.pp", "layers do not divide evenly over pipeline stages; the last stages get one more" });
     // A GPU ships with one scale-up fabric (the catalog's scale_up_link): another one is a scenario that cannot be built,
     // e.g. a B200 with NVLink 4, usually left over from a GPU change.

@@ -36,7 +36,8 @@ bool sameArchitecture(const ModelSpec& a, const ModelSpec& b)
             || (a.moe.expertFfnHidden == b.moe.expertFfnHidden && a.moe.sharedExperts == b.moe.sharedExperts
                 && a.moe.denseLayers == b.moe.denseLayers))
         && a.mla == b.mla && (a.position != PositionEmbedding::Learned || a.maxSeq == b.maxSeq)
-        && a.paramsOverride == b.paramsOverride;
+        && a.paramsOverride == b.paramsOverride && a.slidingWindow == b.slidingWindow
+        && a.slidingWindowPattern == b.slidingWindowPattern;
 }
 } // namespace
 
@@ -184,12 +185,13 @@ const std::vector<std::string>& importFieldNames()
 {
     static const std::vector<std::string> names = { "model.layers", "model.hidden", "model.heads", "model.kv_heads",
         "model.head_dim", "model.ffn_hidden", "model.vocab", "model.max_seq", "model.mlp", "model.norm",
-        "model.position_embedding", "model.tied_embeddings", "model.biases", "model.moe", "model.mla", "cluster.gpu",
+        "model.position_embedding", "model.tied_embeddings", "model.biases", "model.moe", "model.mla", "model.sliding_window",
+        "model.sliding_window_pattern", "cluster.gpu",
         "cluster.nodes", "cluster.gpus_per_node", "training.seq_len", "training.global_batch", "training.micro_batch",
         "training.precision", "training.optimizer", "training.recompute", "training.flash_attention", "training.dropout",
         "training.framework", "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp",
         "parallelism.ep", "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
-        "parallelism.shard_group", "offload.optimizer", "offload.parameters" };
+        "parallelism.pipeline_layout", "parallelism.shard_group", "offload.optimizer", "offload.parameters" };
     return names;
 }
 

@@ -9,6 +9,7 @@
 #include "import_common.h"
 #include "json_fields.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -79,6 +80,27 @@ public:
                 return {};
             }
             v.push_back(e.get<int64_t>());
+        }
+        return v;
+    }
+    /// A list of strings (layer_types); empty when absent or null.
+    std::vector<std::string> strings(const char* key)
+    {
+        m_used.insert(key);
+        std::vector<std::string> v;
+        const auto it = m_root.find(key);
+        if (it == m_root.end() || it->is_null())
+            return v;
+        if (!it->is_array()) {
+            m_cx.error(key, std::string("must be a list of strings, not ") + it->type_name());
+            return v;
+        }
+        for (const auto& e : *it) {
+            if (!e.is_string()) {
+                m_cx.error(key, "must be a list of strings, not " + it->dump());
+                return {};
+            }
+            v.push_back(e.get<std::string>());
         }
         return v;
     }
@@ -197,6 +219,53 @@ int leadingDenseLayers(HfKeys& k, ImportContext& cx)
     return static_cast<int>(only.size());
 }
 
+/// Sliding-window attention: sliding_window (MistralConfig, MixtralConfig, Phi3Config; null = full attention; Qwen2/
+/// Qwen3 only with use_sliding_window, on the layers from max_window_layers on: configuration_qwen2.py) and which
+/// layers attend globally: layer_types ("sliding_attention" | "full_attention" per layer, transformers 4.53+), else
+/// every layer windowed. model.sliding_window_pattern n says every n-th layer is global.
+void slidingWindow(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpec& m)
+{
+    const bool qwen = type.rfind("qwen", 0) == 0;
+    const bool use = !qwen || k.flag("use_sliding_window", false);
+    // Defaults of the classes: MistralConfig sliding_window 4096; Mixtral, Phi-3 None; Qwen 4096 but unused.
+    const bool nulled = k.present("sliding_window") && !k.has("sliding_window"); // null: None, full attention
+    const int64_t w = nulled ? 0 : k.count("sliding_window", type == "mistral" ? 4096 : 0);
+    std::vector<std::string> types = k.strings("layer_types");
+    if (!use || w == 0 || m.layers <= 0)
+        return;
+    if (types.empty() && qwen) {
+        const int64_t firstWindowed = k.count("max_window_layers", m.layers);
+        for (int i = 0; i < m.layers; ++i)
+            types.push_back(i >= firstWindowed ? "sliding_attention" : "full_attention");
+    }
+    m.slidingWindow = w;
+    if (types.empty())
+        return;
+    if (types.size() != size_t(m.layers)) {
+        cx.error("layer_types", "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers)
+                     + " layers");
+        return;
+    }
+    int global = 0, first = 0;
+    for (size_t i = 0; i < types.size(); ++i) {
+        if (types[i] != "sliding_attention" && types[i] != "full_attention") {
+            cx.error("layer_types", "'" + types[i] + "' is not sliding_attention or full_attention");
+            return;
+        }
+        if (types[i] == "full_attention" && global++ == 0)
+            first = int(i) + 1;
+    }
+    if (global == 0)
+        return;
+    bool periodic = true; // global exactly at layers first, 2·first, … (1-based)
+    for (size_t i = 0; i < types.size(); ++i)
+        periodic = periodic && ((types[i] == "full_attention") == ((int(i) + 1) % first == 0));
+    m.slidingWindowPattern = periodic ? first : std::max(1, int(std::lround(double(m.layers) / global)));
+    if (!periodic)
+        cx.warning("layer_types", std::to_string(global) + " full-attention layers, not every n-th: modelled as every "
+                       + std::to_string(m.slidingWindowPattern) + "-th (the same share of global layers)");
+}
+
 void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpec& m)
 {
     const LlamaDefaults d = llamaDefaults().at(type);
@@ -214,6 +283,7 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
     m.norm = Norm::RmsNorm;
     m.position = PositionEmbedding::Rope;
 
+    slidingWindow(type, k, cx, m);
     const std::string act = k.text("hidden_act", type == "gemma" ? "gelu_pytorch_tanh" : "silu");
     if (type == "gemma" || act.rfind("gelu", 0) == 0)
         cx.warning("hidden_act", "the gated MLP (gate, up, down) with " + act
@@ -431,7 +501,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     }
     for (const char* f : { "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim",
              "model.ffn_hidden", "model.vocab", "model.max_seq", "model.mlp", "model.norm", "model.position_embedding",
-             "model.tied_embeddings", "model.biases", "model.moe", "model.mla" })
+             "model.tied_embeddings", "model.biases", "model.moe", "model.mla", "model.sliding_window",
+             "model.sliding_window_pattern" })
         cx.set(f);
 }
 

@@ -18,9 +18,10 @@
 // --q-lora-rank (None), --kv-lora-rank (32), --qk-head-dim (128), --qk-pos-emb-head-dim (64), --v-head-dim (128);
 // parallelism --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
 // --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
-// --num-virtual-stages-per-pipeline-rank; --micro-batch-size, --global-batch-size (default micro × dp);
+// --num-virtual-stages-per-pipeline-rank, --pipeline-model-parallel-layout (as it is),
+// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers (as the layout they mean); --micro-batch-size, --global-batch-size (default micro × dp);
 // --recompute-granularity (full | selective; None by default), --recompute-activations (= selective),
-// --recompute-method / --recompute-num-layers; --bf16, --fp16, --fp8-format (e4m3 | hybrid), --fp8-param-gather,
+// --recompute-method / --recompute-num-layers; --bf16, --fp16, --fp8-format (e4m3 | hybrid), --fp8-recipe (mxfp8 → mxfp8), --fp8-param-gather,
 // --grad-reduce-in-bf16, --accumulate-allreduce-grads-in-fp32; --attention-backend,
 // --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
 // --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
@@ -32,6 +33,7 @@
 #include "checked_int.h"
 #include "import_common.h"
 #include "shardscope/core/scenario_json.h"
+#include "shardscope/core/pipeline_layout.h"
 #include "shell_words.h"
 
 #include <algorithm>
@@ -80,7 +82,9 @@ const std::set<std::string>& valued()
         "--recompute-method", "--recompute-num-layers", "--fp8-format", "--attention-backend", "--hidden-dropout",
         "--attention-dropout", "--data-parallel-sharding-strategy", "--num-distributed-optimizer-instances",
         "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node", "--expert-tensor-parallel-size",
-        "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend" };
+        "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend",
+        "--pipeline-model-parallel-layout", "--fp8-recipe", "--decoder-first-pipeline-num-layers",
+        "--decoder-last-pipeline-num-layers" };
     return s;
 }
 
@@ -392,6 +396,62 @@ void readModel(Args& a, ImportContext& cx)
         cx.set(f);
 }
 
+
+/// --pipeline-model-parallel-layout as it is (arguments.py: the virtual stages are its stage count ÷ pp), or
+/// --decoder-first/last-pipeline-num-layers written as the layout they mean (transformer_config.py, uneven PP: the
+/// first and last ranks take those layers, the middle ranks share the rest evenly, each rank's split over its
+/// virtual stages).
+void readPipelineLayout(Args& a, ImportContext& cx)
+{
+    auto& p = cx.s().parallelism;
+    const int layers = cx.s().model.layers;
+    p.pipelineLayout.clear();
+    std::string layout;
+    if (a.value("--pipeline-model-parallel-layout", layout)) {
+        const ParsedPipelineLayout pl = parsePipelineLayout(layout);
+        if (!pl.error.empty()) {
+            cx.error("--pipeline-model-parallel-layout", "'" + layout + "': the layout " + pl.error);
+            return;
+        }
+        p.pipelineLayout = layout;
+        if (p.pp > 0 && pl.chunks.size() % size_t(p.pp) == 0)
+            p.virtualStages = int(pl.chunks.size() / size_t(p.pp));
+        return;
+    }
+    int first = 0, last = 0;
+    a.count("--decoder-first-pipeline-num-layers", first);
+    a.count("--decoder-last-pipeline-num-layers", last);
+    if (first == 0 && last == 0)
+        return;
+    const int pp = p.pp, v = std::max(1, p.virtualStages);
+    const int middleRanks = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+    const int middleLayers = layers - first - last;
+    if (pp < 2 || middleRanks < 0 || middleLayers < 0 || (middleRanks == 0) != (middleLayers == 0)
+        || (middleRanks > 0 && middleLayers % middleRanks != 0)) {
+        cx.error("--decoder-first-pipeline-num-layers", "first " + std::to_string(first) + " and last "
+            + std::to_string(last) + " layers leave " + std::to_string(middleLayers) + " layers for "
+            + std::to_string(middleRanks) + " middle pipeline stages: they must split evenly (transformer_config.py)");
+        return;
+    }
+    std::vector<int> perRank(size_t(pp), middleRanks > 0 ? middleLayers / middleRanks : 0);
+    if (first > 0)
+        perRank.front() = first;
+    if (last > 0)
+        perRank.back() = last;
+    for (int n : perRank)
+        if (n % v != 0) {
+            cx.error("--decoder-first-pipeline-num-layers", "a stage's " + std::to_string(n)
+                + " layers do not divide over " + std::to_string(v) + " virtual stages (transformer_config.py)");
+            return;
+        }
+    // Virtual stage j runs on rank j mod pp (pipeline_parallel_layer_layout.py): chunk order is rank-fastest.
+    for (int j = 0; j < pp * v; ++j) {
+        p.pipelineLayout += j == 0 ? "E" : "|";
+        p.pipelineLayout += std::string(size_t(perRank[size_t(j % pp)] / v), 't');
+    }
+    p.pipelineLayout += "L";
+}
+
 } // namespace
 
 void importMegatronArgs(std::string_view text, ImportContext& cx)
@@ -522,6 +582,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             p.virtualStages = perStage / perVirtual;
     }
     a.count("--num-virtual-stages-per-pipeline-rank", p.virtualStages);
+    readPipelineLayout(a, cx);
     p.schedule = p.pp > 1 && p.virtualStages > 1 ? PpSchedule::Interleaved : PpSchedule::OneFOneB;
     // megatron/core/transformer/transformer_config.py overlap_moe_expert_parallel_comm
     p.moeOverlap = a.has("--overlap-moe-expert-parallel-comm") ? MoeOverlap::EpOverlap : MoeOverlap::None;
@@ -529,7 +590,8 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     p.tpCommOverlap = a.has("--tp-comm-overlap");
     for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
              "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
-             "parallelism.moe_overlap", "parallelism.tp_comm_overlap", "parallelism.expert_tp" })
+             "parallelism.moe_overlap", "parallelism.tp_comm_overlap", "parallelism.expert_tp",
+             "parallelism.pipeline_layout" })
         cx.set(f);
 
     // ---- Token dispatcher (transformer_config.py moe_token_dispatcher_type, default "allgather"; "flex" with
@@ -664,6 +726,15 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     std::string fp8;
     if (a.choice("--fp8-format", fp8, { "e4m3", "hybrid" }))
         s.training.precision = Precision::Fp8Mixed;
+    // transformer_config.py fp8_recipe (default delayed): mxfp8 is block-scaled FP8 on Blackwell; the other recipes
+    // (delayed, tensorwise, blockwise, custom) keep per-tensor or per-128 scales: fp8-mixed.
+    std::string recipe;
+    if (a.choice("--fp8-recipe", recipe, { "delayed", "tensorwise", "mxfp8", "blockwise", "custom" }) && recipe == "mxfp8") {
+        if (s.training.precision == Precision::Fp8Mixed)
+            s.training.precision = Precision::Mxfp8;
+        else
+            cx.warning("--fp8-recipe", "mxfp8 needs --fp8-format; ignored");
+    }
     cx.set("training.precision");
     // arguments.py (validate_args): --grad-reduce-in-bf16 turns off the fp32 accumulation that bf16 otherwise implies,
     // even with --accumulate-allreduce-grads-in-fp32 given.
@@ -673,7 +744,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     cx.set("training.grad_reduce_dtype");
     // --fp8-param-gather keeps the FP8 weights as the parameters (transformer_engine fp8_model_init); without FP8 it
     // has nothing to keep.
-    s.training.fp8ParamGather = a.has("--fp8-param-gather") && s.training.precision == Precision::Fp8Mixed;
+    s.training.fp8ParamGather = a.has("--fp8-param-gather") && isFp8(s.training.precision);
     if (a.has("--fp8-param-gather") && !s.training.fp8ParamGather)
         cx.warning("--fp8-param-gather", "needs --fp8-format; ignored");
     cx.set("training.fp8_param_gather");

@@ -415,7 +415,7 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     if (hasReduce) {
         if (reduce != "bfloat16" && reduce != "float32")
             cx.error("training.mixed_precision_reduce", "'" + reduce + "' is not one of: bfloat16, float32");
-        else if (s.training.precision == Precision::Bf16Mixed || s.training.precision == Precision::Fp8Mixed)
+        else if (s.training.precision == Precision::Bf16Mixed || isFp8(s.training.precision))
             s.training.gradReduce = reduce == "bfloat16" ? GradReduce::Bf16 : GradReduce::Fp32;
         else if (s.training.precision == Precision::Fp32 && reduce == "bfloat16")
             cx.warning("training.mixed_precision_reduce", "bfloat16 with float32 parameters is not modelled; ignored");

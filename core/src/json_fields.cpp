@@ -313,7 +313,8 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
 {
     r.unknownKeys(o, p, { "preset", "id", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
                             "vocab", "max_seq", "mlp", "norm", "position_embedding", "tied_embeddings", "qkv_bias",
-                            "linear_bias", "embedding_norm", "moe", "mla", "params", "params_published", "source" });
+                            "linear_bias", "embedding_norm", "moe", "mla", "params", "params_published", "source",
+                            "sliding_window", "sliding_window_pattern" });
     r.string(o, "id", p, m.id);
     r.string(o, "name", p, m.name);
     r.string(o, "source", p, m.source);
@@ -335,6 +336,8 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
     r.boolean(o, "qkv_bias", p, m.qkvBias);
     r.boolean(o, "linear_bias", p, m.linearBias);
     r.boolean(o, "embedding_norm", p, m.embeddingNorm);
+    r.integer64(o, "sliding_window", p, m.slidingWindow);
+    r.integer(o, "sliding_window_pattern", p, m.slidingWindowPattern);
     r.number(o, "params", p, m.paramsOverride);
     r.number(o, "params_published", p, m.paramsPublished);
     if (auto it = o.find("moe"); it != o.end()) {
@@ -418,6 +421,11 @@ json modelToJson(const ModelSpec& m)
             { "v_head_dim", m.mla.vHeadDim } };
     if (m.paramsOverride > 0)
         j["params"] = m.paramsOverride;
+    // Written only when set: files without a window read back unchanged.
+    if (m.slidingWindow > 0)
+        j["sliding_window"] = m.slidingWindow;
+    if (m.slidingWindowPattern > 0)
+        j["sliding_window_pattern"] = m.slidingWindowPattern;
     return j;
 }
 

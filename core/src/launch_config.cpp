@@ -68,6 +68,7 @@
 //   distance exceeds it and GPUDirect RDMA is off); NCCL_NVLS_ENABLE (src/transport/nvls.cc:159, default 2,
 //   0 skips NVLS initialisation at :262).
 #include "shardscope/core/launch_config.h"
+#include "shardscope/core/pipeline_layout.h"
 
 #include "shardscope/core/layout.h"
 
@@ -179,6 +180,7 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
     case Precision::Bf16Mixed:
     case Precision::Bf16:
     case Precision::Fp8Mixed: // FP8 GEMMs come from Transformer Engine in the model code; DeepSpeed runs bf16
+    case Precision::Mxfp8:
         j["bf16"] = { { "enabled", true } };
         break;
     case Precision::Fp16Mixed:
@@ -342,9 +344,15 @@ std::string fsdp(const Scenario& s, const Layout& l)
         else if (s.parallelism.schedule == PpSchedule::ZeroBubble)
             sched = "ScheduleInterleavedZeroBubble";
         const int chunks = s.parallelism.schedule == PpSchedule::Interleaved ? std::max(1, s.parallelism.virtualStages) : 1;
+        std::string blocks = "about " + std::to_string(s.model.layers / std::max(1, l.pp * chunks));
+        if (!s.parallelism.pipelineLayout.empty()) { // parallelism.pipeline_layout: each virtual stage's own count
+            blocks = "(in stage order, as pipeline_layout puts them)";
+            for (const PipelineChunk& c : parsePipelineLayout(s.parallelism.pipelineLayout).chunks)
+                blocks += " " + std::to_string(c.layers);
+        }
         o << "# Pipeline parallel (pp " << l.pp << "): split model.layers into " << l.pp * chunks << " stage(s)"
-          << (chunks > 1 ? " (" + std::to_string(chunks) + " per rank)" : std::string()) << " of about "
-          << s.model.layers / std::max(1, l.pp * chunks) << " blocks, wrap each in\n"
+          << (chunks > 1 ? " (" + std::to_string(chunks) + " per rank)" : std::string()) << " of " << blocks
+          << " blocks, wrap each in\n"
           << "# torch.distributed.pipelining.PipelineStage (group=mesh[\"pp\"].get_group()) and drive them with "
           << sched << ";\n# apply the calls below to each stage's module.\n";
     }
@@ -400,6 +408,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
     switch (prec) {
     case Precision::Bf16Mixed:
     case Precision::Fp8Mixed:
+    case Precision::Mxfp8:
         mp = s.training.gradReduce == GradReduce::Bf16
             ? "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)"
             : "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)";
@@ -413,6 +422,9 @@ std::string fsdp(const Scenario& s, const Layout& l)
 
     if (fsdp2) {
         o << "\nmp_policy = " << mp << "\n";
+        if (prec == Precision::Mxfp8)
+            o << "# mxfp8: the MXFP8 GEMMs come from Transformer Engine's MXFP8BlockScaling recipe (te.fp8_autocast); "
+              << "not emitted.\n";
         if (prec == Precision::Fp8Mixed)
             o << "# fp8-mixed: the FP8 GEMMs come from converting the Linear layers (torchao float8 or Transformer "
               << "Engine); not emitted.\n";
@@ -549,11 +561,15 @@ std::string megatron(const Scenario& s, const Layout& l)
         flag("--sequence-parallel");
     if (s.parallelism.tpCommOverlap && l.tp > 1)
         flag("--tp-comm-overlap");
+    // A layout sets the virtual stages itself (arguments.py allows at most one of the layout and the two VPP flags).
+    // Validated layouts hold only E t m L | ( ) * digits and commas: single quotes keep bash from reading | and ( ).
+    if (!s.parallelism.pipelineLayout.empty())
+        arg("--pipeline-model-parallel-layout", "'" + s.parallelism.pipelineLayout + "'");
     if (l.pp > 1) {
         switch (s.parallelism.schedule) {
         case PpSchedule::Interleaved: {
             const int v = std::max(1, s.parallelism.virtualStages);
-            if (v > 1) {
+            if (v > 1 && s.parallelism.pipelineLayout.empty()) {
                 const int perStage = m.layers / l.pp;
                 if (m.layers % l.pp == 0 && perStage % v == 0)
                     num("--num-layers-per-virtual-pipeline-stage", perStage / v);
@@ -716,6 +732,13 @@ std::string megatron(const Scenario& s, const Layout& l)
     case Precision::Fp8Mixed:
         flag("--bf16");
         arg("--fp8-format", "hybrid");
+        if (s.training.fp8ParamGather)
+            flag("--fp8-param-gather");
+        break;
+    case Precision::Mxfp8: // transformer_config.py fp8_recipe 'mxfp8' (Blackwell only); TE's MXFP8 recipe is E4M3
+        flag("--bf16");
+        arg("--fp8-format", "e4m3");
+        arg("--fp8-recipe", "mxfp8");
         if (s.training.fp8ParamGather)
             flag("--fp8-param-gather");
         break;

@@ -64,7 +64,13 @@ Layout makeLayout(const Scenario& s, int dp)
     l.virtualStages = par.schedule == PpSchedule::Interleaved ? std::max(1, par.virtualStages) : 1;
     const int64_t perStep = static_cast<int64_t>(s.training.microBatch) * std::max(1, dp);
     l.microBatches = perStep > 0 ? s.training.globalBatch / perStep : 0;
-    const int gpn = l.gpusPerNode;
+    // A scale-up domain of whole nodes larger than one (GB200 NVL72: 72 GPUs, 18 compute trays of 4) is one NCCL
+    // topology: with multi-node NVLink, the clique's ranks fuse their topology into one system and its rings and trees
+    // stay on NVLink (NVIDIA/nccl src/graph/topo.cc ncclTopoGetSystem, comm->MNNVL; src/graph/tuning.cc drops the
+    // multi-node ring plateau for MNNVL). Groups are placed in such domains; otherwise in nodes.
+    const int domain = s.cluster.gpu.scaleUpDomain;
+    l.scaleUpBlock = domain > l.gpusPerNode && l.gpusPerNode > 0 && domain % l.gpusPerNode == 0 ? domain : l.gpusPerNode;
+    const int gpn = l.scaleUpBlock;
     l.tpGroup = placeGroup(l.tp, 1, gpn);
     l.cpGroup = placeGroup(l.cp, l.tp, gpn);
     l.dpcpGroup = placeGroup(l.dpcp, l.tp, gpn);

@@ -215,7 +215,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
         r.enumeration(*t, "precision", "training", tr.precision,
             { { "fp32", Precision::Fp32 }, { "bf16-mixed", Precision::Bf16Mixed }, { "fp16-mixed", Precision::Fp16Mixed },
-                { "bf16", Precision::Bf16 }, { "fp8-mixed", Precision::Fp8Mixed } });
+                { "bf16", Precision::Bf16 }, { "fp8-mixed", Precision::Fp8Mixed },
+                { "mxfp8", Precision::Mxfp8 } });
         r.enumeration(*t, "optimizer", "training", tr.optimizer,
             { { "adamw", Optimizer::AdamW }, { "adamw-8bit", Optimizer::AdamW8bit },
                 { "sgd-momentum", Optimizer::SgdMomentum }, { "adafactor", Optimizer::Adafactor } });
@@ -258,7 +259,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
                                              "virtual_stages", "shard_group", "moe_overlap",
-                                             "tp_comm_overlap", "expert_tp" });
+                                             "tp_comm_overlap", "expert_tp", "pipeline_layout" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -280,6 +281,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
             { { "none", MoeOverlap::None }, { "ep-overlap", MoeOverlap::EpOverlap },
                 { "dualpipe", MoeOverlap::DualPipe } });
         r.boolean(*p, "tp_comm_overlap", "parallelism", pa.tpCommOverlap);
+        r.string(*p, "pipeline_layout", "parallelism", pa.pipelineLayout);
     }
     if (const json* o = objectAt(r, root, "offload")) {
         r.unknownKeys(*o, "offload", { "optimizer", "parameters" });
@@ -395,6 +397,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         j["parallelism"]["tp_comm_overlap"] = true;
     if (p.expertTp > 0)
         j["parallelism"]["expert_tp"] = p.expertTp;
+    if (!p.pipelineLayout.empty())
+        j["parallelism"]["pipeline_layout"] = p.pipelineLayout;
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };

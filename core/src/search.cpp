@@ -29,6 +29,7 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
     p.virtualStages = l.virtualStages;
     p.sequenceParallel = l.tp > 1; // always worth it with TP (Korthikanti §4.2.2)
     p.shardGroup = 0; // fsdp-hybrid: one node per shard group, as the search assumes
+    p.pipelineLayout.clear(); // a layout belongs to one pp × virtual stages: the search's split is even
     s.training.microBatch = l.microBatch;
     s.training.recompute = l.recompute;
     if (l.recompute != Recompute::Selective) // recompute_modules apply to selective recompute only (validate.cpp)
@@ -132,6 +133,7 @@ struct Worker {
         s.parallelism.ep = t.ep;
         s.parallelism.sequenceParallel = t.tp > 1;
         s.parallelism.shardGroup = 0;
+        s.parallelism.pipelineLayout.clear(); // as applyLayout: the search splits layers evenly
         // The scenario's usable memory (capacity − CUDA context − headroom): "fits" means the same as in evaluate().
         const double capacity = detail::usableMemory<detail::Fast>(base).value();
         Result r;

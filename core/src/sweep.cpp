@@ -93,6 +93,8 @@ Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Cat
         const auto family = modelFamily(catalog, base.model.id);
         if (iv >= 0 && iv < static_cast<int64_t>(family.size()))
             s.model = *family[static_cast<size_t>(iv)];
+        if (s.model.layers != base.model.layers)
+            s.parallelism.pipelineLayout.clear(); // the layout names the base model's layers
         break;
     }
     case SweepAxis::Gpus:
@@ -108,7 +110,11 @@ Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Cat
         s.parallelism.tp = static_cast<int>(iv);
         s.parallelism.sequenceParallel = iv > 1 && base.parallelism.sequenceParallel;
         break;
-    case SweepAxis::Pp: s.parallelism.pp = static_cast<int>(iv); break;
+    case SweepAxis::Pp:
+        s.parallelism.pp = static_cast<int>(iv);
+        if (iv != base.parallelism.pp)
+            s.parallelism.pipelineLayout.clear(); // a layout belongs to one pp: other points split layers evenly
+        break;
     case SweepAxis::MicroBatch: s.training.microBatch = iv; break;
     case SweepAxis::SeqLen: s.training.seqLen = iv; break;
     case SweepAxis::GlobalBatch: s.training.globalBatch = iv; break;
@@ -161,7 +167,7 @@ std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const
         for (const auto& st : strategies) {
             Scenario s = applyStrategy(base, st);
             s.cluster.gpu = *g;
-            if (s.training.precision == Precision::Fp8Mixed && g->fp8DenseFlops <= 0)
+            if (isFp8(s.training.precision) && (g->fp8DenseFlops <= 0 || (s.training.precision == Precision::Mxfp8 && !hasMxScaling(*g))))
                 s.training.precision = Precision::Bf16Mixed; // this GPU has no FP8: compare it in BF16
             SizingRow row;
             row.gpuId = g->id;

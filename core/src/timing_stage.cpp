@@ -75,8 +75,7 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
     } else {
         t.gemm = linear / rLin;
     }
-    const X core = X::input("F_core", c.attnCore, "FLOP",
-                            "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager");
+    const X core = coreFlops<X>(s, c);
     const X ke = X::input("k_e", s.profile.elementwiseTraffic, "",
                           "element-wise HBM traffic per stored activation byte (fitted)");
     const X hbm = X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
@@ -192,8 +191,7 @@ X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, cons
            - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     if (selective) // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
-        return X::input("F_core", c.attnCore, "FLOP",
-                        "attention scores and values: 2·T·s·q/t causal with FlashAttention, 4·T·s·q/t eager")
+        return coreFlops<X>(s, c)
             / X::input("R_attn", c.peak.attention, "FLOP/s", "sustained rate of the attention products (the GEMM rate; "
                                                              "BF16 even with FP8)")
             + elem;

@@ -312,7 +312,7 @@ RunKind runKind(const Scenario& s)
     RunKind k;
     // 32K: the issue's long-context threshold (issue 10, "Long context (≥ 32K, with or without CP)").
     k.longContext = s.training.seqLen >= 32768;
-    k.fp8 = s.training.precision == Precision::Fp8Mixed;
+    k.fp8 = isFp8(s.training.precision);
     k.moe = s.model.isMoe();
     // dp ≥ 256: issue 10's "ZeRO-3 / FSDP at data-parallel ≥ 1,000" regime starts where a ring's latency term
     // (n − 1 steps) outweighs a unit's bandwidth term; the published rows reach dp 256 and 512 (llm-foundry).

@@ -2,6 +2,7 @@
 // validate(): every rule a scenario breaks, each naming its field. Limits keep every product finite in doubles.
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/enum_names.h"
+#include "shardscope/core/pipeline_layout.h"
 #include "sizing.h"
 #include "usable_memory.h"
 
@@ -148,6 +149,42 @@ void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& 
             ck.fail("parallelism.shard_group", "shard_group (", group, ") must divide dp × cp (", dpcp, ")");
     }
 }
+
+/// parallelism.pipeline_layout against the model and the pipeline degrees: the rules Megatron-Core checks
+/// (megatron/training/arguments.py: stages divisible by pp; pipeline_parallel_layer_layout.py,
+/// PipelineParallelLayerLayout.validate_layer_layout: E first and once, L last and once, t count = num_layers, MTP
+/// layers = mtp_num_layers).
+void pipelineLayoutRules(const Scenario& s, Checker& ck)
+{
+    const Parallelism& p = s.parallelism;
+    const char* field = "parallelism.pipeline_layout";
+    const ParsedPipelineLayout pl = parsePipelineLayout(p.pipelineLayout);
+    if (!pl.error.empty()) {
+        ck.fail(field, "the layout ", pl.error);
+        return;
+    }
+    const int v = p.schedule == PpSchedule::Interleaved ? p.virtualStages : 1;
+    if (double(pl.chunks.size()) != double(p.pp) * v)
+        ck.fail(field, "the layout has ", pl.chunks.size(), " stages ('|' separates them); pp × virtual stages is ", p.pp,
+            " × ", v, " = ", double(p.pp) * v, (p.schedule == PpSchedule::Interleaved ? "" : " (virtual stages count only "
+            "with pp_schedule interleaved)"));
+    int embeddings = 0, losses = 0, layers = 0, mtp = 0;
+    for (const PipelineChunk& c : pl.chunks) {
+        embeddings += c.embedding ? 1 : 0;
+        losses += c.loss ? 1 : 0;
+        layers += c.layers;
+        mtp += c.mtp;
+    }
+    if (embeddings != 1 || pl.first != 'E')
+        ck.fail(field, "the layout must name the embedding (E) once, as its first layer");
+    if (losses != 1 || pl.last != 'L')
+        ck.fail(field, "the layout must name the loss (L) once, as its last layer");
+    if (layers != s.model.layers)
+        ck.fail(field, "the layout has ", layers, " transformer layers (t); the model has ", s.model.layers);
+    if (mtp > 0)
+        ck.fail(field, "the layout has multi-token-prediction layers (m); the model has none");
+}
+
 } // namespace
 
 namespace detail {
@@ -195,6 +232,10 @@ std::vector<Issue> validate(const Scenario& s)
     modelOk &= ck.range("model.ffn_hidden", double(m.ffnHidden), 1, 16 * kMaxHidden);
     modelOk &= ck.range("model.vocab", double(m.vocab), 1, kMaxVocab);
     modelOk &= ck.range("model.max_seq", double(m.maxSeq), 0, kMaxSeq);
+    modelOk &= ck.range("model.sliding_window", double(m.slidingWindow), 0, kMaxSeq);
+    modelOk &= ck.range("model.sliding_window_pattern", m.slidingWindowPattern, 0, kMaxLayers);
+    if (m.slidingWindowPattern > 0 && m.slidingWindow == 0)
+        ck.fail("model.sliding_window_pattern", "a pattern of global layers needs model.sliding_window (0: no window)");
     if (modelOk) {
         if (m.kvHeads > m.heads || m.heads % m.kvHeads != 0)
             ck.fail("model.kv_heads", "kv_heads (", m.kvHeads, ") must divide heads (", m.heads, ")");
@@ -277,19 +318,23 @@ std::vector<Issue> validate(const Scenario& s)
     bool trainOk = ck.range("training.seq_len", double(t.seqLen), 1, kMaxSeq);
     trainOk &= ck.range("training.global_batch", double(t.globalBatch), 1, kMaxBatch);
     trainOk &= ck.range("training.micro_batch", double(t.microBatch), 1, kMaxBatch);
-    if (t.precision == Precision::Fp8Mixed && c.gpu.fp8DenseFlops <= 0)
-        ck.fail("training.precision", "fp8-mixed needs FP8 tensor cores; ", c.gpu.name.empty() ? c.gpu.id : c.gpu.name,
-            " has none (fp8_dense_flops is 0)");
+    if (isFp8(t.precision) && c.gpu.fp8DenseFlops <= 0)
+        ck.fail("training.precision", toString(t.precision), " needs FP8 tensor cores; ",
+            c.gpu.name.empty() ? c.gpu.id : c.gpu.name, " has none (fp8_dense_flops is 0)");
+    else if (t.precision == Precision::Mxfp8 && !hasMxScaling(c.gpu))
+        ck.fail("training.precision", "mxfp8 needs tensor cores with MX block scaling (Blackwell; Transformer Engine "
+            "check_mxfp8_support: compute capability 10.0 or newer); ", c.gpu.name.empty() ? c.gpu.id : c.gpu.name,
+            " is ", c.gpu.arch.empty() ? std::string("of unknown architecture") : c.gpu.arch);
     const bool mixed = t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed
-        || t.precision == Precision::Fp8Mixed;
+        || isFp8(t.precision);
     if (t.gradReduce != GradReduce::Framework && !mixed)
         ck.fail("training.grad_reduce_dtype", "a gradient reduce dtype applies to mixed precision (bf16-mixed, "
             "fp16-mixed, fp8-mixed); precision ", toString(t.precision), " keeps its gradients in its own dtype");
     if (t.gradReduce == GradReduce::Bf16 && t.precision == Precision::Fp16Mixed)
         ck.fail("training.grad_reduce_dtype", "bf16 needs bf16 weights (bf16-mixed or fp8-mixed); fp16-mixed reduces "
             "fp16 gradients into fp32 main gradients");
-    if (t.fp8ParamGather && t.precision != Precision::Fp8Mixed)
-        ck.fail("training.fp8_param_gather", "FP8 parameters need precision fp8-mixed (precision is ",
+    if (t.fp8ParamGather && !isFp8(t.precision))
+        ck.fail("training.fp8_param_gather", "FP8 parameters need precision fp8-mixed or mxfp8 (precision is ",
             toString(t.precision), ")");
     if (t.fp8ParamGather && s.parallelism.sharding == Sharding::Ddp)
         ck.fail("training.fp8_param_gather", "FP8 parameters need a sharded optimizer (Megatron-LM arguments.py: "
@@ -331,6 +376,8 @@ std::vector<Issue> validate(const Scenario& s)
             ") must not exceed layers + 2 (", m.layers + 2, "; the embedding and the loss may take a layer's place)");
     if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && p.virtualStages < 2)
         ck.fail("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of 2 or more");
+    if (!p.pipelineLayout.empty())
+        pipelineLayoutRules(s, ck);
     if (t.seqLen % p.cp != 0)
         ck.fail("parallelism.cp", "cp (", p.cp, ") must divide seq_len (", t.seqLen, ")");
     if (p.cp > 1 && (t.seqLen / p.cp) % 2 != 0)

@@ -67,6 +67,7 @@ std::string modulesText(const std::optional<RecomputeModules>& m)
         out += (out.empty() ? "" : " ") + n;
     return out.empty() ? "none" : out;
 }
+std::string layoutText(const std::string& v) { return v.empty() ? "even" : v; } // parallelism.pipeline_layout
 
 const std::vector<Setting>& settings()
 {
@@ -114,6 +115,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.tp_comm_overlap", parallelism.tpCommOverlap, boolean),
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),
         SS_SETTING("parallelism.virtual_stages", parallelism.virtualStages, intText),
+        SS_SETTING("parallelism.pipeline_layout", parallelism.pipelineLayout, layoutText),
         SS_SETTING("parallelism.shard_group", parallelism.shardGroup, intText),
         SS_SETTING("parallelism.moe_overlap", parallelism.moeOverlap, enumText),
         SS_SETTING("offload.optimizer", offload.optimizer, enumText),

@@ -39,6 +39,7 @@ private slots:
     void forcedLl128AllReduceInsideA100Node();
     void smallAllReducePicksLowLatencyProtocol();
     void treeAndRingDifferAcrossNodes();
+    void nvl72DomainSpansTrays();
     void forcedTreeInsideOneNodeIsNotFree();
     void byGroupSumsToTotal_data();
     void byGroupSumsToTotal();
@@ -342,6 +343,40 @@ void TestCommunication::treeAndRingDifferAcrossNodes()
     QVERIFY2(std::fabs(ct->time - cr->time) > 0.01 * cr->time,
         qPrintable(QStringLiteral("tree %1 s vs ring %2 s").arg(ct->time).arg(cr->time)));
     QVERIFY(ca->time <= std::min(cr->time, ct->time) * (1 + 1e-12));
+}
+
+void TestCommunication::nvl72DomainSpansTrays()
+{
+    // GB200 NVL72 (NVIDIA GB200 NVL72 datasheet): 72 GPUs in one NVLink domain, 4 per compute tray. With multi-node
+    // NVLink, NCCL fuses the clique's topology into one system (NVIDIA/nccl src/graph/topo.cc ncclTopoGetSystem): a TP
+    // group of 8 over two trays runs as one inside an 8-GPU node would, on NVLink, and the data-parallel group of 9
+    // (stride 8) over all 18 trays stays on NVLink too.
+    auto nvl72 = [](int nodes, int perNode, int domain) {
+        Scenario s = sstest::presetScenario("llama3-70b", nodes, perNode, "gb200", "nvlink5", "ib-ndr400");
+        s.cluster.gpu.scaleUpDomain = domain;
+        s.training.seqLen = 4096;
+        s.parallelism.tp = 8;
+        s.parallelism.sharding = Sharding::Zero1;
+        sstest::setBatch(s, 1, 4);
+        return s;
+    };
+    SS_EVALUATE(trays, nvl72(18, 4, 72));
+    SS_EVALUATE(nodes, nvl72(9, 8, 72)); // the same 72 GPUs as 9 "nodes" of 8 in the same domain
+    const Collective* tpTrays = sstest::findCollective(trays, Group::Tp, CollectiveOp::AllReduce);
+    const Collective* tpNodes = sstest::findCollective(nodes, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(tpTrays && tpNodes);
+    QVERIFY(!tpTrays->crossesNodes);
+    QCOMPARE(tpTrays->time, tpNodes->time);
+    const Collective* dpTrays = sstest::findCollective(trays, Group::Dp, CollectiveOp::ReduceScatter);
+    QVERIFY(dpTrays && !dpTrays->crossesNodes);
+    // A scale-up domain of one tray (4): the TP group of 8 leaves it and crosses the network, slower.
+    SS_EVALUATE(split, nvl72(18, 4, 4));
+    const Collective* tpSplit = sstest::findCollective(split, Group::Tp, CollectiveOp::AllReduce);
+    QVERIFY(tpSplit && tpSplit->crossesNodes);
+    QVERIFY(tpSplit->time > tpTrays->time);
+    // A domain that is not whole trays (6 of 4-GPU trays) is not taken to span them: placed by node, as before.
+    SS_EVALUATE(partial, nvl72(18, 4, 6));
+    QCOMPARE(sstest::findCollective(partial, Group::Tp, CollectiveOp::AllReduce)->time, tpSplit->time);
 }
 
 void TestCommunication::forcedTreeInsideOneNodeIsNotFree()

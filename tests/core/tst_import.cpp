@@ -89,6 +89,8 @@ private slots:
     void megatronRefusesShellExpansionInAUsedFlag();
     void megatronMoeAndMla();
     void megatronExpertTpDispatcherAndRecomputeModules();
+    void megatronPipelineLayoutAndMxfp8();
+    void hfSlidingWindow();
     void torchtitanPublishedJob();
     void torchtitanDegreesAndCheckpointing();
     void tomlSubsetIsStrict_data();
@@ -428,6 +430,87 @@ void TestImport::megatronRefusesShellExpansionInAUsedFlag()
     QVERIFY(hasIssue(bad.errors, "--normalization", "LayerNorm or RMSNorm"));
     const ImportResult none = run(ImportSource::MegatronArgs, "echo hello");
     QVERIFY(hasIssue(none.errors, "", "no --flags"));
+}
+
+void TestImport::megatronPipelineLayoutAndMxfp8()
+{
+    // --pipeline-model-parallel-layout is kept as Megatron takes it; its stage count ÷ pp is the virtual stages
+    // (megatron/training/arguments.py). 32 layers on pp 4 × 2 virtual stages, the first and last chunk lighter.
+    const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --pipeline-model-parallel-size 4 ";
+    const ImportResult l = run(ImportSource::MegatronArgs, model + "--pipeline-model-parallel-layout 'Et*3|(t*4|)*6t*5L'");
+    QVERIFY2(l.ok(), qPrintable(dump(l.errors)));
+    QCOMPARE(l.scenario.parallelism.pipelineLayout, std::string("Et*3|(t*4|)*6t*5L"));
+    QCOMPARE(l.scenario.parallelism.virtualStages, 2);
+    QCOMPARE(l.scenario.parallelism.schedule, PpSchedule::Interleaved);
+    QCOMPARE(origin(l, "parallelism.pipeline_layout"), std::string("megatron-args"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--pipeline-model-parallel-layout 'Et*8|q'").errors,
+                     "--pipeline-model-parallel-layout", "'q'"));
+    // --decoder-first/last-pipeline-num-layers (transformer_config.py, uneven PP): 6 first, 6 last, the middle two
+    // stages share 32 − 12 = 20 evenly, 10 each.
+    const ImportResult fl = run(ImportSource::MegatronArgs, model + "--decoder-first-pipeline-num-layers 6 "
+                                                                    "--decoder-last-pipeline-num-layers 6");
+    QVERIFY2(fl.ok(), qPrintable(dump(fl.errors)));
+    QCOMPARE(fl.scenario.parallelism.pipelineLayout, std::string("E" + std::string(6, 't') + "|" + std::string(10, 't')
+                                                                  + "|" + std::string(10, 't') + "|" + std::string(6, 't') + "L"));
+    QVERIFY(validate(fl.scenario).empty());
+    // 7 first layers leave 25 for 3 stages: not even.
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--decoder-first-pipeline-num-layers 7").errors,
+                     "--decoder-first-pipeline-num-layers", "evenly"));
+    // --fp8-recipe mxfp8 (transformer_config.py fp8_recipe) with --fp8-format: block-scaled FP8.
+    const ImportResult mx = run(ImportSource::MegatronArgs, model + "--bf16 --fp8-format e4m3 --fp8-recipe mxfp8");
+    QVERIFY2(mx.ok(), qPrintable(dump(mx.errors)));
+    QCOMPARE(mx.scenario.training.precision, Precision::Mxfp8);
+    const ImportResult delayed = run(ImportSource::MegatronArgs, model + "--bf16 --fp8-format hybrid --fp8-recipe delayed");
+    QCOMPARE(delayed.scenario.training.precision, Precision::Fp8Mixed);
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--fp8-recipe mxfp9").errors, "--fp8-recipe", "mxfp9"));
+
+    // Written by launch-config --target megatron and read back: the same layout and precision.
+    Scenario a = sstest::presetScenario("llama3-8b", 2, 4, "gb200", "nvlink5", "ib-ndr400");
+    a.training.precision = Precision::Mxfp8;
+    a.parallelism.pp = 4;
+    a.parallelism.pipelineLayout = "Et*7|t*9|t*9|t*7L";
+    QVERIFY2(validate(a).empty(), qPrintable(sstest::issuesText(validate(a))));
+    const std::string text = launchConfig(a, LaunchTarget::Megatron);
+    QVERIFY(text.find("--pipeline-model-parallel-layout 'Et*7|t*9|t*9|t*7L'") != std::string::npos);
+    QVERIFY(text.find("--fp8-recipe mxfp8") != std::string::npos);
+    const ImportResult back = importConfig(ImportSource::MegatronArgs, text, a, false, {}, sstest::catalog());
+    QVERIFY2(back.ok(), qPrintable(dump(back.errors)));
+    QCOMPARE(back.scenario.parallelism.pipelineLayout, a.parallelism.pipelineLayout);
+    QCOMPARE(back.scenario.training.precision, Precision::Mxfp8);
+}
+
+void TestImport::hfSlidingWindow()
+{
+    // MistralConfig: sliding_window 4096 by default, every layer windowed (configuration_mistral.py).
+    const ImportResult mistral = run(ImportSource::HfConfig, R"({"model_type": "mistral"})");
+    QVERIFY2(mistral.ok(), qPrintable(dump(mistral.errors)));
+    QCOMPARE(mistral.scenario.model.slidingWindow, int64_t(4096));
+    QCOMPARE(mistral.scenario.model.slidingWindowPattern, 0);
+    // null: full attention (Mistral v0.2+ configs).
+    const ImportResult none = run(ImportSource::HfConfig, R"({"model_type": "mistral", "sliding_window": null})");
+    QCOMPARE(none.scenario.model.slidingWindow, int64_t(0));
+    // layer_types (transformers 4.53+): every 3rd layer full attention → pattern 3.
+    std::string types;
+    for (int i = 0; i < 6; ++i)
+        types += std::string(i ? "," : "") + ((i + 1) % 3 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+    const ImportResult every3 = run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 6,)"
+                                                            R"( "sliding_window": 1024, "layer_types": [)" + types + "]}");
+    QVERIFY2(every3.ok(), qPrintable(dump(every3.errors)));
+    QCOMPARE(every3.scenario.model.slidingWindow, int64_t(1024));
+    QCOMPARE(every3.scenario.model.slidingWindowPattern, 3);
+    QCOMPARE(origin(every3, "model.sliding_window"), std::string("hf-config"));
+    // Qwen2: the window only with use_sliding_window, on layers from max_window_layers on: 2 of 4 full, not every
+    // n-th → modelled as every 2nd, with a warning.
+    const ImportResult qwenOff = run(ImportSource::HfConfig, R"({"model_type": "qwen2", "sliding_window": 4096})");
+    QCOMPARE(qwenOff.scenario.model.slidingWindow, int64_t(0));
+    const ImportResult qwen = run(ImportSource::HfConfig, R"({"model_type": "qwen2", "num_hidden_layers": 4,)"
+                                                          R"( "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 2})");
+    QVERIFY2(qwen.ok(), qPrintable(dump(qwen.errors)));
+    QCOMPARE(qwen.scenario.model.slidingWindowPattern, 2);
+    QVERIFY(hasIssue(qwen.warnings, "layer_types", "not every n-th"));
+    QVERIFY(hasIssue(run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 2, "sliding_window": 8,)"
+                                                 R"( "layer_types": ["sliding_attention"]})").errors,
+                     "layer_types", "1 entries for 2 layers"));
 }
 
 void TestImport::megatronMoeAndMla()

@@ -33,6 +33,8 @@ private slots:
     void fewerMicroBatchesThanStages();
     void interleavedFirstStageFactor();
     void gpipeHoldsAllMicroBatches();
+    void pipelineLayoutSetsEachStagesLayers();
+    void mxfp8AddsOneScaleBytePer32Elements();
     void moreShardingNeverRaisesModelStates_data();
     void moreShardingNeverRaisesModelStates();
     void doublingTpHalvesShardedWeights();
@@ -447,6 +449,62 @@ void TestMemory::interleavedFirstStageFactor()
     QCOMPARE((2.0 * (p - 1) + (v - 1.0) * p + 1) / v * (L / p), L * factor); // the two forms agree (22 layers)
     SS_EVALUATE(r, pipelineScenario(L, p, 8, PpSchedule::Interleaved, v));
     SS_COMPARE_REL(r.stages[0].memory.activations, L * factor * layerAct() + p * factor * embeddingAct(), 1e-12);
+}
+
+void TestMemory::pipelineLayoutSetsEachStagesLayers()
+{
+    // Megatron-Core --pipeline-model-parallel-layout "Et|ttt|ttt|tL" (megatron/core/transformer/
+    // pipeline_parallel_layer_layout.py): the first stage holds the embedding and 1 layer, the middle two 3 layers, the
+    // last 1 layer and the loss. 1F1B: stage r keeps p − r micro-batches of its own layers (Narayanan §2.2).
+    const int L = 8, p = 4;
+    Scenario s = pipelineScenario(L, p, 8, PpSchedule::OneFOneB);
+    s.parallelism.pipelineLayout = "Et|ttt|ttt|tL";
+    SS_EVALUATE(r, s);
+    const int layers[] = { 1, 3, 3, 1 };
+    for (int i = 0; i < p; ++i)
+        QCOMPARE(r.stages[i].layers, layers[i]);
+    SS_COMPARE_REL(r.stages[0].memory.activations, 4 * 1 * layerAct() + 4 * embeddingAct(), 1e-12);
+    SS_COMPARE_REL(r.stages[1].memory.activations, 3 * 3 * layerAct(), 1e-12);
+    SS_COMPARE_REL(r.stages[2].memory.activations, 2 * 3 * layerAct(), 1e-12);
+    SS_COMPARE_REL(r.stages[3].memory.activations, 1 * 1 * layerAct() + headAct(), 1e-12);
+    // bf16 weights, DDP: 2 B per parameter; a GPT layer 12h² + 13h (QKV 3h² + 3h, out h² + h, fc1 4h² + 4h, fc2 4h² + h,
+    // two LayerNorms 4h).
+    const double layer = 12.0 * kH * kH + 13.0 * kH;
+    SS_COMPARE_REL(r.stages[1].memory.parameters, 2 * 3 * layer, 1e-12);
+    QCOMPARE(r.peakStage, 1); // nine layers' activations: more than the first stage's four
+    // Interleaved, pp 2 × 2 virtual stages, "Ett|t|ttt|ttL": virtual stage j runs on rank j mod pp, so rank 0 holds
+    // chunks 0 and 2 (2 + 3 layers) and the embedding, rank 1 chunks 1 and 3 (1 + 2 layers) and the loss.
+    Scenario v = pipelineScenario(L, 2, 8, PpSchedule::Interleaved, 2);
+    v.parallelism.pipelineLayout = "Ett|t|ttt|ttL";
+    SS_EVALUATE(rv, v);
+    QCOMPARE(rv.stages[0].layers, 5);
+    QCOMPARE(rv.stages[1].layers, 3);
+    QVERIFY(rv.stages[0].embedding && !rv.stages[0].head && rv.stages[1].head && !rv.stages[1].embedding);
+    SS_COMPARE_REL(rv.stages[0].memory.parameters - rv.stages[1].memory.parameters,
+        2 * (5 - 3) * layer + 2 * (double(kV) * kH + double(kS) * kH) - 2 * (double(kV) * kH + 2 * kH), 1e-12);
+}
+
+void TestMemory::mxfp8AddsOneScaleBytePer32Elements()
+{
+    // OCP Microscaling Formats v1.0 (§5.3 Table 1): MXFP8 blocks of 32 elements share one 1-byte E8M0 scale.
+    // Transformer Engine's MXFP8Tensor keeps a weight's rowwise and columnwise FP8 data, each with its scales
+    // (1 + 1/32 B twice), where fp8-mixed keeps the FP8 weight and its transpose (1 + 1 B); a linear layer's saved
+    // input is the MXFP8 cast with its scales (1 + 1/32 B) where fp8-mixed saves 1 B. GPT without biases, L layers,
+    // h, f = 4h, MHA: linear weights 4h² + 8h² per layer; saved linear inputs T·(h + h + h + f) per layer (QKV,
+    // out-projection, fc1, fc2), t = 1, one micro-batch, DDP on one B200.
+    const double L = 4, h = 1024, f = 4 * h, S = 2048, T = S;
+    Scenario s = sstest::presetScenario("gpt3-xl", 1, 1, "b200-180gb", "nvlink5", "ib-ndr400");
+    s.model = sstest::gptModel(int(L), int64_t(h), 16, int64_t(f), 32000, int64_t(S));
+    s.model.linearBias = false;
+    s.training.seqLen = int64_t(S);
+    s.training.recompute = Recompute::None;
+    s.parallelism.sharding = Sharding::Ddp;
+    s.training.precision = Precision::Fp8Mixed;
+    SS_EVALUATE(fp8, s);
+    s.training.precision = Precision::Mxfp8;
+    SS_EVALUATE(mx, s);
+    SS_COMPARE_REL(mx.memory.parameters - fp8.memory.parameters, L * 12 * h * h * 2.0 / 32, 1e-9);
+    SS_COMPARE_REL(mx.memory.activations - fp8.memory.activations, L * T * (3 * h + f) / 32, 1e-9);
 }
 
 void TestMemory::gpipeHoldsAllMicroBatches()

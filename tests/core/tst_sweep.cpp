@@ -12,6 +12,7 @@ private slots:
     void pointsEqualEvaluate_data();
     void pointsEqualEvaluate();
     void familyIsOrderedBySize();
+    void pipelineLayoutStaysWithItsPp();
     void strategiesStopFittingInOrder();
     void sizingFindsFewestNodes();
     void minGpusIsTheFewestValidFit_data();
@@ -65,6 +66,20 @@ void TestSweep::pointsEqualEvaluate()
             QCOMPARE(p.commBytes, r.totalCommBytes);
         }
     }
+}
+
+void TestSweep::pipelineLayoutStaysWithItsPp()
+{
+    // A pipeline layout names pp × virtual stages stages of the model's layers: the sweep keeps it at the base pp
+    // and splits layers evenly at every other pp, so those points stay valid.
+    Scenario base = presetScenario("llama3-8b", 2, 8);
+    base.parallelism.pp = 4;
+    base.parallelism.pipelineLayout = "Et*7|t*9|t*9|t*7L";
+    QVERIFY(validate(base).empty());
+    QCOMPARE(applyAxis(base, SweepAxis::Pp, 4, catalog()).parallelism.pipelineLayout, base.parallelism.pipelineLayout);
+    const Scenario two = applyAxis(base, SweepAxis::Pp, 2, catalog());
+    QVERIFY(two.parallelism.pipelineLayout.empty());
+    QVERIFY(validate(two).empty());
 }
 
 void TestSweep::familyIsOrderedBySize()

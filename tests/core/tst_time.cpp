@@ -26,6 +26,8 @@ private slots:
     void throughputAndMfu();
     void oneGpuStepByHand();
     void groupedGemmsOfRoutedExperts();
+    void slidingWindowAttentionByHand();
+    void pipelineLayoutSlowestStageSetsTheStep();
     void cpuOffloadedOptimizerStep();
     void recomputeModulesRunTheirForwardAgain();
 };
@@ -326,6 +328,73 @@ void TestTime::groupedGemmsOfRoutedExperts()
     const double head = 2 * T * V * h / gemm;
     const double compute = L * (3 * (dense + routed) + core + coreBackward) + 3 * head;
     SS_COMPARE_REL(r.step.compute, compute, 1e-12);
+}
+
+void TestTime::slidingWindowAttentionByHand()
+{
+    // oneGpuStepByHand's small Llama (2 layers, h 1024, 8 heads, f 4096, s 2048) with element-wise traffic and host
+    // time set to 0, and a sliding window of w = 512 keys on every layer but each 2nd (model.sliding_window_pattern 2:
+    // layer 2 global). Query i of a causal layer attends to i keys, through the window to min(i, w) (Mistral 7B,
+    // Jiang et al. 2023 §2): summed over the s queries, s(s+1)/2 pairs full, w·s − w(w−1)/2 windowed. Attention
+    // FLOPs and model FLOPs per token scale by the layers' mean share κ = (1 + ρ)/2.
+    const double L = 2, h = 1024, a = 8, f = 4096, V = 32000, s = 2048, T = s, w = 512;
+    Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
+    ModelSpec m;
+    m.name = "small llama, windowed";
+    m.layers = int(L);
+    m.hidden = int64_t(h);
+    m.heads = int(a);
+    m.kvHeads = int(a);
+    m.ffnHidden = int64_t(f);
+    m.vocab = int64_t(V);
+    m.maxSeq = int64_t(s);
+    m.slidingWindow = int64_t(w);
+    m.slidingWindowPattern = 2;
+    sc.model = m;
+    sc.training.seqLen = int64_t(s);
+    sc.training.recompute = Recompute::None;
+    sc.training.flashAttention = true;
+    sc.training.dropout = false;
+    sc.parallelism.sharding = Sharding::Ddp;
+    sc.profile.elementwiseTraffic = 0;
+    sc.profile.hostOverheadPerLayer = 0;
+    sstest::setBatch(sc, 1, 1);
+    SS_EVALUATE(r, sc);
+
+    const double rho = (w * s - w * (w - 1) / 2) / (s * (s + 1) / 2);
+    const double kappa = (1 + rho) / 2;
+    const GpuSpec& g = sc.cluster.gpu;
+    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80;
+    const double linear = 2 * T * (4 * h * h + 3 * h * f) / gemm;
+    const double core = 2 * T * s * h / 484e12, coreBackward = 2.5 * 2 * T * s * h / (465e12 * 265 / 320);
+    const double head = 2 * T * V * h / gemm;
+    SS_COMPARE_REL(r.step.compute, L * (3 * linear + kappa * (core + coreBackward)) + 3 * head, 1e-12);
+    // Megatron's count: 6 per matmul weight (+ V·h output GEMM) and 6·L·s·q of attention, here × κ.
+    SS_COMPARE_REL(r.flopsPerToken, 6 * (L * (4 * h * h + 3 * h * f) + V * h) + 6 * L * s * h * kappa, 1e-12);
+    // A window at least the sequence long is full attention.
+    sc.model.slidingWindow = int64_t(s);
+    SS_EVALUATE(full, sc);
+    SS_COMPARE_REL(full.step.compute, L * (3 * linear + core + coreBackward) + 3 * head, 1e-12);
+}
+
+void TestTime::pipelineLayoutSlowestStageSetsTheStep()
+{
+    // pipeScenario with the layout "Et*3|t*5|t*4|t*4L" (Megatron-Core --pipeline-model-parallel-layout). A stage's
+    // time is its layers × one layer's (DDP, no TP: nothing else per layer; the embedding has no GEMM, the small
+    // output layer adds little), one layer = a quarter of the even split's stage 1. Stage 1's five layers set the step:
+    // 1F1B bubble = Σ_i t_i − t_slow (one micro-batch crosses every stage, the rest queue behind the slowest;
+    // Narayanan et al. SC'21 §2.2).
+    SS_EVALUATE(even, pipeScenario(PpSchedule::OneFOneB));
+    const double layer = stageTime(even.stages[1]) / 4;
+    Scenario s = pipeScenario(PpSchedule::OneFOneB);
+    s.parallelism.pipelineLayout = "Et*3|t*5|t*4|t*4L";
+    SS_EVALUATE(r, s);
+    SS_COMPARE_REL(stageTime(r.stages[0]), 3 * layer, 1e-12);
+    SS_COMPARE_REL(stageTime(r.stages[1]), 5 * layer, 1e-12);
+    SS_COMPARE_REL(stageTime(r.stages[2]), 4 * layer, 1e-12);
+    const double sum = stageTime(r.stages[0]) + stageTime(r.stages[1]) + stageTime(r.stages[2]) + stageTime(r.stages[3]);
+    SS_COMPARE_REL(r.step.pipelineBubble, sum - 5 * layer, 1e-12);
+    QVERIFY(r.step.total() > even.step.total());
 }
 
 void TestTime::cpuOffloadedOptimizerStep()

@@ -47,6 +47,9 @@ private slots:
     void moeOverlapRules();
     void expertGridRules();
     void recomputeModulesRules();
+    void pipelineLayoutRules_data();
+    void pipelineLayoutRules();
+    void slidingWindowAndMxfp8Rules();
     void roundTrip_data();
     void roundTrip();
 };
@@ -135,6 +138,70 @@ void TestValidation::moeOverlapRules()
     QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "recompute"), qPrintable(sstest::issuesText(bad)));
     bad = with(R"({"sharding":"zero1","ep":4,"pp":2,"pp_schedule":"1f1b","moe_overlap":"ep-overlap"})");
     QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "interleaved"), qPrintable(sstest::issuesText(bad)));
+}
+
+void TestValidation::pipelineLayoutRules_data()
+{
+    // Megatron-Core's rules for --pipeline-model-parallel-layout (megatron/core/transformer/
+    // pipeline_parallel_layer_layout.py: parse_str_to_list, validate_layer_layout; megatron/training/arguments.py:
+    // stages divisible by pp). Llama 3 8B has 32 layers; one node of 8 GPUs, pp 4, tp 2.
+    QTest::addColumn<QString>("parallelism");
+    QTest::addColumn<QString>("fragment"); // "" = valid
+    QTest::newRow("uneven 7/9/9/7") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})" << "";
+    QTest::newRow("repeat groups") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|(t*8|)*2,t*8L"})" << "";
+    QTest::newRow("interleaved 8 chunks") << R"({"tp":2,"pp":4,"pp_schedule":"interleaved","virtual_stages":2,)"
+                                             R"("pipeline_layout":"Et*4|(tttt|)*6t*4L"})"
+                                          << "";
+    QTest::newRow("3 stages for pp 4") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*10|t*11|t*11L"})" << "3 stages";
+    QTest::newRow("virtual stages without interleaving")
+        << R"({"tp":2,"pp":4,"pipeline_layout":"Et*4|(tttt|)*6t*4L"})" << "interleaved";
+    QTest::newRow("31 layers") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*8|t*8|t*8L"})" << "31 transformer layers";
+    QTest::newRow("no embedding") << R"({"tp":2,"pp":4,"pipeline_layout":"t*8|t*8|t*8|t*8L"})" << "embedding (E)";
+    QTest::newRow("embedding not first") << R"({"tp":2,"pp":4,"pipeline_layout":"tEt*7|t*8|t*8|t*8L"})" << "first";
+    QTest::newRow("two losses") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8L|t*8|t*8L"})" << "loss (L)";
+    QTest::newRow("loss not last") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|t*8|Lt*8"})" << "last";
+    QTest::newRow("unknown character") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|x*8|t*8L"})" << "'x'";
+    QTest::newRow("MTP layer, no MTP model") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|t*8|t*8mL"})"
+                                             << "multi-token";
+    QTest::newRow("hostile repeat") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*99999|)*99999L"})" << "100000";
+    QTest::newRow("unclosed parenthesis") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*8|t*8|t*8|t*8L"})" << "'('";
+}
+
+void TestValidation::pipelineLayoutRules()
+{
+    QFETCH(QString, parallelism);
+    QFETCH(QString, fragment);
+    const auto issues = issuesOf(R"("model":{"preset":"llama3-8b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
+                                 R"("training":{"global_batch":64},"parallelism":)" + parallelism.toStdString());
+    if (fragment.isEmpty())
+        QVERIFY2(issues.empty(), qPrintable(sstest::issuesText(issues)));
+    else
+        QVERIFY2(sstest::hasIssue(issues, "parallelism.pipeline_layout", fragment.toStdString()),
+                 qPrintable(sstest::issuesText(issues)));
+}
+
+void TestValidation::slidingWindowAndMxfp8Rules()
+{
+    auto bad = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window":-1})");
+    QVERIFY2(sstest::hasIssue(bad, "model.sliding_window"), qPrintable(sstest::issuesText(bad)));
+    bad = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window_pattern":6})");
+    QVERIFY2(sstest::hasIssue(bad, "model.sliding_window_pattern", "needs model.sliding_window"),
+             qPrintable(sstest::issuesText(bad)));
+    bad = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window":4096,"sliding_window_pattern":-2})");
+    QVERIFY2(sstest::hasIssue(bad, "model.sliding_window_pattern"), qPrintable(sstest::issuesText(bad)));
+    auto ok = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window":1024,"sliding_window_pattern":6})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // MXFP8 needs Blackwell's MX block scaling (Transformer Engine check_mxfp8_support); Hopper has FP8 without it.
+    bad = issuesOf(R"("cluster":{"gpu":"h100-sxm5-80gb"},"training":{"precision":"mxfp8"})");
+    QVERIFY2(sstest::hasIssue(bad, "training.precision", "MX block scaling"), qPrintable(sstest::issuesText(bad)));
+    bad = issuesOf(R"("cluster":{"gpu":"a100-sxm4-80gb"},"training":{"precision":"mxfp8"})");
+    QVERIFY2(sstest::hasIssue(bad, "training.precision", "FP8 tensor cores"), qPrintable(sstest::issuesText(bad)));
+    ok = issuesOf(R"("cluster":{"gpu":"b200-180gb","intra_node":"nvlink5"},"training":{"precision":"mxfp8"})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // GB200 NVL72: trays of 4 GPUs in one 72-GPU NVLink domain (NVIDIA GB200 NVL72 datasheet) is a valid cluster.
+    ok = issuesOf(R"("cluster":{"gpu":"gb200","intra_node":"nvlink5","nodes":18,"gpus_per_node":4},)"
+                  R"("training":{"precision":"mxfp8","global_batch":72},"parallelism":{"tp":8,"sharding":"zero1"})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
 }
 
 void TestValidation::oneTensorParallelRule()
@@ -621,6 +688,10 @@ void TestValidation::roundTrip_data()
                                       R"("training":{"recompute":"selective","recompute_modules":["moe_act","layernorm"]})"));
     QTest::newRow("empty recompute modules")
         << QString::fromStdString(doc(R"("training":{"recompute":"selective","recompute_modules":[]})"));
+    QTest::newRow("pipeline layout, sliding window, mxfp8")
+        << QString::fromStdString(doc(R"("model":{"preset":"llama3-8b","sliding_window":4096,"sliding_window_pattern":2},)"
+                                      R"("cluster":{"gpu":"b200-180gb","intra_node":"nvlink5"},"training":{"precision":"mxfp8"},)"
+                                      R"("parallelism":{"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})"));
     QTest::newRow("priced GPU made unpriced")
         << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","hourly_price_usd":0}})"));
 }

@@ -56,6 +56,7 @@ void TestWaterfall::settingsAreInFixedOrder()
     QVERIFY(index("cluster.misc_bytes") < index("training.seq_len"));
     QVERIFY(index("training.accounting") < index("parallelism.sharding"));
     QVERIFY(index("parallelism.shard_group") < index("offload.optimizer"));
+    QVERIFY(index("parallelism.pp") < index("parallelism.pipeline_layout")); // the layout after the pp it belongs to
     QVERIFY(index("offload.parameters") < index("nccl.algo"));
     // Every setting can be copied and read.
     Scenario a = defaultScenario(sstest::catalog());

@@ -99,6 +99,7 @@ const Allowlist kMegatronFlags = {
     { "--sequence-parallel", "mpc:94 (bool field, store_true)" },
     { "--num-layers-per-virtual-pipeline-stage", "mgargs:3114" },
     { "--num-virtual-stages-per-pipeline-rank", "mgargs:3116" },
+    { "--pipeline-model-parallel-layout", "mgargs:3103 (parsed by core/transformer/pipeline_parallel_layer_layout.py)" },
     { "--use-distributed-optimizer", "mgargs:3156" },
     { "--use-megatron-fsdp", "mg:training/config/common_config.py:92 (DistributedInitConfig field)" },
     { "--use-torch-fsdp2", "mg:training/config/common_config.py:95 (DistributedInitConfig field)" },
@@ -151,6 +152,7 @@ const Allowlist kMegatronFlags = {
     { "--bf16", "mpc:180 (bool field)" },
     { "--fp16", "mpc:177 (bool field)" },
     { "--fp8-format", "tc:587 (argparse_meta arg_names)" },
+    { "--fp8-recipe", "tc:594 (Literal tensorwise|delayed|mxfp8|blockwise|custom; mxfp8 Blackwell only)" },
     { "--tp-comm-overlap", "mpc:265 (bool field; needs --sequence-parallel, mgargs:1441)" },
     { "--fp8-param-gather", "mgargs:2016 (store_true; needs a sharded optimizer, mgargs:1095)" },
     { "--grad-reduce-in-bf16", "mgargs:3053 (store_true; turns accumulate_allreduce_grads_in_fp32 off, mgargs:1213)" },
@@ -187,6 +189,7 @@ const std::map<std::string, std::set<std::string>> kMegatronChoices = {
     { "--attention-backend", { "flash", "fused", "unfused", "local", "auto" } },                  // enums.py:51
     { "--data-parallel-sharding-strategy", { "no_shard", "optim", "optim_grads", "optim_grads_params" } }, // mgargs:3190
     { "--fp8-format", { "e4m3", "hybrid" } },                                                     // tc:587
+    { "--fp8-recipe", { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } },              // tc:594
     { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } },                       // tc:891
     { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } },                      // tc:898
     { "--optimizer", { "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon" } },   // mgargs:2913

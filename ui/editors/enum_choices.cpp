@@ -25,6 +25,7 @@ const Choice kPrecision[] = {
     {int(Precision::Fp16Mixed), T("FP16 mixed")},
     {int(Precision::Bf16), T("BF16 (pure)")},
     {int(Precision::Fp8Mixed), T("FP8 mixed")},
+    {int(Precision::Mxfp8), T("MXFP8 (block-scaled, Blackwell)")},
 };
 const Choice kOptimizer[] = {
     {int(Optimizer::AdamW), T("AdamW")},

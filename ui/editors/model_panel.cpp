@@ -6,6 +6,7 @@
 #include "util/units.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QSignalBlocker>
@@ -72,6 +73,20 @@ ModelPanel::ModelPanel(ScenarioDocument* doc, QWidget* parent)
     addCheck(QStringLiteral("model.tied_embeddings"), [](const Scenario& s) { return s.model.tiedEmbeddings; },
              [](Scenario& s, bool v) { s.model.tiedEmbeddings = v; },
              tr("Input embedding and output layer share one weight matrix"));
+    auto* window = addWideSpin(QStringLiteral("model.sliding_window"), 0, 100'000'000,
+            [](const Scenario& s) { return s.model.slidingWindow; }, [](Scenario& s, int64_t v) { s.model.slidingWindow = v; },
+            tr("Sliding-window attention w: each query attends to at most w keys (Mistral, Gemma 2/3, GPT-OSS); "
+               "attention FLOPs fall to w·s − w(w−1)/2 score pairs per layer. 0 = full attention"));
+    window->setSpecialValueText(tr("full attention"));
+    window->setSingleStep(1024);
+    auto* pattern = addSpin(QStringLiteral("model.sliding_window_pattern"), 0, kMaxLayers,
+            [](const Scenario& s) { return s.model.slidingWindowPattern; },
+            [](Scenario& s, int64_t v) { s.model.slidingWindowPattern = int(v); },
+            tr("Every n-th layer attends globally (Gemma 3: 6, GPT-OSS: 2); 0 = every layer through the window"));
+    pattern->setSpecialValueText(tr("all windowed"));
+    addRefresher([pattern](const Scenario& s) {
+        pattern->setEnabled(s.model.slidingWindow > 0 || s.model.slidingWindowPattern > 0);
+    });
     addSpin(QStringLiteral("model.moe.experts"), 0, kMaxHeads, [](const Scenario& s) { return s.model.moe.experts; },
             [](Scenario& s, int64_t v) { s.model.moe.experts = int(v); },
             tr("Routed experts per MoE layer (0 = dense model)"))

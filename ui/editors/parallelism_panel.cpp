@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editors/parallelism_panel.h"
 
+#include "document/scenario_document.h"
 #include "editors/value_slider.h"
 
 #include <shardscope/core/evaluate.h>
@@ -9,6 +10,8 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
 #include <QSpinBox>
 
 namespace shardscope::ui {
@@ -70,6 +73,24 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
                         [](const Scenario& s) { return s.parallelism.virtualStages; },
                         [](Scenario& s, int64_t v) { s.parallelism.virtualStages = int(v); },
                         tr("Model chunks per pipeline rank v (interleaved schedule)"));
+    m_layout = new QLineEdit(this);
+    m_layout->setPlaceholderText(tr("even split"));
+    m_layout->setClearButtonEnabled(true);
+    addRow(QStringLiteral("parallelism.pipeline_layout"), m_layout,
+           tr("Layers per virtual pipeline stage, as Megatron-Core's --pipeline-model-parallel-layout: E embedding, "
+              "t transformer layer, L loss, | between stages, (…)*n and x*n repeat; e.g. Et*7|t*8|t*8|t*7L for "
+              "30 layers on 4 stages. pp × virtual stages stages; empty = layers split evenly"));
+    connect(m_layout, &QLineEdit::editingFinished, this, [this] {
+        const std::string text = m_layout->text().trimmed().toStdString();
+        if (text == m_doc->scenario().parallelism.pipelineLayout)
+            return;
+        commit(QStringLiteral("parallelism.pipeline_layout"), text.empty() ? tr("even split") : m_layout->text().trimmed(),
+               [text](Scenario& s) { s.parallelism.pipelineLayout = text; });
+    });
+    addRefresher([this](const Scenario& s) {
+        const QSignalBlocker block(m_layout);
+        m_layout->setText(QString::fromStdString(s.parallelism.pipelineLayout));
+    });
     m_shardGroup = addSpin(QStringLiteral("parallelism.shard_group"), 0, 10'000'000,
                            [](const Scenario& s) { return s.parallelism.shardGroup; },
                            [](Scenario& s, int64_t v) { s.parallelism.shardGroup = int(v); },
@@ -116,6 +137,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     m_sp->setEnabled(s.parallelism.tp > 1 || s.parallelism.sequenceParallel);
     m_schedule->setEnabled(s.parallelism.pp > 1);
     m_virtual->setEnabled(s.parallelism.schedule == core::PpSchedule::Interleaved || s.parallelism.virtualStages != 1);
+    m_layout->setEnabled(s.parallelism.pp > 1 || !s.parallelism.pipelineLayout.empty());
     m_shardGroup->setEnabled(s.parallelism.sharding == core::Sharding::FsdpHybrid || s.parallelism.shardGroup != 0);
 }
 

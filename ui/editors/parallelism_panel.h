@@ -6,6 +6,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QSpinBox;
 
 namespace shardscope::ui {
@@ -13,7 +14,8 @@ namespace shardscope::ui {
 class ValueSlider;
 
 /// Parallelism: sharding strategy, TP (divisors of the heads), PP (divisors of the layers), CP, EP (divisors of
-/// the experts), expert TP (divisors of the expert size), sequence parallelism, pipeline schedule, virtual stages, shard group; shows the derived DP.
+/// the experts), expert TP (divisors of the expert size), sequence parallelism, pipeline schedule, virtual stages, pipeline
+/// layout, shard group; shows the derived DP.
 class ParallelismPanel : public EditorPanel
 {
     Q_OBJECT
@@ -32,6 +34,7 @@ private:
     QCheckBox* m_sp;
     QComboBox* m_schedule;
     QSpinBox* m_virtual;
+    QLineEdit* m_layout;
     QSpinBox* m_shardGroup;
     QComboBox* m_moeOverlap;
     QCheckBox* m_tpOverlap;

@@ -34,6 +34,9 @@ struct ShardDegrees {
 /// dpcp, expertDp and shardGroup come from ShardDegrees.
 struct Layout : ShardDegrees {
     int gpus = 0, nodes = 0, gpusPerNode = 0;
+    /// GPUs per scale-up island the groups are placed in: the node, or a scale-up domain of several whole nodes
+    /// (cluster.gpu.scale_up_domain, NVL72). A placement's `nodes` counts these islands: > 1 crosses the network.
+    int scaleUpBlock = 0;
     int dp = 0, tp = 1, pp = 1, cp = 1;
     int ep = 1;            ///< expert parallelism; 1 for a dense model whatever the scenario says
     int etp = 1;           ///< expert tensor parallelism (parallelism.expert_tp, default tp); tp for a dense model

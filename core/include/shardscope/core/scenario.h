@@ -64,6 +64,12 @@ struct ModelSpec {
     bool embeddingNorm = false;  ///< a norm right after the embedding (BLOOM)
     MoeSpec moe;
     MlaSpec mla;
+    /// Sliding-window attention (Mistral 7B §2; Gemma 2/3, GPT-OSS): each query attends to at most this many keys,
+    /// itself included; 0 = full causal attention.
+    int64_t slidingWindow = 0;
+    /// With a window: every n-th layer (layers n, 2n, …) attends globally, the rest through the window (Gemma 3
+    /// sliding_window_pattern 6, GPT-OSS alternating 2); 0 = every layer windowed.
+    int slidingWindowPattern = 0;
     double paramsOverride = 0;   ///< > 0: use this Ψ instead of the derived count (ZeRO paper examples)
     double paramsPublished = 0;  ///< catalog's published total, for display
     std::string source;
@@ -94,6 +100,10 @@ struct GpuSpec {
     std::string linksSource;           ///< where scaleUpLink and scaleOutLink come from
     friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
 };
+
+/// Tensor cores with MX block scaling, which training.precision mxfp8 needs: NVIDIA Blackwell (Transformer Engine
+/// transformer_engine/pytorch/fp8.py check_mxfp8_support: compute capability 10.0 or newer).
+[[nodiscard]] inline bool hasMxScaling(const GpuSpec& g) { return g.arch == "blackwell"; }
 
 enum class LinkKind { ScaleUp, ScaleOut, Host, Storage };
 
@@ -126,7 +136,11 @@ struct Cluster {
     friend bool operator==(const Cluster&, const Cluster&) = default;
 };
 
-enum class Precision { Fp32, Bf16Mixed, Fp16Mixed, Bf16, Fp8Mixed };
+/// Mxfp8: block-scaled FP8 (OCP Microscaling Formats v1.0: 32-element blocks sharing an E8M0 scale; Transformer
+/// Engine MXFP8BlockScaling), Blackwell only.
+enum class Precision { Fp32, Bf16Mixed, Fp16Mixed, Bf16, Fp8Mixed, Mxfp8 };
+/// FP8 GEMMs in the linear layers: fp8-mixed (per-tensor scales) or mxfp8 (block scales).
+[[nodiscard]] constexpr bool isFp8(Precision p) { return p == Precision::Fp8Mixed || p == Precision::Mxfp8; }
 enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Adafactor };
 /// Selective: Megatron's core-attention recomputation (Korthikanti et al. 2022 §4.2); SelectiveOp: PyTorch's op-level
 /// selective checkpointing as torchtitan applies it (torchtitan/models/llama3/infra/parallelize.py, `_save_list`).
@@ -196,6 +210,9 @@ struct Parallelism {
     /// TP communication overlapped with the GEMMs (Megatron --tp-comm-overlap: Transformer Engine userbuffers; needs
     /// sequence parallelism; PyTorch's async TP under torch.compile).
     bool tpCommOverlap = false;
+    /// Layers per virtual pipeline stage as Megatron-Core's --pipeline-model-parallel-layout string ("Et*3|(tt|)*29,m|L";
+    /// shardscope/core/pipeline_layout.h); "" = layers split evenly, the extra ones on the last stages.
+    std::string pipelineLayout;
     friend bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
