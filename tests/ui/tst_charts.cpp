@@ -20,7 +20,7 @@
 #include "help/model_reference.h"
 #include "util/units.h"
 #include "views/kpi_panel.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include <shardscope/core/catalog.h>
 #include <shardscope/core/evaluate.h>

@@ -5,7 +5,7 @@
 #include "explain/formulas.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 
 #include <QCoreApplication>

@@ -10,7 +10,7 @@
 #include "export/scenario_text.h"
 #include "util/atomic_file.h"
 #include "util/units.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include <shardscope/core/scenario_name.h>
 
@@ -235,7 +235,7 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
         QList<QStringList> rows;
         for (const Headline& h : headlines(result)) {
             rows.push_back({h.label, h.text});
-            // The 80% ranges, as the KPI cards give them (views/uncertainty_text.h).
+            // The 80% ranges, as the KPI cards give them (explain/uncertainty_text.h).
             if (h.key == QLatin1String("memory"))
                 rows.push_back({tr("Memory per GPU, 80% range"), memoryRangeSentence(result)});
             else if (h.key == QLatin1String("step_time"))
