@@ -68,7 +68,7 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     m_import = new ImportController(m_doc, m_files, m_settings, this); // File → Import… and dropped configuration files
     buildLayout();
     buildMenus();
-    connect(m_doc, &ScenarioDocument::changed, this, &MainWindow::showResult);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &MainWindow::showResult);
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
     m_profile = plainLabel(this); // a profile name from a file
@@ -85,7 +85,7 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     connect(settings, &AppSettings::byteUnitChanged, this, [this](ByteUnit unit) {
         Units::setByteUnit(unit);
         // Everything already drawn in bytes is drawn again: the explorer, the analysis panes, the lesson shown.
-        showResult();
+        showResult(m_doc->shown());
         m_analysis->sweep()->refresh();
         m_analysis->sizing()->refresh();
         m_analysis->timeline()->refresh();
@@ -97,7 +97,7 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
         m_teach->redraw();
         // The rank map and the launch configuration show no byte figures: nothing of theirs changes.
     });
-    showResult();
+    showResult(m_doc->shown());
     updateTitle();
     restoreLayout();
 }
@@ -276,31 +276,29 @@ void MainWindow::buildMenus()
     });
 }
 
-void MainWindow::showResult()
+void MainWindow::showResult(const std::shared_ptr<const core::WhatIf>& shown)
 {
     // An invalid edit keeps the last valid figures on screen, greyed; the status line, the fix bar and the issues
     // say what is wrong. A document not valid since it was opened (New, Open, a lesson step) has none to keep.
-    const bool valid = m_doc->result().valid;
+    const bool valid = shown->result.valid;
     if (valid)
-        m_lastValid = Shown{m_doc->scenario(), m_doc->result(), m_doc->comparison(), m_doc->generation()};
+        m_lastValid = Shown{shown, m_doc->generation()};
     const bool stale = !valid && m_lastValid && m_lastValid->generation == m_doc->generation();
-    const core::Scenario& s = stale ? m_lastValid->scenario : m_doc->scenario();
-    const core::Result& r = stale ? m_lastValid->result : m_doc->result();
-    const StrategyComparison& comparison = stale ? m_lastValid->comparison : m_doc->comparison();
-    m_memory->setResult(s, r);
-    m_strategy->setComparison(comparison);
-    m_comm->setResult(s, r);
-    m_time->setResult(s, r, comparison);
-    m_kpis->setResult(s, r);
-    m_status->setResult(m_doc->scenario(), m_doc->result());
+    const core::WhatIf& w = stale ? *m_lastValid->what : *shown;
+    m_memory->setResult(w.scenario, w.result);
+    m_strategy->setComparison(w.strategies);
+    m_comm->setResult(w.scenario, w.result);
+    m_time->setResult(w.result, w.strategies);
+    m_kpis->setResult(w.scenario, w.result);
+    m_status->setResult(*shown);
     if (m_profile) {
         // A calibrated profile is part of the document (its `calibration`, saved with it): say so where it shows.
-        const core::FrameworkProfile& p = m_doc->scenario().profile;
+        const core::FrameworkProfile& p = shown->scenario.profile;
         const QString name = QString::fromStdString(p.name);
         m_profile->setText(p.fit.runs > 0 ? tr("Calibrated: %1, %2 runs").arg(name).arg(p.fit.runs)
                                           : tr("Profile: %1").arg(name));
     }
-    m_issues->setResult(m_doc->result());
+    m_issues->setResult(shown->result);
     setStale(stale);
 }
 

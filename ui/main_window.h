@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "document/strategy_comparison.h"
-
 #include <shardscope/core/catalog.h>
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QMainWindow>
 
@@ -82,16 +81,14 @@ protected:
 private:
     void buildLayout();
     void buildMenus();
-    void showResult();
+    void showResult(const std::shared_ptr<const core::WhatIf>& shown);
     void updateTitle();
     void restoreLayout();
     void saveLayout();
     void setStale(bool stale);
     /// The figures last drawn from a valid scenario, kept on screen (greyed) while an edit makes it invalid.
     struct Shown {
-        core::Scenario scenario;
-        core::Result result;
-        StrategyComparison comparison;
+        std::shared_ptr<const core::WhatIf> what;
         int generation = 0; ///< ScenarioDocument::generation() it was drawn in
     };
 

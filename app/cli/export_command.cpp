@@ -3,11 +3,12 @@
 
 #include "charts/chart_base.h"
 #include "session/app_theme.h"
-#include "document/strategy_comparison.h"
 #include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"
 #include "export/scenario_text.h"
+
+#include <shardscope/core/what_if.h>
 
 #include <QApplication>
 #include <QDir>
@@ -97,20 +98,20 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
     ui::AppTheme::apply(ui::ThemeMode::Light);
 
-    const ui::StrategyComparison comparison = ui::compareStrategies(scenario);
+    const core::WhatIf shown = core::whatIf(scenario); // what the window would show: figures, strategies, advice
     QString error;
     if (report) {
         ui::ReportWriter writer;
         ui::ReportWriter::Options reportOptions;
         reportOptions.analysisChart = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
-        error = writer.write(file, scenario, result, comparison, reportOptions);
+        error = writer.write(file, shown, reportOptions);
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";
     } else {
         figure.lightTheme = true;
         figure.caption = ui::scenarioCaption(scenario, result);
         const ui::ChartFigure chartFigure = ui::isScenarioChart(kind)
-            ? ui::ChartFigure(kind, scenario, result, comparison, true)
+            ? ui::ChartFigure(kind, shown, true)
             : ui::ChartFigure(kind, ui::makeAnalysisChart(kind, scenario, result, catalog), true);
         error = chartFigure.save(file, format, figure);
         if (error.isEmpty())

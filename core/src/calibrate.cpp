@@ -9,6 +9,7 @@
 #include "shardscope/core/scenario_name.h"
 
 #include "json_fields.h"
+#include "evaluate_into.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,6 +14,7 @@
 #include "throughput_stage.h"
 #include "timing_stage.h"
 #include "usable_memory.h"
+#include "evaluate_into.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/uncertainty.h"
+#include "evaluate_into.h"
 
 #include <algorithm>
 #include <chrono>

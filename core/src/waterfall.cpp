@@ -5,6 +5,7 @@
 
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/enum_names.h"
+#include "evaluate_into.h"
 
 #include <cstdio>
 #include <functional>

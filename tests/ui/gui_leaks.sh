@@ -4,13 +4,13 @@
 # fails on a definite leak or an invalid memory access anywhere in them, or on a failing test. Qt's and fontconfig's
 # one-time allocations are still reachable at exit, which memcheck does not count; the few Qt loses for good are
 # suppressed by name in gui_leaks.supp (none can match a stack through our code).
-#   bash tests/ui/gui_leaks.sh [BUILD [TEST...]]     BUILD: build/ as ./dev.sh test leaves it; tests: editors, compare
+#   bash tests/ui/gui_leaks.sh [BUILD [TEST...]]     BUILD: build/ as ./dev.sh test leaves it; tests: editors, compare, scenario_document
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 [ $# -gt 0 ] && shift
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(tst_editors tst_compare)
+[ ${#tests[@]} -gt 0 ] || tests=(tst_editors tst_compare tst_scenario_document) # the last: destroyed with a job in flight
 if ! command -v valgrind >/dev/null; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -2,6 +2,7 @@
 // The issue-4 views render exactly what the core computes: the search table holds every feasible layout of
 // core::search, Apply is one undoable edit, sweep points equal evaluate(), the timeline ends at the step time,
 // the rank map colours groups as core::groupsOf forms them, and the tabs live in the main window.
+#include "settle.h"
 #include "test_support.h"
 
 #include "analysis/analysis_tabs.h"
@@ -176,12 +177,14 @@ void TestAnalysis::applyIsOneUndoableEdit()
     pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(row, 0)).row());
     QVERIFY(pane.applyButton()->isEnabled());
     QTest::mouseClick(pane.applyButton(), Qt::LeftButton);
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), undoBefore + 1);
     QCOMPARE(doc.scenario(), core::applyLayout(before, layout));
     QVERIFY(doc.result().fits);
     QCOMPARE(doc.result().step.total(), pane.model()->point(row).stepTime);
     QVERIFY(!pane.isStale()); // applying a result keeps the search current
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), before);
     QCOMPARE(doc.result().memory.total(), resultBefore.memory.total());
     QCOMPARE(doc.undoStack()->index(), undoBefore);
@@ -343,6 +346,7 @@ void TestAnalysis::cancelEndsSearch()
 {
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json")), {});
+    QVERIFY(test::settle(doc));
     ui::SearchPane pane(&doc);
     QSignalSpy finished(&pane, &ui::SearchPane::finished);
     pane.run();
@@ -361,8 +365,10 @@ void TestAnalysis::searchMarksStaleResults()
     QVERIFY(runSearch(pane));
     QVERIFY(!pane.isStale());
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    QVERIFY(test::settle(doc));
     QVERIFY(!pane.isStale()); // the search varies TP itself
     doc.edit(QStringLiteral("seq"), QStringLiteral("training.seq_len"), [](core::Scenario& s) { s.training.seqLen = 4096; });
+    QVERIFY(test::settle(doc));
     QVERIFY(pane.isStale());
 }
 
@@ -600,6 +606,7 @@ void TestAnalysis::timelineTotalEqualsStepTime()
     }
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(s, {});
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid);
     ui::TimelinePane pane(&doc);
     pane.resize(1000, 600);
@@ -628,6 +635,7 @@ void TestAnalysis::timelineDrawsOnlyWhatIsVisible()
     s.training.globalBatch = 1024;
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(s, {});
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid);
     ui::TimelineChart chart;
     chart.resize(900, 600);
@@ -652,6 +660,7 @@ void TestAnalysis::timelineZoomClampsToStep()
 {
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(threeD(), {});
+    QVERIFY(test::settle(doc));
     ui::TimelineChart chart;
     chart.setResult(doc.scenario(), doc.result());
     const double total = chart.total();
@@ -694,6 +703,7 @@ void TestAnalysis::timelineOfTheLongestPipelineIsBounded()
     s.training.globalBatch = 65536;
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(s, {});
+    QVERIFY(test::settle(doc));
     QVERIFY2(doc.result().valid, doc.result().issues.empty() ? "" : doc.result().issues.front().message.c_str());
     ui::TimelinePane pane(&doc);
     pane.resize(1000, 600);
@@ -760,6 +770,7 @@ void TestAnalysis::rankMapNamesExpertCollectives()
     // said "—"), the DP row the dense ones; the communication chart names them "expert DP" likewise.
     ui::ScenarioDocument doc(test::catalog());
     doc.reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), {});
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid && doc.scenario().parallelism.ep > 1);
     int experts = 0;
     for (const core::Collective& c : doc.result().collectives)
@@ -791,6 +802,7 @@ void TestAnalysis::rankMapShowsPlacementWarnings()
     pane.refresh();
     QVERIFY(!pane.warningsText().contains(QStringLiteral("⚠")));
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 16; });
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid);
     QVERIFY(!core::placementWarnings(doc.scenario()).empty());
     pane.refresh();

@@ -3,6 +3,7 @@
 // are fitted by the core, the errors before and after drawn, the profile saved in the user's data folder and used
 // for the scenario (one undo step); refusals and bad runs files are shown naming the field; the main window's
 // Tools menu opens it and its status bar names the profile in use.
+#include "settle.h"
 #include "test_support.h"
 
 #include "calibrate/calibrate_dialog.h"
@@ -70,9 +71,11 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(doc));
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    QVERIFY(test::settle(doc));
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     QCOMPARE(dialog.runCount(), 3);
@@ -111,8 +114,10 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QVERIFY(reopened.ok());
     QVERIFY(reopened.scenario.profile == doc.scenario().profile);
     // The calibrated scenario predicts what the cluster measured.
+    QVERIFY(test::settle(doc));
     QVERIFY(std::abs(doc.result().throughput.tokensPerSecondPerGpu / slowClusterTokens(runs[2]) - 1) < 1e-3);
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario().profile.gemmEfficiency, 0.8);
 }
 
@@ -205,9 +210,11 @@ void TestCalibrateDialog::residualChartFollowsTheTheme()
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(doc));
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    QVERIFY(test::settle(doc));
     dialog.addCurrentScenario();
     runs.push_back(doc.scenario());
     for (int i = 0; i < 3; ++i)
@@ -250,10 +257,12 @@ void TestCalibrateDialog::mainWindowOffersItAndNamesTheProfile()
     mine.name = "My cluster";
     window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),
         [mine](core::Scenario& s) { s.profile = mine; });
+    QVERIFY(test::settle(*window.document()));
     QCOMPARE(label->text(), QStringLiteral("Profile: My cluster"));
     mine.fit.runs = 4; // a calibrated profile says what it rests on
     window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),
         [mine](core::Scenario& s) { s.profile = mine; });
+    QVERIFY(test::settle(*window.document()));
     QCOMPARE(label->text(), QStringLiteral("Calibrated: My cluster, 4 runs"));
     window.document()->undoStack()->setClean();
 }

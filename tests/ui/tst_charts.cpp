@@ -15,16 +15,16 @@
 #include "charts/range_whiskers.h"
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
-#include "document/strategy_comparison.h"
 #include "explain/status_summary.h"
 #include "explain/tooltips.h"
 #include "help/model_reference.h"
 #include "util/units.h"
 #include "views/kpi_panel.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include <shardscope/core/catalog.h>
 #include <shardscope/core/evaluate.h>
+#include <shardscope/core/what_if.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/uncertainty.h>
 
@@ -142,7 +142,7 @@ void TestCharts::memorySeriesAreTheCoreTerms()
         // The step-time chart likewise.
         const std::vector<const core::Term*> parts = core::termsOf(r.terms, core::TermGroup::StepTime);
         ui::StepTimeChart time;
-        time.setResult(s, r, ui::compareStrategies(s));
+        time.setResult(r, core::compareStrategies(s));
         QCOMPARE(time.partCount(), int(parts.size()));
         for (size_t p = 0; p < parts.size(); ++p) {
             QCOMPARE(time.partName(int(p)), QString::fromStdString(parts[p]->label));
@@ -236,7 +236,7 @@ void TestCharts::kpiAndStatusAreTheTerms()
             QVERIFY2(stepTip.contains(QString::fromStdString(t->label)), qPrintable(stepTip));
         QVERIFY(plain(kpis.cardToolTip(QStringLiteral("kpi.mfu"))).contains(QString::fromStdString(ui::findTerm(r.terms, "throughput.mfu")->expression)));
         // The status line names the largest memory term with its value, the total and (when it fits) the step.
-        const QString status = ui::summarize(s, r).text;
+        const QString status = ui::summarize(core::whatIf(s)).text;
         QVERIFY2(status.contains(QString::fromStdString(largest->label).toLower()), qPrintable(status));
         QVERIFY2(status.contains(ui::Units::bytes(largest->value)), qPrintable(status));
         QVERIFY2(status.contains(ui::Units::bytes(total)), qPrintable(status));
@@ -287,7 +287,7 @@ void TestCharts::excessLabelsStayInsidePlot()
     core::Scenario s = core::defaultScenario(test::catalog());
     s.cluster.nodes = 4;
     ui::StrategyChart chart;
-    chart.setComparison(ui::compareStrategies(s));
+    chart.setComparison(core::compareStrategies(s));
     QCOMPARE(chart.capacityMarks().excessCount(), chart.barCount());
     showChart(chart);
     for (const QSize size : {QSize(582, 341), QSize(582, 305), QSize(400, 200), QSize(700, 450)}) {
@@ -369,10 +369,10 @@ void TestCharts::memoryInvalidShowsMessage()
     comm.setResult(s, r);
     QVERIFY(!comm.message().isEmpty());
     ui::StepTimeChart time;
-    time.setResult(s, r, ui::compareStrategies(s));
+    time.setResult(r, core::compareStrategies(s));
     QVERIFY(!time.message().isEmpty());
     ui::StrategyChart strategies;
-    strategies.setComparison(ui::compareStrategies(s));
+    strategies.setComparison(core::compareStrategies(s));
     QCOMPARE(strategies.barCount(), 0);
     showChart(memory);
     showChart(comm);
@@ -415,7 +415,7 @@ void TestCharts::stepTimeMatchesResult()
     const core::Scenario s = core::defaultScenario(test::catalog());
     const core::Result r = core::evaluate(s);
     ui::StepTimeChart chart;
-    chart.setResult(s, r, ui::compareStrategies(s));
+    chart.setResult(r, core::compareStrategies(s));
     double sum = 0;
     for (int p = 0; p < chart.partCount(); ++p) {
         QCOMPARE(chart.value(0, p) * chart.timeScale(), ui::breakdownValue(r.step, chart.partKey(p).toStdString()));
@@ -428,7 +428,7 @@ void TestCharts::strategyChartShowsVariants()
 {
     const core::Scenario s = core::defaultScenario(test::catalog());
     ui::StrategyChart chart;
-    chart.setComparison(ui::compareStrategies(s));
+    chart.setComparison(core::compareStrategies(s));
     QVERIFY(chart.barCount() >= 4);
     showChart(chart);
     const QString tip = chart.toolTipAt(QPoint(int(chart.plot()->xAxis->coordToPixel(4)), int(chart.plot()->yAxis->coordToPixel(1))));
@@ -450,7 +450,7 @@ void TestCharts::rangesAsWhiskersAndBorderline()
     QVERIFY(qAbs(memory.whiskers().top(0) - ui::Units::toUnit(r.memoryRange.hi)) <= 1e-9 * memory.whiskers().top(0));
     QVERIFY(qAbs(memory.whiskers().bottom(0) - ui::Units::toUnit(r.memoryRange.lo)) <= 1e-9 * memory.whiskers().top(0));
     ui::StepTimeChart time;
-    time.setResult(s, r, ui::compareStrategies(s));
+    time.setResult(r, core::compareStrategies(s));
     QVERIFY(time.whiskers().count() >= 1);
     QVERIFY(qAbs(time.whiskers().top(0) * time.timeScale() - r.stepTimeRange.hi) <= 1e-9 * r.stepTimeRange.hi);
     ui::KpiPanel kpis;
@@ -481,7 +481,7 @@ void TestCharts::rangesAsWhiskersAndBorderline()
     r = core::explain(s);
     QCOMPARE(r.verdict, core::Verdict::Borderline);
     QVERIFY(r.fits);
-    const ui::StatusSummary status = ui::summarize(s, r);
+    const ui::StatusSummary status = ui::summarize(core::whatIf(s));
     QCOMPARE(status.level, ui::StatusSummary::Level::Warning);
     QVERIFY2(status.text.startsWith(QStringLiteral("Borderline:")), qPrintable(status.text));
     QVERIFY2(status.text.contains(ui::Units::bytes(r.memoryRange.hi)), qPrintable(status.text));
@@ -600,10 +600,10 @@ void TestCharts::strategyChartShowsOwnStrategy()
     // step-time chart does not list it twice (its first row is the scenario).
     const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/fsdp-hybrid-llama2-13b.shardscope.json"));
     QCOMPARE(s.parallelism.sharding, core::Sharding::FsdpHybrid);
-    const ui::StrategyComparison comparison = ui::compareStrategies(s);
+    const core::StrategyComparison comparison = core::compareStrategies(s);
     QCOMPARE(comparison.size(), size_t(7));
     QVERIFY(comparison.back().own && comparison.back().current);
-    QCOMPARE(comparison.back().label, QStringLiteral("FSDP hybrid"));
+    QCOMPARE(QString::fromStdString(comparison.back().label), QStringLiteral("FSDP hybrid"));
     QCOMPARE(comparison.back().result.memory.total(), core::evaluate(s).memory.total());
     for (size_t i = 0; i + 1 < comparison.size(); ++i)
         QVERIFY(!comparison[i].current && !comparison[i].own);
@@ -611,10 +611,10 @@ void TestCharts::strategyChartShowsOwnStrategy()
     chart.setComparison(comparison);
     QCOMPARE(chart.barCount(), 7);
     ui::StepTimeChart time;
-    time.setResult(s, core::evaluate(s), comparison);
+    time.setResult(core::evaluate(s), comparison);
     QCOMPARE(time.rowCount(), 7); // this scenario + the six
     // A scenario whose strategy is compared gets no extra bar.
-    QCOMPARE(ui::compareStrategies(core::defaultScenario(test::catalog())).size(), size_t(6));
+    QCOMPARE(core::compareStrategies(core::defaultScenario(test::catalog())).size(), size_t(6));
 }
 
 void TestCharts::strategyChartKeepsCurrentLabel()
@@ -623,7 +623,7 @@ void TestCharts::strategyChartKeepsCurrentLabel()
     const core::Scenario s = core::defaultScenario(test::catalog());
     QCOMPARE(s.parallelism.sharding, core::Sharding::Zero3);
     ui::StrategyChart chart;
-    chart.setComparison(ui::compareStrategies(s));
+    chart.setComparison(core::compareStrategies(s));
     showChart(chart);
     chart.setMinimumSize(0, 0);
     chart.plot()->setMinimumSize(40, 40);

@@ -4,6 +4,7 @@
 // file's fifth pin was dropped) and the compare view scrolls through them, New clears them; the
 // compare view shows a memory chart per pin on one scale, the differing settings and the headline figures, and the
 // waterfall whose steps sum to the total difference; the launch panel shows core::launchConfig live.
+#include "settle.h"
 #include "test_support.h"
 
 #include "session/file_controller.h"
@@ -58,6 +59,7 @@ QByteArray readAll(const QString& path)
 void pinCurrent(ui::ScenarioDocument* doc)
 {
     doc->pin(doc->scenario());
+    QVERIFY(test::settle(*doc));
 }
 
 /// Lays out what is pending and draws every chart in window now (their replots are otherwise queued), so that a
@@ -75,6 +77,7 @@ void settle(QWidget* window)
 void setTp(ui::ScenarioDocument* doc, int tp)
 {
     doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
+    QVERIFY(test::settle(*doc));
 }
 } // namespace
 
@@ -183,19 +186,25 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QCOMPARE(view->differences()->columnCount(), 2);
     // Undo goes back through pins and edits in the order they were made.
     doc->undoStack()->undo(); // the second pin
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(1));
     QCOMPARE(doc->scenario().parallelism.tp, 4);
     QCOMPARE(view->memoryCharts().size(), 1);
     doc->undoStack()->undo(); // tp
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->scenario().parallelism.tp, 1);
     QCOMPARE(doc->pins().size(), size_t(1));
     doc->undoStack()->undo(); // the first pin
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(0));
     QCOMPARE(view->memoryCharts().size(), 0);
     QVERIFY(!doc->isModified());
     doc->undoStack()->redo();
+    QVERIFY(test::settle(*doc));
     doc->undoStack()->redo();
+    QVERIFY(test::settle(*doc));
     doc->undoStack()->redo();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(2));
     QCOMPARE(doc->pins()[1].parallelism.tp, 4);
     QCOMPARE(view->memoryCharts().size(), 2);
@@ -222,9 +231,11 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QCOMPARE(changed.count(), 8); // two pins, their two undos and two redos, unpin, clear: edits send none
     QCOMPARE(changed.last().at(0).value<std::vector<core::Scenario>>().size(), size_t(0)); // the signal carries the list
     doc->undoStack()->undo();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(1));
     QVERIFY(clear->isEnabled());
     doc->undoStack()->undo();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(2));
 }
 
@@ -324,6 +335,7 @@ void TestCompare::pinsAreCappedAtTheFileLimit()
     ui::ScenarioDocument doc(test::catalog());
     for (int i = 0; i < 64; ++i)
         QVERIFY(doc.pin(s));
+        QVERIFY(test::settle(doc));
     const int undoSteps = doc.undoStack()->count();
     QVERIFY(!doc.pin(s));
     QCOMPARE(int(doc.pins().size()), 64);
@@ -335,6 +347,7 @@ void TestCompare::compareViewShowsPinsOnOneScale()
     ui::ScenarioDocument* doc = m_window->document();
     pinCurrent(doc);
     doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(*doc));
     pinCurrent(doc);
     doc->edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
               [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
@@ -419,6 +432,7 @@ void TestCompare::openPinIsOneUndoStep()
     m_window->compare()->openPin(0);
     QCOMPARE(doc->scenario().parallelism.tp, 2);
     doc->undoStack()->undo();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->scenario(), before);
 }
 
@@ -455,6 +469,7 @@ void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
         s.parallelism.tp = 2;
         s.parallelism.cp = 2;
     });
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid);
     QVERIFY(!core::launchConfigIssues(doc.scenario(), core::LaunchTarget::DeepSpeed).empty());
     ui::LaunchConfigPanel panel(&doc, nullptr);
@@ -462,6 +477,7 @@ void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
     QCOMPARE(panel.text(), QString::fromStdString(core::launchConfig(doc.scenario(), core::LaunchTarget::Megatron)));
     // CP 1: DeepSpeed, the scenario's own framework, expresses it.
     doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) { s.parallelism.cp = 1; });
+    QVERIFY(test::settle(doc));
     QCOMPARE(panel.target(), core::LaunchTarget::DeepSpeed);
     // Picked with the keyboard: the choice stays when the layout changes.
     auto* combo = panel.findChild<QComboBox*>();
@@ -471,6 +487,7 @@ void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
     QTest::keyClick(combo, Qt::Key_Down); // FSDP2
     QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
     doc.edit(QStringLiteral("cp"), QString(), [](core::Scenario& s) { s.parallelism.cp = 2; });
+    QVERIFY(test::settle(doc));
     QCOMPARE(panel.target(), core::LaunchTarget::Fsdp);
 }
 
@@ -565,6 +582,7 @@ void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
     ui::MainWindow other(test::catalog(), m_settings);
     for (const core::Scenario& s : doc->pins())
         other.document()->pin(s);
+        QVERIFY(test::settle(*other.document()));
     other.show();
     other.compare()->showComparison();
     QVERIFY(QTest::qWaitForWindowExposed(other.compare()->window()));

@@ -4,6 +4,7 @@
 // Layout have shortcuts and Help lists them all; the focus ring shows on the dark theme; the scenario name follows
 // the content; an invalid edit keeps the last valid figures, greyed, with one-click fixes; teaching mode's E opens
 // the step as a new untitled scenario; the GB/GiB setting redraws what is already drawn.
+#include "settle.h"
 #include "test_support.h"
 
 #include "analysis/analysis_tabs.h"
@@ -443,6 +444,7 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     const QRect charts = m_window->analysis()->geometry();
     // The example: 5 nodes with global batch 512 (dp 40 does not divide it).
     doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
+    QVERIFY(test::settle(*doc));
     QApplication::processEvents();
     QCOMPARE(m_window->analysis()->geometry(), charts); // the fixes sit beside the status line: no chart moves
     QVERIFY(!doc->result().valid);
@@ -483,6 +485,7 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     }
     // One click: valid again, one undo step.
     QTest::mouseClick(m_window->fixBar()->buttons().at(1), Qt::LeftButton);
+    QVERIFY(test::settle(*doc));
     QVERIFY(doc->result().valid);
     QCOMPARE(doc->scenario().cluster.nodes, 8);
     QVERIFY(!m_window->showsLastValidFigures());
@@ -491,12 +494,14 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     QVERIFY(!m_window->fixBar()->isVisible());
     QVERIFY(m_window->memoryChart()->barTotal(0) < bar); // 64 GPUs shard ZeRO-3's states further than 32
     doc->undoStack()->undo();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->scenario().cluster.nodes, 5);
     QVERIFY(m_window->showsLastValidFigures());
     // A file that is invalid as opened has no earlier figures to keep: the charts say why they are empty.
     core::Scenario bad = core::defaultScenario(test::catalog());
     bad.parallelism.tp = 6;
     doc->reset(bad, QString());
+    QVERIFY(test::settle(*doc));
     QVERIFY(!m_window->showsLastValidFigures());
     QVERIFY(!m_window->memoryChart()->message().isEmpty());
     QVERIFY(m_window->fixBar()->isVisible());
@@ -509,6 +514,7 @@ void TestDesktop::teachingStepOpensAsUntitled()
     const QString path = m_dir.filePath(QStringLiteral("mine.shardscope.json"));
     QVERIFY(m_window->files()->saveTo(path));
     m_window->document()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(*m_window->document()));
     const core::Scenario mine = m_window->document()->scenario();
     QStringList asked;
     m_window->files()->setPromptHandler([&asked] {
@@ -541,6 +547,7 @@ void TestDesktop::teachingStepOpensAsUntitled()
         return QString();
     });
     m_window->document()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 2; });
+    QVERIFY(test::settle(*m_window->document()));
     QVERIFY(!m_window->files()->save());
     QCOMPARE(dialogs, 1);
     QCOMPARE(ui::readScenarioFile(path, test::catalog()).scenario.cluster.nodes, 4);
@@ -562,8 +569,11 @@ void TestDesktop::byteUnitRedrawsWhatIsDrawn()
     ui::SearchScatterChart* scatter = search->findChild<ui::SearchScatterChart*>();
     QVERIFY(scatter && scatter->plot()->yAxis->label().contains(QStringLiteral("GiB")));
     doc->pin(doc->scenario());
+    QVERIFY(test::settle(*doc));
     doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(*doc));
     doc->pin(doc->scenario());
+    QVERIFY(test::settle(*doc));
     m_window->compare()->showComparison();
     ui::CompareView* compare = m_window->compare()->view();
     QVERIFY(compare);
@@ -582,12 +592,14 @@ void TestDesktop::byteUnitRedrawsWhatIsDrawn()
     QVERIFY(gpu->itemData(0, Qt::ToolTipRole).toString().contains(QStringLiteral("GiB memory")));
     m_window->teaching()->start(0);
     ui::PresentationView* view = m_window->teaching()->view();
+    QVERIFY(test::settle(*view->stepDocument()));
     // The lesson quotes some figures in the paper's GB on purpose ({x:GB}); the others follow the setting.
     const QString binary = view->stepText();
 
     QSignalSpy cells(search->model(), &QAbstractItemModel::dataChanged);
     m_settings->setByteUnit(ui::ByteUnit::GB);
     QVERIFY(m_window->kpis()->valueText(QStringLiteral("kpi.fits")).endsWith(QStringLiteral("GB")));
+    QVERIFY(test::settle(*view->stepDocument()));
     const QString decimal = view->stepText();
     QVERIFY2(binary.count(QStringLiteral(" GiB")) > decimal.count(QStringLiteral(" GiB")), qPrintable(binary));
     QVERIFY2(decimal.count(QStringLiteral(" GB")) > binary.count(QStringLiteral(" GB")), qPrintable(decimal));

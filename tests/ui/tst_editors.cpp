@@ -2,6 +2,7 @@
 // The scenario editor: controls show the document, write through it, offer only sensible values and mark
 // the controls issues name. Issue 12: spin-box ranges are core validation's; a document (at the limits, beyond
 // them, with a 40,000-character name) is shown as it is and never modified by being shown.
+#include "settle.h"
 #include "test_support.h"
 
 #include "document/scenario_document.h"
@@ -153,6 +154,7 @@ void TestEditors::sliderKeyEditsDocument()
     tp->slider()->setFocus();
     QTest::keyClick(tp->slider(), Qt::Key_Right);
     QCOMPARE(m_doc->scenario().parallelism.tp, next);
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->result().tp, next);
     QVERIFY(m_doc->result().memory.total() != memoryBefore);
     QCOMPARE(m_doc->undoStack()->count(), 1);
@@ -171,6 +173,7 @@ void TestEditors::sliderDragIsOneUndoStep()
     QVERIFY(m_doc->scenario().cluster.nodes > start);
     QCOMPARE(m_doc->undoStack()->count(), 1);
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().cluster.nodes, start);
     QCOMPARE(nodes->value(), qint64(start));
 }
@@ -180,6 +183,7 @@ void TestEditors::spinBoxEditsDocument()
     auto* spin = control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox();
     spin->setValue(16);
     QCOMPARE(m_doc->scenario().cluster.nodes, 16);
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->result().gpus, 16 * m_doc->scenario().cluster.gpusPerNode);
     auto* layers = control<QSpinBox>(QStringLiteral("model.layers"));
     layers->setValue(40);
@@ -220,9 +224,11 @@ void TestEditors::moeOverlapAndRoutingEditable()
     nodes->setValue(4);
     QCOMPARE(m_doc->scenario().model.moe.maxNodesPerToken, 4);
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().model.moe.maxNodesPerToken, 0);
     QCOMPARE(nodes->specialValueText(), nodes->text()); // "no limit"
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().parallelism.moeOverlap, core::MoeOverlap::None);
 }
 
@@ -324,6 +330,7 @@ void TestEditors::gpuChangeBringsItsLinks()
 
     // A scale-up link that is not the GPU's: a warning, and the editor offers the GPU's own.
     choose(intra, "nvlink3");
+    QVERIFY(test::settle(*m_doc));
     QVERIFY(std::any_of(m_doc->result().warnings.begin(), m_doc->result().warnings.end(),
                         [](const core::Issue& w) { return w.field == "cluster.intra_node"; }));
     QLabel* offer = nullptr;
@@ -349,6 +356,7 @@ void TestEditors::microBatchValuesDivideReplicaBatch()
 void TestEditors::issueMarksControl()
 {
     m_doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    QVERIFY(test::settle(*m_doc));
     QVERIFY(!m_doc->result().valid);
     QWidget* tp = m_editor->widgetForField(QStringLiteral("parallelism.tp"));
     // The form label of the TP row is coloured and carries the message.
@@ -360,6 +368,7 @@ void TestEditors::issueMarksControl()
     m_editor->focusField(QStringLiteral("parallelism.tp"));
     QVERIFY(tp->hasFocus() || tp->isAncestorOf(QApplication::focusWidget()));
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     for (QLabel* l : tp->parentWidget()->findChildren<QLabel*>())
         if (l->buddy() == tp)
             QVERIFY(l->styleSheet().isEmpty());
@@ -376,17 +385,20 @@ void TestEditors::pipelineLayoutEditsDocument()
         s.cluster.gpusPerNode = 8;
         s.training.globalBatch = 64;
     });
+    QVERIFY(test::settle(*m_doc));
     QVERIFY2(m_doc->result().valid, "the base scenario is valid");
     auto* layout = control<QLineEdit>(QStringLiteral("parallelism.pipeline_layout"));
     QVERIFY(layout->isEnabled());
     const int steps = m_doc->undoStack()->count();
     layout->setText(QStringLiteral("Et*7|t*9|t*9|t*7L"));
     emit layout->editingFinished();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().parallelism.pipelineLayout, std::string("Et*7|t*9|t*9|t*7L"));
     QCOMPARE(m_doc->undoStack()->count(), steps + 1);
     QVERIFY(m_doc->result().valid);
     layout->setText(QStringLiteral("Et*8|t*8L"));
     emit layout->editingFinished();
+    QVERIFY(test::settle(*m_doc));
     QVERIFY(!m_doc->result().valid);
     bool marked = false;
     for (QLabel* l : layout->parentWidget()->findChildren<QLabel*>())
@@ -394,6 +406,7 @@ void TestEditors::pipelineLayoutEditsDocument()
             marked = !l->toolTip().isEmpty();
     QVERIFY(marked);
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(layout->text(), QStringLiteral("Et*7|t*9|t*9|t*7L"));
 }
 
@@ -403,6 +416,7 @@ void TestEditors::undoRefreshesControls()
     const int before = layers->value();
     layers->setValue(before + 8);
     m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
     QCOMPARE(layers->value(), before);
 }
 
@@ -496,6 +510,7 @@ void TestEditors::documentIsShownAsItIs()
     const core::Scenario loaded = load.scenario;
     QCOMPARE(QString::fromStdString(loaded.name), name);
     m_doc->reset(loaded, path);
+    QVERIFY(test::settle(*m_doc));
     QVERIFY(!m_doc->result().valid);
     QApplication::processEvents();
 

@@ -29,7 +29,6 @@
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
 #include "document/scenario_document.h"
-#include "document/strategy_comparison.h"
 #include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/export_controller.h"
@@ -41,6 +40,7 @@
 #include "settings/app_settings.h"
 
 #include <shardscope/core/evaluate.h>
+#include <shardscope/core/what_if.h>
 #include <shardscope/core/file_io.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/waterfall.h>
@@ -97,19 +97,10 @@ int colours(const QImage& image)
     return int(seen.size());
 }
 
-struct Case {
-    core::Scenario scenario;
-    core::Result result;
-    ui::StrategyComparison comparison;
-};
-
-Case makeCase(const QString& file)
+/// What the window shows for the scenario in file (the default scenario for "").
+core::WhatIf makeCase(const QString& file)
 {
-    Case c;
-    c.scenario = file.isEmpty() ? core::defaultScenario(test::catalog()) : test::loadScenario(file);
-    c.result = core::evaluate(c.scenario);
-    c.comparison = ui::compareStrategies(c.scenario);
-    return c;
+    return core::whatIf(file.isEmpty() ? core::defaultScenario(test::catalog()) : test::loadScenario(file));
 }
 } // namespace
 
@@ -170,8 +161,8 @@ void TestExport::chartFilesAreValid()
     QFETCH(QString, scenario);
     QFETCH(int, kind);
     QFETCH(int, format);
-    const Case c = makeCase(scenario);
-    const ui::ChartFigure figure(ui::ChartKind(kind), c.scenario, c.result, c.comparison);
+    const core::WhatIf c = makeCase(scenario);
+    const ui::ChartFigure figure(ui::ChartKind(kind), c);
     ui::FigureOptions o;
     o.size = QSize(900, 560);
     o.caption = ui::scenarioCaption(c.scenario, c.result);
@@ -227,8 +218,8 @@ void TestExport::chartFilesAreValid()
 
 void TestExport::pngScaleAndDpi()
 {
-    const Case c = makeCase({});
-    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    const core::WhatIf c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c);
     ui::FigureOptions o;
     o.size = QSize(640, 400);
     o.scale = 2;
@@ -242,8 +233,8 @@ void TestExport::pngScaleAndDpi()
 void TestExport::highDpiPngHasItsPixels()
 {
     // 1200 DPI, the CLI's highest: 12.5 image pixels per logical pixel, every one of them drawn.
-    const Case c = makeCase({});
-    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    const core::WhatIf c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c);
     ui::FigureOptions o;
     o.size = QSize(400, 300);
     o.scale = 1200 / 96.0;
@@ -259,8 +250,8 @@ void TestExport::highDpiPngHasItsPixels()
 
 void TestExport::pngOverPixelBudgetIsRefused()
 {
-    const Case c = makeCase({});
-    const ui::ChartFigure figure(ui::ChartKind::Memory, c.scenario, c.result, c.comparison);
+    const core::WhatIf c = makeCase({});
+    const ui::ChartFigure figure(ui::ChartKind::Memory, c);
     ui::FigureOptions o;
     o.size = QSize(20000, 20000);
     o.scale = 300 / 96.0; // 3.9 gigapixels, 15.6 GB: refused before any memory is taken
@@ -320,7 +311,7 @@ void TestExport::failedWriteKeepsOldFile()
     QFETCH(int, step);
     QFETCH(int, error);
     QFETCH(QString, reason);
-    const Case c = makeCase({});
+    const core::WhatIf c = makeCase({});
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("export.") + (what == QLatin1String("report") ? QStringLiteral("pdf") : what));
     // Writes the export of this scenario and returns the error; the second export differs from the first.
@@ -329,13 +320,13 @@ void TestExport::failedWriteKeepsOldFile()
             ui::ReportWriter::Options o;
             if (second)
                 o.charts = {ui::ChartKind::Memory};
-            return ui::ReportWriter().write(path, c.scenario, c.result, c.comparison, o);
+            return ui::ReportWriter().write(path, c, o);
         }
         if (what == QLatin1String("csv"))
             return ui::writeBytes(path, second ? ui::resultCsv(c.scenario, c.result) : QByteArray("old\n"));
         ui::FigureFormat format{};
         [&] { QVERIFY(ui::figureFormatFromPath(path, format)); }();
-        const ui::ChartFigure figure(ui::ChartKind::Time, c.scenario, c.result, c.comparison);
+        const ui::ChartFigure figure(ui::ChartKind::Time, c);
         ui::FigureOptions o;
         o.size = second ? QSize(900, 560) : QSize(600, 400);
         return figure.save(path, format, o);
@@ -358,11 +349,11 @@ void TestExport::failedWriteKeepsOldFile()
 void TestExport::lightThemeInDarkApp()
 {
     ui::AppTheme::apply(ui::ThemeMode::Dark);
-    const Case c = makeCase({});
+    const core::WhatIf c = makeCase({});
     ui::FigureOptions o;
     o.size = QSize(500, 320);
-    const QImage light = ui::ChartFigure(ui::ChartKind::Time, c.scenario, c.result, c.comparison, true).toImage(o);
-    const QImage dark = ui::ChartFigure(ui::ChartKind::Time, c.scenario, c.result, c.comparison, false).toImage(o);
+    const QImage light = ui::ChartFigure(ui::ChartKind::Time, c, true).toImage(o);
+    const QImage dark = ui::ChartFigure(ui::ChartKind::Time, c, false).toImage(o);
     ui::AppTheme::apply(ui::ThemeMode::Light);
     QCOMPARE(QColor(light.pixel(2, 2)), QColor(Qt::white));
     QVERIFY(QColor(dark.pixel(2, 2)).lightnessF() < 0.3);
@@ -370,9 +361,9 @@ void TestExport::lightThemeInDarkApp()
 
 void TestExport::timelineDrawsEveryStage()
 {
-    const Case c = makeCase(QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json"));
+    const core::WhatIf c = makeCase(QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json"));
     // --chart timeline renders the analysis tab's TimelineChart.
-    const ui::ChartFigure figure(ui::ChartKind::Timeline, c.scenario, c.result, c.comparison);
+    const ui::ChartFigure figure(ui::ChartKind::Timeline, c);
     auto* chart = qobject_cast<ui::TimelineChart*>(figure.chart());
     QVERIFY(chart);
     QCOMPARE(chart->timeline().stages, c.result.pp);
@@ -394,15 +385,16 @@ void TestExport::reportHasExpectedPages()
 {
     QFETCH(QString, scenario);
     QFETCH(bool, invalid);
-    Case c = makeCase(scenario);
+    core::WhatIf c = makeCase(scenario);
     if (invalid) {
-        c.scenario.parallelism.tp = 6; // does not divide the heads
-        c.result = core::evaluate(c.scenario);
+        core::Scenario bad = c.scenario;
+        bad.parallelism.tp = 6; // does not divide the heads
+        c = core::whatIf(bad);
         QVERIFY(!c.result.valid);
     }
     ui::ReportWriter writer;
     const QString path = m_dir.filePath(QStringLiteral("report-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
-    const QString error = writer.write(path, c.scenario, c.result, c.comparison);
+    const QString error = writer.write(path, c);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QByteArray pdf = readAll(path);
     QVERIFY(pdf.startsWith("%PDF-"));
@@ -419,7 +411,7 @@ void TestExport::reportHasAnalysisChartsAndPins()
 {
     // Issue 23 item 9: with the analysis charts and two pins, the report has a page per search, sweep, sizing and
     // rank-map chart and one for the pins, besides what reportHasExpectedPages counts; each analysis chart is made once.
-    const Case c = makeCase({});
+    const core::WhatIf c = makeCase({});
     ui::ReportWriter::Options o;
     QList<ui::ChartKind> made;
     o.analysisChart = [&](ui::ChartKind kind) {
@@ -434,10 +426,10 @@ void TestExport::reportHasAnalysisChartsAndPins()
         o.pinLabels << QStringLiteral("TP %1").arg(tp);
     }
     ui::ReportWriter plain;
-    QVERIFY(plain.write(m_dir.filePath(QStringLiteral("plain.pdf")), c.scenario, c.result, c.comparison).isEmpty());
+    QVERIFY(plain.write(m_dir.filePath(QStringLiteral("plain.pdf")), c).isEmpty());
     ui::ReportWriter writer;
     const QString path = m_dir.filePath(QStringLiteral("full-report.pdf"));
-    const QString error = writer.write(path, c.scenario, c.result, c.comparison, o);
+    const QString error = writer.write(path, c, o);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(made, (QList<ui::ChartKind>{ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap}));
     QCOMPARE(writer.pageCount(), plain.pageCount() + 4 + 1);
@@ -446,7 +438,7 @@ void TestExport::reportHasAnalysisChartsAndPins()
 
 void TestExport::numbersAsCsvAndJson()
 {
-    const Case c = makeCase({});
+    const core::WhatIf c = makeCase({});
     const QByteArray csv = ui::resultCsv(c.scenario, c.result);
     QVERIFY(csv.startsWith("section,name,value,unit\n"));
     bool found = false;
@@ -592,7 +584,7 @@ void TestExport::analysisFiguresAreValid()
     // 4 x 8 H100): the analyses with their panes' opening settings, each chart holding what the core computed.
     QFETCH(int, kind);
     QFETCH(int, format);
-    const Case c = makeCase({});
+    const core::WhatIf c = makeCase({});
     std::unique_ptr<ui::ChartBase> chart = ui::makeAnalysisChart(ui::ChartKind(kind), c.scenario, c.result, test::catalog());
     QVERIFY(chart);
     switch (ui::ChartKind(kind)) {

@@ -2,6 +2,7 @@
 // The whole window: opens on the default scenario; a control changes the result and every chart; undo
 // restores scenario and charts; save/open round-trips with the title and prompt; an invalid combination
 // shows an issue without crashing.
+#include "settle.h"
 #include "test_support.h"
 
 #include "session/app_theme.h"
@@ -61,6 +62,7 @@ private slots:
     void init();
     void cleanup();
     void opensOnDefaultScenario();
+    void closesWithAnEvaluationInFlight();
     void kpiCardsNeverCutText();
     void kpiCardsFillTheirRowsBesideTheLaunchDock();
     void controlChangesResultAndCharts();
@@ -94,6 +96,27 @@ void TestMainWindow::cleanup()
     delete m_settings;
 }
 
+void TestMainWindow::closesWithAnEvaluationInFlight()
+{
+    // A slider dragged over 16 pipeline stages (Llama 3.1 405B), then the window closed before the last result came:
+    // the edits return at once (the evaluation runs in the background), the window closes and is destroyed with
+    // the job in flight without a crash (tests/ui/gui_leaks.sh runs this under valgrind for leaks).
+    ui::ScenarioDocument* doc = m_window->document();
+    doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json")), QString());
+    QVERIFY(test::settle(*doc));
+    QCOMPARE(doc->result().pp, 16);
+    const int nodes = doc->scenario().cluster.nodes;
+    doc->beginInteraction();
+    for (int k = 1; k <= 8; ++k)
+        doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes, k](core::Scenario& s) { s.cluster.nodes = nodes + k; });
+    doc->endInteraction();
+    QVERIFY(doc->isEvaluating());
+    doc->undoStack()->setClean(); // no prompt on close
+    QVERIFY(m_window->close());
+    delete m_window;
+    m_window = new ui::MainWindow(test::catalog(), m_settings); // for cleanup()
+}
+
 void TestMainWindow::opensOnDefaultScenario()
 {
     QCOMPARE(m_window->document()->scenario(), core::defaultScenario(test::catalog()));
@@ -114,6 +137,7 @@ void TestMainWindow::controlChangesResultAndCharts()
     auto* nodes = qobject_cast<ui::ValueSlider*>(m_window->editor()->widgetForField(QStringLiteral("cluster.nodes")));
     QVERIFY(nodes);
     nodes->spinBox()->setValue(m_window->document()->scenario().cluster.nodes * 2);
+    QVERIFY(test::settle(*m_window->document()));
     const core::Result& r = m_window->document()->result();
     QCOMPARE(r.gpus, m_window->document()->scenario().cluster.gpus());
     const ChartState after = capture(*m_window);
@@ -131,11 +155,13 @@ void TestMainWindow::undoRestoresScenarioAndCharts()
     auto* tp = qobject_cast<ui::ValueSlider*>(m_window->editor()->widgetForField(QStringLiteral("parallelism.tp")));
     QTest::keyClick(tp->slider(), Qt::Key_Right);
     QTest::keyClick(tp->slider(), Qt::Key_Right);
+    QVERIFY(test::settle(*m_window->document()));
     QVERIFY(!(capture(*m_window) == before));
     // Through the Edit menu's shortcut.
     QTest::keySequence(m_window, QKeySequence::Undo);
     QTest::keySequence(m_window, QKeySequence::Undo);
     QCOMPARE(m_window->document()->scenario(), original);
+    QVERIFY(test::settle(*m_window->document()));
     QVERIFY(capture(*m_window) == before);
     QCOMPARE(tp->value(), original.parallelism.tp);
     QVERIFY(!m_window->isWindowModified());
@@ -204,6 +230,7 @@ void TestMainWindow::invalidCombinationShowsIssue()
 {
     // Six attention heads per TP rank cannot be split: tp 6 does not divide 64 heads (DESIGN.md example).
     m_window->document()->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    QVERIFY(test::settle(*m_window->document()));
     QVERIFY(!m_window->document()->result().valid);
     QVERIFY(m_window->issues()->issueCount() >= 1);
     QListWidgetItem* item = m_window->issues()->item(0);
@@ -220,6 +247,7 @@ void TestMainWindow::invalidCombinationShowsIssue()
     QVERIFY(tp->hasFocus() || tp->isAncestorOf(QApplication::focusWidget()));
     // Undo clears it.
     m_window->document()->undoStack()->undo();
+    QVERIFY(test::settle(*m_window->document()));
     QCOMPARE(m_window->issues()->issueCount(), 0);
     QVERIFY(m_window->memoryChart()->message().isEmpty());
 }

@@ -2,18 +2,22 @@
 // ScenarioDocument: the result always matches the scenario; undo/redo restore both; a drag is one step;
 // files round-trip. Pins are the document's: each change is one undo step among the edits, marks it modified, is
 // announced with the new list, and is saved and reopened with the file.
+#include "settle.h"
 #include "test_support.h"
 
 #include "document/scenario_document.h"
 #include "document/scenario_file.h"
 
 #include <shardscope/core/evaluate.h>
+#include <shardscope/core/fixes.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/scenario_name.h>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <memory>
 #include <QUndoStack>
 
 using namespace shardscope;
@@ -25,6 +29,9 @@ class TestScenarioDocument : public QObject
 private slots:
     void opensOnDefaultScenario();
     void editReevaluates();
+    void evaluatesOffTheGuiThread();
+    void newestEditWins();
+    void destroyedWithAJobInFlight();
     void undoRedoRestoreScenarioAndResult();
     void dragMergesIntoOneStep();
     void dragBackToStartLeavesNoStep();
@@ -68,15 +75,72 @@ void TestScenarioDocument::opensOnDefaultScenario()
 void TestScenarioDocument::editReevaluates()
 {
     ScenarioDocument doc(test::catalog());
-    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const double before = doc.result().memory.total();
     const int nodes = doc.scenario().cluster.nodes;
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = nodes * 2; });
+    QVERIFY(test::settle(doc));
     QCOMPARE(changed.count(), 1);
     QCOMPARE(doc.scenario().cluster.nodes, nodes * 2);
     QCOMPARE(doc.result().gpus, nodes * 2 * doc.scenario().cluster.gpusPerNode);
     QVERIFY(doc.result().memory.total() != before); // ZeRO-3 shards over twice the GPUs
     QCOMPARE(doc.result().memory.total(), core::evaluate(doc.scenario()).memory.total());
+}
+
+void TestScenarioDocument::evaluatesOffTheGuiThread()
+{
+    // An edit changes the scenario at once and returns before its result: the figures follow by resultReady.
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy scenario(&doc, &ScenarioDocument::scenarioChanged);
+    QSignalSpy ready(&doc, &ScenarioDocument::resultReady);
+    const core::Result before = doc.result();
+    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    QCOMPARE(scenario.count(), 1);
+    QCOMPARE(doc.scenario().parallelism.tp, 2);
+    QVERIFY(doc.isEvaluating());
+    QCOMPARE(ready.count(), 0);
+    QCOMPARE(doc.result().tp, before.tp); // still the shown figures of tp 1
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(ready.count(), 1);
+    const auto shown = ready.at(0).at(0).value<std::shared_ptr<const core::WhatIf>>();
+    QVERIFY(shown == doc.shown());
+    QCOMPARE(shown->scenario, doc.scenario());
+    QCOMPARE(shown->result.tp, 2);
+    QVERIFY(!doc.isEvaluating());
+}
+
+void TestScenarioDocument::newestEditWins()
+{
+    // Five edits in a row, as a dragged slider makes them: the first starts a job, each later one replaces the one
+    // waiting, the first job's result is stale and dropped. Only the last edit's result is ever shown.
+    ScenarioDocument doc(test::catalog());
+    QSignalSpy ready(&doc, &ScenarioDocument::resultReady);
+    const std::uint64_t first = doc.requestedGeneration();
+    for (int nodes = 2; nodes <= 6; ++nodes)
+        doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+    QCOMPARE(doc.requestedGeneration(), first + 5);
+    QVERIFY(test::settle(doc));
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(doc.shownGeneration(), first + 5);
+    QCOMPARE(doc.shown()->scenario.cluster.nodes, 6);
+    // 6 nodes x 8 GPUs with global batch 512 is not a whole number of micro-batches per rank: invalid, with fixes.
+    QCOMPARE(doc.result().valid, core::validate(doc.scenario()).empty());
+    QCOMPARE(doc.shown()->fixes.size(), core::nearestValidFixes(doc.scenario()).size());
+}
+
+void TestScenarioDocument::destroyedWithAJobInFlight()
+{
+    // Closing the window mid-evaluation: the document waits for its job and drops the result; nothing is delivered
+    // to a destroyed receiver (tests/ui/gui_leaks.sh checks that nothing leaks).
+    auto doc = std::make_unique<ScenarioDocument>(test::catalog());
+    int delivered = 0;
+    QObject receiver;
+    connect(doc.get(), &ScenarioDocument::resultReady, &receiver, [&delivered] { ++delivered; });
+    doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 4; });
+    QVERIFY(doc->isEvaluating());
+    doc.reset();
+    QCoreApplication::processEvents();
+    QCOMPARE(delivered, 0);
 }
 
 void TestScenarioDocument::undoRedoRestoreScenarioAndResult()
@@ -85,19 +149,25 @@ void TestScenarioDocument::undoRedoRestoreScenarioAndResult()
     const core::Scenario original = doc.scenario();
     const core::Result originalResult = doc.result();
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
+    QVERIFY(test::settle(doc));
     doc.edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
              [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+    QVERIFY(test::settle(doc));
     const core::Scenario edited = doc.scenario();
     const double editedStep = doc.result().step.total();
     QCOMPARE(doc.undoStack()->count(), 2);
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), original);
     QCOMPARE(doc.result().memory.total(), originalResult.memory.total());
     QCOMPARE(doc.result().step.total(), originalResult.step.total());
     QCOMPARE(doc.comparison().size(), size_t(6));
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), edited);
     QCOMPARE(doc.result().step.total(), editedStep);
 }
@@ -109,14 +179,18 @@ void TestScenarioDocument::dragMergesIntoOneStep()
     doc.beginInteraction();
     for (int n = start + 1; n <= start + 5; ++n)
         doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [n](core::Scenario& s) { s.cluster.nodes = n; });
+        QVERIFY(test::settle(doc));
     doc.endInteraction();
     QCOMPARE(doc.undoStack()->count(), 1);
     QCOMPARE(doc.scenario().cluster.nodes, start + 5);
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario().cluster.nodes, start);
     // A later, separate edit of the same field is its own step.
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 1; });
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), 2);
 }
 
@@ -126,7 +200,9 @@ void TestScenarioDocument::dragBackToStartLeavesNoStep()
     const int start = doc.scenario().cluster.nodes;
     doc.beginInteraction();
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start + 1; });
+    QVERIFY(test::settle(doc));
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start; });
+    QVERIFY(test::settle(doc));
     doc.endInteraction();
     QCOMPARE(doc.undoStack()->count(), 0);
     QVERIFY(!doc.isModified());
@@ -135,9 +211,10 @@ void TestScenarioDocument::dragBackToStartLeavesNoStep()
 void TestScenarioDocument::noOpEditPushesNothing()
 {
     ScenarioDocument doc(test::catalog());
-    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const int nodes = doc.scenario().cluster.nodes;
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), 0);
     QCOMPARE(changed.count(), 0);
 }
@@ -147,8 +224,10 @@ void TestScenarioDocument::modifiedFollowsUndoStack()
     ScenarioDocument doc(test::catalog());
     QSignalSpy modified(&doc, &ScenarioDocument::modifiedChanged);
     doc.edit(QStringLiteral("gdr"), QStringLiteral("nccl.gdr"), [](core::Scenario& s) { s.nccl.gdr = !s.nccl.gdr; });
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.isModified());
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QVERIFY(!doc.isModified());
     QCOMPARE(modified.count(), 2);
 }
@@ -192,6 +271,7 @@ void TestScenarioDocument::invalidCombinationGivesIssues()
 {
     ScenarioDocument doc(test::catalog());
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    QVERIFY(test::settle(doc));
     QVERIFY(!doc.result().valid);
     QVERIFY(!doc.result().issues.empty());
     bool namesTp = false;
@@ -199,7 +279,7 @@ void TestScenarioDocument::invalidCombinationGivesIssues()
         namesTp = namesTp || i.field == "parallelism.tp";
     QVERIFY(namesTp);
     QCOMPARE(doc.comparison().size(), size_t(6)); // computed, all invalid, no crash
-    for (const ui::StrategyVariant& v : doc.comparison())
+    for (const core::StrategyVariant& v : doc.comparison())
         QVERIFY(!v.result.valid);
 }
 
@@ -229,10 +309,11 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
 {
     ScenarioDocument doc(test::catalog());
     QSignalSpy pinsChanged(&doc, &ScenarioDocument::pinsChanged);
-    QSignalSpy changed(&doc, &ScenarioDocument::changed);
+    QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const core::Scenario original = doc.scenario();
     doc.pin(doc.scenario());                                                                                  // 1
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 8; }); // 2
+    QVERIFY(test::settle(doc));
     core::Scenario unnamed = doc.scenario();
     unnamed.name.clear();
     doc.pin(unnamed);                                                                                         // 3
@@ -258,23 +339,29 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
 
     // Undo walks back through pins and edits in the order they were made; redo forward again.
     doc.undoStack()->undo(); // pin 2
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(1));
     QCOMPARE(doc.pinResults().size(), size_t(1));
     QCOMPARE(doc.scenario().parallelism.tp, 8);
     doc.undoStack()->undo(); // tp
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(1));
     QCOMPARE(doc.scenario(), original);
     doc.undoStack()->undo(); // pin 1
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.pins().empty());
     QVERIFY(doc.pinResults().empty());
     QVERIFY(pinsIn(pinsChanged, pinsChanged.count() - 1).empty());
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(1));
     QCOMPARE(doc.scenario(), original);
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario().parallelism.tp, 8);
     QCOMPARE(doc.pins().size(), size_t(1));
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(2));
     QCOMPARE(doc.pins()[1], unnamed);
 
@@ -292,8 +379,10 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
     doc.clearPins();
     QCOMPARE(doc.undoStack()->count(), 5);
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(1));
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(2));
     QCOMPARE(doc.pins()[0], original);
 }
@@ -311,12 +400,14 @@ void TestScenarioDocument::pinChangesMarkModified()
     doc.unpin(0);
     QVERIFY(doc.isModified());
     doc.undoStack()->undo(); // back to the saved pins
+    QVERIFY(test::settle(doc));
     QVERIFY(!doc.isModified());
     doc.clearPins();
     QVERIFY(doc.isModified());
     // New (reset without pins) drops them, with no undo step and clean.
     QSignalSpy pinsChanged(&doc, &ScenarioDocument::pinsChanged);
     doc.reset(core::defaultScenario(test::catalog()), QString());
+    QVERIFY(test::settle(doc));
     QVERIFY(doc.pins().empty());
     QVERIFY(!doc.isModified());
     QCOMPARE(doc.undoStack()->count(), 0);
@@ -329,6 +420,7 @@ void TestScenarioDocument::pinsSaveAndReopen()
     doc.pin(named("first pin", 2));
     doc.pin(named("second pin", 4));
     doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    QVERIFY(test::settle(doc));
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("pins.shardscope.json"));
@@ -371,22 +463,27 @@ void TestScenarioDocument::replaceIsOneStep()
     const core::Scenario restored = named("restored", 8);
     const std::vector<core::Scenario> restoredPins{named("on disk", 2), named("pinned later", 4)};
     doc.replace(QStringLiteral("Restore"), restored, restoredPins);
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), restored);
     QCOMPARE(doc.pins(), restoredPins);
     QCOMPARE(doc.undoStack()->count(), 2);
     QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Restore"));
     QVERIFY(doc.isModified());
     doc.undoStack()->undo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), original);
     QCOMPARE(doc.pins(), before);
     QVERIFY(!doc.isModified());
     doc.undoStack()->redo();
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), restored);
     QCOMPARE(doc.pins(), restoredPins);
     // Replacing with what the document already holds pushes nothing; only the pins changing is still one step.
     doc.replace(QStringLiteral("Same"), restored, restoredPins);
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), 2);
     doc.replace(QStringLiteral("Pins only"), restored, before);
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), 3);
     QCOMPARE(doc.scenario(), restored);
     QCOMPARE(doc.pins(), before);

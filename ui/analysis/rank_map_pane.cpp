@@ -83,7 +83,7 @@ RankMapPane::RankMapPane(ScenarioDocument* doc, QWidget* parent)
     connect(m_debounce, &QTimer::timeout, this, &RankMapPane::refresh);
     connect(m_kind, &QComboBox::currentIndexChanged, this, &RankMapPane::refresh);
     connect(m_maxNodes, &QSpinBox::valueChanged, this, [this] { m_debounce->start(); });
-    connect(m_doc, &ScenarioDocument::changed, this, &RankMapPane::documentChanged);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &RankMapPane::documentChanged);
 }
 
 void RankMapPane::setGroupKind(int group)

@@ -160,7 +160,7 @@ SearchPane::SearchPane(ScenarioDocument* doc, QWidget* parent)
         m_whyNot->setEnabled(row > 0); // #1 is the best: nothing to explain
     });
     connect(m_scatter, &SearchScatterChart::pointClicked, this, &SearchPane::selectPoint);
-    connect(m_doc, &ScenarioDocument::changed, this, &SearchPane::documentChanged);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &SearchPane::documentChanged);
     updateGpuControls();
     documentChanged();
 }

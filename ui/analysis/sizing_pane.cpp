@@ -115,7 +115,7 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
         m_chart->setRows(m_model->rows(), SizingChart::Metric(m_metric->currentData().toInt()));
     });
-    connect(m_doc, &ScenarioDocument::changed, this, &SizingPane::schedule);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &SizingPane::schedule);
 }
 
 std::vector<std::string> SizingPane::checkedGpus() const

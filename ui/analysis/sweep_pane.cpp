@@ -65,7 +65,7 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
     m_debounce->setInterval(150);
     connect(m_debounce, &QTimer::timeout, this, &SweepPane::refresh);
     connect(m_axis, &QComboBox::currentIndexChanged, this, &SweepPane::refresh);
-    connect(m_doc, &ScenarioDocument::changed, this, &SweepPane::documentChanged);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &SweepPane::documentChanged);
 }
 
 core::SweepAxis SweepPane::axis() const { return core::SweepAxis(m_axis->currentData().toInt()); }

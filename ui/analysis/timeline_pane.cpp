@@ -46,7 +46,7 @@ TimelinePane::TimelinePane(ScenarioDocument* doc, QWidget* parent)
     m_debounce->setInterval(120);
     connect(m_debounce, &QTimer::timeout, this, &TimelinePane::refresh);
     connect(reset, &QPushButton::clicked, m_chart, &TimelineChart::resetZoom);
-    connect(m_doc, &ScenarioDocument::changed, this, &TimelinePane::documentChanged);
+    connect(m_doc, &ScenarioDocument::resultReady, this, &TimelinePane::documentChanged);
 }
 
 void TimelinePane::documentChanged()

@@ -7,7 +7,6 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
-#include <shardscope/core/evaluate.h>
 
 namespace shardscope::ui {
 
@@ -95,17 +94,15 @@ QString StepTimeChart::legendToolTip(int part) const
     return explainHtml(m_keys[size_t(part)]);
 }
 
-void StepTimeChart::setResult(const core::Scenario& scenario, const core::Result& result,
-                              const StrategyComparison& comparison)
+void StepTimeChart::setResult(const core::Result& result, const core::StrategyComparison& comparison)
 {
-    m_scenario = scenario;
     m_result = result;
     m_comparison = comparison;
     m_rows.clear();
-    m_rows.push_back({tr("this scenario"), &m_scenario, &m_result});
-    for (const StrategyVariant& v : m_comparison)
+    m_rows.push_back({tr("this scenario"), &m_result});
+    for (const core::StrategyVariant& v : m_comparison)
         if (!v.own) // already the first row
-            m_rows.push_back({QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.scenario, &v.result});
+            m_rows.push_back({QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.result});
 
     double maxTotal = 0, maxHigh = 0;
     for (const Row& r : std::as_const(m_rows))
@@ -194,13 +191,7 @@ QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     const double total = r.result->step.total();
     const QString value = tr("%1 (%2 of %3)").arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0),
                                                  Units::seconds(total));
-    // The strategy rows are evaluated without terms (fast); the one under the mouse is explained now.
     const core::Term* term = findTerm(r.result->terms, key);
-    core::Result explained;
-    if (!term) {
-        explained = core::explain(*r.scenario);
-        term = findTerm(explained.terms, key);
-    }
     return term ? termHtml(*term, value, r.label) : explainHtml(m_keys[size_t(part)], value, r.label);
 }
 

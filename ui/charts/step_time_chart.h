@@ -2,11 +2,11 @@
 #pragma once
 
 #include "charts/chart_base.h"
-#include "document/strategy_comparison.h"
 #include "explain/formulas.h"
 
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <memory>
 #include <vector>
@@ -27,7 +27,7 @@ class StepTimeChart : public ChartBase
 public:
     explicit StepTimeChart(QWidget* parent = nullptr);
     ~StepTimeChart() override;
-    void setResult(const core::Scenario& scenario, const core::Result& result, const StrategyComparison& comparison);
+    void setResult(const core::Result& result, const core::StrategyComparison& comparison);
     /// Stacked value of part for row (0 = this scenario), in the axis unit; for tests.
     [[nodiscard]] double value(int row, int part) const;
     [[nodiscard]] double timeScale() const { return m_scale; }
@@ -55,7 +55,6 @@ protected:
 private:
     struct Row {
         QString label;
-        const core::Scenario* scenario;
         const core::Result* result;
     };
     [[nodiscard]] int rowAt(double key) const;
@@ -70,9 +69,8 @@ private:
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QSharedPointer<QCPAxisTickerText> m_totals; ///< step time of each row, on the right axis
     double m_scale = 1;
-    core::Scenario m_scenario;
     core::Result m_result;
-    StrategyComparison m_comparison;
+    core::StrategyComparison m_comparison;
     QVector<Row> m_rows;
 };
 

@@ -9,7 +9,6 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
-#include <shardscope/core/evaluate.h>
 
 #include <limits>
 
@@ -60,12 +59,12 @@ void StrategyChart::themeChanged()
 int StrategyChart::barCount() const
 {
     int n = 0;
-    for (const StrategyVariant& v : m_comparison)
+    for (const core::StrategyVariant& v : m_comparison)
         n += v.result.valid ? 1 : 0;
     return n;
 }
 
-void StrategyChart::setComparison(const StrategyComparison& comparison)
+void StrategyChart::setComparison(const core::StrategyComparison& comparison)
 {
     m_comparison = comparison;
     m_ticker->clear();
@@ -84,7 +83,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
         m_invalid << t;
     }
     for (qsizetype i = 0; i < qsizetype(comparison.size()); ++i) {
-        const StrategyVariant& v = comparison[size_t(i)];
+        const core::StrategyVariant& v = comparison[size_t(i)];
         const double key = double(i + 1);
         keys << key;
         const bool ok = v.result.valid;
@@ -98,7 +97,7 @@ void StrategyChart::setComparison(const StrategyComparison& comparison)
         if (v.current)
             current = int(i);
         const QString time = ok ? Units::seconds(v.result.step.total()) : QStringLiteral("—");
-        m_ticker->addTick(key, QStringLiteral("%1%2\n%3").arg(v.current ? QStringLiteral("▸ ") : QString(), v.label, time));
+        m_ticker->addTick(key, QStringLiteral("%1%2\n%3").arg(v.current ? QStringLiteral("▸ ") : QString(), QString::fromStdString(v.label), time));
     }
     for (qsizetype i = comparison.size(); i < m_invalid.size(); ++i)
         m_invalid[i]->setVisible(false);
@@ -139,15 +138,13 @@ QString StrategyChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     const int i = int(static_cast<QCPBars*>(plottable)->data()->at(index)->key) - 1;
     if (i < 0 || i >= int(m_comparison.size()))
         return {};
-    const StrategyVariant& v = m_comparison[size_t(i)];
+    const core::StrategyVariant& v = m_comparison[size_t(i)];
     const std::string key = m_stack->key(item).toStdString();
     const QString value = tr("%1 with %2 (total %3, step %4)")
                               .arg(Units::bytes(breakdownValue(v.result.memory, key)),
-                                   QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
+                                   QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
                                    Units::bytes(v.result.memory.total()), Units::seconds(v.result.step.total()));
-    // The variants are evaluated without terms (fast); the one under the mouse is explained now.
-    const core::Result explained = core::explain(v.scenario);
-    if (const core::Term* term = findTerm(explained.terms, key))
+    if (const core::Term* term = findTerm(v.result.terms, key))
         return termHtml(*term, value);
     return explainHtml(m_stack->key(item), value);
 }
@@ -159,12 +156,12 @@ QString StrategyChart::itemToolTip(QCPAbstractItem* item) const
     for (qsizetype i = 0; i < m_invalid.size() && i < qsizetype(m_comparison.size()); ++i) {
         if (item != m_invalid[i])
             continue;
-        const StrategyVariant& v = m_comparison[size_t(i)];
+        const core::StrategyVariant& v = m_comparison[size_t(i)];
         QStringList lines;
         for (const core::Issue& issue : v.result.issues)
             lines << QStringLiteral("%1: %2").arg(fieldLabel(QString::fromStdString(issue.field)), QString::fromStdString(issue.message));
         return tr("<b>%1 is not allowed here</b><br>%2")
-            .arg(QString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')).toHtmlEscaped(), lines.join(QStringLiteral("<br>")).toHtmlEscaped());
+            .arg(QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')).toHtmlEscaped(), lines.join(QStringLiteral("<br>")).toHtmlEscaped());
     }
     const int bar = m_marks->excessIndexOf(item);
     if (bar >= 0 && bar < int(m_comparison.size())) {

@@ -2,7 +2,8 @@
 #pragma once
 
 #include "charts/chart_base.h"
-#include "document/strategy_comparison.h"
+
+#include <shardscope/core/what_if.h>
 
 #include <memory>
 
@@ -24,7 +25,7 @@ class StrategyChart : public ChartBase
 public:
     explicit StrategyChart(QWidget* parent = nullptr);
     ~StrategyChart() override;
-    void setComparison(const StrategyComparison& comparison);
+    void setComparison(const core::StrategyComparison& comparison);
     [[nodiscard]] int barCount() const;
     [[nodiscard]] const CapacityMarks& capacityMarks() const { return *m_marks; }
 
@@ -39,7 +40,7 @@ private:
     QSharedPointer<FitTextTicker> m_ticker;
     QCPItemRect* m_band;
     QVector<QCPItemText*> m_invalid;
-    StrategyComparison m_comparison;
+    core::StrategyComparison m_comparison;
 };
 
 } // namespace shardscope::ui

@@ -3,6 +3,7 @@
 
 #include "document/set_pins_command.h"
 #include "document/set_scenario_command.h"
+#include "document/what_if_runner.h"
 
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
@@ -16,10 +17,13 @@ namespace shardscope::ui {
 ScenarioDocument::ScenarioDocument(const core::Catalog& catalog, QObject* parent)
     : QObject(parent)
     , m_catalog(catalog)
+    , m_scenario(core::defaultScenario(catalog))
+    , m_shown(std::make_shared<const core::WhatIf>(core::whatIf(m_scenario))) // the first one at once: shown() is never null
+    , m_runner(new WhatIfRunner(this))
     , m_undo(new QUndoStack(this))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
-    apply(core::defaultScenario(m_catalog));
+    connect(m_runner, &WhatIfRunner::resultReady, this, &ScenarioDocument::show);
 }
 
 ScenarioDocument::~ScenarioDocument() = default;
@@ -132,12 +136,22 @@ QString ScenarioDocument::displayName() const
     return m_filePath.isEmpty() ? tr("Untitled") : QFileInfo(m_filePath).fileName();
 }
 
+bool ScenarioDocument::isEvaluating() const { return m_runner->isBusy(); }
+
+std::uint64_t ScenarioDocument::requestedGeneration() const { return m_runner->requested(); }
+
 void ScenarioDocument::apply(const core::Scenario& next)
 {
     m_scenario = next;
-    m_result = core::explain(m_scenario); // the figures and their terms, which every view lists
-    m_comparison = compareStrategies(m_scenario);
-    emit changed();
+    m_runner->request(m_scenario);
+    emit scenarioChanged();
+}
+
+void ScenarioDocument::show(std::shared_ptr<const core::WhatIf> result, std::uint64_t generation)
+{
+    m_shown = std::move(result);
+    m_shownGeneration = generation;
+    emit resultReady(m_shown);
 }
 
 void ScenarioDocument::applyPins(std::vector<core::Scenario> next)

@@ -1,26 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "document/strategy_comparison.h"
-
 #include <shardscope/core/catalog.h>
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 class QUndoStack;
 
 namespace shardscope::ui {
 
-/// The open scenario: one Scenario value, its Result (always core::explain(scenario()): the figures with their
-/// named terms, which every view lists), the strategy comparison, the pinned scenarios the compare view shows
-/// (saved with the file as its "pins"), the undo stack of whole-Scenario and whole-pin-list edits and the file
-/// it belongs to.
+class WhatIfRunner;
+
+/// The open scenario: one Scenario value, what the window shows for it (core::whatIf(): the figures with their named
+/// terms, the strategy comparison, the "what would fit" advice, the fixes), the pinned scenarios the compare view
+/// shows (saved with the file as its "pins"), the undo stack of whole-Scenario and whole-pin-list edits and the file
+/// it belongs to. An edit changes scenario() at once; whatIf() runs on a background job (WhatIfRunner, newest wins)
+/// and resultReady delivers its value, so the views follow a moment later and the GUI thread never evaluates.
 class ScenarioDocument : public QObject
 {
     Q_OBJECT
@@ -29,9 +33,18 @@ public:
     ~ScenarioDocument() override;
 
     [[nodiscard]] const core::Catalog& catalog() const { return m_catalog; }
+    /// The newest scenario, edits included whose result has not arrived yet.
     [[nodiscard]] const core::Scenario& scenario() const { return m_scenario; }
-    [[nodiscard]] const core::Result& result() const { return m_result; }
-    [[nodiscard]] const StrategyComparison& comparison() const { return m_comparison; }
+    /// What the views show: the last delivered core::whatIf(), of scenario() unless isEvaluating(). Never null.
+    [[nodiscard]] const std::shared_ptr<const core::WhatIf>& shown() const { return m_shown; }
+    /// shown()->result and shown()->strategies.
+    [[nodiscard]] const core::Result& result() const { return m_shown->result; }
+    [[nodiscard]] const core::StrategyComparison& comparison() const { return m_shown->strategies; }
+    /// A whatIf() of a newer scenario than shown()'s runs or waits.
+    [[nodiscard]] bool isEvaluating() const;
+    /// Counts the scenarios sent to the background job; shownGeneration() is the count of shown()'s.
+    [[nodiscard]] std::uint64_t requestedGeneration() const;
+    [[nodiscard]] std::uint64_t shownGeneration() const { return m_shownGeneration; }
     [[nodiscard]] QUndoStack* undoStack() const { return m_undo; }
     /// The pinned scenarios, in order, and their results (core::evaluate of each, same order).
     [[nodiscard]] const std::vector<core::Scenario>& pins() const { return m_pins; }
@@ -70,8 +83,10 @@ public:
     [[nodiscard]] QString displayName() const;
 
 signals:
-    /// The scenario, result and comparison changed; they are consistent when this is emitted.
-    void changed();
+    /// scenario() changed (an edit, undo, redo, New, Open); its result follows with resultReady.
+    void scenarioChanged();
+    /// The newest scenario's whatIf() arrived; shown() is it. Every view of the scenario's figures takes it from here.
+    void resultReady(std::shared_ptr<const core::WhatIf> shown);
     /// The pins changed (pin, unpin, clear, their undo and redo, New, Open): the new list and its results.
     void pinsChanged(const std::vector<core::Scenario>& pins, const std::vector<core::Result>& results);
     void modifiedChanged(bool modified);
@@ -85,9 +100,12 @@ private:
     void pushPins(const QString& text, std::vector<core::Scenario> next);
 
     const core::Catalog& m_catalog;
+    void show(std::shared_ptr<const core::WhatIf> result, std::uint64_t generation);
+
     core::Scenario m_scenario;
-    core::Result m_result;
-    StrategyComparison m_comparison;
+    std::shared_ptr<const core::WhatIf> m_shown;
+    std::uint64_t m_shownGeneration = 0;
+    WhatIfRunner* m_runner = nullptr;
     std::vector<core::Scenario> m_pins;
     std::vector<core::Result> m_pinResults;
     QUndoStack* m_undo = nullptr;

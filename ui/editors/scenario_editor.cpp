@@ -66,7 +66,9 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     // Never narrower than the form: a clipped spin box is worse than a narrower chart area.
     setMinimumWidth(m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
 
-    connect(doc, &ScenarioDocument::changed, this, &ScenarioEditor::refresh);
+    // The controls follow an edit, undo or redo at once; the issue marks and the parameter count follow its result.
+    connect(doc, &ScenarioDocument::scenarioChanged, this, &ScenarioEditor::refresh);
+    connect(doc, &ScenarioDocument::resultReady, this, &ScenarioEditor::refresh);
     refresh();
 }
 

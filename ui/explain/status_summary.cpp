@@ -5,15 +5,13 @@
 #include "explain/formulas.h"
 #include "explain/tooltips.h"
 #include "util/units.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
-#include <shardscope/core/evaluate.h>
 
 #include <QCoreApplication>
 #include <QStringList>
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 namespace shardscope::ui {
@@ -24,16 +22,6 @@ QString tr(const char* text, const char* disambiguation = nullptr, int n = -1)
     return QCoreApplication::translate("StatusSummary", text, disambiguation, n);
 }
 
-struct Candidate {
-    QString label;
-    std::function<bool(core::Scenario&)> change; // false: not applicable
-};
-
-struct Tried {
-    QString label;
-    core::Result result;
-};
-
 /// The memory terms, largest first.
 std::vector<TermFigure> largestFirst(std::vector<TermFigure> figures)
 {
@@ -41,75 +29,35 @@ std::vector<TermFigure> largestFirst(std::vector<TermFigure> figures)
     return figures;
 }
 
-bool divides(int64_t d, int64_t n) { return d > 0 && n % d == 0; }
-
-std::vector<Candidate> candidates(const core::Scenario& s)
+/// The advice's change in words: "selective recompute", "TP=4", "16 nodes".
+QString changeLabel(const core::FitSuggestion& f)
 {
-    using core::Scenario;
-    std::vector<Candidate> c;
-    const auto& p = s.parallelism;
-    if (s.training.recompute == core::Recompute::None)
-        c.push_back({tr("selective recompute"), [](Scenario& x) { x.training.recompute = core::Recompute::Selective; return true; }});
-    if (s.training.recompute != core::Recompute::Full)
-        c.push_back({tr("full recompute"), [](Scenario& x) { x.training.recompute = core::Recompute::Full; return true; }});
-    if (s.training.microBatch > 1)
-        c.push_back({tr("micro-batch %1").arg(s.training.microBatch / 2),
-                     [](Scenario& x) { x.training.microBatch /= 2; return true; }});
-    if (p.tp > 1 && !p.sequenceParallel)
-        c.push_back({tr("sequence parallel"), [](Scenario& x) { x.parallelism.sequenceParallel = true; return true; }});
-    for (int tp = p.tp * 2; tp <= s.cluster.gpusPerNode; tp *= 2) {
-        if (!core::tensorParallelIssues(s.model, tp).empty())
-            continue;
-        c.push_back({tr("TP=%1").arg(tp), [tp](Scenario& x) { x.parallelism.tp = tp; return true; }});
-        break;
+    switch (f.change) {
+    case core::FitChange::SelectiveRecompute: return tr("selective recompute");
+    case core::FitChange::FullRecompute: return tr("full recompute");
+    case core::FitChange::HalveMicroBatch: return tr("micro-batch %1").arg(f.value);
+    case core::FitChange::SequenceParallel: return tr("sequence parallel");
+    case core::FitChange::RaiseTensorParallel: return tr("TP=%1").arg(f.value);
+    case core::FitChange::DoublePipeline: return tr("PP=%1").arg(f.value);
+    case core::FitChange::Zero3: return tr("ZeRO-3");
+    case core::FitChange::OffloadOptimizer: return tr("optimizer offload to CPU");
+    case core::FitChange::DoubleNodes: return tr("%1 nodes").arg(f.value);
     }
-    if (divides(p.pp * 2, s.model.layers))
-        c.push_back({tr("PP=%1").arg(p.pp * 2), [](Scenario& x) { x.parallelism.pp *= 2; return true; }});
-    if (p.sharding != core::Sharding::Zero3 && p.sharding != core::Sharding::FsdpFull)
-        c.push_back({tr("ZeRO-3"), [](Scenario& x) { x.parallelism.sharding = core::Sharding::Zero3; return true; }});
-    if (s.offload.optimizer == core::OffloadTarget::None)
-        c.push_back({tr("optimizer offload to CPU"), [](Scenario& x) { x.offload.optimizer = core::OffloadTarget::Cpu; return true; }});
-    c.push_back({tr("%1 nodes").arg(s.cluster.nodes * 2), [](Scenario& x) { x.cluster.nodes *= 2; return true; }});
-    return c;
+    return {};
 }
 
-std::vector<Tried> tryCandidates(const core::Scenario& s)
+QString suggestion(const core::FitAdvice& advice)
 {
-    std::vector<Tried> out;
-    for (const Candidate& cand : candidates(s)) {
-        core::Scenario x = s;
-        if (!cand.change(x) || !core::validate(x).empty())
-            continue;
-        Tried t{cand.label, {}};
-        core::evaluateInto(x, t.result, false);
-        out.push_back(std::move(t));
-    }
-    return out;
-}
-
-QString suggestion(const core::Scenario& s)
-{
-    std::vector<Tried> tried = tryCandidates(s);
-    std::vector<const Tried*> fitting;
-    for (const Tried& t : tried)
-        if (t.result.fits)
-            fitting.push_back(&t);
-    if (!fitting.empty()) {
-        std::sort(fitting.begin(), fitting.end(),
-                  [](const Tried* a, const Tried* b) { return a->result.step.total() < b->result.step.total(); });
+    if (!advice.fitting.empty()) {
         QStringList parts;
-        for (size_t i = 0; i < std::min<size_t>(2, fitting.size()); ++i)
+        for (const core::FitSuggestion& f : advice.fitting)
             parts << tr("%1 (%2, %3/step)")
-                         .arg(fitting[i]->label, Units::bytes(fitting[i]->result.memory.total()),
-                              Units::seconds(fitting[i]->result.step.total()));
+                         .arg(changeLabel(f), Units::bytes(f.result.memory.total()), Units::seconds(f.result.step.total()));
         return tr("try %1").arg(parts.join(tr(" or ")));
     }
-    const auto best = std::min_element(tried.begin(), tried.end(), [](const Tried& a, const Tried& b) {
-        return a.result.memory.total() < b.result.memory.total();
-    });
-    if (best == tried.end())
+    if (!advice.closest)
         return {};
-    return tr("no single change fits; closest: %1 (%2)").arg(best->label, Units::bytes(best->result.memory.total()));
+    return tr("no single change fits; closest: %1 (%2)").arg(changeLabel(*advice.closest), Units::bytes(advice.closest->result.memory.total()));
 }
 
 QString timeLimit(const core::Result& r)
@@ -142,8 +90,9 @@ QString timeLimit(const core::Result& r)
 }
 } // namespace
 
-StatusSummary summarize(const core::Scenario& scenario, const core::Result& result)
+StatusSummary summarize(const core::WhatIf& shown)
 {
+    const core::Result& result = shown.result;
     StatusSummary out;
     if (!result.valid) {
         out.level = StatusSummary::Level::Invalid;
@@ -171,7 +120,7 @@ StatusSummary summarize(const core::Scenario& scenario, const core::Result& resu
                             largest, Units::bytes(largestBytes));
         if (result.pp > 1)
             out.text += tr(" on stage %1").arg(result.peakStage);
-        const QString hint = suggestion(scenario);
+        const QString hint = suggestion(shown.advice);
         if (!hint.isEmpty())
             out.text += QStringLiteral("; ") + hint;
         if (result.minGpus > 0)

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 /// The status line: in words, what limits the layout ("does not fit: activations 51 GiB of 80 GiB; try
-/// selective recompute or TP=2"). Suggestions are checked by evaluating modified copies with the core.
+/// selective recompute or TP=2"). The suggestions are core::fitAdvice()'s, in words.
 
-#include <shardscope/core/result.h>
-#include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QString>
 
@@ -16,6 +15,7 @@ struct StatusSummary {
     QString text;
 };
 
-[[nodiscard]] StatusSummary summarize(const core::Scenario& scenario, const core::Result& result);
+/// shown is the scenario's core::whatIf().
+[[nodiscard]] StatusSummary summarize(const core::WhatIf& shown);
 
 } // namespace shardscope::ui

@@ -181,9 +181,10 @@ QString figureFormatSuffix(FigureFormat format)
     return {};
 }
 
-std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
-                                     const StrategyComparison& comparison, QWidget* parent)
+std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::WhatIf& shown, QWidget* parent)
 {
+    const core::Scenario& scenario = shown.scenario;
+    const core::Result& result = shown.result;
     switch (kind) {
     case ChartKind::Memory: {
         auto c = std::make_unique<MemoryChart>(parent);
@@ -192,7 +193,7 @@ std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scena
     }
     case ChartKind::Strategy: {
         auto c = std::make_unique<StrategyChart>(parent);
-        c->setComparison(comparison);
+        c->setComparison(shown.strategies);
         return c;
     }
     case ChartKind::Communication: {
@@ -202,7 +203,7 @@ std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scena
     }
     case ChartKind::Time: {
         auto c = std::make_unique<StepTimeChart>(parent);
-        c->setResult(scenario, result, comparison);
+        c->setResult(result, shown.strategies);
         return c;
     }
     case ChartKind::Timeline: {
@@ -221,9 +222,8 @@ std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scena
     return nullptr;
 }
 
-ChartFigure::ChartFigure(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
-                         const StrategyComparison& comparison, bool lightTheme)
-    : ChartFigure(kind, makeChart(kind, scenario, result, comparison), lightTheme)
+ChartFigure::ChartFigure(ChartKind kind, const core::WhatIf& shown, bool lightTheme)
+    : ChartFigure(kind, makeChart(kind, shown), lightTheme)
 {
 }
 

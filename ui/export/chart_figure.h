@@ -2,11 +2,11 @@
 #pragma once
 
 #include "charts/legend_strip.h"
-#include "document/strategy_comparison.h"
 #include "export/chart_kind.h"
 
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QImage>
 #include <QList>
@@ -55,9 +55,8 @@ constexpr qint64 kMaxFigurePixels = 100'000'000;
 class ChartFigure
 {
 public:
-    /// A scenario chart (isScenarioChart(kind)) made from the scenario with makeChart().
-    ChartFigure(ChartKind kind, const core::Scenario& scenario, const core::Result& result,
-                const StrategyComparison& comparison, bool lightTheme = true);
+    /// A scenario chart (isScenarioChart(kind)) made from the scenario's core::whatIf() with makeChart().
+    ChartFigure(ChartKind kind, const core::WhatIf& shown, bool lightTheme = true);
     /// Any chart, already filled (a window chart's copy(), or export/analysis_figures.h); the figure owns it.
     ChartFigure(ChartKind kind, std::unique_ptr<ChartBase> chart, bool lightTheme = true);
     ~ChartFigure();
@@ -87,10 +86,8 @@ private:
 /// Makes a filled chart (not shown) for an export: a window chart's copy(), or a chart made from the document.
 using ChartMaker = std::function<std::unique_ptr<ChartBase>()>;
 
-/// A new chart widget of kind showing the scenario (not shown; the caller owns it). kind is a scenario chart
-/// (isScenarioChart): the analyses' charts come from their panes or export/analysis_figures.h.
-[[nodiscard]] std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::Scenario& scenario,
-                                                   const core::Result& result, const StrategyComparison& comparison,
-                                                   QWidget* parent = nullptr);
+/// A new chart widget of kind showing the scenario's core::whatIf() (not shown; the caller owns it). kind is a
+/// scenario chart (isScenarioChart): the analyses' charts come from their panes or export/analysis_figures.h.
+[[nodiscard]] std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::WhatIf& shown, QWidget* parent = nullptr);
 
 } // namespace shardscope::ui

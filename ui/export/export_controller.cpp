@@ -64,7 +64,7 @@ void ExportController::populateMenu(QMenu* menu)
                 ExportDialog::Choice c = m_last;
                 c.target = ExportDialog::Target::Chart;
                 c.chart = k;
-                c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+                c.options.caption = c.caption ? scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result) : QString();
                 copyChart(c);
             });
     });
@@ -83,7 +83,7 @@ std::unique_ptr<ChartFigure> ExportController::figure(ChartKind kind, bool light
 {
     if (const auto it = m_makers.find(kind); it != m_makers.end())
         return std::make_unique<ChartFigure>(kind, it->second(), lightTheme);
-    return std::make_unique<ChartFigure>(kind, m_doc->scenario(), m_doc->result(), m_doc->comparison(), lightTheme);
+    return std::make_unique<ChartFigure>(kind, *m_doc->shown(), lightTheme);
 }
 
 QMenu* ExportController::contextMenu(ChartBase* chart, ChartKind kind, const ChartMaker& maker)
@@ -95,7 +95,7 @@ QMenu* ExportController::contextMenu(ChartBase* chart, ChartKind kind, const Cha
         ExportDialog::Choice c = m_last;
         c.target = ExportDialog::Target::Chart;
         c.chart = kind;
-        c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+        c.options.caption = c.caption ? scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result) : QString();
         copyChart(c);
     });
     menu->addAction(tr("&Export This Chart…"), this, [this, kind] { showDialogFor(kind); });
@@ -147,8 +147,10 @@ void ExportController::attachChart(ChartBase* chart, ChartKind kind, ChartMaker 
 
 QString ExportController::exportTo(const QString& path, const ExportDialog::Choice& choice) const
 {
-    const core::Scenario& s = m_doc->scenario();
-    const core::Result& r = m_doc->result();
+    // What the window shows (the newest scenario once its result has arrived).
+    const std::shared_ptr<const core::WhatIf> shown = m_doc->shown();
+    const core::Scenario& s = shown->scenario;
+    const core::Result& r = shown->result;
     switch (choice.target) {
     case ExportDialog::Target::Chart: {
         return figure(choice.chart, choice.options.lightTheme)->save(path, choice.format, choice.options);
@@ -169,7 +171,7 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
         o.pinResults = m_doc->pinResults();
         for (int i = 0; i < int(o.pins.size()); ++i)
             o.pinLabels << m_doc->pinLabel(i);
-        return writer.write(path, s, r, m_doc->comparison(), o);
+        return writer.write(path, *shown, o);
     }
     case ExportDialog::Target::Csv: return writeBytes(path, resultCsv(s, r));
     case ExportDialog::Target::Json: return writeBytes(path, resultJson(r));
@@ -268,7 +270,7 @@ void ExportController::saveWithDialog(const ExportDialog::Choice& choice)
         FigureFormat f;
         if (figureFormatFromPath(path, f)) // the typed suffix wins
             c.format = f;
-        c.options.caption = c.caption ? scenarioCaption(m_doc->scenario(), m_doc->result()) : QString();
+        c.options.caption = c.caption ? scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result) : QString();
     }
     m_lastDir = QFileInfo(path).absolutePath();
     const QString error = exportTo(path, c);

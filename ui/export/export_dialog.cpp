@@ -46,7 +46,7 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
         charts = {kScenarioChartKinds.begin(), kScenarioChartKinds.end()};
     if (!m_figures)
         m_figures = [doc](ChartKind kind, bool light) {
-            return std::make_unique<ChartFigure>(kind, doc->scenario(), doc->result(), doc->comparison(), light);
+            return std::make_unique<ChartFigure>(kind, *doc->shown(), light);
         };
     for (ChartKind k : std::as_const(charts))
         m_what->addItem(tr("Chart: %1").arg(chartKindName(k)), int(k));
@@ -142,7 +142,7 @@ ExportDialog::Choice ExportDialog::choice() const
     c.options.lightTheme = m_light->isChecked();
     c.caption = m_caption->isChecked();
     if (c.caption)
-        c.options.caption = scenarioCaption(m_doc->scenario(), m_doc->result());
+        c.options.caption = scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result);
     return c;
 }
 
@@ -220,7 +220,7 @@ void ExportDialog::updatePreview()
         break;
     case Target::Csv:
     case Target::Json: {
-        const QByteArray bytes = c.target == Target::Csv ? resultCsv(m_doc->scenario(), m_doc->result()) : resultJson(m_doc->result());
+        const QByteArray bytes = c.target == Target::Csv ? resultCsv(m_doc->shown()->scenario, m_doc->shown()->result) : resultJson(m_doc->shown()->result);
         m_preview->setPixmap(QPixmap());
         QStringList lines = QString::fromUtf8(bytes).split(QLatin1Char('\n'));
         const bool more = lines.size() > 14;

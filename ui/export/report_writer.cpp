@@ -10,7 +10,7 @@
 #include "export/scenario_text.h"
 #include "util/atomic_file.h"
 #include "util/units.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include <shardscope/core/scenario_name.h>
 
@@ -187,9 +187,10 @@ private:
 QString collectiveName(const core::Collective& c) { return collectiveLabel(c); }
 } // namespace
 
-QString ReportWriter::write(const QString& path, const core::Scenario& scenario, const core::Result& result,
-                            const StrategyComparison& comparison, const Options& options)
+QString ReportWriter::write(const QString& path, const core::WhatIf& shown, const Options& options)
 {
+    const core::Scenario& scenario = shown.scenario;
+    const core::Result& result = shown.result;
     m_pages = 0;
     // Drawn into memory, then written in one atomic step: a failed write keeps the previous report.
     QByteArray bytes;
@@ -217,7 +218,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
              font(10), QColor(0x30, 0x30, 0x30), 2);
     doc.text(tr("Analytic model, ShardScope %1, %2").arg(QCoreApplication::applicationVersion(), options.date.toString(Qt::ISODate)),
              font(9), QColor(0x60, 0x60, 0x60), 14);
-    const StatusSummary status = summarize(scenario, result);
+    const StatusSummary status = summarize(shown);
     const QColor statusColour = status.level == StatusSummary::Level::Good      ? QColor(0x00, 0x7a, 0x55)
                                 : status.level == StatusSummary::Level::Warning ? QColor(0x9a, 0x60, 0x00)
                                                                                 : QColor(0xb0, 0x30, 0x00);
@@ -234,7 +235,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
         QList<QStringList> rows;
         for (const Headline& h : headlines(result)) {
             rows.push_back({h.label, h.text});
-            // The 80% ranges, as the KPI cards give them (views/uncertainty_text.h).
+            // The 80% ranges, as the KPI cards give them (explain/uncertainty_text.h).
             if (h.key == QLatin1String("memory"))
                 rows.push_back({tr("Memory per GPU, 80% range"), memoryRangeSentence(result)});
             else if (h.key == QLatin1String("step_time"))
@@ -346,7 +347,7 @@ QString ReportWriter::write(const QString& path, const core::Scenario& scenario,
     for (ChartKind kind : options.charts) {
         std::unique_ptr<ChartFigure> figure;
         if (isScenarioChart(kind))
-            figure = std::make_unique<ChartFigure>(kind, scenario, result, comparison, options.lightTheme);
+            figure = std::make_unique<ChartFigure>(kind, shown, options.lightTheme);
         else if (std::unique_ptr<ChartBase> chart = options.analysisChart && result.valid ? options.analysisChart(kind) : nullptr)
             figure = std::make_unique<ChartFigure>(kind, std::move(chart), options.lightTheme);
         if (!figure)

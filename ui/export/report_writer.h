@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "document/strategy_comparison.h"
 #include "export/chart_kind.h"
 
 #include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QDate>
 #include <QList>
@@ -44,13 +44,9 @@ public:
 
     /// Writes the report atomically (util/atomic_file.h): the old file stays on any failure. Returns "" on success,
     /// otherwise the reason.
-    [[nodiscard]] QString write(const QString& path, const core::Scenario& scenario, const core::Result& result,
-                                const StrategyComparison& comparison, const Options& options);
-    [[nodiscard]] QString write(const QString& path, const core::Scenario& scenario, const core::Result& result,
-                                const StrategyComparison& comparison)
-    {
-        return write(path, scenario, result, comparison, Options{});
-    }
+    /// shown is the scenario's core::whatIf().
+    [[nodiscard]] QString write(const QString& path, const core::WhatIf& shown, const Options& options);
+    [[nodiscard]] QString write(const QString& path, const core::WhatIf& shown) { return write(path, shown, Options{}); }
     /// Pages of the last report written.
     [[nodiscard]] int pageCount() const { return m_pages; }
 

@@ -70,7 +70,7 @@ LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
 
     connect(m_target, &QComboBox::activated, this, [this] { m_chosen = true; });
     connect(m_target, &QComboBox::currentIndexChanged, this, &LaunchConfigPanel::refresh);
-    connect(m_doc, &ScenarioDocument::changed, this, [this] {
+    connect(m_doc, &ScenarioDocument::resultReady, this, [this] {
         chooseTarget();
         refresh();
     });

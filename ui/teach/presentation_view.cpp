@@ -211,6 +211,7 @@ PresentationView::PresentationView(const core::Catalog& catalog, std::vector<cor
     m_digitTimer->setSingleShot(true);
     m_digitTimer->setInterval(1000);
     connect(m_digitTimer, &QTimer::timeout, this, [this] { m_typed = 0; });
+    connect(m_doc, &ScenarioDocument::resultReady, this, &PresentationView::drawStep);
 
     m_lessonTitle = new QLabel(this);
     m_position = new QLabel(this);
@@ -474,9 +475,15 @@ void PresentationView::showStep()
 {
     const core::Lesson& l = lesson();
     const core::LessonStep& step = l.steps[size_t(m_step)];
-    m_doc->reset(step.scenario, QString());
-    const core::Scenario& s = m_doc->scenario();
-    const core::Result& r = m_doc->result();
+    m_doc->reset(step.scenario, QString()); // drawStep() follows with its figures
+}
+
+void PresentationView::drawStep()
+{
+    const core::Lesson& l = lesson();
+    const core::LessonStep& step = l.steps[size_t(m_step)];
+    const core::Scenario& s = m_doc->shown()->scenario;
+    const core::Result& r = m_doc->shown()->result;
     const core::Scenario before = m_step > 0 ? l.steps[size_t(m_step - 1)].scenario : core::defaultScenario(m_catalog);
     const core::Result previous = m_step > 0 ? core::evaluate(before) : core::Result{};
 
@@ -549,7 +556,7 @@ void PresentationView::showStep()
     m_look->setVisible(!lookHtml.isEmpty());
 
     m_memory->setResult(s, r);
-    m_time->setResult(s, r, m_doc->comparison());
+    m_time->setResult(r, m_doc->comparison());
     clearCallouts();
     if (r.valid) {
         addMemoryCallouts(figureNames);

@@ -78,7 +78,9 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    /// Opens the step's scenario; drawStep() draws it when its result arrives.
     void showStep();
+    void drawStep();
     void applyFonts();
     void clearCallouts();
     void addMemoryCallouts(const QStringList& names);

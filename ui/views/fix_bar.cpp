@@ -23,7 +23,7 @@ FixBar::FixBar(ScenarioDocument* doc, QWidget* parent)
     m_row->setSpacing(4);
     m_label->setToolTip(tr("The charts and KPIs keep the last valid figures, greyed, until the scenario is valid again."));
     m_row->addWidget(m_label);
-    connect(doc, &ScenarioDocument::changed, this, &FixBar::refresh);
+    connect(doc, &ScenarioDocument::resultReady, this, &FixBar::refresh);
     refresh();
 }
 
@@ -37,7 +37,7 @@ QList<QPushButton*> FixBar::buttons() const
 void FixBar::refresh()
 {
     const bool invalid = !m_doc->result().valid;
-    m_fixes = invalid ? core::nearestValidFixes(m_doc->scenario()) : std::vector<core::Fix>{};
+    m_fixes = m_doc->shown()->fixes; // core::whatIf()'s: empty for a valid scenario
     // The buttons are reused: making them anew on every edit of a dragged slider relaid out the whole window.
     for (qsizetype i = qsizetype(m_fixes.size()); i < m_pool.size(); ++i)
         m_pool[i]->hide();

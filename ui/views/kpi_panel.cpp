@@ -3,7 +3,7 @@
 
 #include "explain/tooltips.h"
 #include "util/units.h"
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include <QHelpEvent>
 #include <QLocale>

@@ -27,9 +27,9 @@ void StatusLine::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
-void StatusLine::setResult(const core::Scenario& scenario, const core::Result& result)
+void StatusLine::setResult(const core::WhatIf& shown)
 {
-    const StatusSummary summary = summarize(scenario, result);
+    const StatusSummary summary = summarize(shown);
     m_text = summary.text;
     m_level = int(summary.level);
     setToolTip(m_text); // the whole text, should two lines not hold it

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <shardscope/core/result.h>
-#include <shardscope/core/scenario.h>
+#include <shardscope/core/what_if.h>
 
 #include <QWidget>
 
@@ -15,7 +14,7 @@ class StatusLine : public QWidget
     Q_OBJECT
 public:
     explicit StatusLine(QWidget* parent = nullptr);
-    void setResult(const core::Scenario& scenario, const core::Result& result);
+    void setResult(const core::WhatIf& shown);
     [[nodiscard]] QString text() const { return m_text; }
     [[nodiscard]] QSize sizeHint() const override;
     [[nodiscard]] QSize minimumSizeHint() const override { return {200, sizeHint().height()}; }

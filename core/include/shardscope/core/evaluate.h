@@ -36,8 +36,4 @@ struct ModelSize {
 /// inputs and source. Slower than evaluate() (text is built): for the views, the CLI and exports, not for searches.
 [[nodiscard]] Result explain(const Scenario& scenario);
 
-/// As evaluate() but skips validation and min_gpus (for searches that generate only valid layouts). With `terms`,
-/// also appends the terms of the figures.
-void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus, std::vector<Term>* terms = nullptr);
-
 } // namespace shardscope::core

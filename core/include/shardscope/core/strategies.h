@@ -7,6 +7,7 @@
 #include "shardscope/core/scenario.h"
 
 #include <span>
+#include <string>
 
 namespace shardscope::core {
 
@@ -22,6 +23,10 @@ struct StrategyChoice {
 
 /// The scenario with only its sharding and offload replaced by the choice's.
 [[nodiscard]] Scenario withStrategy(const Scenario& scenario, const StrategyChoice& choice);
+
+/// "FSDP full", "ZeRO-1\n+CPU opt.": the scenario's own sharding and offload, in the compared strategies' style
+/// (shown beside them when none of comparedStrategies() is the scenario's own).
+[[nodiscard]] std::string strategyLabel(const Scenario& scenario);
 
 /// Whether the scenario already uses this strategy (same parallelism and offload after applying it).
 [[nodiscard]] bool usesStrategy(const Scenario& scenario, const StrategyChoice& choice);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "views/uncertainty_text.h"
+#include "explain/uncertainty_text.h"
 
 #include "util/units.h"
 

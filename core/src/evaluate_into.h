@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The core's internal fast path under evaluate() and explain(): no validation, no ranges, no warnings.
+
+#include "shardscope/core/result.h"
+#include "shardscope/core/scenario.h"
+#include "shardscope/core/term.h"
+
+#include <vector>
+
+namespace shardscope::core {
+
+/// As evaluate() but skips validation, ranges, warnings and (unless computeMinGpus) min_gpus; for callers that
+/// evaluate only layouts validate() accepts (searches, calibration, the waterfall, whatIf's variants). With
+/// `terms`, also appends the terms of the figures.
+void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus, std::vector<Term>* terms = nullptr);
+
+} // namespace shardscope::core

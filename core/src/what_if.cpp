@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// whatIf(): the open scenario explained, beside its strategy variants, the single changes that would make it fit and
+// the fixes of an invalid edit. Which variants are evaluated is decided here (once the GUI's StrategyComparison and
+// StatusSummary); each is evaluated with the same stages as evaluate().
+#include "shardscope/core/what_if.h"
+
+#include "shardscope/core/evaluate.h"
+#include "shardscope/core/strategies.h"
+
+#include "evaluate_into.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace shardscope::core {
+
+namespace {
+
+/// Validates, then evaluates with terms but without min_gpus (not shown per variant), ranges or warnings.
+void evaluateVariant(StrategyVariant& v)
+{
+    v.result.issues = validate(v.scenario);
+    if (v.result.issues.empty())
+        evaluateInto(v.scenario, v.result, false, &v.result.terms);
+    else
+        v.result.valid = false;
+}
+
+bool divides(int64_t d, int64_t n) { return d > 0 && n % d == 0; }
+
+FitSuggestion candidate(const Scenario& s, FitChange change, int64_t value, void (*apply)(Scenario&, int64_t))
+{
+    FitSuggestion f{ change, value, s, {} };
+    apply(f.scenario, value);
+    return f;
+}
+
+} // namespace
+
+StrategyComparison compareStrategies(const Scenario& scenario)
+{
+    StrategyComparison out;
+    const auto strategies = comparedStrategies();
+    out.reserve(strategies.size() + 1);
+    bool ownShown = false;
+    for (const StrategyChoice& choice : strategies) {
+        StrategyVariant v;
+        v.label = choice.label;
+        v.scenario = withStrategy(scenario, choice);
+        v.current = usesStrategy(scenario, choice);
+        ownShown = ownShown || v.current;
+        evaluateVariant(v);
+        out.push_back(std::move(v));
+    }
+    if (!ownShown) { // FSDP, or ZeRO-1/2 with offload: the open scenario's own bar beside the others
+        StrategyVariant v;
+        v.label = strategyLabel(scenario);
+        v.scenario = scenario;
+        v.current = true;
+        v.own = true;
+        evaluateVariant(v);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::vector<FitSuggestion> fitCandidates(const Scenario& s)
+{
+    std::vector<FitSuggestion> c;
+    const Parallelism& p = s.parallelism;
+    if (s.training.recompute == Recompute::None)
+        c.push_back(candidate(s, FitChange::SelectiveRecompute, 0, [](Scenario& x, int64_t) { x.training.recompute = Recompute::Selective; }));
+    if (s.training.recompute != Recompute::Full)
+        c.push_back(candidate(s, FitChange::FullRecompute, 0, [](Scenario& x, int64_t) { x.training.recompute = Recompute::Full; }));
+    if (s.training.microBatch > 1)
+        c.push_back(candidate(s, FitChange::HalveMicroBatch, s.training.microBatch / 2,
+                              [](Scenario& x, int64_t v) { x.training.microBatch = decltype(x.training.microBatch)(v); }));
+    if (p.tp > 1 && !p.sequenceParallel)
+        c.push_back(candidate(s, FitChange::SequenceParallel, 0, [](Scenario& x, int64_t) { x.parallelism.sequenceParallel = true; }));
+    for (int tp = p.tp * 2; tp <= s.cluster.gpusPerNode; tp *= 2) {
+        if (!tensorParallelIssues(s.model, tp).empty())
+            continue;
+        c.push_back(candidate(s, FitChange::RaiseTensorParallel, tp, [](Scenario& x, int64_t v) { x.parallelism.tp = int(v); }));
+        break;
+    }
+    if (divides(int64_t(p.pp) * 2, s.model.layers))
+        c.push_back(candidate(s, FitChange::DoublePipeline, int64_t(p.pp) * 2, [](Scenario& x, int64_t v) { x.parallelism.pp = int(v); }));
+    if (p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)
+        c.push_back(candidate(s, FitChange::Zero3, 0, [](Scenario& x, int64_t) { x.parallelism.sharding = Sharding::Zero3; }));
+    if (s.offload.optimizer == OffloadTarget::None)
+        c.push_back(candidate(s, FitChange::OffloadOptimizer, 0, [](Scenario& x, int64_t) { x.offload.optimizer = OffloadTarget::Cpu; }));
+    c.push_back(candidate(s, FitChange::DoubleNodes, int64_t(s.cluster.nodes) * 2,
+                          [](Scenario& x, int64_t v) { x.cluster.nodes = decltype(x.cluster.nodes)(v); }));
+    return c;
+}
+
+FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
+{
+    FitAdvice advice;
+    if (!result.valid || result.fits)
+        return advice;
+    std::vector<FitSuggestion> tried;
+    for (FitSuggestion& c : fitCandidates(scenario)) {
+        if (!validate(c.scenario).empty())
+            continue;
+        evaluateInto(c.scenario, c.result, false);
+        tried.push_back(std::move(c));
+    }
+    for (const FitSuggestion& t : tried)
+        if (t.result.fits)
+            advice.fitting.push_back(t);
+    if (!advice.fitting.empty()) {
+        std::stable_sort(advice.fitting.begin(), advice.fitting.end(),
+                         [](const FitSuggestion& a, const FitSuggestion& b) { return a.result.step.total() < b.result.step.total(); });
+        if (advice.fitting.size() > kShownFits)
+            advice.fitting.resize(kShownFits);
+        return advice;
+    }
+    const auto best = std::min_element(tried.begin(), tried.end(), [](const FitSuggestion& a, const FitSuggestion& b) {
+        return a.result.memory.total() < b.result.memory.total();
+    });
+    if (best != tried.end())
+        advice.closest = std::move(*best);
+    return advice;
+}
+
+WhatIf whatIf(const Scenario& scenario)
+{
+    WhatIf w;
+    w.scenario = scenario;
+    w.result = explain(scenario);
+    w.strategies = compareStrategies(scenario);
+    w.advice = fitAdvice(scenario, w.result);
+    if (!w.result.valid)
+        w.fixes = nearestValidFixes(scenario);
+    return w;
+}
+
+} // namespace shardscope::core
