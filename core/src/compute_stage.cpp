@@ -5,6 +5,8 @@
 #include "attention_rate.h"
 #include "expr.h"
 
+#include <cmath>
+
 namespace shardscope::core::detail {
 
 namespace {
@@ -56,7 +58,7 @@ template <class X> X attentionWindowShare(const Scenario& s)
     // Every n-th layer attends globally (model.sliding_window_pattern; Gemma 3 n = 6, GPT-OSS n = 2).
     const ModelSpec& m = s.model;
     const double layers = m.layers;
-    const double global = m.slidingWindowPattern > 0 ? double(m.layers / m.slidingWindowPattern) : 0.0;
+    const double global = m.slidingWindowPattern > 0 ? std::floor(layers / m.slidingWindowPattern) : 0.0;
     const X L = X::input("L", layers, "layers", "");
     const X Lg = X::input("L_g", global, "layers", "global layers: every n-th (model.sliding_window_pattern)");
     const X w = X::input("w", double(m.slidingWindow), "tokens", "sliding window (model.sliding_window)");
