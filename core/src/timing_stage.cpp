@@ -165,7 +165,7 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
             + routed / X::input("R_grp", c.peak.grouped, "FLOP/s", "grouped-GEMM rate of the routed experts")
             + X::input("t_ep,f", epFwd, "s", "the layer's exposed forward all-to-alls (dispatch + combine)");
     } else if (moe && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)
-        t = t + X::input("F_shared", c.moeShared, "FLOP", "shared experts of one layer: 2·T·P_shared/t") / rLin;
+        t = t + X::input("F_shared", c.moeShared, "FLOP", "shared experts of one layer: 2·T·P_shared ÷ t") / rLin;
     }
     return t;
 }

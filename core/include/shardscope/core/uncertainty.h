@@ -12,7 +12,7 @@
 
 namespace shardscope::core {
 
-/// The kinds of run the model's errors are grouped by (shared/reference/calibration.md: long context, FP8, MoE,
+/// The kinds of run the model's errors are grouped by (docs/model.md §uncertainty: long context, FP8, MoE,
 /// ZeRO-3/FSDP at scale). A run may be several kinds; one that is none is "plain".
 struct RunKind {
     bool longContext = false; ///< training.seq_len ≥ 32,768 (32K), with or without context parallelism
