@@ -10,7 +10,9 @@
 #                         and profile readers for SECS seconds in all (120)
 #   ./dev.sh mutate [NAME...]  each named model constant of core/src × 1.25, one at a time, in a copy of the tree
 #                         (build-mutate/, no GUI): fails if no core, golden or CLI test notices one (NAME: glob)
-#   ./dev.sh lint         clang-tidy (.clang-tidy) over core/; fails on any finding
+#   ./dev.sh lint         clang-format (.clang-format) check of every C++ file, then clang-tidy (.clang-tidy) over
+#                         core/; fails on any finding
+#   ./dev.sh format       clang-format every C++ file in place
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -398,17 +400,24 @@ case "$cmd" in
       "in $((SECONDS - t0)) s"
     [ ${#survived[@]} -eq 0 ] || exit 1
     ;;
+  format)
+    install_packages clang-format
+    git ls-files '*.cpp' '*.h' | xargs clang-format -i
+    ;;
   lint)
+    # clang-format's check of every C++ file (the checked-in .clang-format; Debian 12's clang-format 14), then
     # clang-tidy with the checked-in .clang-tidy over the core's sources (compile commands from a configure-only
     # build-lint/), every finding an error.
-    install_packages clang-tidy
+    install_packages clang-format clang-tidy
+    git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
+    echo "lint: clang-format finds $(git ls-files '*.cpp' '*.h' | wc -l) C++ files formatted"
     cmake -S . -B build-lint -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
     ls core/src/*.cpp | xargs -P "$(nproc)" -n 1 clang-tidy -p build-lint --quiet 2>&1 \
       | { grep -v ' warnings generated\.$' || true; }
     echo "lint: clang-tidy found nothing in $(ls core/src/*.cpp | wc -l) core sources"
     ;;
   *)
-    sed -n '3,13p' "$0"
+    sed -n '3,15p' "$0"
     exit 2
     ;;
 esac; exit $?  # read with the case: bash must not read on after it if this file changes while a long command runs

@@ -74,8 +74,10 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     m_profile = plainLabel(this); // a profile name from a file
     m_profile->setObjectName(QStringLiteral("profileLabel"));
     statusBar()->addPermanentWidget(m_profile);
-    connect(m_files, &FileController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
-    connect(m_import, &ImportController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+    connect(m_files, &FileController::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+    connect(m_import, &ImportController::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, 5000); });
     const auto toStatus = [this](const QString& text) { statusBar()->showMessage(text, 5000); };
     connect(m_export, &ExportController::statusMessage, this, toStatus);
     connect(m_compare, &CompareController::statusMessage, this, toStatus);
@@ -140,9 +142,9 @@ void MainWindow::buildLayout()
     grid->addWidget(top);
     grid->addWidget(bottom);
     // Holds the veil, which a splitter would take as one more pane; stacks the charts when they do not fit side by side.
-    m_explorerCharts = new ChartGrid(grid, {top, bottom}, this);
+    m_explorerCharts = new ChartGrid(grid, { top, bottom }, this);
     m_explorerCharts->setObjectName(QStringLiteral("explorerCharts"));
-    m_veils = {new Veil(m_explorerCharts), new Veil(m_kpis)};
+    m_veils = { new Veil(m_explorerCharts), new Veil(m_kpis) };
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -165,7 +167,7 @@ void MainWindow::buildLayout()
     main->setStretchFactor(0, 0);
     main->setStretchFactor(1, 1);
     setCentralWidget(main);
-    m_splitters = {main, left, grid, top, bottom};
+    m_splitters = { main, left, grid, top, bottom };
     m_export->attachChart(m_memory, ChartKind::Memory);
     m_export->attachChart(m_strategy, ChartKind::Strategy);
     m_export->attachChart(m_comm, ChartKind::Communication);
@@ -201,7 +203,8 @@ void MainWindow::buildMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QMenu* units = view->addMenu(tr("Memory &units"));
     auto* unitGroup = new QActionGroup(this);
-    for (auto [unit, label] : {std::pair{ByteUnit::GiB, tr("GiB (2^30 bytes)")}, std::pair{ByteUnit::GB, tr("GB (10^9 bytes)")}}) {
+    for (auto [unit, label] :
+        { std::pair { ByteUnit::GiB, tr("GiB (2^30 bytes)") }, std::pair { ByteUnit::GB, tr("GB (10^9 bytes)") } }) {
         QAction* a = units->addAction(label, this, [this, unit] { m_settings->setByteUnit(unit); });
         a->setCheckable(true);
         a->setChecked(m_settings->byteUnit() == unit);
@@ -209,8 +212,8 @@ void MainWindow::buildMenus()
     }
     QMenu* theme = view->addMenu(tr("&Theme"));
     auto* themeGroup = new QActionGroup(this);
-    for (auto [mode, label] : {std::pair{ThemeMode::System, tr("&System")}, std::pair{ThemeMode::Light, tr("&Light")},
-                               std::pair{ThemeMode::Dark, tr("&Dark")}}) {
+    for (auto [mode, label] : { std::pair { ThemeMode::System, tr("&System") },
+             std::pair { ThemeMode::Light, tr("&Light") }, std::pair { ThemeMode::Dark, tr("&Dark") } }) {
         QAction* a = theme->addAction(label, this, [this, mode] {
             m_settings->setTheme(mode);
             AppTheme::apply(mode);
@@ -227,8 +230,8 @@ void MainWindow::buildMenus()
 
     view->addSeparator();
     // The chart tabs (Ctrl+1 … Ctrl+6), in AnalysisTabs' order.
-    const QStringList tabIds = {QStringLiteral("explorer"), QStringLiteral("search"), QStringLiteral("sweep"),
-                                QStringLiteral("sizing"), QStringLiteral("timeline"), QStringLiteral("rankmap")};
+    const QStringList tabIds = { QStringLiteral("explorer"), QStringLiteral("search"), QStringLiteral("sweep"),
+        QStringLiteral("sizing"), QStringLiteral("timeline"), QStringLiteral("rankmap") };
     for (int i = 0; i < int(tabIds.size()) && i < m_analysis->count(); ++i) {
         const QString id = tabIds[i];
         QAction* a = view->addAction(m_analysis->tabText(i), this, [this, id] { m_analysis->showTab(id); });
@@ -270,9 +273,9 @@ void MainWindow::buildMenus()
     help->addSeparator();
     help->addAction(tr("&About ShardScope"), this, [this] {
         QMessageBox::about(this, tr("About ShardScope"),
-                           tr("<b>ShardScope</b> %1<br>Per-GPU memory, communication and step time of sharded LLM "
-                              "training, from an analytic model. Hover any figure for its formula and source.")
-                               .arg(QApplication::applicationVersion()));
+            tr("<b>ShardScope</b> %1<br>Per-GPU memory, communication and step time of sharded LLM "
+               "training, from an analytic model. Hover any figure for its formula and source.")
+                .arg(QApplication::applicationVersion()));
     });
 }
 
@@ -282,7 +285,7 @@ void MainWindow::showResult(const std::shared_ptr<const core::WhatIf>& shown)
     // say what is wrong. A document not valid since it was opened (New, Open, a lesson step) has none to keep.
     const bool valid = shown->result.valid;
     if (valid)
-        m_lastValid = Shown{shown, m_doc->generation()};
+        m_lastValid = Shown { shown, m_doc->generation() };
     const bool stale = !valid && m_lastValid && m_lastValid->generation == m_doc->generation();
     const core::WhatIf& w = stale ? *m_lastValid->what : *shown;
     m_memory->setResult(w.scenario, w.result);
@@ -295,8 +298,8 @@ void MainWindow::showResult(const std::shared_ptr<const core::WhatIf>& shown)
         // A calibrated profile is part of the document (its `calibration`, saved with it): say so where it shows.
         const core::FrameworkProfile& p = shown->scenario.profile;
         const QString name = QString::fromStdString(p.name);
-        m_profile->setText(p.fit.runs > 0 ? tr("Calibrated: %1, %2 runs").arg(name).arg(p.fit.runs)
-                                          : tr("Profile: %1").arg(name));
+        m_profile->setText(
+            p.fit.runs > 0 ? tr("Calibrated: %1, %2 runs").arg(name).arg(p.fit.runs) : tr("Profile: %1").arg(name));
     }
     m_issues->setResult(shown->result);
     setStale(stale);

@@ -105,7 +105,7 @@ private:
     StrategyChart* m_strategy = nullptr;
     CommChart* m_comm = nullptr;
     StepTimeChart* m_time = nullptr;
-    ExportController* m_export = nullptr;      // issue 5: export, compare, teaching mode, launch configurations
+    ExportController* m_export = nullptr; // issue 5: export, compare, teaching mode, launch configurations
     CompareController* m_compare = nullptr;
     TeachingController* m_teach = nullptr;
     LaunchConfigDock* m_launch = nullptr;
@@ -114,7 +114,7 @@ private:
     ChartGrid* m_explorerCharts = nullptr;
     std::optional<Shown> m_lastValid;
     bool m_stale = false;
-    std::array<Veil*, 2> m_veils{}; // over the explorer charts and the KPIs while they show the last valid figures
+    std::array<Veil*, 2> m_veils {}; // over the explorer charts and the KPIs while they show the last valid figures
     QList<QSplitter*> m_splitters;
 };
 

@@ -75,12 +75,14 @@ std::string percent(double ratio)
 }
 
 void printTable(std::ostream& os, const core::Calibration& c, const std::vector<core::CalibrationRun>& runs,
-                const std::string& runsPath)
+    const std::string& runsPath)
 {
-    os << "calibration on " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << " (" << safe(runsPath)
-       << "), " << c.iterations << " iteration" << (c.iterations == 1 ? "" : "s") << "\n\n";
+    os << "calibration on " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << " (" << safe(runsPath) << "), "
+       << c.iterations << " iteration" << (c.iterations == 1 ? "" : "s") << "\n\n";
     os << std::left << std::setw(4) << "run" << std::setw(27) << "figure" << std::setw(14) << "measured"
-       << std::setw(24) << "model before" << "model after" << "\n";
+       << std::setw(24) << "model before"
+       << "model after"
+       << "\n";
     int last = -1;
     for (const auto& f : c.figures) {
         if (f.run != last)
@@ -89,7 +91,8 @@ void printTable(std::ostream& os, const core::Calibration& c, const std::vector<
         os << std::left << std::setw(4) << f.run << std::setw(27) << core::toString(f.figure) << std::setw(14)
            << figureValue(f.figure, f.measured) << std::setw(24)
            << (figureValue(f.figure, f.before) + " (" + percent(f.before / f.measured) + ")")
-           << figureValue(f.figure, f.after) + " (" + percent(f.after / f.measured) + ")" << "\n";
+           << figureValue(f.figure, f.after) + " (" + percent(f.after / f.measured) + ")"
+           << "\n";
     }
     char rms[96];
     std::snprintf(rms, sizeof rms, "%.1f%% before, %.1f%% after", 100 * (std::exp(c.rmsLogErrorBefore) - 1),
@@ -131,8 +134,7 @@ bool applyProfileOption(const std::map<std::string, std::string>& options, core:
 }
 
 int runCalibrate(const std::string& runsText, const std::string& runsPath, const core::Catalog& catalog,
-                 const std::map<std::string, std::string>& options, const std::string& format, std::ostream& out,
-                 std::ostream& err)
+    const std::map<std::string, std::string>& options, const std::string& format, std::ostream& out, std::ostream& err)
 {
     const auto outPath = options.find("--out");
     if (outPath == options.end() || outPath->second.empty()) {
@@ -140,11 +142,12 @@ int runCalibrate(const std::string& runsText, const std::string& runsPath, const
         return kInvalid;
     }
     if (!options.count("--force") && runsPath != "-" && core::sameExistingFile(runsPath, outPath->second)) {
-        err << "shardscope-cli: calibrate: error: --out: '" << safe(outPath->second) << "' is the same file as the runs file '"
-            << safe(runsPath) << "': writing would replace it; choose another --out, or pass --force\n";
+        err << "shardscope-cli: calibrate: error: --out: '" << safe(outPath->second)
+            << "' is the same file as the runs file '" << safe(runsPath)
+            << "': writing would replace it; choose another --out, or pass --force\n";
         return kInvalid;
     }
-    core::Framework override{};
+    core::Framework override {};
     const auto fw = options.find("--framework");
     if (fw != options.end() && !core::frameworkFromString(fw->second, override)) {
         err << "shardscope-cli: calibrate: --framework must be megatron, deepspeed, pytorch or pytorch-compile, not '"
@@ -181,9 +184,11 @@ int runCalibrate(const std::string& runsText, const std::string& runsPath, const
     }
     const std::string file = baseName(runsPath == "-" ? std::string("standard input") : runsPath);
     const std::string id = idFromPath(outPath->second);
-    const std::string name = start.name + ", calibrated on " + std::to_string(parsed.runs.size()) + " runs (" + file + ")";
+    const std::string name
+        = start.name + ", calibrated on " + std::to_string(parsed.runs.size()) + " runs (" + file + ")";
     std::string error;
-    if (!core::writeFileAtomically(outPath->second, core::calibratedProfileJson(c, parsed.runs, id, name, file), error)) {
+    if (!core::writeFileAtomically(
+            outPath->second, core::calibratedProfileJson(c, parsed.runs, id, name, file), error)) {
         err << "shardscope-cli: calibrate: " << safe(error) << "\n";
         return kInternal;
     }

@@ -16,8 +16,7 @@ namespace shardscope::cli {
 /// per-run errors before and after and the fitted values (table or JSON). Returns 0, 2 (invalid runs or a refused
 /// fit, each message naming the field) or 1 (the profile could not be written).
 int runCalibrate(const std::string& runsText, const std::string& runsPath, const core::Catalog& catalog,
-                 const std::map<std::string, std::string>& options, const std::string& format, std::ostream& out,
-                 std::ostream& err);
+    const std::map<std::string, std::string>& options, const std::string& format, std::ostream& out, std::ostream& err);
 
 /// With --profile PROFILE.json among `options`, replaces the scenario's profile by that file's; false (exit 2) with
 /// parseProfile's messages, or when the profile's framework is not the scenario's training.framework.

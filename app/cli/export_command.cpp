@@ -21,8 +21,8 @@ namespace shardscope::cli {
 namespace {
 constexpr int kOk = 0, kInternal = 1, kInvalid = 2;
 
-bool readInt(const std::map<std::string, std::string>& options, const char* name, int lo, int hi, int& value,
-             std::ostream& err)
+bool readInt(
+    const std::map<std::string, std::string>& options, const char* name, int lo, int hi, int& value, std::ostream& err)
 {
     const auto it = options.find(name);
     if (it == options.end())
@@ -41,7 +41,7 @@ bool readInt(const std::map<std::string, std::string>& options, const char* name
 } // namespace
 
 int runExport(const core::Scenario& scenario, const core::Result& result, const core::Catalog& catalog,
-              const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err)
+    const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err)
 {
     std::string charts; // the --chart values: kCliChartKinds, then the report
     for (ui::ChartKind k : ui::kCliChartKinds)
@@ -58,7 +58,7 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
         || !readInt(options, "--dpi", 24, 1200, dpi, err))
         return kInvalid;
     const bool report = chart->second == "report";
-    ui::ChartKind kind{};
+    ui::ChartKind kind {};
     if (!report
         && (!ui::parseChartKind(QString::fromStdString(chart->second), kind)
             || std::find(ui::kCliChartKinds.begin(), ui::kCliChartKinds.end(), kind) == ui::kCliChartKinds.end())) {
@@ -66,7 +66,7 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
         return kInvalid;
     }
     const QString file = QString::fromLocal8Bit(path->second.c_str());
-    ui::FigureFormat format{};
+    ui::FigureFormat format {};
     if (!ui::figureFormatFromPath(file, format) || (report && format != ui::FigureFormat::Pdf)) {
         err << "shardscope-cli: export: --out must end in " << (report ? ".pdf" : ".png, .svg or .pdf") << ", not '"
             << path->second << "'\n";
@@ -76,7 +76,8 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     ui::FigureOptions figure;
     figure.size = QSize(width, height);
     figure.scale = dpi / 96.0;
-    if (const QString budget = ui::pixelBudgetError(figure); !report && format == ui::FigureFormat::Png && !budget.isEmpty()) {
+    if (const QString budget = ui::pixelBudgetError(figure);
+        !report && format == ui::FigureFormat::Png && !budget.isEmpty()) {
         err << "shardscope-cli: export: " << budget.toStdString() << " (--width, --height, --dpi)\n";
         return kInvalid;
     }
@@ -92,7 +93,7 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     });
     static int argc = 1;
     static char name[] = "shardscope-cli";
-    static char* argv[] = {name, nullptr};
+    static char* argv[] = { name, nullptr };
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ShardScope"));
     QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
@@ -103,7 +104,8 @@ int runExport(const core::Scenario& scenario, const core::Result& result, const 
     if (report) {
         ui::ReportWriter writer;
         ui::ReportWriter::Options reportOptions;
-        reportOptions.analysisChart = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
+        reportOptions.analysisChart
+            = [&](ui::ChartKind which) { return ui::makeAnalysisChart(which, scenario, result, catalog); };
         error = writer.write(file, shown, reportOptions);
         if (error.isEmpty())
             out << "wrote " << path->second << " (" << writer.pageCount() << " pages)\n";

@@ -21,6 +21,6 @@ namespace shardscope::cli {
 /// Returns the exit code: 0 written, 2 bad option or a PNG over the pixel budget, 1 could not write (the file
 /// named, the old file kept).
 int runExport(const core::Scenario& scenario, const core::Result& result, const core::Catalog& catalog,
-              const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err);
+    const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err);
 
 } // namespace shardscope::cli

@@ -81,8 +81,8 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
     os << "Memory per GPU (most loaded: stage " << r.peakStage << ")\n";
     for (const Term* t : termsOf(r.terms, TermGroup::Memory))
         os << "  " << pad(t->label, 24) << pad(bytes(t->value), 12, true) << "\n";
-    os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.usable)
-       << " usable" << (r.fits ? "" : " (OVER)") << "  " << rangePercent(r.memory.total(), r.memoryRange) << " ("
+    os << "  " << pad("total", 24) << pad(bytes(r.memory.total()), 12, true) << "  of " << bytes(r.usable) << " usable"
+       << (r.fits ? "" : " (OVER)") << "  " << rangePercent(r.memory.total(), r.memoryRange) << " ("
        << bytes(r.memoryRange.lo) << " – " << bytes(r.memoryRange.hi) << ": " << toString(r.verdict) << ")\n";
     os << "  " << pad("usable", 24) << pad(bytes(r.usable), 12, true) << "  = " << bytes(r.capacity)
        << " as the driver reports it − CUDA context − " << fmt("%g", 100 * s.cluster.memoryHeadroom) << "% headroom\n";
@@ -105,14 +105,16 @@ void printResultTable(std::ostream& os, const core::Scenario& s, const core::Res
        << rangePercent(r.step.total(), r.stepTimeRange) << "\n\n";
     os << "Throughput: " << fmt("%.0f", r.throughput.tokensPerSecond) << " tokens/s ("
        << fmt("%.0f", r.throughput.tokensPerSecondPerGpu) << " per GPU "
-       << rangePercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange) << "), " << fmt("%.1f", r.throughput.modelTflopsPerGpu)
-       << " model TFLOP/s per GPU, MFU " << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
+       << rangePercent(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange) << "), "
+       << fmt("%.1f", r.throughput.modelTflopsPerGpu) << " model TFLOP/s per GPU, MFU "
+       << fmt("%.1f", 100 * r.throughput.mfu) << "%\n";
     os << "Ranges: " << fmt("%.0f", 100 * r.uncertainty.band) << "% bands for a " << r.uncertainty.kind << " run, "
        << r.uncertainty.basis << " (" << fmt("%.0f", 100 * r.uncertainty.coverage)
        << "% of held-out throughput predictions of this kind fell inside their range)\n";
     if (r.throughput.costPerStepUsd > 0)
         os << "Cost per step: $" << fmt("%.4f", r.throughput.costPerStepUsd) << "\n";
-    os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit") << "\n";
+    os << "Minimum GPUs for this strategy: " << (r.minGpus > 0 ? std::to_string(r.minGpus) : "none up to the limit")
+       << "\n";
     for (const auto& w : r.warnings)
         os << "warning: " << esc(w.field) << ": " << esc(w.message) << "\n";
 }
@@ -138,8 +140,8 @@ void printExplanation(std::ostream& os, const core::Result& r)
                 os << " (" << seconds(t->value) << ")";
             os << "\n    formula:    " << t->formula << "\n    expression: " << t->expression << "\n";
             for (const TermInput& in : t->inputs)
-                os << "    " << pad(in.name, 10) << "= " << exprNumber(in.value) << (in.unit.empty() ? "" : " " + in.unit)
-                   << (in.meaning.empty() ? "" : "  " + in.meaning) << "\n";
+                os << "    " << pad(in.name, 10) << "= " << exprNumber(in.value)
+                   << (in.unit.empty() ? "" : " " + in.unit) << (in.meaning.empty() ? "" : "  " + in.meaning) << "\n";
             os << "    source:     " << t->source << "\n    reference:  docs/model.md#" << t->anchor << "\n";
         }
         os << "\n";
@@ -152,23 +154,25 @@ void printCatalogTable(std::ostream& os, const core::Catalog& c, const std::stri
         os << pad("id", 18) << pad("BF16 TFLOP/s", 14, true) << pad("memory", 12, true) << pad("HBM TB/s", 10, true)
            << pad("scale-up GB/s", 15, true) << "  name\n";
         for (const auto& g : c.gpus)
-            os << pad(esc(g.id), 18) << pad(fmt("%.0f", g.bf16DenseFlops / 1e12), 14, true) << pad(bytes(g.memoryBytes), 12, true)
-               << pad(fmt("%.2f", g.memoryBandwidth / 1e12), 10, true) << pad(fmt("%.0f", g.scaleUpBandwidth / 1e9), 15, true)
-               << "  " << esc(g.name) << "\n";
+            os << pad(esc(g.id), 18) << pad(fmt("%.0f", g.bf16DenseFlops / 1e12), 14, true)
+               << pad(bytes(g.memoryBytes), 12, true) << pad(fmt("%.2f", g.memoryBandwidth / 1e12), 10, true)
+               << pad(fmt("%.0f", g.scaleUpBandwidth / 1e9), 15, true) << "  " << esc(g.name) << "\n";
     } else if (which == "interconnects") {
         os << pad("id", 14) << pad("kind", 11) << pad("GB/s/dir", 10, true) << pad("latency", 10, true)
            << pad("eff.", 6, true) << "  name\n";
         static const char* kinds[] = { "scale-up", "scale-out", "host", "storage" };
         for (const auto& l : c.links)
-            os << pad(esc(l.id), 14) << pad(kinds[static_cast<int>(l.kind)], 11) << pad(fmt("%.1f", l.bandwidth / 1e9), 10, true)
-               << pad(seconds(l.latency), 10, true) << pad(fmt("%.2f", l.efficiency), 6, true) << "  " << esc(l.name) << "\n";
+            os << pad(esc(l.id), 14) << pad(kinds[static_cast<int>(l.kind)], 11)
+               << pad(fmt("%.1f", l.bandwidth / 1e9), 10, true) << pad(seconds(l.latency), 10, true)
+               << pad(fmt("%.2f", l.efficiency), 6, true) << "  " << esc(l.name) << "\n";
     } else {
         os << pad("id", 18) << pad("params", 10, true) << pad("layers", 7, true) << pad("hidden", 7, true)
            << pad("heads", 6, true) << pad("kv", 4, true) << pad("vocab", 8, true) << "  name\n";
         for (const auto& m : c.models)
-            os << pad(esc(m.id), 18) << pad(count(m.paramsPublished), 10, true) << pad(std::to_string(m.layers), 7, true)
-               << pad(std::to_string(m.hidden), 7, true) << pad(std::to_string(m.heads), 6, true)
-               << pad(std::to_string(m.kvHeads), 4, true) << pad(std::to_string(m.vocab), 8, true) << "  " << esc(m.name) << "\n";
+            os << pad(esc(m.id), 18) << pad(count(m.paramsPublished), 10, true)
+               << pad(std::to_string(m.layers), 7, true) << pad(std::to_string(m.hidden), 7, true)
+               << pad(std::to_string(m.heads), 6, true) << pad(std::to_string(m.kvHeads), 4, true)
+               << pad(std::to_string(m.vocab), 8, true) << "  " << esc(m.name) << "\n";
     }
 }
 

@@ -10,9 +10,9 @@
 
 namespace shardscope::cli {
 
-std::string bytes(double b);        ///< "12.3 GiB"
-std::string seconds(double s);      ///< "1.23 s" / "4.5 ms" / "12 us"
-std::string count(double n);        ///< "70.55 B"
+std::string bytes(double b); ///< "12.3 GiB"
+std::string seconds(double s); ///< "1.23 s" / "4.5 ms" / "12 us"
+std::string count(double n); ///< "70.55 B"
 void printResultTable(std::ostream& os, const core::Scenario& s, const core::Result& r);
 /// Every term of an explained result, grouped: value, formula, substituted expression, inputs, source (--explain).
 void printExplanation(std::ostream& os, const core::Result& r);

@@ -34,13 +34,13 @@ bool parseGpus(const std::string& text, int& out)
 } // namespace
 
 int runImport(const std::string& file, const core::Catalog& catalog, const std::map<std::string, std::string>& options,
-              std::ostream& out, std::ostream& err)
+    std::ostream& out, std::ostream& err)
 {
     const auto opt = [&](const char* k) -> const std::string* {
         const auto it = options.find(k);
         return it == options.end() ? nullptr : &it->second;
     };
-    core::ImportSource source{};
+    core::ImportSource source {};
     const std::string* from = opt("--from");
     if (!from || !core::parseImportSource(*from, source)) {
         err << "shardscope-cli: import: --from must be one of: " << core::importSourceNames()
@@ -75,8 +75,8 @@ int runImport(const std::string& file, const core::Catalog& catalog, const std::
             err << "shardscope-cli: import: warning: --base " << safe(w.field) << ": " << safe(w.message) << "\n";
         if (!parsed.ok()) {
             for (const auto& e2 : parsed.errors)
-                err << "shardscope-cli: import: error: --base " << (e2.field.empty() ? "(file)" : safe(e2.field)) << ": "
-                    << safe(e2.message) << "\n";
+                err << "shardscope-cli: import: error: --base " << (e2.field.empty() ? "(file)" : safe(e2.field))
+                    << ": " << safe(e2.message) << "\n";
             return kInvalid;
         }
         base = parsed.scenario;
@@ -89,8 +89,8 @@ int runImport(const std::string& file, const core::Catalog& catalog, const std::
     }
     core::ImportResult r = core::importConfig(source, text, base, basePath == nullptr, io, catalog);
     for (const auto& w : r.warnings)
-        err << "shardscope-cli: import: warning: " << (w.field.empty() ? "(file)" : safe(w.field)) << ": " << safe(w.message)
-            << "\n";
+        err << "shardscope-cli: import: warning: " << (w.field.empty() ? "(file)" : safe(w.field)) << ": "
+            << safe(w.message) << "\n";
     if (!r.ok()) {
         for (const auto& x : r.errors)
             err << "shardscope-cli: import: error: " << (x.field.empty() ? "(file)" : safe(x.field)) << ": "

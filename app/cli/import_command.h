@@ -15,6 +15,6 @@ namespace shardscope::cli {
 /// (or written atomically to --out); warnings and where every field came from on `err`. Returns the exit code:
 /// 2 for bad input (the message names the key and the supported values), 1 when the output cannot be written.
 int runImport(const std::string& file, const core::Catalog& catalog, const std::map<std::string, std::string>& options,
-              std::ostream& out, std::ostream& err);
+    std::ostream& out, std::ostream& err);
 
 } // namespace shardscope::cli

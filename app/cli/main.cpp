@@ -62,8 +62,8 @@ struct Args {
 bool takesValue(const std::string& s)
 {
     for (const char* k : { "--format", "--catalog-dir", "--top", "--gpus", "--min-gpus", "--max-gpus", "--max-tp",
-             "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--overlap-efficiency", "--objective", "--threads", "--target",
-             "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu",
+             "--max-pp", "--max-cp", "--max-micro-batch", "--headroom", "--overlap-efficiency", "--objective",
+             "--threads", "--target", "--chart", "--out", "--width", "--height", "--dpi", "--from", "--base", "--gpu",
              "--profile", "--framework", "--fit" })
         if (s == k)
             return true;
@@ -135,7 +135,8 @@ struct Loaded {
     shardscope::core::Result result;
     std::vector<shardscope::core::Issue> warnings;
 };
-bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loaded& out, int& exitCode, bool evaluate = true)
+bool loadScenario(
+    const Args& a, const shardscope::core::Catalog& catalog, Loaded& out, int& exitCode, bool evaluate = true)
 {
     namespace core = shardscope::core;
     exitCode = kInvalid;
@@ -149,15 +150,15 @@ bool loadScenario(const Args& a, const shardscope::core::Catalog& catalog, Loade
         std::cerr << "shardscope-cli: warning: " << safe(w.field) << ": " << safe(w.message) << "\n";
     if (!parsed.ok()) {
         for (const auto& e : parsed.errors)
-            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : safe(e.field)) << ": " << safe(e.message)
-                      << "\n";
+            std::cerr << "shardscope-cli: error: " << (e.field.empty() ? "(file)" : safe(e.field)) << ": "
+                      << safe(e.message) << "\n";
         return false;
     }
     out.scenario = parsed.scenario;
     out.warnings = parsed.warnings;
     if (!shardscope::cli::applyProfileOption(a.options, out.scenario, std::cerr))
         return false;
-    const auto issues = evaluate ? std::vector<core::Issue>{} : core::validate(out.scenario);
+    const auto issues = evaluate ? std::vector<core::Issue> {} : core::validate(out.scenario);
     if (evaluate)
         out.result = core::explain(out.scenario); // with the terms the JSON and the tables list
     const auto& problems = evaluate ? out.result.issues : issues;
@@ -176,7 +177,7 @@ int runLaunchConfig(const Args& a, const shardscope::core::Catalog& catalog)
 {
     namespace core = shardscope::core;
     const auto t = a.options.find("--target");
-    core::LaunchTarget target{};
+    core::LaunchTarget target {};
     if (t == a.options.end() || !core::parseLaunchTarget(t->second, target)) {
         std::cerr << "shardscope-cli: launch-config: --target must be deepspeed, fsdp, megatron or nccl-env"
                   << (t == a.options.end() ? std::string(" (missing)") : ", not '" + safe(t->second) + "'") << "\n";
@@ -234,7 +235,8 @@ int run(int argc, char** argv)
 
     if (a.command == "catalog") {
         if (a.target != "gpus" && a.target != "interconnects" && a.target != "models") {
-            std::cerr << "shardscope-cli: catalog: expected gpus, interconnects or models, not '" << safe(a.target) << "'\n";
+            std::cerr << "shardscope-cli: catalog: expected gpus, interconnects or models, not '" << safe(a.target)
+                      << "'\n";
             return kInvalid;
         }
         if (a.format == "json")
@@ -292,8 +294,8 @@ int checkedExit(int code)
         // The stream keeps no errno of its first failure: ask the descriptor itself why (ENOSPC, EPIPE, EIO).
         errno = 0;
         const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
-        std::cerr << "shardscope-cli: error: cannot write standard output" << (err ? std::string(": ") + std::strerror(err) : "")
-                  << "\n";
+        std::cerr << "shardscope-cli: error: cannot write standard output"
+                  << (err ? std::string(": ") + std::strerror(err) : "") << "\n";
         return kInternal;
     }
     return code;

@@ -14,7 +14,8 @@
 namespace shardscope::cli {
 namespace {
 
-bool intOption(const std::map<std::string, std::string>& o, const char* key, int lo, int hi, int& out, std::ostream& err)
+bool intOption(
+    const std::map<std::string, std::string>& o, const char* key, int lo, int hi, int& out, std::ostream& err)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -35,15 +36,16 @@ const char* offloadName(core::OffloadTarget t) { return core::toString(t); }
 } // namespace
 
 int runSearch(const core::Scenario& base, const core::Catalog& catalog, const std::map<std::string, std::string>& o,
-              std::ostream& out, std::ostream& err)
+    std::ostream& out, std::ostream& err)
 {
     core::SearchOptions opt;
     int top = 10, gpus = 0;
     opt.threads = 1;
     bool ok = intOption(o, "--top", 1, 100000, top, err) && intOption(o, "--gpus", 1, 10000000, gpus, err)
         && intOption(o, "--min-gpus", 1, 10000000, opt.minGpus, err)
-        && intOption(o, "--max-gpus", 1, 10000000, opt.maxGpus, err) && intOption(o, "--max-tp", 1, 1024, opt.maxTp, err)
-        && intOption(o, "--max-pp", 1, 1024, opt.maxPp, err) && intOption(o, "--max-cp", 1, 1024, opt.maxCp, err)
+        && intOption(o, "--max-gpus", 1, 10000000, opt.maxGpus, err)
+        && intOption(o, "--max-tp", 1, 1024, opt.maxTp, err) && intOption(o, "--max-pp", 1, 1024, opt.maxPp, err)
+        && intOption(o, "--max-cp", 1, 1024, opt.maxCp, err)
         && intOption(o, "--max-micro-batch", 1, 1024, opt.maxMicroBatch, err)
         && intOption(o, "--threads", 1, 256, opt.threads, err);
     if (!ok)

@@ -15,7 +15,7 @@ namespace shardscope::cli {
 /// --max-micro-batch N, --headroom F, --objective tokens|cost|headroom, --threads N, --no-offload, --guaranteed-fit,
 /// --overlap-efficiency F.
 /// Returns the exit code (2 with a message on `err` for a bad option).
-int runSearch(const core::Scenario& base, const core::Catalog& catalog, const std::map<std::string, std::string>& options,
-              std::ostream& out, std::ostream& err);
+int runSearch(const core::Scenario& base, const core::Catalog& catalog,
+    const std::map<std::string, std::string>& options, std::ostream& out, std::ostream& err);
 
 } // namespace shardscope::cli

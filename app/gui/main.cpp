@@ -31,22 +31,23 @@ int main(int argc, char* argv[])
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QApplication::tr("Explore the memory, communication and time of sharded LLM training."));
+    parser.setApplicationDescription(
+        QApplication::tr("Explore the memory, communication and time of sharded LLM training."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"), QApplication::tr("Scenario file to open (.shardscope.json)."),
-                                 QStringLiteral("[file]"));
+        QStringLiteral("[file]"));
     // Hidden helpers for documentation and visual checks.
-    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and quit."),
-                                  QStringLiteral("png"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window and quit."), QStringLiteral("png"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
     QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."), QStringLiteral("mode"));
     QCommandLineOption fresh(QStringLiteral("default"), QStringLiteral("Open the default scenario, not the last one."));
-    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show a tab: explorer, search, sweep, sizing, timeline, rankmap."),
-                           QStringLiteral("name"));
-    for (QCommandLineOption* o : {&screenshot, &size, &theme, &tab})
+    QCommandLineOption tab(QStringLiteral("tab"),
+        QStringLiteral("Show a tab: explorer, search, sweep, sizing, timeline, rankmap."), QStringLiteral("name"));
+    for (QCommandLineOption* o : { &screenshot, &size, &theme, &tab })
         o->setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({screenshot, size, theme, fresh, tab});
+    parser.addOptions({ screenshot, size, theme, fresh, tab });
     parser.process(app);
 
     ui::AppTheme::captureSystemPalette();
@@ -54,14 +55,17 @@ int main(int argc, char* argv[])
     ui::ThemeMode mode = settings.theme();
     if (parser.isSet(theme)) {
         const QString t = parser.value(theme);
-        mode = t == QLatin1String("dark") ? ui::ThemeMode::Dark : t == QLatin1String("light") ? ui::ThemeMode::Light : ui::ThemeMode::System;
+        mode = t == QLatin1String("dark") ? ui::ThemeMode::Dark
+            : t == QLatin1String("light") ? ui::ThemeMode::Light
+                                          : ui::ThemeMode::System;
     }
     ui::AppTheme::apply(mode);
 
     core::Catalog catalog;
     const QStringList problems = ui::loadCatalogFromResources(catalog);
     if (catalog.gpus.empty() || catalog.links.empty() || catalog.models.empty()) {
-        const QString text = QApplication::tr("The built-in catalogs could not be read:\n%1").arg(problems.join(QLatin1Char('\n')));
+        const QString text
+            = QApplication::tr("The built-in catalogs could not be read:\n%1").arg(problems.join(QLatin1Char('\n')));
         std::fprintf(stderr, "%s\n", qPrintable(text));
         if (!parser.isSet(screenshot))
             QMessageBox::critical(nullptr, QApplication::tr("ShardScope"), text);
@@ -75,7 +79,8 @@ int main(int argc, char* argv[])
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         // At the screen's corner: the first start centres a smaller window there, so a screen-sized one would overhang.
         if (wh.size() == 2)
-            window.setGeometry(QRect(window.screen()->availableGeometry().topLeft(), QSize(wh[0].toInt(), wh[1].toInt())));
+            window.setGeometry(
+                QRect(window.screen()->availableGeometry().topLeft(), QSize(wh[0].toInt(), wh[1].toInt())));
     }
     window.show();
 

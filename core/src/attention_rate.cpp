@@ -22,14 +22,14 @@ enum KernelIndex : int { kFa2 = 0, kFa3 = 1, kCudnn = 2 }; // rows of the H100 t
 // @ 0251105a (tests/core/data/flash_attention.json).
 constexpr double kH100Fwd[3][3][2][6] = {
     { { { 282, 306, 318, 321, 322, 324 }, { 180, 229, 262, 284, 295, 299 } },
-      { { 309, 350, 362, 368, 370, 370 }, { 191, 260, 298, 319, 333, 335 } },
-      { { 275, 313, 321, 323, 324, 326 }, { 208, 251, 278, 293, 297, 298 } } },
+        { { 309, 350, 362, 368, 370, 370 }, { 191, 260, 298, 319, 333, 335 } },
+        { { 275, 313, 321, 323, 324, 326 }, { 208, 251, 278, 293, 297, 298 } } },
     { { { 333, 392, 460, 476, 496, 497 }, { 197, 265, 371, 420, 460, 473 } },
-      { { 467, 565, 625, 638, 646, 648 }, { 292, 423, 521, 579, 602, 616 } },
-      { { 482, 639, 707, 736, 746, 756 }, { 286, 427, 537, 612, 628, 642 } } },
+        { { 467, 565, 625, 638, 646, 648 }, { 292, 423, 521, 579, 602, 616 } },
+        { { 482, 639, 707, 736, 746, 756 }, { 286, 427, 537, 612, 628, 642 } } },
     { { { 335, 373, 395, 408, 412, 413 }, { 225, 288, 334, 363, 379, 388 } },
-      { { 497, 574, 617, 609, 600, 595 }, { 315, 410, 484, 518, 529, 539 } },
-      { { 470, 546, 580, 581, 580, 581 }, { 308, 391, 450, 483, 497, 509 } } },
+        { { 497, 574, 617, 609, 600, 595 }, { 315, 410, 484, 518, 529, 539 } },
+        { { 470, 546, 580, 581, 580, 581 }, { 308, 391, 450, 483, 497, 509 } } },
 };
 // H100 backward TFLOP/s without a causal mask, [FA2, FA3, cuDNN][head dim 64, 128][sequence]: Shah et al. 2024
 // Fig. 6 (the paper publishes no causal and no head-dim-256 backward; rules below).
@@ -117,10 +117,10 @@ AttentionRates attentionRates(const GpuSpec& gpu, AttentionKernel wanted, double
     AttentionRates out;
     out.kernel = attentionKernelOn(gpu, wanted);
     const bool older = gpu.arch == "ampere" || gpu.arch == "ada" || gpu.arch == "volta";
-    const Grid& grid = older                                  ? kGrids[3]
-        : out.kernel == AttentionKernel::Fa3                 ? kGrids[kFa3]
-        : out.kernel == AttentionKernel::Cudnn               ? kGrids[kCudnn]
-                                                             : kGrids[kFa2];
+    const Grid& grid = older                   ? kGrids[3]
+        : out.kernel == AttentionKernel::Fa3   ? kGrids[kFa3]
+        : out.kernel == AttentionKernel::Cudnn ? kGrids[kCudnn]
+                                               : kGrids[kFa2];
     // Sequence: linear in log2(seqlen) between the measured points, flat outside them (the curves have levelled off
     // by 16k; below 512 the kernel is launch-bound and we keep the 512 value).
     const double x = std::log2(std::clamp(seqLen, kSeqMin, kSeqMax) / kSeqMin);

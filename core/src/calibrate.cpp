@@ -45,10 +45,10 @@ constexpr double kZeroSensitivity = 1e-12;
 // per run per iteration).
 constexpr size_t kMaxRuns = 10000;
 
-const char* const kFigureKeys[] = { "tokens_per_second_per_gpu", "step_time", "memory_allocated_peak",
-    "memory_reserved_peak" };
-const char* const kFigureUnits[] = { "tokens/s per GPU", "seconds per optimizer step", "bytes per GPU",
-    "bytes per GPU" };
+const char* const kFigureKeys[]
+    = { "tokens_per_second_per_gpu", "step_time", "memory_allocated_peak", "memory_reserved_peak" };
+const char* const kFigureUnits[]
+    = { "tokens/s per GPU", "seconds per optimizer step", "bytes per GPU", "bytes per GPU" };
 
 /// Every constant is a time constant but the memory ones.
 bool isTimeConstant(const std::string& key)
@@ -188,9 +188,11 @@ Param makeParam(const ProfileConstant& c)
 }
 
 /// The runs with their scenarios' profiles set to the candidate, and the measured figures as one vector.
-class Problem {
+class Problem
+{
 public:
-    Problem(const std::vector<CalibrationRun>& runs, const FrameworkProfile& start) : m_runs(runs)
+    Problem(const std::vector<CalibrationRun>& runs, const FrameworkProfile& start)
+        : m_runs(runs)
     {
         m_scenarios.reserve(runs.size());
         for (const auto& r : runs) {
@@ -332,8 +334,8 @@ struct Fit {
 /// Marquardt's diagonal scaling): each step solves (JᵀJ + λ·diag JᵀJ) δ = −Jᵀr over the coordinates not held at a
 /// bound by the gradient, clamps into the box, and keeps the step only when the sum of squares falls.
 /// `r` holds the residuals at `u` on entry; the problem's constants are left at the result.
-Fit levenbergMarquardt(Problem& pb, const std::vector<Param>& params, std::vector<double> u, std::vector<double> r,
-                       int maxIterations)
+Fit levenbergMarquardt(
+    Problem& pb, const std::vector<Param>& params, std::vector<double> u, std::vector<double> r, int maxIterations)
 {
     const size_t k = params.size();
     double S = sumSquares(r);
@@ -455,7 +457,8 @@ RunsParse parseRuns(std::string_view text, const Catalog& catalog, const Framewo
     r.unknownKeys(root, "", { "schema", "runs" });
     const auto schema = root.find("schema");
     if (schema == root.end() || !schema->is_string() || schema->get<std::string>() != kRunsSchema) {
-        r.error("schema", std::string("must be \"") + kRunsSchema + "\""
+        r.error("schema",
+            std::string("must be \"") + kRunsSchema + "\""
                 + (schema != root.end() && schema->is_string() ? ", not '" + schema->get<std::string>() + "'" : ""));
         return out;
     }
@@ -492,8 +495,9 @@ RunsParse parseRuns(std::string_view text, const Catalog& catalog, const Framewo
             usable = ps.ok();
             cr.scenario = ps.scenario;
             if (usable && frameworkOverride && cr.scenario.training.framework != *frameworkOverride) {
-                r.warning(sp + ".training.framework", std::string("'") + toString(cr.scenario.training.framework)
-                        + "' replaced by --framework " + toString(*frameworkOverride));
+                r.warning(sp + ".training.framework",
+                    std::string("'") + toString(cr.scenario.training.framework) + "' replaced by --framework "
+                        + toString(*frameworkOverride));
                 if (!applyFramework(cr.scenario, *frameworkOverride, catalog)) {
                     r.error(sp + ".training.framework",
                         std::string("no profile '") + toString(*frameworkOverride) + "' in the catalog");
@@ -552,8 +556,8 @@ RunsParse parseRuns(std::string_view text, const Catalog& catalog, const Framewo
     return out;
 }
 
-Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkProfile& start,
-                      const CalibrationOptions& options)
+Calibration calibrate(
+    const std::vector<CalibrationRun>& runs, const FrameworkProfile& start, const CalibrationOptions& options)
 {
     Calibration out;
     out.profile = start;
@@ -570,7 +574,8 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
     int timeRuns = 0, memoryFigures = 0;
     for (const auto& run : runs) {
         timeRuns += (run.figure(Figure::TokensPerSecondPerGpu) > 0 || run.figure(Figure::StepTime) > 0) ? 1 : 0;
-        memoryFigures += (run.figure(Figure::AllocatedPeak) > 0 ? 1 : 0) + (run.figure(Figure::ReservedPeak) > 0 ? 1 : 0);
+        memoryFigures
+            += (run.figure(Figure::AllocatedPeak) > 0 ? 1 : 0) + (run.figure(Figure::ReservedPeak) > 0 ? 1 : 0);
     }
 
     // Sensitivity of every figure to every constant at the start.
@@ -626,33 +631,41 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
         for (const auto& key : options.fit) {
             const int i = indexOf(key);
             if (i < 0) {
-                out.errors.push_back({ "fit", "'" + key + "' is not a profile constant (one of: " + allowedConstants() + ")" });
+                out.errors.push_back(
+                    { "fit", "'" + key + "' is not a profile constant (one of: " + allowedConstants() + ")" });
                 continue;
             }
             if (std::find(named.begin(), named.end(), i) != named.end())
                 continue;
             if (!sensitive(i)) {
-                out.errors.push_back({ key, "the model does not read it for these runs (zero sensitivity): it cannot "
-                                            "be fitted on them" });
+                out.errors.push_back({ key,
+                    "the model does not read it for these runs (zero sensitivity): it cannot "
+                    "be fitted on them" });
                 continue;
             }
             named.push_back(i);
             (isTimeConstant(key) ? time : memory).push_back(all[i].c);
         }
         if (static_cast<int>(time.size()) > timeRuns)
-            out.errors.push_back({ "fit", countText(timeRuns, "time") + " cannot fix " + std::to_string(time.size())
-                    + " constants (" + keyList(time) + "): add runs with tokens_per_second_per_gpu or step_time, or "
-                    "fit fewer constants (--fit)" });
+            out.errors.push_back({ "fit",
+                countText(timeRuns, "time") + " cannot fix " + std::to_string(time.size()) + " constants ("
+                    + keyList(time)
+                    + "): add runs with tokens_per_second_per_gpu or step_time, or "
+                      "fit fewer constants (--fit)" });
         if (static_cast<int>(memory.size()) > memoryFigures)
-            out.errors.push_back({ "fit", countText(memoryFigures, "memory") + " cannot fix "
-                    + std::to_string(memory.size()) + " constants (" + keyList(memory) + "): add runs with "
-                    "memory_allocated_peak or memory_reserved_peak, or fit fewer constants (--fit)" });
+            out.errors.push_back({ "fit",
+                countText(memoryFigures, "memory") + " cannot fix " + std::to_string(memory.size()) + " constants ("
+                    + keyList(memory)
+                    + "): add runs with "
+                      "memory_allocated_peak or memory_reserved_peak, or fit fewer constants (--fit)" });
         if (out.ok())
             for (int i : named) {
                 std::string like;
                 if (!separable(i, like)) {
-                    out.errors.push_back({ all[i].c->key, "its effect on these runs is that of " + like
-                            + ": the runs cannot tell them apart — add runs that differ in layout or size, or fit fewer" });
+                    out.errors.push_back({ all[i].c->key,
+                        "its effect on these runs is that of " + like
+                            + ": the runs cannot tell them apart — add runs that differ in layout or size, or fit "
+                              "fewer" });
                     continue;
                 }
                 chosen.push_back(i);
@@ -673,20 +686,22 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
                     continue;
                 }
                 if (!sensitive(i)) {
-                    out.fixed.push_back({ keys[k], value, "the model does not read it for these runs (zero sensitivity)" });
+                    out.fixed.push_back(
+                        { keys[k], value, "the model does not read it for these runs (zero sensitivity)" });
                     continue;
                 }
                 anySensitive = true;
                 if (taken + 1 > measurements - 1) {
-                    out.fixed.push_back({ keys[k], value, countText(measurements, kind) + " fix at most "
-                            + std::to_string(std::max(0, measurements - 1)) + " constant(s) and check them: add runs to "
-                            "fit it" });
+                    out.fixed.push_back({ keys[k], value,
+                        countText(measurements, kind) + " fix at most " + std::to_string(std::max(0, measurements - 1))
+                            + " constant(s) and check them: add runs to "
+                              "fit it" });
                     continue;
                 }
                 std::string like;
                 if (!separable(i, like)) {
-                    out.fixed.push_back({ keys[k], value, "its effect on these runs is that of " + like
-                            + " (the runs cannot tell them apart)" });
+                    out.fixed.push_back({ keys[k], value,
+                        "its effect on these runs is that of " + like + " (the runs cannot tell them apart)" });
                     continue;
                 }
                 if (taken == 0)
@@ -696,8 +711,11 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
                 ++taken;
             }
             if (measurements > 0 && anySensitive && taken == 0)
-                out.errors.push_back({ "runs", countText(measurements, kind) + " cannot fix a constant and check it: "
-                        "add runs, or name the constant to fit (--fit " + keys[0] + ")" });
+                out.errors.push_back({ "runs",
+                    countText(measurements, kind)
+                        + " cannot fix a constant and check it: "
+                          "add runs, or name the constant to fit (--fit "
+                        + keys[0] + ")" });
         };
         chooseKind(timeConstants(), timeRuns, "time");
         chooseKind({ kMemoryConstants[0], kMemoryConstants[1] }, memoryFigures, "memory");
@@ -728,8 +746,9 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
         const bool faster = adviceSaysFaster(c.key, upper);
         if (!isTimeConstant(c.key) || slowdown == 0 || faster == (slowdown < 0))
             return boundAdvice(c.key, upper);
-        return std::string("it makes up for the other constants' fit: the runs are ") + number(std::exp(std::abs(slowdown)))
-            + "x " + (slowdown > 0 ? "slower" : "faster") + " than the model overall";
+        return std::string("it makes up for the other constants' fit: the runs are ")
+            + number(std::exp(std::abs(slowdown))) + "x " + (slowdown > 0 ? "slower" : "faster")
+            + " than the model overall";
     };
     std::vector<Param> params;
     Fit fit;
@@ -747,14 +766,16 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
         out.iterations += fit.iterations;
         int setAside = -1;
         for (size_t j = 0; j < params.size() && setAside < 0; ++j)
-            if (fit.pushedOut[j] && options.fit.empty() && std::find(primary.begin(), primary.end(), chosen[j]) == primary.end())
+            if (fit.pushedOut[j] && options.fit.empty()
+                && std::find(primary.begin(), primary.end(), chosen[j]) == primary.end())
                 setAside = static_cast<int>(j);
         if (setAside >= 0) {
             const Param& p = params[setAside];
             const bool upper = fit.pushedUp[setAside];
             const double value = (p.c->lo == 0 && !upper) ? 0.0 : start.*p.c->member;
-            out.fixed.push_back({ p.c->key, value, "the runs pushed it to its bound " + boundText(*p.c, upper ? p.c->hi
-                : p.c->lo) + " (" + advice(*p.c, upper) + "): fitted without it" });
+            out.fixed.push_back({ p.c->key, value,
+                "the runs pushed it to its bound " + boundText(*p.c, upper ? p.c->hi : p.c->lo) + " ("
+                    + advice(*p.c, upper) + "): fitted without it" });
             out.profile.*p.c->member = value;
             pb.set(*p.c, value);
             chosen.erase(chosen.begin() + setAside);
@@ -764,8 +785,8 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
             if (fit.pushedOut[j]) {
                 const Param& p = params[j];
                 const bool upper = fit.pushedUp[j];
-                out.errors.push_back({ p.c->key, "ran into its bound " + boundText(*p.c, upper ? p.c->hi : p.c->lo) + ": "
-                        + advice(*p.c, upper) });
+                out.errors.push_back({ p.c->key,
+                    "ran into its bound " + boundText(*p.c, upper ? p.c->hi : p.c->lo) + ": " + advice(*p.c, upper) });
             }
         break;
     }
@@ -781,7 +802,8 @@ Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkPr
     std::vector<double> rAfter, modelAfter;
     pb.residuals(rAfter, &modelAfter);
     for (size_t i = 0; i < rAfter.size(); ++i)
-        out.figures.push_back({ pb.run(i), pb.figure(i), runs[pb.run(i)].figure(pb.figure(i)), model0[i], modelAfter[i] });
+        out.figures.push_back(
+            { pb.run(i), pb.figure(i), runs[pb.run(i)].figure(pb.figure(i)), model0[i], modelAfter[i] });
     // Leave-one-out: each run predicted by the same constants refitted on the others (the user's out-of-sample
     // error, what the ranges of the calibrated profile rest on). A run whose refit fails keeps no held-out figure.
     if (options.leaveOneOut && out.ok() && runs.size() >= 3) {
@@ -818,7 +840,8 @@ json fitReport(const Calibration& c, const std::vector<CalibrationRun>& runs, co
 {
     json fitted = json::array(), fixed = json::array(), figures = json::array();
     for (const auto& f : c.fitted)
-        fitted.push_back({ { "key", f.key }, { "before", f.before }, { "after", f.after }, { "lo", f.lo }, { "hi", f.hi } });
+        fitted.push_back(
+            { { "key", f.key }, { "before", f.before }, { "after", f.after }, { "lo", f.lo }, { "hi", f.hi } });
     for (const auto& f : c.fixed)
         fixed.push_back({ { "key", f.key }, { "value", f.value }, { "reason", f.reason } });
     for (const auto& f : c.figures)
@@ -835,7 +858,7 @@ json fitReport(const Calibration& c, const std::vector<CalibrationRun>& runs, co
 } // namespace
 
 std::string calibratedProfileJson(const Calibration& c, const std::vector<CalibrationRun>& runs, const std::string& id,
-                                  const std::string& name, const std::string& runsFile)
+    const std::string& name, const std::string& runsFile)
 {
     FrameworkProfile p = c.profile;
     p.id = id;
@@ -862,9 +885,9 @@ std::string calibrationJson(const Calibration& c, const std::vector<CalibrationR
 std::vector<Issue> applyProfile(Scenario& s, const FrameworkProfile& profile)
 {
     if (profile.framework != s.training.framework)
-        return { { "training.framework", std::string("the profile '") + profile.id + "' is for framework '"
-                        + toString(profile.framework) + "', the scenario's training.framework is '"
-                        + toString(s.training.framework) + "'" } };
+        return { { "training.framework",
+            std::string("the profile '") + profile.id + "' is for framework '" + toString(profile.framework)
+                + "', the scenario's training.framework is '" + toString(s.training.framework) + "'" } };
     s.profile = profile;
     return {};
 }

@@ -51,7 +51,8 @@ CatalogErrors parseList(std::string_view text, const char* listKey, std::vector<
         if (!list[i].contains("id"))
             issues.push_back({ path + ".id", "is required" });
         if (!list[i].contains("source"))
-            issues.push_back({ path + ".source", "is required: every catalog entry names where its figures come from" });
+            issues.push_back(
+                { path + ".source", "is required: every catalog entry names where its figures come from" });
         into.push_back(std::move(item));
     }
     for (const auto& i : issues)
@@ -90,28 +91,33 @@ std::vector<std::string> profileFileNames()
 
 CatalogErrors parseGpuCatalog(std::string_view json, Catalog& into)
 {
-    return parseList(json, "gpus", into.gpus,
-        [](detail::FieldReader& r, const detail::json& o, const std::string& p, GpuSpec& g) { detail::readGpu(r, o, p, g, true); });
+    return parseList(
+        json, "gpus", into.gpus, [](detail::FieldReader& r, const detail::json& o, const std::string& p, GpuSpec& g) {
+            detail::readGpu(r, o, p, g, true);
+        });
 }
 CatalogErrors parseLinkCatalog(std::string_view json, Catalog& into)
 {
     return parseList(json, "links", into.links,
-        [](detail::FieldReader& r, const detail::json& o, const std::string& p, LinkSpec& l) { detail::readLink(r, o, p, l, true); });
+        [](detail::FieldReader& r, const detail::json& o, const std::string& p, LinkSpec& l) {
+            detail::readLink(r, o, p, l, true);
+        });
 }
 CatalogErrors parseModelCatalog(std::string_view json, Catalog& into)
 {
-    return parseList(json, "models", into.models, [](detail::FieldReader& r, const detail::json& o, const std::string& p, ModelSpec& m) {
-        detail::readModel(r, o, p, m, true);
-        r.number(o, "params_published", p, m.paramsPublished);
-    });
+    return parseList(json, "models", into.models,
+        [](detail::FieldReader& r, const detail::json& o, const std::string& p, ModelSpec& m) {
+            detail::readModel(r, o, p, m, true);
+            r.number(o, "params_published", p, m.paramsPublished);
+        });
 }
 
 CatalogErrors loadCatalogDirectory(const std::string& dir, Catalog& into)
 {
     CatalogErrors all;
-    const std::pair<const char*, CatalogErrors (*)(std::string_view, Catalog&)> files[] = {
-        { "gpus.json", parseGpuCatalog }, { "links.json", parseLinkCatalog }, { "models.json", parseModelCatalog }
-    };
+    const std::pair<const char*, CatalogErrors (*)(std::string_view, Catalog&)> files[]
+        = { { "gpus.json", parseGpuCatalog }, { "links.json", parseLinkCatalog },
+              { "models.json", parseModelCatalog } };
     for (const auto& [name, parse] : files) {
         const std::string path = dir + "/" + name;
         std::string text, error;

@@ -20,7 +20,8 @@ inline constexpr int64_t kMaxWhole = 9'000'000'000'000'000;
 /// "must be a whole number from LO to HI, not TEXT": the rule every reader states.
 inline std::string wholeRule(int64_t lo, int64_t hi, std::string_view given)
 {
-    return "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " + std::string(given);
+    return "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not "
+        + std::string(given);
 }
 
 /// Decimal text (an optional '-', then digits only) as a whole number in [lo, hi]; false when it is not one or lies

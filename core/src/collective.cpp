@@ -21,7 +21,7 @@ constexpr double kHwLatPciTree[3] = { 1.0, 1.9, 4.0 };
 constexpr double kHwLatPciRing[3] = { 1.0, 2.5, 5.7 };
 constexpr double kHwLatNetTree[3] = { 5.0, 8.5, 14.0 };
 constexpr double kHwLatNetRing[3] = { 2.7, 4.0, 14.0 };
-constexpr double kHwLatNvls = 25.0;      // tuning.cc hwLat[NVLINK][NVLS][Simple]
+constexpr double kHwLatNvls = 25.0; // tuning.cc hwLat[NVLINK][NVLS][Simple]
 // PAT (Parallel Aggregated Trees, NCCL >= 2.23): all-gather and reduce-scatter with one GPU per node, Simple only
 // (NVIDIA/nccl src/graph/tuning.cc: baseLat[PAT] 8.0 µs; latency += log2i(nNodes)·interLat/3.5 + nRanks·2.8 µs;
 // busBw × 0.75, not converted to algorithm bandwidth).
@@ -29,7 +29,7 @@ constexpr double kBaseLatPat = 8.0;
 constexpr double kPatLogDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
 constexpr double kPatBwFactor = 0.75;
-constexpr double kNetOverheadUs = 1.0;   // NCCL_NET_OVERHEAD default on Intel x86 (NVIDIA/nccl src/graph/tuning.cc)
+constexpr double kNetOverheadUs = 1.0; // NCCL_NET_OVERHEAD default on Intel x86 (NVIDIA/nccl src/graph/tuning.cc)
 
 // Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes]
 // (NVIDIA/nccl src/graph/tuning.cc llMaxBws, perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws).
@@ -52,11 +52,11 @@ int archIndex(const std::string& arch)
     if (arch.empty())
         return 0;
     switch (arch[0]) {
-    case 'b': return 2;                                     // blackwell
-    case 'h':                                               // hopper
-    case 'g': return 1;                                     // gaudi3
+    case 'b': return 2; // blackwell
+    case 'h': // hopper
+    case 'g': return 1; // gaudi3
     case 'c': return arch.size() > 4 && arch[4] == '4' ? 2 : 1; // cdna4 : cdna3
-    default: return 0;                                      // ampere, ada, volta
+    default: return 0; // ampere, ada, volta
     }
 }
 
@@ -103,8 +103,8 @@ int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nc
     return std::clamp(std::max(ch, nccl.minChannels), 1, 64); // MAXCHANNELS = 64
 }
 
-CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster,
-                              const Nccl& nccl, double offNodeShare)
+CollectiveCost collectiveTime(
+    CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl, double offNodeShare)
 {
     CollectiveCost best;
     const int n = g.size;
@@ -223,8 +223,8 @@ CollectiveCost collectiveTime(CollectiveOp op, double S, const GroupPlacement& g
     // nNodes == nRanks), Simple only, time = lat + S / (0.75·busBw). Forcing NCCL_ALGO=Ring or Tree rules it out.
     if (!allReduce && onePerNode && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
         const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetTree, kSimple);
-        const double latUs = kBaseLatPat + std::floor(std::log2(double(M))) * interLat / kPatLogDivisor
-            + n * kPatPerRankUs;
+        const double latUs
+            = kBaseLatPat + std::floor(std::log2(double(M))) * interLat / kPatLogDivisor + n * kPatPerRankUs;
         const double t = latUs * 1e-6 + S / (kPatBwFactor * ringBus);
         if (best.time == 0 || t < best.time) {
             best.time = t;

@@ -12,7 +12,7 @@ using core::GroupPlacement; // layout.h: where a group sits
 using core::placeGroup;
 
 struct CollectiveCost {
-    double time = 0;    ///< seconds for one call
+    double time = 0; ///< seconds for one call
     double latency = 0; ///< of which the algorithm's latency (NCCL's lat term: base + hops)
     Algo algo = Algo::Ring;
     Proto proto = Proto::Simple;
@@ -23,7 +23,7 @@ struct CollectiveCost {
 /// offNodeShare (all-to-all only): the share of the off-node bytes that cross the network when routing is node-limited
 /// and deduplicated (the rest forwarded over the scale-up link at the destination node).
 CollectiveCost collectiveTime(CollectiveOp op, double messageBytes, const GroupPlacement& g, const Cluster& cluster,
-                              const Nccl& nccl, double offNodeShare = 1.0);
+    const Nccl& nccl, double offNodeShare = 1.0);
 
 /// NCCL channels a communicator on this group uses (for buffer memory).
 int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl);

@@ -32,9 +32,9 @@ template <class X> X collectiveBytes(CollectiveOp op, double n, double calls, do
     case CollectiveOp::SendRecv: break;
     }
     const X sent = X::named("S_sent", perCall, "B", "bytes one call sends");
-    return totalMessage > 0
-        ? sent / S * X::input("S_total", totalMessage, "B", "all calls' messages over the step (the last bucket partial)")
-        : sent * X::input("calls", calls, "", "calls per step (one per bucket, unit or layer)");
+    return totalMessage > 0 ? sent / S
+            * X::input("S_total", totalMessage, "B", "all calls' messages over the step (the last bucket partial)")
+                            : sent * X::input("calls", calls, "", "calls per step (one per bucket, unit or layer)");
 }
 
 /// The same bytes with their text, for the communication term; out of line, so that addCollective stays small on the
@@ -51,8 +51,8 @@ struct CollectiveSink {
 };
 
 void addCollective(CollectiveSink& out, Group group, CollectiveOp op, int groupSize, double count, double message,
-                   const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose,
-                   bool perMicroBatch = false, double totalMessage = 0)
+    const CollectiveCost& cost, double exposed, bool crossesNodes, const char* purpose, bool perMicroBatch = false,
+    double totalMessage = 0)
 {
     if (count <= 0 || message <= 0 || groupSize <= 1)
         return;
@@ -102,8 +102,8 @@ Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucke
     return b;
 }
 
-UnitCollectives unitCollectives(const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes,
-                                const GroupPlacement& g)
+UnitCollectives unitCollectives(
+    const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes, const GroupPlacement& g)
 {
     // FSDP gathers and reduces a wrapped unit in one call each (torch/distributed/fsdp/_fully_shard/
     // _fsdp_collectives.py foreach_all_gather, foreach_reduce). DeepSpeed's ZeRO-3 gathers at most its prefetch bucket
@@ -139,8 +139,8 @@ UnitCollectives unitCollectives(const Scenario& s, double unitElems, double stag
     return u;
 }
 
-CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g,
-                              double offNodeShare)
+CollectiveCost collectiveCost(
+    const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g, double offNodeShare)
 {
     CollectiveCost c = collectiveTime(op, messageBytes, g, s.cluster, s.nccl, offNodeShare);
     c.time /= s.profile.collectiveEfficiency; // the framework's achieved / NCCL-modelled bandwidth (profile)
@@ -159,7 +159,8 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
     double bytes = 0;
     auto add = [&](const GroupPlacement& g) {
         if (g.size > 1)
-            bytes += ncclCommunicatorBytes(ncclChannels(g, s.cluster, s.nccl), 2); // ring: one send and one receive peer
+            bytes
+                += ncclCommunicatorBytes(ncclChannels(g, s.cluster, s.nccl), 2); // ring: one send and one receive peer
     };
     add(l.tpGroup);
     add(l.cpGroup);
@@ -178,8 +179,8 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
     return bytes;
 }
 
-LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime,
-                             double coreBwdTime)
+LayerComm layerCommunication(
+    const Scenario& s, const Shape& sh, const Layout& layout, double coreTime, double coreBwdTime)
 {
     const ModelCounts& c = sh.counts;
     const int tp = layout.tp, cp = layout.cp, ep = layout.ep;
@@ -285,8 +286,7 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
     if (!gathersPerMicroBatch(s.parallelism.sharding))
         return lc;
     const double U = sh.layerUnitParams;
-    const UnitCollectives u
-        = unitCollectives(s, U, U * sh.maxStageLayers, sh.bytes, layout.shardGroupPlacement);
+    const UnitCollectives u = unitCollectives(s, U, U * sh.maxStageLayers, sh.bytes, layout.shardGroupPlacement);
     if (u.agCalls > 0) { // a sharding group of one gathers nothing: the unit's costs stay 0 (one call of nothing)
         lc.unitAG = u.ag;
         lc.unitAG.time = u.ag.time * u.agCalls;
@@ -301,9 +301,9 @@ LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& l
 }
 
 StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layout& layout, const LayerComm& lc,
-                                  const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms)
+    const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms)
 {
-    CollectiveSink sink{ r, bytesTerms };
+    CollectiveSink sink { r, bytesTerms };
     const StateBytes& B = sh.bytes;
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, v = layout.virtualStages;
     const bool sp = s.parallelism.sequenceParallel && tp > 1;
@@ -323,14 +323,14 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const double ag = mm * tpLayers * (2 + 4 + 2 * recomputeCalls);
             const double rs = mm * tpLayers * (2 + 2 + 2 * recomputeCalls);
             const double share = slow.tpExposedShare; // parallelism.tp_comm_overlap (timing_stage.cpp, layerTimes)
-            addCollective(sink, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG, share * lc.tpAG.time * ag,
-                tpCross, "sequence-parallel all-gather of layer inputs", true);
-            addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS, share * lc.tpRS.time * rs,
-                tpCross, "sequence-parallel reduce-scatter of layer outputs", true);
+            addCollective(sink, Group::Tp, CollectiveOp::AllGather, tp, ag, lc.tpMsg, lc.tpAG,
+                share * lc.tpAG.time * ag, tpCross, "sequence-parallel all-gather of layer inputs", true);
+            addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, tp, rs, lc.tpMsg, lc.tpRS,
+                share * lc.tpRS.time * rs, tpCross, "sequence-parallel reduce-scatter of layer outputs", true);
         } else {
             const double ar = mm * tpLayers * (4 + 2 * recomputeCalls);
-            addCollective(sink, Group::Tp, CollectiveOp::AllReduce, tp, ar, lc.tpMsg, lc.tpAR, lc.tpAR.time * ar, tpCross,
-                "tensor-parallel all-reduce of attention and MLP outputs", true);
+            addCollective(sink, Group::Tp, CollectiveOp::AllReduce, tp, ar, lc.tpMsg, lc.tpAR, lc.tpAR.time * ar,
+                tpCross, "tensor-parallel all-reduce of attention and MLP outputs", true);
         }
     }
     // The MoE layers' MLP half over the expert-TP group (counted with the TP group's bytes).
@@ -344,7 +344,8 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             addCollective(sink, Group::Tp, CollectiveOp::AllGather, layout.etp, ag, lc.etpMsg, lc.etpAG,
                 share * lc.etpAG.time * ag, cross, "expert tensor-parallel all-gather of the MoE MLP's tokens", true);
             addCollective(sink, Group::Tp, CollectiveOp::ReduceScatter, layout.etp, rs, lc.etpMsg, lc.etpRS,
-                share * lc.etpRS.time * rs, cross, "expert tensor-parallel reduce-scatter of the MoE MLP's outputs", true);
+                share * lc.etpRS.time * rs, cross, "expert tensor-parallel reduce-scatter of the MoE MLP's outputs",
+                true);
         } else {
             const double ar = half * (4 + 2 * recomputeCalls);
             addCollective(sink, Group::Tp, CollectiveOp::AllReduce, layout.etp, ar, lc.etpMsg, lc.etpAR,
@@ -361,8 +362,8 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         // a full recompute re-runs the layer's forward, its dispatch and combine included (Megatron-Core
         // megatron/core/transformer/transformer_block.py checkpoints whole layers), and so does recompute_modules moe
         // (megatron/core/transformer/moe/moe_layer.py checkpoints the MoE block)
-        const bool moeAgain = full
-            || (s.training.recompute == Recompute::Selective && s.training.effectiveRecomputeModules().moe);
+        const bool moeAgain
+            = full || (s.training.recompute == Recompute::Selective && s.training.effectiveRecomputeModules().moe);
         const double calls = mm * moeSlow * (4.0 + (moeAgain ? 2.0 : 0.0));
         const bool cross = lc.epPlacement.nodes > 1;
         if (s.model.moe.dispatcher == MoeDispatcher::AllGather) {
@@ -374,9 +375,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 mm * slow.epExposed / 2, cross, "allgather dispatcher: expert outputs reduce-scattered back", true);
         } else {
             addCollective(sink, Group::Ep, CollectiveOp::AllToAll, ep, calls, lc.epMsg, lc.epCost, mm * slow.epExposed,
-                cross, s.model.moe.dispatcher == MoeDispatcher::DeepEp
+                cross,
+                s.model.moe.dispatcher == MoeDispatcher::DeepEp
                     ? "expert-parallel dispatch and combine (DeepEP: once per node over the network, NVLink forwarding)"
-                    : "expert-parallel all-to-all dispatch and combine", true);
+                    : "expert-parallel all-to-all dispatch and combine",
+                true);
         }
     }
     if (pp > 1) {
@@ -411,8 +414,9 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const Bucketed ar = bucketed(s, CollectiveOp::AllReduce, total, bucket, g);
             const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
             out.dpTail += exposed;
-            addCollective(sink, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed, cross,
-                expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)", false, total);
+            addCollective(sink, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed,
+                cross, expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)", false,
+                total);
             break;
         }
         case Sharding::Zero1:
@@ -422,8 +426,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             // distributed optimizer max(4e7, 1e6·dp) (megatron/core/distributed/distributed_data_parallel.py).
             const double elems = gradBucketElements(s.profile, g.size, B.reduce);
             const double bucketElems = elems > 0 ? std::min(psi, elems) : psi, agElems = bucketElems;
-            const Bucketed rs
-                = bucketed(s, CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g);
+            const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g);
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
             if (shard == Sharding::Zero1) {
@@ -432,15 +435,16 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             } else {
                 rsExposed = slow.dpBwd * mm; // already in the per-micro-batch times
             }
-            addCollective(sink, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats, bucketElems * B.reduce,
-                rs.perCall, rsExposed, cross, expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter",
-                shard == Sharding::Zero2, repeats * psi * B.reduce);
+            addCollective(sink, Group::Dp, CollectiveOp::ReduceScatter, g.size, rs.calls * repeats,
+                bucketElems * B.reduce, rs.perCall, rsExposed, cross,
+                expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter", shard == Sharding::Zero2,
+                repeats * psi * B.reduce);
             // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
             // NCCL's model times an all-gather and a reduce-scatter of the same buffer alike (tuning.cc: same steps,
             // algorithms and protocols): equal bytes per element reuse the reduce-scatter's buckets
-            const Bucketed ag = B.w == B.reduce ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency,
-                                                      rs.perCall.algo, rs.perCall.proto } }
-                                                : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
+            const Bucketed ag = B.w == B.reduce
+                ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency, rs.perCall.algo, rs.perCall.proto } }
+                : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
             out.dpTail += ag.perCall.time * ag.calls;
             addCollective(sink, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
                 ag.perCall.time * ag.calls, cross,
@@ -466,8 +470,8 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 true, agCalls / u.agCalls * B.w * psi / units);
             addCollective(sink, Group::Dp, CollectiveOp::ReduceScatter, sg.size, rsCalls, u.rsMsg, u.rs,
                 exposedShare * mm * slow.dpBwd * 0.5, sg.nodes > 1,
-                expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)",
-                true, mm * B.reduce * psi);
+                expert ? "expert gradient reduce-scatter (units)" : "gradient reduce-scatter (ZeRO-3/FSDP units)", true,
+                mm * B.reduce * psi);
             if (hybrid && replicaG.size > 1) {
                 // HSDP: the gradient shard is all-reduced across replicas once per step
                 // (torch/distributed/fsdp/api.py, HYBRID_SHARD).

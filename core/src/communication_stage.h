@@ -18,23 +18,24 @@ namespace shardscope::core::detail {
 
 /// One layer's collectives for one micro-batch, per call, and their exposed time.
 struct LayerComm {
-    double tpMsg = 0;                  ///< β·T·h: a TP all-reduce / all-gather message
+    double tpMsg = 0; ///< β·T·h: a TP all-reduce / all-gather message
     CollectiveCost tpAR, tpAG, tpRS;
-    double tpFwd = 0, tpBwd = 0;       ///< TP time per layer, forward and backward (exposed: on the critical path)
+    double tpFwd = 0, tpBwd = 0; ///< TP time per layer, forward and backward (exposed: on the critical path)
     /// An MoE layer's TP time when its experts are not split like the dense layers (expert_tp ≠ tp, or the allgather
     /// dispatcher with ep > 1): the attention's half over tp, the experts' over expert_tp; else tpFwd, tpBwd.
     double tpFwdMoe = 0, tpBwdMoe = 0;
-    bool expertTpSplit = false;        ///< the case above
-    double etpMsg = 0;                 ///< β·T·h·expert_tp/t: an expert-TP all-reduce / all-gather message
+    bool expertTpSplit = false; ///< the case above
+    double etpMsg = 0; ///< β·T·h·expert_tp/t: an expert-TP all-reduce / all-gather message
     CollectiveCost etpAR, etpAG, etpRS;
-    double cpChunk = 0;                ///< one K/V chunk of the context-parallel ring
+    double cpChunk = 0; ///< one K/V chunk of the context-parallel ring
     CollectiveCost cpCost;
-    double cpFwdExposed = 0, cpBwdExposed = 0; ///< per layer: the c−1 ring steps' transfers beyond each step's attention
-    double epMsg = 0;                  ///< one expert-parallel all-to-all (or allgather dispatcher's gather) message
-    CollectiveCost epCost;             ///< the dispatch: an all-to-all, or the allgather dispatcher's all-gather
-    CollectiveCost epCombine;          ///< the combine: the same all-to-all, or the allgather dispatcher's reduce-scatter
-    GroupPlacement epPlacement;        ///< the dispatcher's group: ep, or ep × expert_tp for the allgather dispatcher
-    double epOffNodeShare = 1;         ///< share of the all-to-all's off-node bytes on the network (node-limited routing)
+    double cpFwdExposed = 0,
+           cpBwdExposed = 0; ///< per layer: the c−1 ring steps' transfers beyond each step's attention
+    double epMsg = 0; ///< one expert-parallel all-to-all (or allgather dispatcher's gather) message
+    CollectiveCost epCost; ///< the dispatch: an all-to-all, or the allgather dispatcher's all-gather
+    CollectiveCost epCombine; ///< the combine: the same all-to-all, or the allgather dispatcher's reduce-scatter
+    GroupPlacement epPlacement; ///< the dispatcher's group: ep, or ep × expert_tp for the allgather dispatcher
+    double epOffNodeShare = 1; ///< share of the all-to-all's off-node bytes on the network (node-limited routing)
     /// One layer's ZeRO-3/FSDP parameter all-gathers and gradient reduce-scatters: time of all its calls, the calls
     /// per layer (DeepSpeed's prefetch bucket splits a layer; its reduce bucket spans several, a fraction of a call
     /// per layer) and one call's message, bytes.
@@ -43,8 +44,8 @@ struct LayerComm {
     double unitAGMsg = 0, unitRSMsg = 0;
 };
 /// coreTime, coreBwdTime: the layer's core attention forward and backward for one micro-batch (what CP hides behind).
-LayerComm layerCommunication(const Scenario& s, const Shape& sh, const Layout& layout, double coreTime,
-                             double coreBwdTime);
+LayerComm layerCommunication(
+    const Scenario& s, const Shape& sh, const Layout& layout, double coreTime, double coreBwdTime);
 
 /// A collective over `total` bytes issued in buckets of at most `bucket` bytes: the number of calls and the
 /// time of them all (full buckets plus the partial last one), for the average-per-call cost.
@@ -63,12 +64,12 @@ struct UnitCollectives {
 };
 /// The gathers and reductions of a unit of `unitElems` parameters out of `stageElems` on the stage, sized from the
 /// framework profile (ZeRO-3: the gather bucket and the gradient buckets; FSDP: one call per unit each).
-UnitCollectives unitCollectives(const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes,
-                                const GroupPlacement& g);
+UnitCollectives unitCollectives(
+    const Scenario& s, double unitElems, double stageElems, const StateBytes& bytes, const GroupPlacement& g);
 
 /// One collective's cost as NCCL's model gives it (collectiveTime), at the framework profile's collective efficiency.
-CollectiveCost collectiveCost(const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g,
-                              double offNodeShare = 1.0);
+CollectiveCost collectiveCost(
+    const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g, double offNodeShare = 1.0);
 
 /// Whether the data-parallel parameters are gathered per micro-batch (ZeRO-3 and the FSDP strategies).
 bool gathersPerMicroBatch(Sharding shard);
@@ -76,21 +77,21 @@ bool gathersPerMicroBatch(Sharding shard);
 /// The slowest stage's step: what recordCollectives needs besides the layer costs.
 struct SlowStage {
     StageShape shape;
-    double m = 1;            ///< micro-batches per step
+    double m = 1; ///< micro-batches per step
     double lastBackward = 0; ///< the last micro-batch's backward, which bucketed gradient reductions hide behind
     double dpFwd = 0, dpBwd = 0; ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch, forward and backward
-    double epExposed = 0;    ///< exposed expert all-to-all per micro-batch (recomputed forward included)
+    double epExposed = 0; ///< exposed expert all-to-all per micro-batch (recomputed forward included)
     double tpExposedShare = 1; ///< exposed share of the TP collectives' time (parallelism.tp_comm_overlap)
 };
 /// Exposed communication outside the micro-batch times.
 struct StepCollectives {
     double ppExposed = 0; ///< pipeline fill/drain send/recv on the critical path
-    double dpTail = 0;    ///< data-parallel collectives left after the last backward and after the optimizer step
+    double dpTail = 0; ///< data-parallel collectives left after the last backward and after the optimizer step
 };
 /// Records every collective of the slowest stage in r.collectives (counts over the step) and returns the exposed
 /// time that is not in the micro-batch times. With bytesTerms, also each collective's bytes as an Expr (expr.h), in
 /// the order of r.collectives, for its communication term.
 StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layout& layout, const LayerComm& lc,
-                                  const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms = nullptr);
+    const SlowStage& slow, Result& r, std::vector<Expr>* bytesTerms = nullptr);
 
 } // namespace shardscope::core::detail

@@ -65,7 +65,7 @@ template <class X> X attentionWindowShare(const Scenario& s)
     const X sq = X::input("s", double(s.training.seqLen), "tokens", "sequence length");
     const X one = X::constant(1), two = X::constant(2);
     const X rho = X::named("ρ", (w * sq - w * (w - one) / two) / (sq * (sq + one) / two), "",
-                           "a windowed layer's share of the causal score pairs");
+        "a windowed layer's share of the causal score pairs");
     return X::named("κ", (Lg + (L - Lg) * rho) / L, "", "an average layer's share of full causal attention");
 }
 template Fast attentionWindowShare<Fast>(const Scenario&);
@@ -77,7 +77,7 @@ template <class X> X coreFlops(const Scenario& s, const LayerCompute& c)
     if (!slidingWindowActive(s))
         return X::input("F_core", c.attnCore, "FLOP", what);
     return X::named("F_core", X::input("F_core,full", c.attnCoreFull, "FLOP", what) * attentionWindowShare<X>(s),
-                    "FLOP", "attention of an average layer through the sliding window");
+        "FLOP", "attention of an average layer through the sliding window");
 }
 template Fast coreFlops<Fast>(const Scenario&, const LayerCompute&);
 template Expr coreFlops<Expr>(const Scenario&, const LayerCompute&);
@@ -89,7 +89,7 @@ template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c)
     const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
     const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
     const X matmulParams = X::input("P_mm", c.active - c.embedding - c.head - c.positions - norms + V * h, "parameters",
-                                    "active matmul weights + the V·h output GEMM");
+        "active matmul weights + the V·h output GEMM");
     const X attention = X::constant(6) * X::input("L", double(s.model.layers), "layers", "")
         * X::input("s", static_cast<double>(s.training.seqLen), "tokens", "sequence length")
         * X::input("q", c.qSize, "", "heads × head dim");

@@ -10,12 +10,12 @@
 namespace shardscope::core::detail {
 
 struct Peak {
-    double linear = 0;    // FLOP/s for the linear layers (FP8 in fp8-mixed)
+    double linear = 0; // FLOP/s for the linear layers (FP8 in fp8-mixed)
     double attention = 0; // FLOP/s for attention score/value products forward (BF16 even in fp8-mixed; the fused
-                          // kernel's measured forward rate with flash_attention)
+        // kernel's measured forward rate with flash_attention)
     double attentionBwd = 0; // the same backward (the kernel's measured backward rate with flash_attention)
-    double grouped = 0;   // FLOP/s for the routed experts' grouped GEMMs (MoE): linear × the grouped-GEMM fraction
-    double mfuPeak = 0;   // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
+    double grouped = 0; // FLOP/s for the routed experts' grouped GEMMs (MoE): linear × the grouped-GEMM fraction
+    double mfuPeak = 0; // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
 };
 
 /// Sustained GEMM rates of a scenario: the GPU's measured matmul fraction × the profile's GEMM efficiency.
@@ -25,17 +25,17 @@ Peak peakFor(const Scenario& s);
 struct LayerCompute {
     Peak peak;
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
-    double moeRouted = 0;     ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
-    double moeShared = 0;     ///< of moeLinear, the shared experts' GEMMs (recompute_modules shared_experts re-runs them)
-    double attnCore = 0;      ///< attention score and value FLOPs forward (an average layer, sliding window applied)
-    double attnCoreFull = 0;  ///< the same for a layer of full causal attention
-    double coreTime = 0;      ///< attnCore at the forward attention rate (also its recompute)
+    double moeRouted = 0; ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
+    double moeShared = 0; ///< of moeLinear, the shared experts' GEMMs (recompute_modules shared_experts re-runs them)
+    double attnCore = 0; ///< attention score and value FLOPs forward (an average layer, sliding window applied)
+    double attnCoreFull = 0; ///< the same for a layer of full causal attention
+    double coreTime = 0; ///< attnCore at the forward attention rate (also its recompute)
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)
-    double coreBwdTime = 0;   ///< coreBwdFactor × attnCore at the backward attention rate
+    double coreBwdTime = 0; ///< coreBwdFactor × attnCore at the backward attention rate
     AttentionKernel kernel = AttentionKernel::Fa2; ///< the fused kernel measured (with flash_attention)
     double hostFwd = 0, hostBwd = 0; ///< host time per layer the GPU waits for (profile), forward and backward
     double recomputeLinear = 0; ///< op-level selective recompute: FLOPs of the matmuls whose outputs are not saved
-    double headLinear = 0;    ///< output-layer GEMM FLOPs forward
+    double headLinear = 0; ///< output-layer GEMM FLOPs forward
     double flopsPerToken = 0; ///< model FLOPs per token (Megatron-LM's count), for MFU
 };
 LayerCompute computeStage(const Scenario& s, const Shape& sh);

@@ -2,7 +2,6 @@
 // Shape of a layout and the per-GPU memory model (ZeRO paper §5; Korthikanti et al. 2022 §4; docs/model.md §memory).
 #include "engine.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -30,18 +29,15 @@ constexpr double kMxScaleBytesPerElement = 1.0 / 32;
 double optimizerStateBytes(Optimizer o, bool halfStates)
 {
     switch (o) {
-    case Optimizer::AdamW: return halfStates ? 4 : 8;   // two fp32 moments; bf16 ones in pure bf16 (ZeRO §3.1)
-    case Optimizer::AdamW8bit: return 2;                // bitsandbytes 8-bit moments (Dettmers et al., ICLR'22)
+    case Optimizer::AdamW: return halfStates ? 4 : 8; // two fp32 moments; bf16 ones in pure bf16 (ZeRO §3.1)
+    case Optimizer::AdamW8bit: return 2; // bitsandbytes 8-bit moments (Dettmers et al., ICLR'22)
     case Optimizer::SgdMomentum: return halfStates ? 2 : 4; // one momentum buffer
-    case Optimizer::Adafactor: return 0;                // factored second moment: O(rows + cols), negligible (Shazeer & Stern 2018)
+    case Optimizer::Adafactor: return 0; // factored second moment: O(rows + cols), negligible (Shazeer & Stern 2018)
     }
     return 8;
 }
 
-bool shardsParams(Sharding s)
-{
-    return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid;
-}
+bool shardsParams(Sharding s) { return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid; }
 bool shardsGrads(Sharding s) { return s != Sharding::Ddp && s != Sharding::Zero1; }
 /// PyTorch-native stacks (torchtitan, llm-foundry): FSDP2/FSDP, torch.distributed.pipelining, torchao Float8.
 bool pytorchStack(Framework f) { return f == Framework::PyTorch || f == Framework::PyTorchCompile; }
@@ -148,17 +144,20 @@ template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const
     const X q = X::input("q", sh.counts.qSize, "", "query width (heads × head dim)");
     // GQA with fewer KV heads than TP ranks: each rank keeps a whole (replicated) KV head.
     const X kv = X::input("kv", sh.counts.kvSize * std::max<double>(g, par.tp) / g, "",
-                          "key/value width a TP rank keeps (GQA: kv heads × head dim, whole heads per rank)");
+        "key/value width a TP rank keeps (GQA: kv heads × head dim, whole heads per rank)");
     const X f = X::input("f", double(m.ffnHidden), "", "MLP hidden size");
     // gated: gate, up, product; plain: activation input, fc2 input
-    const X k = X::input("k", m.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)");
+    const X k
+        = X::input("k", m.mlp == Mlp::SwiGlu ? 3.0 : 2.0, "", "stored MLP matrices (3 for SwiGLU: gate, up, product)");
     const X beta = X::input("β", sh.bytes.act, "B", "bytes per activation element");
     const X beta8 = X::input("β8", sh.linearInputBytes, "B",
-                             "bytes per saved linear-layer input element (1: Transformer Engine keeps the FP8 cast; else β)");
+        "bytes per saved linear-layer input element (1: Transformer Engine keeps the FP8 cast; else β)");
     // dropout masks: 1 byte per element (Korthikanti §4.1)
-    const X delta = X::input("δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)");
+    const X delta
+        = X::input("δ", s.training.dropout ? 1.0 : 0.0, "B", "dropout mask bytes per element (0 without dropout)");
     const X t = X::input("t", double(par.tp), "", "tensor-parallel degree");
-    const X r = X::input("r", sp ? double(par.tp) : 1.0, "", "sequence-parallel divisor of the replicated parts (t with SP, else 1)");
+    const X r = X::input(
+        "r", sp ? double(par.tp) : 1.0, "", "sequence-parallel divisor of the replicated parts (t with SP, else 1)");
     const X one = X::constant(1), two = X::constant(2);
     // FlashAttention keeps the fp32 log-sum-exp, 4 bytes per head per token (Dao et al. 2022 §3.1).
     const X lse = X::constant(4);
@@ -183,7 +182,7 @@ template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const
         break;
     case Recompute::Selective: {
         const RecomputeModules mods = s.training.effectiveRecomputeModules();
-        if (mods == RecomputeModules{ .coreAttn = true }) { // Megatron's default: core attention (Table 2)
+        if (mods == RecomputeModules { .coreAttn = true }) { // Megatron's default: core attention (Table 2)
             out.stored = out.full - out.core / t;
             out.note = "selective: core attention recomputed";
             break;
@@ -289,14 +288,16 @@ Shape makeShape(const Scenario& s)
         sh.moeLayerExtraFull = (moeSplit - denseMlpSplit) / t + router;
         sh.moeLayerExtra = full ? 0.0 : sh.moeLayerExtraFull;
         const RecomputeModules mods = s.training.effectiveRecomputeModules();
-        if (s.training.recompute == Recompute::Selective && (mods.moe || mods.moeAct || mods.sharedExperts || mods.mlp)) {
+        if (s.training.recompute == Recompute::Selective
+            && (mods.moe || mods.moeAct || mods.sharedExperts || mods.mlp)) {
             // training.recompute_modules on the MoE block (megatron/core/transformer/moe/moe_layer.py,
             // moe_layer_recompute and shared_experts_recompute; experts.py, moe_act: the activation's output, fc2's
             // input, discarded): moe drops all of it, router logits included; moe_act the routed experts' fc2 inputs;
             // shared_experts the shared experts' inside. mlp drops a dense MLP's, which an MoE layer does not have.
-            const double kept = mods.moe ? 0.0
-                                         : (routed - (mods.moeAct ? T * copies * beta8 * fe : 0.0)
-                                            + (mods.sharedExperts ? 0.0 : shared)) / t + router;
+            const double kept = mods.moe
+                ? 0.0
+                : (routed - (mods.moeAct ? T * copies * beta8 * fe : 0.0) + (mods.sharedExperts ? 0.0 : shared)) / t
+                    + router;
             sh.moeLayerExtra = kept - (mods.mlp ? 0.0 : denseMlpSplit / t);
         }
     }
@@ -407,18 +408,17 @@ namespace {
 template <class X> struct StageMemoryOf {
     X parameters, gradients, optimizerStates, activations, gathered, buckets, overhead;
     double host = 0, nvme = 0, slack = 0;
-    double stepGrads = 0;          ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
-    double backwardTransient = 0;  ///< activations and gathered units (with slack) of the forward/backward peak
-    double otherPhase = 0;         ///< the last stage: activations and gathered units of the phase that is not the peak
-    bool lossPhase = false;        ///< the loss (end of forward) holds the peak, else a layer's backward
-    bool stepPhase = false;        ///< the optimizer step holds the peak (no activations then)
-    bool workingSet = false;       ///< a layer's backward with full recompute: the re-materialised layer counts
-    bool cachedLogits = false;     ///< the bf16 logits' block the allocator keeps reserved at the loss peak
+    double stepGrads = 0; ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
+    double backwardTransient = 0; ///< activations and gathered units (with slack) of the forward/backward peak
+    double otherPhase = 0; ///< the last stage: activations and gathered units of the phase that is not the peak
+    bool lossPhase = false; ///< the loss (end of forward) holds the peak, else a layer's backward
+    bool stepPhase = false; ///< the optimizer step holds the peak (no activations then)
+    bool workingSet = false; ///< a layer's backward with full recompute: the re-materialised layer counts
+    bool cachedLogits = false; ///< the bf16 logits' block the allocator keeps reserved at the loss peak
 };
 
-template <class X>
-StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex,
-                               const ShardDegrees& l, int64_t m)
+template <class X> StageMemoryOf<X> stageMemoryOf(
+    const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l, int64_t m)
 {
     StageMemoryOf<X> mem;
     const auto& B = sh.bytes;
@@ -430,10 +430,10 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     // parallel_state.py); fsdp-hybrid shards inside its group only.
     const X psiD = X::input("Ψ_d", st.dense, "parameters", "dense parameters of this pipeline stage on one TP rank");
     const X nD = X::input("N_d", l.shardGroup, "", "GPUs sharding them (dp·cp, or the hybrid shard group)");
-    const X psiE = X::input("Ψ_e", st.expert, "parameters",
-                            "routed-expert parameters of this stage on one GPU: ÷ (ep·expert_tp)");
+    const X psiE = X::input(
+        "Ψ_e", st.expert, "parameters", "routed-expert parameters of this stage on one GPU: ÷ (ep·expert_tp)");
     const X nE = X::input("N_e", shard == Sharding::FsdpHybrid ? std::min(l.expertDp, l.shardGroup) : l.expertDp, "",
-                          "GPUs sharding the experts (expert data-parallel: t·dp·cp/(expert_tp·ep), or the shard group)");
+        "GPUs sharding the experts (expert data-parallel: t·dp·cp/(expert_tp·ep), or the shard group)");
     const X perGpu = psiD / nD + psiE / nE, whole = psiD + psiE;
     auto sharded = [&](bool on, const X& bytesPerParam) { return bytesPerParam * (on ? perGpu : whole); };
     const double psi = st.dense + st.expert;
@@ -450,8 +450,9 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     if (!offParam && B.fp8Cache > 0) {
         // The FP8 weight and transpose copies (w8) of the layers' linear weights Ψ_8 (not the embedding or output layer).
         const X psi8 = X::input("Ψ_8", st.denseLinear, "parameters",
-                                "linear weights of this stage's transformer layers on one TP rank (cast to FP8)");
-        const X w8 = X::input("w8", B.fp8Cache, "B/parameter", s.training.precision == Precision::Mxfp8
+            "linear weights of this stage's transformer layers on one TP rank (cast to FP8)");
+        const X w8 = X::input("w8", B.fp8Cache, "B/parameter",
+            s.training.precision == Precision::Mxfp8
                 ? "MXFP8 weight + transposed copy, each with one E8M0 scale byte per 32 elements (Transformer Engine "
                   "MXFP8Tensor rowwise and columnwise data and scale_inv)"
                 : "FP8 weight + transposed copy (Transformer Engine cache)");
@@ -459,8 +460,8 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     }
     const X gradients = sharded(sg, g);
     const X grad32 = sharded(so, g32);
-    const X optimizer = sharded(so, X::input("m + o", B.mw + B.os, "B/parameter",
-                                             "fp32 master weights + optimizer moments per parameter"));
+    const X optimizer = sharded(
+        so, X::input("m + o", B.mw + B.os, "B/parameter", "fp32 master weights + optimizer moments per parameter"));
     // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
     // megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads; the distributed optimizer's shard the
     // same, distrib_optimizer.py) and drops them at the next step's zero_grad(set_to_none=True): they never coexist
@@ -482,30 +483,32 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     // Transient gathered parameters and unsharded gradients (torch/distributed/fsdp/api.py;
     // deepspeed/runtime/zero/stage3.py), in each of the two phases that can hold the peak: the loss (end of a
     // forward) and a layer's backward.
-    const X U = X::input("U", sh.unitParams, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)");
+    const X U
+        = X::input("U", sh.unitParams, "parameters", "largest ZeRO-3/FSDP unit on one GPU (a layer, or the FSDP root)");
     const bool ptStack = pytorchStack(s.training.framework);
     // FSDP reduce-scatters in the reduce dtype: torchtitan's mixed_precision_reduce defaults to float32
     // (torchtitan/config_manager.py), unless training.grad_reduce_dtype sets it (MixedPrecisionPolicy.reduce_dtype); FSDP2 up-casts the unsharded gradients into it (torch/distributed/fsdp/
     // _fully_shard/_fsdp_collectives.py, foreach_reduce: reduce_scatter_input in reduce_dtype).
-    const X rFsdp = X::input("r", ptStack && s.training.gradReduce == GradReduce::Framework ? kFsdpReduceBytes : B.reduce, "B/parameter",
-                             "bytes of FSDP's reduce-scatter input (reduce dtype)");
+    const X rFsdp
+        = X::input("r", ptStack && s.training.gradReduce == GradReduce::Framework ? kFsdpReduceBytes : B.reduce,
+            "B/parameter", "bytes of FSDP's reduce-scatter input (reduce dtype)");
     // The FSDP root on this stage (its embedding and output layer, per TP rank) and the output layer's weight, whose
     // gradient (the tied embedding's when tied) is made at the start of backward.
     const auto& cnt = sh.counts;
     const double outputWeight = cnt.head > 0 ? cnt.head : cnt.embedding;
     const bool ownOutput = st.head && (cnt.head > 0 || !st.embedding); // tied, one stage: the embedding is the output
     const X root = X::input("R", ((st.embedding ? cnt.embedding : 0.0) + (ownOutput ? outputWeight : 0.0)) / sh.tp,
-                            "parameters", "the FSDP root on this stage: embedding and output layer, ÷t");
+        "parameters", "the FSDP root on this stage: embedding and output layer, ÷t");
     const X head = X::input("H", st.head ? outputWeight / sh.tp : 0.0, "parameters",
-                            "the output layer's weight, ÷t (its gradient lives all backward)");
+        "the output layer's weight, ÷t (its gradient lives all backward)");
     X gatheredLoss = zero, gatheredBwd = zero;
     switch (shard) {
     case Sharding::Zero3:
         if (ds) // 2 B fp16 params + 2 B fp16 grads of the largest layer
             gatheredBwd = X::constant(4) * U;
         else // current unit + stage3_prefetch_bucket_size elements prefetched + the unit's unsharded grads
-            gatheredBwd = w * U + w * min(U, X::input("P", kDsPrefetchBucket, "parameters", "stage3_prefetch_bucket_size"))
-                + g * U;
+            gatheredBwd = w * U
+                + w * min(U, X::input("P", kDsPrefetchBucket, "parameters", "stage3_prefetch_bucket_size")) + g * U;
         gatheredLoss = gatheredBwd;
         break;
     case Sharding::FsdpFull:
@@ -527,7 +530,8 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
             // previous layer's reduce-scatter input, held until this layer's post_backward (_fsdp_param_group.py,
             // post_backward: comm_ctx.reduce_scatter_state). End of forward: + the last block, which torchtitan keeps
             // unsharded (apply_fsdp: reshard_after_forward=False for it).
-            const X Ul = X::input("U_l", sh.layerUnitParams, "parameters", "one transformer layer on one GPU (an FSDP unit)");
+            const X Ul
+                = X::input("U_l", sh.layerUnitParams, "parameters", "one transformer layer on one GPU (an FSDP unit)");
             gatheredBwd = w * (root + head) + X::constant(kFsdpGatheredUnits) * w * Ul + rFsdp * Ul;
             gatheredLoss = w * (root + Ul);
         }
@@ -573,54 +577,63 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
     // stages.
     const X n = X::input("n", inFlight(s, stageIndex, m), "micro-batches",
-                         "micro-batches in flight on this stage at its peak (pipeline schedule)");
+        "micro-batches in flight on this stage at its peak (pipeline schedule)");
     const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
     // GPipe keeps every micro-batch's output layer until the backward, the other schedules one.
-    const X headMb = X::input("m", static_cast<double>(m), "micro-batches", "micro-batches per step (GPipe keeps every "
-                                                                            "one's output layer)");
+    const X headMb = X::input("m", static_cast<double>(m), "micro-batches",
+        "micro-batches per step (GPipe keeps every "
+        "one's output layer)");
     auto perHead = [&](const X& x) { return gpipe ? x * headMb : x; };
     X A = X::constant(sh.layerActivation);
     if constexpr (std::is_same_v<X, Expr>)
         A = X::named("A", layerActivation<Expr>(s, sh).stored, "B", "stored bytes of one layer, one micro-batch");
-    X stored = n * (X::input("L", double(st.layers), "layers", "transformer layers on this stage") * A
-                    + X::input("L_moe", double(st.moeLayers), "layers", "MoE layers on this stage")
-                        * X::input("A_moe", sh.moeLayerExtra, "B",
-                                   "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)"));
+    X stored = n
+        * (X::input("L", double(st.layers), "layers", "transformer layers on this stage") * A
+            + X::input("L_moe", double(st.moeLayers), "layers", "MoE layers on this stage")
+                * X::input("A_moe", sh.moeLayerExtra, "B",
+                    "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)"));
     if (st.embedding)
-        stored = stored + n * X::input("A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t");
+        stored = stored
+            + n * X::input("A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t");
     const X gTp = X::input("G_tp", sh.tpGatheredInput, "B",
-                           "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
-                           "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)");
+        "PyTorch TP with sequence parallelism: a column-parallel linear's input saved gathered, "
+        "β·T·h·(1 − 1/t) beyond its shard (0 otherwise)");
     if (st.head)
-        stored = stored + perHead(X::input("A_in", sh.headInputs, "B", "final-norm and output-layer inputs, 2·β·T·h/r + "
-                                                                       "G_tp (PyTorch TP saves the gathered input of the "
-                                                                       "output layer)"));
+        stored = stored
+            + perHead(X::input("A_in", sh.headInputs, "B",
+                "final-norm and output-layer inputs, 2·β·T·h/r + "
+                "G_tp (PyTorch TP saves the gathered input of the "
+                "output layer)"));
     // The peak is the larger of two phases that never coexist (docs/model.md §peak-phase): the loss, at the end of
     // the last forward, with the logits and the loss intermediates; and a layer's backward, with full recompute the
     // re-materialised layer (the loss's buffers are freed before the first layer's backward starts).
     const X loss = st.head ? perHead(X::input("A_loss", sh.lossPeak, "B",
-                                              "logits and loss intermediates at the loss peak, ℓ·T·V/t (ℓ: framework "
-                                              "profile logit_bytes, logit_bytes_tp when t > 1)"))
+                       "logits and loss intermediates at the loss peak, ℓ·T·V/t (ℓ: framework "
+                       "profile logit_bytes, logit_bytes_tp when t > 1)"))
                            : zero;
     mem.workingSet = s.training.recompute == Recompute::Full && st.layers > 0;
     X workingSet = zero;
     if (mem.workingSet) {
         workingSet = X::input("A_full", sh.layerActivationFull, "B",
-                              "the layer re-materialised for its backward (full recompute): every activation it "
-                              "stores without recompute");
+            "the layer re-materialised for its backward (full recompute): every activation it "
+            "stores without recompute");
         if (st.moeLayers > 0)
-            workingSet = workingSet + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "the same for an MoE layer's extra");
+            workingSet
+                = workingSet + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "the same for an MoE layer's extra");
         workingSet = workingSet + X::constant(2) * gTp;
     }
     mem.lossPhase = st.head && loss.value() + gatheredLoss.value() > workingSet.value() + gatheredBwd.value();
     mem.otherPhase = mem.lossPhase ? workingSet.value() + gatheredBwd.value() : loss.value() + gatheredLoss.value();
     mem.activations = mem.lossPhase ? stored + loss : mem.workingSet ? stored + workingSet : stored;
     mem.gathered = mem.lossPhase ? gatheredLoss : gatheredBwd;
-    const X slackRate = X::input("σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)");
+    const X slackRate
+        = X::input("σ", s.profile.allocatorSlack, "", "allocator slack on transient memory (framework profile)");
     mem.backwardTransient = (1 + slackRate.value()) * (mem.activations.value() + mem.gathered.value());
     mem.stepPhase = mem.stepGrads > mem.backwardTransient;
     // Gradients: the fp32 main gradients of Megatron's fp16 optimizer count only at the step.
-    mem.gradients = offOpt ? zero : B.grOpt > 0 && (mem.stepGrads == 0 || mem.stepPhase) ? gradients + grad32 : gradients;
+    mem.gradients = offOpt                                     ? zero
+        : B.grOpt > 0 && (mem.stepGrads == 0 || mem.stepPhase) ? gradients + grad32
+                                                               : gradients;
     // DeepSpeed's ZeRO-3 estimator keeps only fp16 params + fp32 (params, grads, moments) = 18Ψ/N;
     // the fp16 grads are transient, inside the 4·largest-layer term (deepspeed/runtime/zero/stage3.py).
     if (ds && shard == Sharding::Zero3 && !offOpt)
@@ -636,23 +649,24 @@ StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageSh
     mem.cachedLogits = mem.lossPhase && !mem.stepPhase && ptStack && sh.logitBytes > 2 * B.act;
     X slack = slackRate
         * (X::input("activations", mem.activations.value(), "B", "the activations term")
-           + X::input("gathered", mem.gathered.value(), "B", "the gathered parameters term")
-           + X::input("buckets", mem.buckets.value(), "B", "the framework's buckets"));
+            + X::input("gathered", mem.gathered.value(), "B", "the gathered parameters term")
+            + X::input("buckets", mem.buckets.value(), "B", "the framework's buckets"));
     if (mem.cachedLogits)
         slack = slack
             + perHead(X::input("β", B.act, "B", "bytes per activation element")
-                      * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank"));
+                * X::input("T·V/t", sh.localLogits, "logits", "logits of one micro-batch on one TP rank"));
     mem.slack = slack.value();
     // The CUDA context is not here: the process holds it before the framework allocates, so it comes off the GPU's
     // memory instead (usable_memory.h).
-    mem.overhead = slack + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
+    mem.overhead = slack
+        + X::input("M_fw", s.profile.memoryOverheadBytes, "B", "framework memory besides the model (profile)")
         + X::input("misc", s.cluster.miscBytes, "B", "the scenario's reserve (cluster.misc_bytes)");
     return mem;
 }
 } // namespace
 
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
-                            int64_t m, double* hostPerGpu, double* nvmePerGpu)
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex,
+    const ShardDegrees& l, int64_t m, double* hostPerGpu, double* nvmePerGpu)
 {
     const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, stageIndex, l, m);
     MemoryBreakdown mem;
@@ -673,7 +687,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
 }
 
 void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
-                      int64_t m, double nccl, std::vector<Term>& out)
+    int64_t m, double nccl, std::vector<Term>& out)
 {
     const StageMemoryOf<Expr> e = stageMemoryOf<Expr>(s, sh, st, stageIndex, l, m);
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
@@ -682,7 +696,7 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
                                   "are freed)";
 
     Term t = termOf("memory.parameters", e.parameters,
-                    s.offload.parameters != OffloadTarget::None ? "(parameters offloaded to the host)" : "");
+        s.offload.parameters != OffloadTarget::None ? "(parameters offloaded to the host)" : "");
     t.source = zeroSource + "; NVIDIA Transformer Engine FP8 weight caches";
     out.push_back(std::move(t));
 
@@ -691,33 +705,36 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
         note = "(gradients reduced into host memory: ZeRO-Offload)";
     else if (e.stepGrads > 0)
         note = e.stepPhase ? stepPhase
-                           : "(the fp32 main gradients, " + exprNumber(e.stepGrads) + " B, exist only at the optimizer "
-                "step, when the activations are freed: below this peak's " + exprNumber(e.backwardTransient)
-                + " B of activations and gathered units)";
+                           : "(the fp32 main gradients, " + exprNumber(e.stepGrads)
+                + " B, exist only at the optimizer "
+                  "step, when the activations are freed: below this peak's "
+                + exprNumber(e.backwardTransient) + " B of activations and gathered units)";
     else if (s.training.accounting == Accounting::DeepSpeed && s.parallelism.sharding == Sharding::Zero3)
         note = "(DeepSpeed's estimator counts fp16 grads as transient)";
     t = termOf("memory.gradients", e.gradients, note);
     t.source = zeroSource + "; Megatron-LM docs/source/api-guide/dist_optimizer.md"
-        + (e.stepGrads > 0 ? "; megatron/core/optimizer/optimizer.py (_copy_model_grads_to_main_grads, zero_grad)" : "");
+        + (e.stepGrads > 0 ? "; megatron/core/optimizer/optimizer.py (_copy_model_grads_to_main_grads, zero_grad)"
+                           : "");
     out.push_back(std::move(t));
 
-    t = termOf("memory.optimizer_states", e.optimizerStates,
-               offOpt ? "(master weights and moments on the host or NVMe)" : "");
+    t = termOf(
+        "memory.optimizer_states", e.optimizerStates, offOpt ? "(master weights and moments on the host or NVMe)" : "");
     t.source = zeroSource;
     out.push_back(std::move(t));
 
     const LayerActivationOf<Expr> layer = layerActivation<Expr>(s, sh);
     const bool full = e.workingSet && !e.lossPhase;
     const std::string other = !st.head ? ""
-        : e.lossPhase ? " (a layer's backward: " + exprNumber(e.otherPhase) + " B of working set and gathered parameters)"
-                      : " (the loss: " + exprNumber(e.otherPhase) + " B of logits and gathered parameters)";
+        : e.lossPhase
+        ? " (a layer's backward: " + exprNumber(e.otherPhase) + " B of working set and gathered parameters)"
+        : " (the loss: " + exprNumber(e.otherPhase) + " B of logits and gathered parameters)";
     if (e.stepPhase)
         note = "(peak phase: the optimizer step, after backward has freed them; with the gathered units they peak at "
             + exprNumber(e.backwardTransient) + " B with slack, less than the fp32 main gradients made at the step)";
     else
         note = std::string(e.lossPhase ? "; peak phase: the loss, at the end of the last forward"
-                                       : full ? "; peak phase: a layer's backward, with its re-materialised layer"
-                                              : "; peak phase: a layer's backward")
+                       : full          ? "; peak phase: a layer's backward, with its re-materialised layer"
+                                       : "; peak phase: a layer's backward")
             + other + "; A = " + layer.stored.formula + (*layer.note ? std::string(" (") + layer.note + ")" : "");
     t = termOf("memory.activations", e.activations, note);
     if (!e.stepPhase)
@@ -738,12 +755,14 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
     case Sharding::FsdpFull:
     case Sharding::FsdpHybrid:
         note = pytorchStack(s.training.framework) && s.parallelism.pp > 1
-            ? "(pipeline stages stay unsharded all step, with their gradients accumulated unsharded in the reduce dtype "
+            ? "(pipeline stages stay unsharded all step, with their gradients accumulated unsharded in the reduce "
+              "dtype "
               "until the last micro-batch)"
-            : e.lossPhase ? "(at the loss: the root, not resharded after forward, and the last block)"
-                          : "(in backward: the root and the output layer's gradient; the layer being differentiated, the "
-                            "prefetched one, its unsharded gradients; the previous layer's reduce-scatter input in the "
-                            "reduce dtype)";
+            : e.lossPhase
+            ? "(at the loss: the root, not resharded after forward, and the last block)"
+            : "(in backward: the root and the output layer's gradient; the layer being differentiated, the "
+              "prefetched one, its unsharded gradients; the previous layer's reduce-scatter input in the "
+              "reduce dtype)";
         break;
     case Sharding::FsdpGradOp: note = "(SHARD_GRAD_OP keeps every unit gathered until backward)"; break;
     default: note = "(parameters are not sharded)"; break;
@@ -770,20 +789,21 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
     out.push_back(std::move(t));
 
     // NCCL buffers of every communicator, beside the framework's buckets.
-    const Expr ncclBuffers = Expr::input("B_nccl", nccl, "B", "NCCL channel buffers of every communicator: channels × "
-                                                               "peers × 3 protocols × NCCL_BUFFSIZE per communicator");
+    const Expr ncclBuffers = Expr::input("B_nccl", nccl, "B",
+        "NCCL channel buffers of every communicator: channels × "
+        "peers × 3 protocols × NCCL_BUFFSIZE per communicator");
     const bool buckets = e.buckets.formula != "0";
     t = termOf("memory.communication_buffers", buckets ? e.buckets + ncclBuffers : ncclBuffers,
-               buckets ? "(the framework's gradient/parameter buckets + NCCL's channel buffers)"
-                       : "(NCCL's channel buffers; no framework buckets here)");
+        buckets ? "(the framework's gradient/parameter buckets + NCCL's channel buffers)"
+                : "(NCCL's channel buffers; no framework buckets here)");
     t.source = "torch/nn/parallel/distributed.py (bucket_cap_mb = 25); deepspeed/runtime/zero/config.py "
                "(reduce_bucket_size, allgather_bucket_size = 5e8); NCCL user guide, NCCL_BUFFSIZE (4 MiB per protocol "
                "buffer)";
     out.push_back(std::move(t));
 
     t = termOf("memory.framework_overhead", e.overhead,
-               e.cachedLogits ? "(β·T·V/t·m: the bf16 logits' block, cached but too small for the loss's fp32 gradients)"
-                              : "");
+        e.cachedLogits ? "(β·T·V/t·m: the bf16 logits' block, cached but too small for the loss's fp32 gradients)"
+                       : "");
     t.source = "Megatron-LM megatron/training/theoretical_memory_usage.py (1.05 × activations); "
                "PyTorch CUDA semantics (caching allocator); c10/cuda/CUDACachingAllocator.cpp "
                "(segments never merge; a request takes a free block at least its size)";
@@ -809,8 +829,8 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
     return c;
 }
 
-bool candidatesFit(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& l, int64_t m,
-                   double budget)
+bool candidatesFit(
+    const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& l, int64_t m, double budget)
 {
     for (int k = 0; k < c.count; ++k)
         if (stageMemory(s, shape, c.shape[k], c.index[k], l, m, nullptr, nullptr).total() > budget)
@@ -828,7 +848,8 @@ double ncclCommunicatorBytes(int channels, int peers) { return channels * peers 
 double ncclPointToPointBytes(int peers) { return 2.0 * peers * kNcclBuffSize; }
 
 /// DeepSpeed ZeRO-3 estimator host memory per node (deepspeed/runtime/zero/stage3.py, zero_init = True).
-double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam)
+double deepspeedZero3HostPerNode(
+    double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam)
 {
     const double gpusFactor = 1.0 / nodes;
     if (offOpt && offParam)

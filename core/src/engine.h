@@ -26,14 +26,14 @@ inline constexpr double kDsPrefetchBucket = 5e7;
 /// Bytes per parameter of each model-state component (ZeRO paper §3.1; Megatron-LM dist_optimizer.md;
 /// docs/model.md §model-state-bytes).
 struct StateBytes {
-    double w = 2;        ///< compute-precision weights
-    double gr = 2;       ///< persistent gradient buffer (sharded at ZeRO-2/3)
-    double grOpt = 0;    ///< fp32 gradient partition sharded like the optimizer (DeepSpeed accounting)
-    double mw = 4;       ///< master weights
-    double os = 8;       ///< optimizer moments
+    double w = 2; ///< compute-precision weights
+    double gr = 2; ///< persistent gradient buffer (sharded at ZeRO-2/3)
+    double grOpt = 0; ///< fp32 gradient partition sharded like the optimizer (DeepSpeed accounting)
+    double mw = 4; ///< master weights
+    double os = 8; ///< optimizer moments
     double fp8Cache = 0; ///< FP8 weight copy + transpose beside the high-precision weights
-    double act = 2;      ///< bytes per activation element (β)
-    double reduce = 2;   ///< bytes per gradient element in the data-parallel reduction
+    double act = 2; ///< bytes per activation element (β)
+    double reduce = 2; ///< bytes per gradient element in the data-parallel reduction
 };
 StateBytes stateBytes(const Training& t);
 
@@ -41,7 +41,7 @@ StateBytes stateBytes(const Training& t);
 struct StageShape {
     int layers = 0, denseLayers = 0, moeLayers = 0;
     bool embedding = false, head = false;
-    double dense = 0;  ///< parameters sharded over the dense data-parallel group
+    double dense = 0; ///< parameters sharded over the dense data-parallel group
     double expert = 0; ///< routed-expert parameters sharded over the expert data-parallel group
     double denseLinear = 0; ///< the part of `dense` in the transformer layers' linear weights (what FP8 casts)
     friend bool operator==(const StageShape&, const StageShape&) = default;
@@ -52,36 +52,36 @@ struct Shape {
     ModelCounts counts;
     StateBytes bytes;
     int tp = 1, pp = 1, cp = 1, ep = 1, v = 1;
-    int etp = 1;                      ///< expert tensor parallelism (parallelism.expert_tp; tp for a dense model)
-    double tokensPerMicroBatch = 0;   ///< s·b/cp tokens a GPU processes per micro-batch (before SP)
-    double layerActivation = 0;       ///< stored bytes of one layer for one micro-batch (recompute applied)
-    double layerActivationFull = 0;   ///< the same without recompute (element-wise traffic and the working set)
-    double layerInput = 0;            ///< bytes of one layer's input (full recompute keeps only this)
-    double linearInputBytes = 0;      ///< β8: bytes per saved linear-layer input element (1 with TE FP8, else β)
-    double moeLayerExtra = 0;         ///< extra stored bytes of an MoE layer over a dense one
+    int etp = 1; ///< expert tensor parallelism (parallelism.expert_tp; tp for a dense model)
+    double tokensPerMicroBatch = 0; ///< s·b/cp tokens a GPU processes per micro-batch (before SP)
+    double layerActivation = 0; ///< stored bytes of one layer for one micro-batch (recompute applied)
+    double layerActivationFull = 0; ///< the same without recompute (element-wise traffic and the working set)
+    double layerInput = 0; ///< bytes of one layer's input (full recompute keeps only this)
+    double linearInputBytes = 0; ///< β8: bytes per saved linear-layer input element (1 with TE FP8, else β)
+    double moeLayerExtra = 0; ///< extra stored bytes of an MoE layer over a dense one
     double moeLayerExtraFull = 0;
-    double layerCore = 0;             ///< core attention's stored bytes of one layer on a GPU, A_core/t
-    double embeddingActivation = 0;   ///< first stage, per micro-batch: token ids + embedding dropout mask
-    double headInputs = 0;            ///< last stage, one micro-batch: final-norm and output-layer inputs (stored)
-    double tpGatheredInput = 0;       ///< PyTorch TP + SP: a column-parallel input saved gathered, beyond its shard
-    double localLogits = 0;           ///< logits of one micro-batch on one TP rank, T·V/t
-    double lossPeak = 0;              ///< last stage, one micro-batch: logits and loss intermediates at the loss peak
-    double logitBytes = 0;            ///< the profile's bytes per (local) logit at that peak (logit_bytes[_tp])
-    double unitParams = 0;            ///< largest ZeRO-3/FSDP unit on a GPU (a layer, or the root's embeddings)
-    double layerUnitParams = 0;       ///< one transformer layer's parameters on a GPU
+    double layerCore = 0; ///< core attention's stored bytes of one layer on a GPU, A_core/t
+    double embeddingActivation = 0; ///< first stage, per micro-batch: token ids + embedding dropout mask
+    double headInputs = 0; ///< last stage, one micro-batch: final-norm and output-layer inputs (stored)
+    double tpGatheredInput = 0; ///< PyTorch TP + SP: a column-parallel input saved gathered, beyond its shard
+    double localLogits = 0; ///< logits of one micro-batch on one TP rank, T·V/t
+    double lossPeak = 0; ///< last stage, one micro-batch: logits and loss intermediates at the loss peak
+    double logitBytes = 0; ///< the profile's bytes per (local) logit at that peak (logit_bytes[_tp])
+    double unitParams = 0; ///< largest ZeRO-3/FSDP unit on a GPU (a layer, or the root's embeddings)
+    double layerUnitParams = 0; ///< one transformer layer's parameters on a GPU
     std::vector<PipelineChunk> chunks; ///< parallelism.pipeline_layout's virtual stages; empty: the even split
-    int maxStageLayers = 0;           ///< transformer layers on the pipeline stage with the most
+    int maxStageLayers = 0; ///< transformer layers on the pipeline stage with the most
 };
 
 Shape makeShape(const Scenario& s);
 
 /// One layer's stored activation bytes per micro-batch, and its parts (engine.cpp, layerActivation).
 template <class X> struct LayerActivationOf {
-    X full;           ///< without recompute (A_full)
-    X core;           ///< core attention (A_core)
-    X denseMlp;       ///< the dense MLP's TP-split part (an MoE layer replaces it)
-    X input;          ///< the layer's input (all that full recompute keeps)
-    X stored;         ///< what the recompute policy keeps for the backward (A)
+    X full; ///< without recompute (A_full)
+    X core; ///< core attention (A_core)
+    X denseMlp; ///< the dense MLP's TP-split part (an MoE layer replaces it)
+    X input; ///< the layer's input (all that full recompute keeps)
+    X stored; ///< what the recompute policy keeps for the backward (A)
     const char* note; ///< what that policy keeps, in words ("" without recompute)
 };
 /// Computed with Fast for makeShape's figures, with Expr for the activations term: one formula for both.
@@ -101,13 +101,13 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
 /// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree), NCCL buffers excepted.
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const ShardDegrees& degrees,
-                            int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
+    const ShardDegrees& degrees, int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
 
 /// The memory terms of that stage, from the same computation as stageMemory (docs/model.md §memory); `nccl` is added
 /// to the communication buffers (evaluate's NCCL buffers of every communicator).
-void stageMemoryTerms(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex, const ShardDegrees& degrees,
-                      int64_t microBatches, double nccl, std::vector<Term>& out);
+void stageMemoryTerms(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
+    const ShardDegrees& degrees, int64_t microBatches, double nccl, std::vector<Term>& out);
 
 /// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
 /// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer);
@@ -123,7 +123,7 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
 /// Whether every candidate stage's per-GPU memory (without NCCL buffers) is within `budget` for a layout (min_gpus
 /// varies its dp; search skips layouts that do not fit); stops at the first stage over it.
 bool candidatesFit(const Scenario& s, const Shape& shape, const PeakCandidates& c, const ShardDegrees& degrees,
-                   int64_t microBatches, double budget);
+    int64_t microBatches, double budget);
 
 /// NCCL buffer bytes of one communicator: channels × peers × 3 protocols × NCCL_BUFFSIZE (NCCL user guide,
 /// environment variables).
@@ -137,6 +137,7 @@ double ncclBufferBytes(const Scenario& s, const Layout& layout);
 
 /// DeepSpeed's estimate_zero3_model_states_mem_needs host bytes per node, zero_init = True
 /// (deepspeed/runtime/zero/stage3.py).
-double deepspeedZero3HostPerNode(double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
+double deepspeedZero3HostPerNode(
+    double psi, double largestLayer, int gpusPerNode, int nodes, bool offOpt, bool offParam);
 
 } // namespace shardscope::core::detail

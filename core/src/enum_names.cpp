@@ -36,10 +36,10 @@ SS_NAMES(Proto, "simple", "ll", "ll128")
 
 namespace {
 /// Each training.recompute_modules name (Megatron --recompute-modules, transformer_config.py) and its flag.
-constexpr std::pair<const char*, bool RecomputeModules::*> kRecomputeModules[] = {
-    { "core_attn", &RecomputeModules::coreAttn }, { "mlp", &RecomputeModules::mlp },
-    { "moe_act", &RecomputeModules::moeAct }, { "layernorm", &RecomputeModules::layernorm },
-    { "moe", &RecomputeModules::moe }, { "shared_experts", &RecomputeModules::sharedExperts } };
+constexpr std::pair<const char*, bool RecomputeModules::*> kRecomputeModules[]
+    = { { "core_attn", &RecomputeModules::coreAttn }, { "mlp", &RecomputeModules::mlp },
+          { "moe_act", &RecomputeModules::moeAct }, { "layernorm", &RecomputeModules::layernorm },
+          { "moe", &RecomputeModules::moe }, { "shared_experts", &RecomputeModules::sharedExperts } };
 } // namespace
 
 std::vector<std::string> recomputeModuleNames(const RecomputeModules& m)

@@ -76,7 +76,8 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
         // Stages of the same shape take the same time (stageTime depends on the stage only through its shape).
-        times[i] = i > 0 && st == previousShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
+        times[i]
+            = i > 0 && st == previousShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
         previousShape = st;
         si.forwardTime = times[i].forward;
         si.backwardTime = times[i].backward;
@@ -121,12 +122,13 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const bool moeAgain = s.training.recompute == Recompute::Full
         || (s.training.recompute == Recompute::Selective && s.training.effectiveRecomputeModules().moe);
     slowStage.epExposed = slowStage.shape.moeLayers * (moeL.epBwd + moeL.epFwd * (moeAgain ? 2.0 : 1.0));
-    const double tpAll = comm.expertTpSplit
-        ? slowStage.shape.denseLayers * (comm.tpFwd + comm.tpBwd) + slowStage.shape.moeLayers * (comm.tpFwdMoe + comm.tpBwdMoe)
-        : double(slowStage.shape.layers) * (comm.tpFwd + comm.tpBwd);
+    const double tpAll = comm.expertTpSplit ? slowStage.shape.denseLayers * (comm.tpFwd + comm.tpBwd)
+            + slowStage.shape.moeLayers * (comm.tpFwdMoe + comm.tpBwdMoe)
+                                            : double(slowStage.shape.layers) * (comm.tpFwd + comm.tpBwd);
     if (tpAll > 0)
         slowStage.tpExposedShare = (slowStage.shape.denseLayers * (denseL.tpFwd + denseL.tpBwd)
-                                       + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd)) / tpAll;
+                                       + slowStage.shape.moeLayers * (moeL.tpFwd + moeL.tpBwd))
+            / tpAll;
     std::vector<Expr> collectiveBytes; // with terms: each collective's bytes as recordCollectives computed them
     const StepCollectives collectives
         = recordCollectives(s, sh, layout, comm, slowStage, r, terms ? &collectiveBytes : nullptr);
@@ -152,9 +154,11 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         usable.unit = "B";
         usable.anchor = "usable-memory";
         usable.source = s.cluster.gpu.reportedMemoryBytes > 0
-            ? "GPU catalog reported_memory_bytes (the driver's total, nvidia-smi / rocm-smi; its source in the catalog); "
+            ? "GPU catalog reported_memory_bytes (the driver's total, nvidia-smi / rocm-smi; its source in the "
+              "catalog); "
               "PyTorch CUDA semantics (the context is created before the caching allocator); headroom: the scenario's"
-            : "GPU datasheet memory (the catalog has no driver-reported figure); PyTorch CUDA semantics (the context is "
+            : "GPU datasheet memory (the catalog has no driver-reported figure); PyTorch CUDA semantics (the context "
+              "is "
               "created before the caching allocator); headroom: the scenario's";
         terms->push_back(std::move(usable));
         StepTerms st;
@@ -196,13 +200,14 @@ void addWarnings(const Scenario& s, Result& r)
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
     if (s.model.layers % p.pp != 0 && p.pipelineLayout.empty())
-        r.warnings.push_back({ "parallelism.pp", "layers do not divide evenly over pipeline stages; the last stages get one more" });
+        r.warnings.push_back(
+            { "parallelism.pp", "layers do not divide evenly over pipeline stages; the last stages get one more" });
     // A GPU ships with one scale-up fabric (the catalog's scale_up_link): another one is a scenario that cannot be built,
     // e.g. a B200 with NVLink 4, usually left over from a GPU change.
     const auto& c = s.cluster;
     if (!c.gpu.scaleUpLink.empty() && !c.intraNode.id.empty() && c.intraNode.id != c.gpu.scaleUpLink)
-        r.warnings.push_back({ "cluster.intra_node",
-            c.gpu.name + " comes with " + c.gpu.scaleUpLink + ", not " + c.intraNode.id });
+        r.warnings.push_back(
+            { "cluster.intra_node", c.gpu.name + " comes with " + c.gpu.scaleUpLink + ", not " + c.intraNode.id });
 }
 } // namespace
 

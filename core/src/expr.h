@@ -22,7 +22,10 @@ namespace shardscope::core::detail {
 /// A figure on the fast path: its value only. The symbol and meaning of an input are never looked at.
 struct Fast {
     double v = 0;
-    static Fast input(std::string_view, double value, std::string_view = {}, std::string_view = {}) { return { value }; }
+    static Fast input(std::string_view, double value, std::string_view = {}, std::string_view = {})
+    {
+        return { value };
+    }
     static Fast constant(double value) { return { value }; }
     static Fast named(std::string_view, Fast e, std::string_view = {}, std::string_view = {}) { return e; }
     double value() const { return v; }
@@ -53,7 +56,8 @@ struct Expr {
         e.expression = exprNumber(value);
         e.formulaPrec = symbol.find(" + ") != std::string_view::npos || symbol.find(" − ") != std::string_view::npos
             ? Sum
-            : symbol.find("·") != std::string_view::npos || symbol.find('/') != std::string_view::npos ? Product : Atom;
+            : symbol.find("·") != std::string_view::npos || symbol.find('/') != std::string_view::npos ? Product
+                                                                                                       : Atom;
         e.inputs.push_back({ std::string(symbol), value, std::string(unit), std::string(meaning) });
         return e;
     }
@@ -74,8 +78,8 @@ struct Expr {
         r.formula = std::string(symbol);
         r.expression = e.expressionPrec == Atom ? std::move(e.expression) : "(" + e.expression + ")";
         r.inputs = std::move(e.inputs);
-        r.inputs.push_back({ std::string(symbol), e.v, std::string(unit), std::string(meaning) + ", " + std::string(symbol)
-                                 + " = " + e.formula });
+        r.inputs.push_back({ std::string(symbol), e.v, std::string(unit),
+            std::string(meaning) + ", " + std::string(symbol) + " = " + e.formula });
         return r;
     }
     double value() const { return v; }
@@ -110,8 +114,10 @@ inline Expr binary(Expr a, Expr b, double value, const char* formulaOp, char op)
     const Expr::Precedence prec = additive ? Expr::Sum : Expr::Product;
     // Formula: usual mathematical precedence (a − (b + c), a/(b·c), (a + b)·c).
     const bool fa = !additive && a.formulaPrec == Expr::Sum;
-    const bool fb = op == '-' ? b.formulaPrec == Expr::Sum : op == '/' ? b.formulaPrec <= Expr::Product
-        : op == '*' ? b.formulaPrec == Expr::Sum : false;
+    const bool fb = op == '-' ? b.formulaPrec == Expr::Sum
+        : op == '/'           ? b.formulaPrec <= Expr::Product
+        : op == '*'           ? b.formulaPrec == Expr::Sum
+                              : false;
     // Expression: also any right operand of the same precedence, so that it evaluates in the C++ order.
     const bool ea = !additive && a.expressionPrec == Expr::Sum;
     const bool eb = b.expressionPrec <= prec;
@@ -144,22 +150,26 @@ inline Expr choose(const Expr& a, const Expr& b, double value, const char* name)
 // Operands that are temporaries (a + b + c, a·(b + c)) are moved, not copied: texts and inputs only grow.
 template <class A, class B>
 concept ExprOperands = std::is_same_v<std::remove_cvref_t<A>, Expr> && std::is_same_v<std::remove_cvref_t<B>, Expr>;
-template <class A, class B> requires ExprOperands<A, B> Expr operator+(A&& a, B&& b)
+template <class A, class B>
+requires ExprOperands<A, B> Expr operator+(A&& a, B&& b)
 {
     const double v = a.v + b.v;
     return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, " + ", '+');
 }
-template <class A, class B> requires ExprOperands<A, B> Expr operator-(A&& a, B&& b)
+template <class A, class B>
+requires ExprOperands<A, B> Expr operator-(A&& a, B&& b)
 {
     const double v = a.v - b.v;
     return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, " − ", '-');
 }
-template <class A, class B> requires ExprOperands<A, B> Expr operator*(A&& a, B&& b)
+template <class A, class B>
+requires ExprOperands<A, B> Expr operator*(A&& a, B&& b)
 {
     const double v = a.v * b.v;
     return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, "·", '*');
 }
-template <class A, class B> requires ExprOperands<A, B> Expr operator/(A&& a, B&& b)
+template <class A, class B>
+requires ExprOperands<A, B> Expr operator/(A&& a, B&& b)
 {
     const double v = a.v / b.v;
     return expr_detail::binary(std::forward<A>(a), std::forward<B>(b), v, "/", '/');

@@ -20,8 +20,8 @@ namespace shardscope::core {
 
 namespace {
 
-std::atomic<int> g_faultStep{ -1 };
-std::atomic<int> g_faultErrno{ 0 };
+std::atomic<int> g_faultStep { -1 };
+std::atomic<int> g_faultErrno { 0 };
 
 /// errno to report for `step`: the injected one (once), else 0.
 int injected(WriteStep step)
@@ -66,7 +66,7 @@ std::string baseOf(const std::string& path)
 /// path with symbolic links resolved (the file a save replaces), or path itself when it does not exist yet.
 bool resolveTarget(const std::string& path, std::string& target, std::string& error)
 {
-    struct stat st{};
+    struct stat st { };
     if (::lstat(path.c_str(), &st) != 0) {
         target = path; // a new file
         return true;
@@ -116,7 +116,7 @@ bool readLoop(int fd, size_t maxBytes, std::string& out, int& err)
 
 bool readRegularFile(const std::string& path, size_t maxBytes, std::string& out, std::string& error)
 {
-    struct stat st{};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0) {
         error = path + ": cannot be opened: " + describeErrno(errno);
         return false;
@@ -225,13 +225,13 @@ bool writeFileAtomically(const std::string& path, std::string_view bytes, std::s
     if (!resolveTarget(path, target, error))
         return false;
     const std::string folder = folderOf(target);
-    struct stat old{};
+    struct stat old { };
     const bool replacing = ::stat(target.c_str(), &old) == 0;
 
     // The temporary file: hidden, beside the target (rename(2) is atomic only within one file system).
     std::string tmp;
     int fd = -1;
-    static std::atomic<unsigned> counter{ 0 };
+    static std::atomic<unsigned> counter { 0 };
     int err = injected(WriteStep::Open);
     for (int attempt = 0; fd < 0 && !err && attempt < 100; ++attempt) {
         tmp = folder + "/." + baseOf(target) + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
@@ -270,15 +270,15 @@ bool writeFileAtomically(const std::string& path, std::string_view bytes, std::s
             return fail("cannot write " + target, e);
     if (int e = injected(WriteStep::Sync); e || ::fsync(fd) != 0)
         return fail("cannot write " + target + " to disk", e ? e : errno);
-    struct stat written{};
+    struct stat written { };
     if (const int e = injected(WriteStep::Verify))
         return fail("cannot verify " + target, e);
     if (::fstat(fd, &written) != 0)
         return fail("cannot verify " + target, errno);
     if (static_cast<uint64_t>(written.st_size) != bytes.size())
         return fail("cannot verify " + target + " (" + std::to_string(written.st_size) + " of "
-                        + std::to_string(bytes.size()) + " bytes on disk)",
-                    EIO);
+                + std::to_string(bytes.size()) + " bytes on disk)",
+            EIO);
     {
         const int e = injected(WriteStep::Close);
         const int rc = ::close(fd);
@@ -300,8 +300,10 @@ bool writeFileAtomically(const std::string& path, std::string_view bytes, std::s
 
 bool sameExistingFile(const std::string& a, const std::string& b)
 {
-    struct stat sa{}, sb{};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    struct stat sa {
+    }, sb {};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev
+        && sa.st_ino == sb.st_ino;
 }
 
 void setAtomicWriteFaultForTesting(WriteStep step, int err)
@@ -337,7 +339,10 @@ std::string escapeForTerminal(std::string_view text, bool allowNewlines)
             continue;
         }
         // A UTF-8 sequence: its length from the lead byte, then continuation bytes, no overlongs or surrogates.
-        const size_t len = (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+        const size_t len = (c >= 0xc2 && c <= 0xdf) ? 2
+            : (c >= 0xe0 && c <= 0xef)              ? 3
+            : (c >= 0xf0 && c <= 0xf4)              ? 4
+                                                    : 0;
         bool valid = len != 0 && i + len <= text.size();
         uint32_t cp = len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
         for (size_t k = 1; valid && k < len; ++k) {
@@ -346,7 +351,8 @@ std::string escapeForTerminal(std::string_view text, bool allowNewlines)
             cp = (cp << 6) | (cc & 0x3f);
         }
         if (valid)
-            valid = !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) && !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
+            valid = !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+                && !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
         if (!valid) {
             escByte(c);
             ++i;
@@ -354,8 +360,8 @@ std::string escapeForTerminal(std::string_view text, bool allowNewlines)
         }
         // C1 controls (CSI 0x9b drives terminals like ESC [) and bidirectional overrides (text that reads
         // differently from what it is) are shown as code points.
-        const bool hidden = (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)
-            || cp == 0x200e || cp == 0x200f || cp == 0x061c;
+        const bool hidden = (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e)
+            || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f || cp == 0x061c;
         if (hidden) {
             char buf[12];
             std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));

@@ -16,7 +16,7 @@ constexpr int64_t kMaxBatch = 1'000'000'000;
 /// Walks start, start + dir·step, ... (kFixSearchSteps candidates at most, within [lo, hi]) and appends the first
 /// one with which validate() finds no issue.
 void firstValid(const Scenario& s, const char* field, int64_t start, int64_t dir, int64_t step, int64_t lo, int64_t hi,
-                const std::function<void(Scenario&, int64_t)>& set, std::vector<Fix>& out)
+    const std::function<void(Scenario&, int64_t)>& set, std::vector<Fix>& out)
 {
     for (int k = 0; k < kFixSearchSteps; ++k) {
         const int64_t v = start + dir * k * step;

@@ -155,7 +155,7 @@ bool detectImportSource(std::string_view fileName, std::string_view text, Import
         return true;
     }
     // The first 64 KiB are enough to tell the formats apart (every key named below sits at the top level).
-    const std::string_view head = text.substr(0, size_t{64} * 1024);
+    const std::string_view head = text.substr(0, size_t { 64 } * 1024);
     const auto has = [&](std::string_view needle) { return head.find(needle) != std::string_view::npos; };
     const size_t firstChar = head.find_first_not_of(" \t\r\n");
     const bool json = firstChar != std::string_view::npos && head[firstChar] == '{';
@@ -164,7 +164,8 @@ bool detectImportSource(std::string_view fileName, std::string_view text, Import
             out = ImportSource::Scenario;
         else if (has("\"model_type\"") || has("\"architectures\""))
             out = ImportSource::HfConfig;
-        else if (has("\"zero_optimization\"") || has("\"train_batch_size\"") || has("\"train_micro_batch_size_per_gpu\""))
+        else if (has("\"zero_optimization\"") || has("\"train_batch_size\"")
+            || has("\"train_micro_batch_size_per_gpu\""))
             out = ImportSource::DeepSpeed;
         else
             return false;
@@ -185,25 +186,25 @@ const std::vector<std::string>& importFieldNames()
 {
     static const std::vector<std::string> names = { "model.layers", "model.hidden", "model.heads", "model.kv_heads",
         "model.head_dim", "model.ffn_hidden", "model.vocab", "model.max_seq", "model.mlp", "model.norm",
-        "model.position_embedding", "model.tied_embeddings", "model.biases", "model.moe", "model.mla", "model.sliding_window",
-        "model.sliding_window_pattern", "cluster.gpu",
-        "cluster.nodes", "cluster.gpus_per_node", "training.seq_len", "training.global_batch", "training.micro_batch",
-        "training.precision", "training.optimizer", "training.recompute", "training.flash_attention", "training.dropout",
-        "training.framework", "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp",
-        "parallelism.ep", "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
+        "model.position_embedding", "model.tied_embeddings", "model.biases", "model.moe", "model.mla",
+        "model.sliding_window", "model.sliding_window_pattern", "cluster.gpu", "cluster.nodes", "cluster.gpus_per_node",
+        "training.seq_len", "training.global_batch", "training.micro_batch", "training.precision", "training.optimizer",
+        "training.recompute", "training.flash_attention", "training.dropout", "training.framework",
+        "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
+        "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
         "parallelism.pipeline_layout", "parallelism.shard_group", "offload.optimizer", "offload.parameters" };
     return names;
 }
 
 ImportResult importConfig(ImportSource source, std::string_view text, const Scenario& base, bool baseIsDefault,
-                          const ImportOptions& options, const Catalog& catalog)
+    const ImportOptions& options, const Catalog& catalog)
 {
     ImportResult out;
     out.scenario = base;
-    detail::ImportContext cx{ out, toString(source), catalog, options, {} };
+    detail::ImportContext cx { out, toString(source), catalog, options, {} };
     if (text.size() > kMaxImportBytes) {
-        cx.error("", "the file is " + std::to_string(text.size()) + " bytes; the limit is "
-                     + std::to_string(kMaxImportBytes));
+        cx.error("",
+            "the file is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxImportBytes));
         return out;
     }
 

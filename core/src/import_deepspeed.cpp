@@ -25,15 +25,17 @@ namespace shardscope::core::detail {
 
 namespace {
 
-std::string list(const std::vector<std::string>& v)
-{
-    return cappedList(v);
-}
+std::string list(const std::vector<std::string>& v) { return cappedList(v); }
 
 /// Reads of one JSON object's keys, each named by its dotted path; keys not read are reported as unknown.
-class DsObject {
+class DsObject
+{
 public:
-    DsObject(const json& obj, std::string path, ImportContext& cx) : m_obj(obj), m_path(std::move(path)), m_cx(cx) {}
+    DsObject(const json& obj, std::string path, ImportContext& cx)
+        : m_obj(obj)
+        , m_path(std::move(path))
+        , m_cx(cx)
+    { }
     std::string field(const char* key) const { return m_path.empty() ? key : m_path + "." + key; }
     const json* find(const char* key)
     {
@@ -42,8 +44,9 @@ public:
         if (it == m_obj.end() || it->is_null())
             return nullptr;
         if (it->is_string() && it->get<std::string>() == "auto") {
-            m_cx.warning(field(key), "\"auto\" (filled in by the Hugging Face Trainer at launch): taken from the base "
-                                     "scenario");
+            m_cx.warning(field(key),
+                "\"auto\" (filled in by the Hugging Face Trainer at launch): taken from the base "
+                "scenario");
             return nullptr;
         }
         return &*it;
@@ -146,9 +149,11 @@ void bucket(DsObject& zero, const char* key, double modelled, ImportContext& cx)
 {
     int64_t v = 0;
     if (zero.count(key, v, 0) && static_cast<double>(v) != modelled)
-        cx.warning(zero.field(key), std::to_string(v) + " elements: ShardScope models DeepSpeed's default "
-                       + std::to_string(static_cast<int64_t>(modelled)) + " (fixed, engine.h), so this run's buffers "
-                       "and overlap may differ from the figures");
+        cx.warning(zero.field(key),
+            std::to_string(v) + " elements: ShardScope models DeepSpeed's default "
+                + std::to_string(static_cast<int64_t>(modelled))
+                + " (fixed, engine.h), so this run's buffers "
+                  "and overlap may differ from the figures");
 }
 
 } // namespace
@@ -160,14 +165,15 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
         return;
     Scenario& s = cx.s();
     DsObject top(root, "", cx);
-    top.known({ "gradient_clipping", "scheduler", "steps_per_print", "wall_clock_breakdown", "zero_allow_untested_optimizer",
-        "prescale_gradients", "gradient_predivide_factor", "communication_data_type", "flops_profiler", "tensorboard",
-        "wandb", "csv_monitor", "comet", "comms_logger", "dump_state", "memory_breakdown", "checkpoint", "data_efficiency",
-        "zero_force_ds_cpu_optimizer", "elasticity", "autotuning", "aio", "compression_training", "sparse_attention",
-        "curriculum_learning", "gradient_accumulation_dtype", "data_types", "disable_allgather", "sparse_gradients",
-        "graph_harvesting", "use_node_local_storage", "load_universal_checkpoint", "nebula", "compile", "timers",
-        "eigenvalue", "progressive_layer_drop", "seq_parallel_communication_data_type", "train_batch_size",
-        "train_micro_batch_size_per_gpu", "gradient_accumulation_steps" });
+    top.known({ "gradient_clipping", "scheduler", "steps_per_print", "wall_clock_breakdown",
+        "zero_allow_untested_optimizer", "prescale_gradients", "gradient_predivide_factor", "communication_data_type",
+        "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "dump_state",
+        "memory_breakdown", "checkpoint", "data_efficiency", "zero_force_ds_cpu_optimizer", "elasticity", "autotuning",
+        "aio", "compression_training", "sparse_attention", "curriculum_learning", "gradient_accumulation_dtype",
+        "data_types", "disable_allgather", "sparse_gradients", "graph_harvesting", "use_node_local_storage",
+        "load_universal_checkpoint", "nebula", "compile", "timers", "eigenvalue", "progressive_layer_drop",
+        "seq_parallel_communication_data_type", "train_batch_size", "train_micro_batch_size_per_gpu",
+        "gradient_accumulation_steps" });
 
     cx.framework(Framework::DeepSpeed, "(config)");
 
@@ -183,22 +189,23 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     int64_t modelRanks = 0, tpPp = 0;
     if (!boundedProduct(s.parallelism.tp, s.parallelism.pp, kMaxWhole, tpPp)
         || !boundedProduct(tpPp, std::max(1, s.parallelism.cp), kMaxIntCount, modelRanks)) {
-        cx.error(hasSp ? "sequence_parallel_size" : "(config)", "tp x pp x sequence_parallel_size must be at most "
-                     + std::to_string(kMaxIntCount) + " GPUs");
+        cx.error(hasSp ? "sequence_parallel_size" : "(config)",
+            "tp x pp x sequence_parallel_size must be at most " + std::to_string(kMaxIntCount) + " GPUs");
         return;
     }
     if (hasMeshDp) {
         int64_t gpus = 0;
         if (!boundedProduct(meshDp, modelRanks, kMaxIntCount, gpus)) {
-            cx.error("data_parallel_size", "data_parallel_size x tp x pp x sequence_parallel_size must be at most "
-                         + std::to_string(kMaxIntCount) + " GPUs");
+            cx.error("data_parallel_size",
+                "data_parallel_size x tp x pp x sequence_parallel_size must be at most " + std::to_string(kMaxIntCount)
+                    + " GPUs");
             return;
         }
         if (cx.options.gpus != 0 && gpus != cx.options.gpus) {
-            cx.error("data_parallel_size", std::to_string(meshDp) + " x sequence_parallel_size "
-                         + std::to_string(s.parallelism.cp) + " x tp " + std::to_string(s.parallelism.tp) + " x pp "
-                         + std::to_string(s.parallelism.pp) + " = " + std::to_string(gpus) + " GPUs, but --gpus is "
-                         + std::to_string(cx.options.gpus));
+            cx.error("data_parallel_size",
+                std::to_string(meshDp) + " x sequence_parallel_size " + std::to_string(s.parallelism.cp) + " x tp "
+                    + std::to_string(s.parallelism.tp) + " x pp " + std::to_string(s.parallelism.pp) + " = "
+                    + std::to_string(gpus) + " GPUs, but --gpus is " + std::to_string(cx.options.gpus));
         } else if (cx.options.gpus == 0 && gpus != s.cluster.gpus()) {
             std::string message;
             if (gpus > 10'000'000 || !setGpuCount(s.cluster, static_cast<int>(gpus), message))
@@ -210,8 +217,9 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     const int gpus = s.cluster.gpus();
     const int64_t dp = gpus % modelRanks == 0 ? gpus / modelRanks : 0;
     if (dp == 0) {
-        cx.error("(config)", std::to_string(gpus) + " GPUs are not a multiple of tp x pp x sequence_parallel_size ("
-                     + std::to_string(modelRanks) + "); pass --gpus or a --base with the run's layout");
+        cx.error("(config)",
+            std::to_string(gpus) + " GPUs are not a multiple of tp x pp x sequence_parallel_size ("
+                + std::to_string(modelRanks) + "); pass --gpus or a --base with the run's layout");
         return;
     }
 
@@ -220,9 +228,9 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     const bool hasTrain = top.count("train_batch_size", train);
     const bool hasMicro = top.count("train_micro_batch_size_per_gpu", micro);
     const bool hasAccum = top.count("gradient_accumulation_steps", accum);
-    const std::string world = "data-parallel ranks " + std::to_string(dp) + " (= " + std::to_string(gpus) + " GPUs / (tp "
-        + std::to_string(s.parallelism.tp) + " x pp " + std::to_string(s.parallelism.pp) + " x sequence parallel "
-        + std::to_string(std::max(1, s.parallelism.cp)) + "))";
+    const std::string world = "data-parallel ranks " + std::to_string(dp) + " (= " + std::to_string(gpus)
+        + " GPUs / (tp " + std::to_string(s.parallelism.tp) + " x pp " + std::to_string(s.parallelism.pp)
+        + " x sequence parallel " + std::to_string(std::max(1, s.parallelism.cp)) + "))";
     if (hasTrain && hasMicro && hasAccum) {
         // all three given: checked below
     } else if (hasTrain && hasMicro) {
@@ -247,9 +255,11 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     if (hasTrain || hasMicro) {
         if (micro < 1 || accum < 1 || train < 1 || train != product) {
             cx.error(hasTrain ? "train_batch_size" : "train_micro_batch_size_per_gpu",
-                "the rule train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel "
-                "ranks fails: " + (hasTrain ? std::to_string(train) : std::string("(derived)")) + " != "
-                    + (hasMicro ? std::to_string(micro) : "(derived " + std::to_string(micro) + ")") + " x "
+                "the rule train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x "
+                "data-parallel "
+                "ranks fails: "
+                    + (hasTrain ? std::to_string(train) : std::string("(derived)"))
+                    + " != " + (hasMicro ? std::to_string(micro) : "(derived " + std::to_string(micro) + ")") + " x "
                     + (hasAccum ? std::to_string(accum) : "(derived " + std::to_string(accum) + ")") + " x " + world
                     + " (deepspeed/runtime/config.py _batch_assertion); give --gpus the run's GPU count");
         } else {
@@ -299,11 +309,11 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
             "stage3_param_persistence_threshold", "param_persistence_threshold", "stage3_model_persistence_threshold",
             "model_persistence_threshold", "stage3_max_live_parameters", "max_live_parameters",
             "stage3_max_reuse_distance", "max_reuse_distance", "stage3_gather_16bit_weights_on_model_save",
-            "gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save", "ignore_unused_parameters",
-            "legacy_stage1", "round_robin_gradients", "mics_hierarchical_params_gather", "memory_efficient_linear",
-            "pipeline_loading_checkpoint", "override_module_apply", "use_all_reduce_for_fetch_params",
-            "stage3_use_all_reduce_for_fetch_params", "log_trace_cache_warnings", "module_granularity_threshold",
-            "use_multi_rank_bucket_allreduce" });
+            "gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
+            "ignore_unused_parameters", "legacy_stage1", "round_robin_gradients", "mics_hierarchical_params_gather",
+            "memory_efficient_linear", "pipeline_loading_checkpoint", "override_module_apply",
+            "use_all_reduce_for_fetch_params", "stage3_use_all_reduce_for_fetch_params", "log_trace_cache_warnings",
+            "module_granularity_threshold", "use_multi_rank_bucket_allreduce" });
         int64_t stage = 0;
         zero.count("stage", stage, 0);
         if (stage > 3) {
@@ -333,7 +343,8 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
         offloadDevice(zero, "offload_optimizer", opt, cx);
         offloadDevice(zero, "offload_param", par, cx);
         if (stage < 3 && par != OffloadTarget::None) {
-            cx.warning("zero_optimization.offload_param", "parameter offload needs stage 3 (zero/offload_config.py); ignored");
+            cx.warning(
+                "zero_optimization.offload_param", "parameter offload needs stage 3 (zero/offload_config.py); ignored");
             par = OffloadTarget::None;
         }
         if (stage == 0 && opt != OffloadTarget::None) {
@@ -352,7 +363,8 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
         int64_t hpz = 0;
         if (zero.count("zero_hpz_partition_size", hpz) && hpz > 1)
             cx.warning("zero_optimization.zero_hpz_partition_size", "ZeRO++ hierarchical partitioning is not modelled");
-        for (const char* q : { "zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights" }) {
+        for (const char* q :
+            { "zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights" }) {
             bool on = false;
             if (zero.flag(q, on) && on)
                 cx.warning(zero.field(q), "ZeRO++ quantized communication is not modelled");
@@ -396,8 +408,10 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
                 s.training.optimizer = Optimizer::SgdMomentum;
                 cx.set("training.optimizer");
             } else {
-                cx.warning("optimizer.type", "'" + type + "' is not modelled (adam, adamw or sgd): the base scenario's "
-                                             "optimizer is kept");
+                cx.warning("optimizer.type",
+                    "'" + type
+                        + "' is not modelled (adam, adamw or sgd): the base scenario's "
+                          "optimizer is kept");
             }
         }
         opt.reportUnknown();

@@ -18,9 +18,13 @@ namespace shardscope::core::detail {
 namespace {
 
 /// Typed reads of config.json keys; every key read is remembered so that the rest can be listed as unknown.
-class HfKeys {
+class HfKeys
+{
 public:
-    HfKeys(const json& root, ImportContext& cx) : m_root(root), m_cx(cx) {}
+    HfKeys(const json& root, ImportContext& cx)
+        : m_root(root)
+        , m_cx(cx)
+    { }
 
     /// A whole number from 0 to `hi`; `fallback` when the key is absent or null (the configuration class's default).
     int64_t count(const char* key, int64_t fallback, int64_t hi = 1'000'000'000'000)
@@ -149,14 +153,15 @@ void knownWithoutEffect(HfKeys& k)
         "routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group", "ep_size", "sliding_window",
         "use_sliding_window", "max_window_layers", "layer_types", "original_max_position_embeddings",
         "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "n_ctx", "is_decoder",
-        "use_return_dict", "output_attentions", "output_hidden_states", "return_dict", "torchscript", "gradient_checkpointing",
-        "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar", "hidden_activation",
-        "rotary_emb_base", "rotary_pct", "use_parallel_residual", "classifier_dropout", "layer_norm_elementwise_affine",
-        "do_layer_norm_before", "_remove_final_layer_norm", "apply_residual_connection_post_layernorm",
-        "slow_but_exact", "offset_alibi", "masked_softmax_fusion", "bias_dropout_fusion", "skip_bias_add",
-        "skip_bias_add_qkv", "attention_softmax_in_fp32", "unk_token_id", "prefix", "parallel_attn",
-        "num_ln_in_parallel_attn", "qk_layernorm", "moe_layer_freq", "first_k_dense_replace", "decoder_sparse_step",
-        "use_qk_norm", "max_position_embeddings", "n_positions", "hidden_act", "activation_function", "head_dim" });
+        "use_return_dict", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
+        "gradient_checkpointing", "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
+        "hidden_activation", "rotary_emb_base", "rotary_pct", "use_parallel_residual", "classifier_dropout",
+        "layer_norm_elementwise_affine", "do_layer_norm_before", "_remove_final_layer_norm",
+        "apply_residual_connection_post_layernorm", "slow_but_exact", "offset_alibi", "masked_softmax_fusion",
+        "bias_dropout_fusion", "skip_bias_add", "skip_bias_add_qkv", "attention_softmax_in_fp32", "unk_token_id",
+        "prefix", "parallel_attn", "num_ln_in_parallel_attn", "qk_layernorm", "moe_layer_freq", "first_k_dense_replace",
+        "decoder_sparse_step", "use_qk_norm", "max_position_embeddings", "n_positions", "hidden_act",
+        "activation_function", "head_dim" });
 }
 
 struct Family {
@@ -186,15 +191,15 @@ struct LlamaDefaults {
 const std::map<std::string, LlamaDefaults>& llamaDefaults()
 {
     static const std::map<std::string, LlamaDefaults> d = {
-        { "llama", { 32000, 4096, 11008, 32, 32, 0, 0, false } },      // configuration_llama.py
-        { "mistral", { 32000, 4096, 14336, 32, 32, 8, 0, false } },    // configuration_mistral.py
-        { "mixtral", { 32000, 4096, 14336, 32, 32, 8, 0, false } },    // configuration_mixtral.py
-        { "qwen2", { 151936, 4096, 22016, 32, 32, 32, 0, false } },    // configuration_qwen2.py
+        { "llama", { 32000, 4096, 11008, 32, 32, 0, 0, false } }, // configuration_llama.py
+        { "mistral", { 32000, 4096, 14336, 32, 32, 8, 0, false } }, // configuration_mistral.py
+        { "mixtral", { 32000, 4096, 14336, 32, 32, 8, 0, false } }, // configuration_mixtral.py
+        { "qwen2", { 151936, 4096, 22016, 32, 32, 32, 0, false } }, // configuration_qwen2.py
         { "qwen2_moe", { 151936, 2048, 5632, 24, 16, 16, 0, false } }, // configuration_qwen2_moe.py
-        { "qwen3", { 151936, 4096, 22016, 32, 32, 32, 128, false } },  // configuration_qwen3.py
+        { "qwen3", { 151936, 4096, 22016, 32, 32, 32, 128, false } }, // configuration_qwen3.py
         { "qwen3_moe", { 151936, 2048, 6144, 24, 32, 4, 128, false } }, // configuration_qwen3_moe.py
-        { "gemma", { 256000, 3072, 24576, 28, 16, 16, 256, true } },   // configuration_gemma.py
-        { "phi3", { 32064, 3072, 8192, 32, 32, 0, 0, false } },        // configuration_phi3.py
+        { "gemma", { 256000, 3072, 24576, 28, 16, 16, 256, true } }, // configuration_gemma.py
+        { "phi3", { 32064, 3072, 8192, 32, 32, 0, 0, false } }, // configuration_phi3.py
         { "deepseek_v2", { 102400, 5120, 12288, 30, 32, 32, 0, false } }, // configuration_deepseek_v2.py
         { "deepseek_v3", { 129280, 7168, 18432, 61, 128, 128, 0, false } }, // configuration_deepseek_v3.py
     };
@@ -208,8 +213,9 @@ int leadingDenseLayers(HfKeys& k, ImportContext& cx)
 {
     const int64_t step = k.count("decoder_sparse_step", 1);
     if (step != 1)
-        cx.error("decoder_sparse_step", "only 1 (every layer an MoE layer) is supported, not " + std::to_string(step)
-                     + ": ShardScope's models have dense layers only before the MoE layers");
+        cx.error("decoder_sparse_step",
+            "only 1 (every layer an MoE layer) is supported, not " + std::to_string(step)
+                + ": ShardScope's models have dense layers only before the MoE layers");
     const std::vector<int64_t> only = k.indices("mlp_only_layers");
     for (size_t i = 0; i < only.size(); ++i)
         if (only[i] != static_cast<int64_t>(i)) {
@@ -242,8 +248,8 @@ void slidingWindow(const std::string& type, HfKeys& k, ImportContext& cx, ModelS
     if (types.empty())
         return;
     if (types.size() != size_t(m.layers)) {
-        cx.error("layer_types", "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers)
-                     + " layers");
+        cx.error("layer_types",
+            "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers");
         return;
     }
     int global = 0, first = 0;
@@ -262,8 +268,9 @@ void slidingWindow(const std::string& type, HfKeys& k, ImportContext& cx, ModelS
         periodic = periodic && ((types[i] == "full_attention") == ((int(i) + 1) % first == 0));
     m.slidingWindowPattern = periodic ? first : std::max(1, int(std::lround(double(m.layers) / global)));
     if (!periodic)
-        cx.warning("layer_types", std::to_string(global) + " full-attention layers, not every n-th: modelled as every "
-                       + std::to_string(m.slidingWindowPattern) + "-th (the same share of global layers)");
+        cx.warning("layer_types",
+            std::to_string(global) + " full-attention layers, not every n-th: modelled as every "
+                + std::to_string(m.slidingWindowPattern) + "-th (the same share of global layers)");
 }
 
 void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpec& m)
@@ -286,8 +293,9 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
     slidingWindow(type, k, cx, m);
     const std::string act = k.text("hidden_act", type == "gemma" ? "gelu_pytorch_tanh" : "silu");
     if (type == "gemma" || act.rfind("gelu", 0) == 0)
-        cx.warning("hidden_act", "the gated MLP (gate, up, down) with " + act
-                       + " is counted as SwiGLU: the same three matrices; only the activation differs");
+        cx.warning("hidden_act",
+            "the gated MLP (gate, up, down) with " + act
+                + " is counted as SwiGLU: the same three matrices; only the activation differs");
     // Biases. Qwen2/Qwen2-MoE put a bias on q, k and v (modeling_qwen2.py Qwen2Attention: q_proj/k_proj/v_proj
     // bias=True, o_proj bias=False). Llama-shaped configs use attention_bias (q, k, v and o; modeling_llama.py) and
     // mlp_bias.
@@ -320,8 +328,9 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
         // narrowInt sets sharedExperts only when the quotient fits
         if (m.moe.expertFfnHidden <= 0 || shared % m.moe.expertFfnHidden != 0
             || !narrowInt(shared / m.moe.expertFfnHidden, 0, kMaxIntCount, m.moe.sharedExperts)) {
-            cx.error("shared_expert_intermediate_size", "must be a multiple of moe_intermediate_size ("
-                         + std::to_string(m.moe.expertFfnHidden) + "): ShardScope counts shared experts in expert units");
+            cx.error("shared_expert_intermediate_size",
+                "must be a multiple of moe_intermediate_size (" + std::to_string(m.moe.expertFfnHidden)
+                    + "): ShardScope counts shared experts in expert units");
         }
         m.moe.denseLayers = leadingDenseLayers(k, cx);
     } else if (type == "qwen3_moe") {
@@ -340,8 +349,8 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
         m.moe.sharedExperts = k.small("n_shared_experts", v3 ? 1 : 0);
         m.moe.denseLayers = k.small("first_k_dense_replace", v3 ? 3 : 0);
         if (const int64_t freq = k.count("moe_layer_freq", 1); freq != 1)
-            cx.error("moe_layer_freq", "only 1 (every layer after first_k_dense_replace is MoE) is supported, not "
-                         + std::to_string(freq));
+            cx.error("moe_layer_freq",
+                "only 1 (every layer after first_k_dense_replace is MoE) is supported, not " + std::to_string(freq));
         // Multi-head latent attention; q_lora_rank null = a plain q projection (DeepSeek-V2-Lite).
         // Absent: the class default 1536; null: no query compression (DeepSeek-V2-Lite's q_proj).
         m.mla.qLoraRank = k.present("q_lora_rank") && !k.has("q_lora_rank") ? 0 : k.count("q_lora_rank", 1536);
@@ -352,8 +361,10 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
         if (m.moe.experts == 0)
             m.moe = {};
         if (const int64_t mtp = k.count("num_nextn_predict_layers", 0); mtp > 0)
-            cx.warning("num_nextn_predict_layers", std::to_string(mtp) + " multi-token-prediction module(s) not counted: "
-                           "the main model only (DeepSeek-V3 README_WEIGHTS.md: 671B main + 14B MTP)");
+            cx.warning("num_nextn_predict_layers",
+                std::to_string(mtp)
+                    + " multi-token-prediction module(s) not counted: "
+                      "the main model only (DeepSeek-V3 README_WEIGHTS.md: 671B main + 14B MTP)");
     }
 }
 
@@ -371,8 +382,9 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     for (const Family& f : kFamilies)
         supported |= type == f.modelType;
     if (!supported) {
-        cx.error("model_type", (type.empty() ? std::string("is missing") : "'" + type + "' is not supported")
-                     + "; supported: " + supportedTypes());
+        cx.error("model_type",
+            (type.empty() ? std::string("is missing") : "'" + type + "' is not supported")
+                + "; supported: " + supportedTypes());
         return;
     }
 
@@ -427,8 +439,9 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         m.mlp = Mlp::Gelu;
         m.norm = Norm::LayerNorm;
         if (!newArch)
-            cx.warning("parallel_attn", "Falcon's single input LayerNorm per layer is counted as two (2 x hidden_size "
-                           "values per layer more)");
+            cx.warning("parallel_attn",
+                "Falcon's single input LayerNorm per layer is counted as two (2 x hidden_size "
+                "values per layer more)");
     } else if (type == "bloom") {
         // BloomConfig: hidden_size (alias n_embed) 64, n_layer 2, n_head 8, vocab 250880; biases everywhere, ALiBi,
         // word_embeddings_layernorm, tied lm_head, 4h GELU MLP (modeling_bloom.py).
@@ -458,8 +471,8 @@ void importHfConfig(std::string_view text, ImportContext& cx)
         m.norm = Norm::LayerNorm;
         m.position = PositionEmbedding::Learned;
         if (const int64_t proj = k.count("word_embed_proj_dim", m.hidden); proj != m.hidden)
-            cx.warning("word_embed_proj_dim", "project_in/project_out (" + std::to_string(proj)
-                           + " x hidden_size each) are not counted");
+            cx.warning("word_embed_proj_dim",
+                "project_in/project_out (" + std::to_string(proj) + " x hidden_size each) are not counted");
     }
     if (m.kvHeads == 0)
         m.kvHeads = m.heads;
@@ -468,14 +481,16 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.ffnHidden <= 0 || m.vocab <= 0)
         cx.error("model_type", "the layers, hidden size, heads, intermediate size and vocabulary must all be positive");
     else if (m.headDim == 0 && m.hidden % m.heads != 0 && !m.isMla())
-        cx.error("num_attention_heads", "(" + std::to_string(m.heads) + ") must divide the hidden size ("
-                     + std::to_string(m.hidden) + ") when head_dim is not given");
+        cx.error("num_attention_heads",
+            "(" + std::to_string(m.heads) + ") must divide the hidden size (" + std::to_string(m.hidden)
+                + ") when head_dim is not given");
     if (m.kvHeads <= 0 || m.kvHeads > m.heads || m.heads % m.kvHeads != 0)
-        cx.error("num_key_value_heads", "(" + std::to_string(m.kvHeads) + ") must divide num_attention_heads ("
-                     + std::to_string(m.heads) + ")");
+        cx.error("num_key_value_heads",
+            "(" + std::to_string(m.kvHeads) + ") must divide num_attention_heads (" + std::to_string(m.heads) + ")");
     if (m.isMoe() && (m.moe.topK <= 0 || m.moe.topK > m.moe.experts || m.moe.expertFfnHidden <= 0))
-        cx.error("num_experts_per_tok", "the routed experts per token must be from 1 to the number of experts ("
-                     + std::to_string(m.moe.experts) + ") and the expert size positive");
+        cx.error("num_experts_per_tok",
+            "the routed experts per token must be from 1 to the number of experts (" + std::to_string(m.moe.experts)
+                + ") and the expert size positive");
     if (m.moe.denseLayers > m.layers)
         cx.error("first_k_dense_replace", "more dense layers than layers");
 
@@ -494,8 +509,9 @@ void importHfConfig(std::string_view text, ImportContext& cx)
     adoptPreset(m, name, ownName, cx.s().model, cx.catalog);
     cx.s().model = m;
     if (m.position == PositionEmbedding::Learned && m.maxSeq > 0 && cx.s().training.seqLen > m.maxSeq) {
-        cx.warning("n_positions", "the model has " + std::to_string(m.maxSeq) + " learned positions: training.seq_len "
-                       + std::to_string(cx.s().training.seqLen) + " becomes " + std::to_string(m.maxSeq));
+        cx.warning("n_positions",
+            "the model has " + std::to_string(m.maxSeq) + " learned positions: training.seq_len "
+                + std::to_string(cx.s().training.seqLen) + " becomes " + std::to_string(m.maxSeq));
         cx.s().training.seqLen = m.maxSeq;
         cx.set("training.seq_len");
     }

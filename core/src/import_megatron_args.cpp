@@ -49,16 +49,17 @@ namespace {
 /// Flags whose presence alone says something (argparse store_true).
 const std::set<std::string>& switches()
 {
-    static const std::set<std::string> s = { "--group-query-attention", "--swiglu", "--untie-embeddings-and-output-weights",
-        "--disable-bias-linear", "--add-qkv-bias", "--multi-latent-attention", "--sequence-parallel",
-        "--recompute-activations", "--bf16", "--fp16", "--use-flash-attn", "--use-distributed-optimizer",
-        "--use-megatron-fsdp", "--use-torch-fsdp2", "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload",
-        "--squared-relu", "--standalone", "--use-precision-aware-optimizer", "--overlap-grad-reduce",
-        "--overlap-param-gather", "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
-        "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
-        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
-        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
-        "--moe-enable-deepep" };
+    static const std::set<std::string> s
+        = { "--group-query-attention", "--swiglu", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
+              "--add-qkv-bias", "--multi-latent-attention", "--sequence-parallel", "--recompute-activations", "--bf16",
+              "--fp16", "--use-flash-attn", "--use-distributed-optimizer", "--use-megatron-fsdp", "--use-torch-fsdp2",
+              "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload", "--squared-relu", "--standalone",
+              "--use-precision-aware-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
+              "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
+              "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
+              "--use-rotary-position-embeddings", "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap",
+              "--mock-data", "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
+              "--accumulate-allreduce-grads-in-fp32", "--moe-enable-deepep" };
     return s;
 }
 
@@ -72,17 +73,18 @@ const std::set<std::string>& listed()
 /// Flags ShardScope reads that take a value.
 const std::set<std::string>& valued()
 {
-    static const std::set<std::string> s = { "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
-        "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings", "--normalization",
-        "--position-embedding-type", "--vocab-size", "--num-experts", "--moe-router-topk", "--moe-ffn-hidden-size",
-        "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-router-group-topk", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
-        "--qk-pos-emb-head-dim", "--v-head-dim", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
-        "--context-parallel-size", "--expert-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
-        "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size", "--recompute-granularity",
-        "--recompute-method", "--recompute-num-layers", "--fp8-format", "--attention-backend", "--hidden-dropout",
-        "--attention-dropout", "--data-parallel-sharding-strategy", "--num-distributed-optimizer-instances",
-        "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node", "--expert-tensor-parallel-size",
-        "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend",
+    static const std::set<std::string> s = { "--num-layers", "--hidden-size", "--ffn-hidden-size",
+        "--num-attention-heads", "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings",
+        "--normalization", "--position-embedding-type", "--vocab-size", "--num-experts", "--moe-router-topk",
+        "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-router-group-topk",
+        "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim", "--v-head-dim",
+        "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
+        "--expert-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
+        "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size",
+        "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--fp8-format",
+        "--attention-backend", "--hidden-dropout", "--attention-dropout", "--data-parallel-sharding-strategy",
+        "--num-distributed-optimizer-instances", "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node",
+        "--expert-tensor-parallel-size", "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend",
         "--pipeline-model-parallel-layout", "--fp8-recipe", "--decoder-first-pipeline-num-layers",
         "--decoder-last-pipeline-num-layers" };
     return s;
@@ -94,9 +96,13 @@ struct Flag {
     int line = 0;
 };
 
-class Args {
+class Args
+{
 public:
-    Args(std::map<std::string, Flag> flags, ImportContext& cx) : m_flags(std::move(flags)), m_cx(cx) {}
+    Args(std::map<std::string, Flag> flags, ImportContext& cx)
+        : m_flags(std::move(flags))
+        , m_cx(cx)
+    { }
     /// The flag's value is a shell expansion ($VAR, ${VAR}, `...`).
     bool expands(const std::string& f) const
     {
@@ -115,8 +121,10 @@ public:
             return false;
         const Flag& v = m_flags.at(f);
         if (v.expands) {
-            m_cx.error(f, "'" + v.value + "' (line " + std::to_string(v.line) + ") is a shell expansion: ShardScope "
-                          "reads the script, it never expands variables or runs commands; write the value itself");
+            m_cx.error(f,
+                "'" + v.value + "' (line " + std::to_string(v.line)
+                    + ") is a shell expansion: ShardScope "
+                      "reads the script, it never expands variables or runs commands; write the value itself");
             return false;
         }
         out = v.value;
@@ -202,7 +210,8 @@ bool denseLayersFromFreq(const std::string& v, int layers, int& dense, std::stri
     size_t repeat = 1;
     if (const size_t close = t.rfind(")*"); t.size() > 2 && t.front() == '(' && close != std::string::npos) {
         const std::string r = t.substr(close + 2);
-        if (r.empty() || r.size() > 6 || !std::all_of(r.begin(), r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
+        if (r.empty() || r.size() > 6
+            || !std::all_of(r.begin(), r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
             || std::stoi(r) < 1) {
             why = "expected a repeat count after )*";
             return false;
@@ -337,8 +346,9 @@ void readModel(Args& a, ImportContext& cx)
     m.qkvBias = m.linearBias || a.has("--add-qkv-bias");
     m.embeddingNorm = false;
     if (!a.count("--vocab-size", m.vocab))
-        cx.warning("--vocab-size", "not given (Megatron-LM takes it from the tokenizer): the base scenario's vocabulary ("
-                       + std::to_string(m.vocab) + ") is used");
+        cx.warning("--vocab-size",
+            "not given (Megatron-LM takes it from the tokenizer): the base scenario's vocabulary ("
+                + std::to_string(m.vocab) + ") is used");
     else
         cx.set("model.vocab");
 
@@ -353,15 +363,17 @@ void readModel(Args& a, ImportContext& cx)
         if (m.moe.expertFfnHidden < 1)
             cx.error(a.has("--moe-ffn-hidden-size") ? "--moe-ffn-hidden-size" : "--ffn-hidden-size",
                 "the expert size (--moe-ffn-hidden-size, by default --ffn-hidden-size"
-                + std::string(swiglu ? ", by default int(4 x hidden x 2/3 / 64) x 64 with --swiglu" : "")
-                + ") must be at least 1, not " + std::to_string(m.moe.expertFfnHidden) + ": give --moe-ffn-hidden-size");
+                    + std::string(swiglu ? ", by default int(4 x hidden x 2/3 / 64) x 64 with --swiglu" : "")
+                    + ") must be at least 1, not " + std::to_string(m.moe.expertFfnHidden)
+                    + ": give --moe-ffn-hidden-size");
         else if (a.count("--moe-shared-expert-intermediate-size", shared)) {
             if (shared % m.moe.expertFfnHidden != 0)
-                cx.error("--moe-shared-expert-intermediate-size", "must be a multiple of --moe-ffn-hidden-size ("
-                             + std::to_string(m.moe.expertFfnHidden) + "): ShardScope counts shared experts in expert units");
+                cx.error("--moe-shared-expert-intermediate-size",
+                    "must be a multiple of --moe-ffn-hidden-size (" + std::to_string(m.moe.expertFfnHidden)
+                        + "): ShardScope counts shared experts in expert units");
             else if (!narrowInt(shared / m.moe.expertFfnHidden, 0, kMaxIntCount, m.moe.sharedExperts))
-                cx.error("--moe-shared-expert-intermediate-size", "is more than " + std::to_string(kMaxIntCount)
-                             + " experts of --moe-ffn-hidden-size");
+                cx.error("--moe-shared-expert-intermediate-size",
+                    "is more than " + std::to_string(kMaxIntCount) + " experts of --moe-ffn-hidden-size");
         }
         std::string freq;
         // Group-limited routing (megatron/core/transformer/transformer_config.py moe_router_group_topk): with the
@@ -387,15 +399,15 @@ void readModel(Args& a, ImportContext& cx)
     }
     if (m.isMla())
         m.headDim = m.mla.vHeadDim; // the catalog's convention for MLA models (models.json deepseek-v3)
-    adoptPreset(m, "Megatron-LM model (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ")",
-        false, cx.s().model, cx.catalog);
+    adoptPreset(m,
+        "Megatron-LM model (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ")", false,
+        cx.s().model, cx.catalog);
     cx.s().model = m;
     for (const char* f : { "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim",
              "model.ffn_hidden", "model.max_seq", "model.mlp", "model.norm", "model.position_embedding",
              "model.tied_embeddings", "model.biases", "model.moe", "model.mla" })
         cx.set(f);
 }
-
 
 /// --pipeline-model-parallel-layout as it is (arguments.py: the virtual stages are its stage count ÷ pp), or
 /// --decoder-first/last-pipeline-num-layers written as the layout they mean (transformer_config.py, uneven PP: the
@@ -428,9 +440,10 @@ void readPipelineLayout(Args& a, ImportContext& cx)
     const int middleLayers = layers - first - last;
     if (pp < 2 || middleRanks < 0 || middleLayers < 0 || (middleRanks == 0) != (middleLayers == 0)
         || (middleRanks > 0 && middleLayers % middleRanks != 0)) {
-        cx.error("--decoder-first-pipeline-num-layers", "first " + std::to_string(first) + " and last "
-            + std::to_string(last) + " layers leave " + std::to_string(middleLayers) + " layers for "
-            + std::to_string(middleRanks) + " middle pipeline stages: they must split evenly (transformer_config.py)");
+        cx.error("--decoder-first-pipeline-num-layers",
+            "first " + std::to_string(first) + " and last " + std::to_string(last) + " layers leave "
+                + std::to_string(middleLayers) + " layers for " + std::to_string(middleRanks)
+                + " middle pipeline stages: they must split evenly (transformer_config.py)");
         return;
     }
     std::vector<int> perRank(size_t(pp), middleRanks > 0 ? middleLayers / middleRanks : 0);
@@ -440,8 +453,9 @@ void readPipelineLayout(Args& a, ImportContext& cx)
         perRank.back() = last;
     for (int n : perRank)
         if (n % v != 0) {
-            cx.error("--decoder-first-pipeline-num-layers", "a stage's " + std::to_string(n)
-                + " layers do not divide over " + std::to_string(v) + " virtual stages (transformer_config.py)");
+            cx.error("--decoder-first-pipeline-num-layers",
+                "a stage's " + std::to_string(n) + " layers do not divide over " + std::to_string(v)
+                    + " virtual stages (transformer_config.py)");
             return;
         }
     // Virtual stage j runs on rank j mod pp (pipeline_parallel_layer_layout.py): chunk order is rank-fastest.
@@ -576,8 +590,11 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     if (a.count("--num-layers-per-virtual-pipeline-stage", perVirtual)) {
         const int perStage = p.pp > 0 ? s.model.layers / p.pp : 0;
         if (perStage % perVirtual != 0 || s.model.layers % p.pp != 0)
-            cx.error("--num-layers-per-virtual-pipeline-stage", "(" + std::to_string(perVirtual) + ") must divide the layers "
-                         "per pipeline stage (" + std::to_string(s.model.layers) + " / " + std::to_string(p.pp) + ")");
+            cx.error("--num-layers-per-virtual-pipeline-stage",
+                "(" + std::to_string(perVirtual)
+                    + ") must divide the layers "
+                      "per pipeline stage ("
+                    + std::to_string(s.model.layers) + " / " + std::to_string(p.pp) + ")");
         else
             p.virtualStages = perStage / perVirtual;
     }
@@ -588,10 +605,10 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     p.moeOverlap = a.has("--overlap-moe-expert-parallel-comm") ? MoeOverlap::EpOverlap : MoeOverlap::None;
     // megatron/core/model_parallel_config.py tp_comm_overlap (Transformer Engine userbuffers)
     p.tpCommOverlap = a.has("--tp-comm-overlap");
-    for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
-             "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
-             "parallelism.moe_overlap", "parallelism.tp_comm_overlap", "parallelism.expert_tp",
-             "parallelism.pipeline_layout" })
+    for (const char* f :
+        { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep", "parallelism.sequence_parallel",
+            "parallelism.virtual_stages", "parallelism.pp_schedule", "parallelism.moe_overlap",
+            "parallelism.tp_comm_overlap", "parallelism.expert_tp", "parallelism.pipeline_layout" })
         cx.set(f);
 
     // ---- Token dispatcher (transformer_config.py moe_token_dispatcher_type, default "allgather"; "flex" with
@@ -601,16 +618,18 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         a.choice("--moe-token-dispatcher-type", type, { "allgather", "alltoall", "flex" });
         a.choice("--moe-flex-dispatcher-backend", backend, { "deepep", "hybridep", "ncclep" });
         if (a.has("--moe-enable-deepep") && type != "flex")
-            cx.error("--moe-enable-deepep", "DeepEP is only supported with --moe-token-dispatcher-type flex "
-                                            "(transformer_config.py)");
+            cx.error("--moe-enable-deepep",
+                "DeepEP is only supported with --moe-token-dispatcher-type flex "
+                "(transformer_config.py)");
         auto& d = s.model.moe.dispatcher;
-        d = type == "alltoall" ? MoeDispatcher::AllToAll
+        d = type == "alltoall"    ? MoeDispatcher::AllToAll
             : type == "allgather" ? MoeDispatcher::AllGather
             : backend == "ncclep" ? MoeDispatcher::AllToAll
                                   : MoeDispatcher::DeepEp;
         if (type == "flex" && backend == "hybridep")
-            cx.warning("--moe-flex-dispatcher-backend", "hybridep is modelled as DeepEP (one network crossing per node, "
-                                                        "NVLink forwarding)");
+            cx.warning("--moe-flex-dispatcher-backend",
+                "hybridep is modelled as DeepEP (one network crossing per node, "
+                "NVLink forwarding)");
         if (type == "flex" && backend == "ncclep")
             cx.warning("--moe-flex-dispatcher-backend", "ncclep is modelled as an NCCL all-to-all (alltoall)");
         cx.set("model.moe.dispatcher");
@@ -630,7 +649,8 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         a.count("--nproc_per_node", perNode);
     if (nodes > 0 || perNode > 0) {
         if (cx.options.gpus != 0) {
-            if ((nodes > 0 ? nodes : s.cluster.nodes) * (perNode > 0 ? perNode : s.cluster.gpusPerNode) != cx.options.gpus)
+            if ((nodes > 0 ? nodes : s.cluster.nodes) * (perNode > 0 ? perNode : s.cluster.gpusPerNode)
+                != cx.options.gpus)
                 cx.warning("--nnodes", "the torchrun line's GPU count differs from --gpus; --gpus is used");
         } else {
             if (nodes > 0) {
@@ -652,9 +672,10 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     // tp x pp x cp: each degree is bounded, their product need not be; 0 when it exceeds kMaxIntCount (refused).
     int64_t tpPp = 0, mp64 = 0;
     if (!boundedProduct(p.tp, p.pp, kMaxIntCount, tpPp) || !boundedProduct(tpPp, p.cp, kMaxIntCount, mp64)) {
-        cx.error("--tensor-model-parallel-size", "tp x pp x cp (--tensor-model-parallel-size x "
-                     "--pipeline-model-parallel-size x --context-parallel-size) must be at most "
-                     + std::to_string(kMaxIntCount) + " GPUs");
+        cx.error("--tensor-model-parallel-size",
+            "tp x pp x cp (--tensor-model-parallel-size x "
+            "--pipeline-model-parallel-size x --context-parallel-size) must be at most "
+                + std::to_string(kMaxIntCount) + " GPUs");
         return;
     }
     const int mp = static_cast<int>(mp64);
@@ -683,11 +704,13 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         if (method == "block" && n == 0)
             s.training.recompute = Recompute::None;
         else if (method == "block")
-            cx.warning("--recompute-method", "block recomputes only the first --recompute-num-layers layers of each stage; "
-                                             "modelled as every layer (full)");
+            cx.warning("--recompute-method",
+                "block recomputes only the first --recompute-num-layers layers of each stage; "
+                "modelled as every layer (full)");
         else if (n > 1)
-            cx.warning("--recompute-num-layers", "uniform groups of " + std::to_string(n)
-                           + " layers keep fewer inputs than one per layer; modelled as one per layer");
+            cx.warning("--recompute-num-layers",
+                "uniform groups of " + std::to_string(n)
+                    + " layers keep fewer inputs than one per layer; modelled as one per layer");
     }
     // --recompute-modules (transformer_config.py recompute_modules, default core_attn), read with selective only.
     s.training.recomputeModules.reset();
@@ -701,17 +724,21 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
             for (const ShellWord& w : splitShellWords(modules).words) {
                 if (setRecomputeModule(mods, w.text))
                     continue;
-                if (w.text == "mla_up_proj" || w.text == "gdn_norm_out" || w.text == "gdp_in_proj" || w.text == "gdp_qkv"
-                    || w.text == "mhc")
+                if (w.text == "mla_up_proj" || w.text == "gdn_norm_out" || w.text == "gdp_in_proj"
+                    || w.text == "gdp_qkv" || w.text == "mhc")
                     notModelled.push_back(w.text);
                 else
-                    cx.error("--recompute-modules", "'" + w.text + "' is not a module Megatron-LM recomputes; allowed: "
-                                 + std::string(kRecomputeModuleNames) + " (and mla_up_proj, gdn_norm_out, gdp_in_proj, "
-                                 "gdp_qkv, mhc, which ShardScope does not model)");
+                    cx.error("--recompute-modules",
+                        "'" + w.text
+                            + "' is not a module Megatron-LM recomputes; allowed: " + std::string(kRecomputeModuleNames)
+                            + " (and mla_up_proj, gdn_norm_out, gdp_in_proj, "
+                              "gdp_qkv, mhc, which ShardScope does not model)");
             }
             if (!notModelled.empty())
-                cx.warning("--recompute-modules", cappedList(notModelled, " ") + ": not modelled (their activations count "
-                                                                                   "as kept)");
+                cx.warning("--recompute-modules",
+                    cappedList(notModelled, " ")
+                        + ": not modelled (their activations count "
+                          "as kept)");
             s.training.recomputeModules = mods;
         }
     }
@@ -729,7 +756,8 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     // transformer_config.py fp8_recipe (default delayed): mxfp8 is block-scaled FP8 on Blackwell; the other recipes
     // (delayed, tensorwise, blockwise, custom) keep per-tensor or per-128 scales: fp8-mixed.
     std::string recipe;
-    if (a.choice("--fp8-recipe", recipe, { "delayed", "tensorwise", "mxfp8", "blockwise", "custom" }) && recipe == "mxfp8") {
+    if (a.choice("--fp8-recipe", recipe, { "delayed", "tensorwise", "mxfp8", "blockwise", "custom" })
+        && recipe == "mxfp8") {
         if (s.training.precision == Precision::Fp8Mixed)
             s.training.precision = Precision::Mxfp8;
         else
@@ -739,8 +767,8 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     // arguments.py (validate_args): --grad-reduce-in-bf16 turns off the fp32 accumulation that bf16 otherwise implies,
     // even with --accumulate-allreduce-grads-in-fp32 given.
     s.training.gradReduce = a.has("--grad-reduce-in-bf16") ? GradReduce::Bf16
-        : a.has("--accumulate-allreduce-grads-in-fp32")     ? GradReduce::Fp32
-                                                            : GradReduce::Framework;
+        : a.has("--accumulate-allreduce-grads-in-fp32")    ? GradReduce::Fp32
+                                                           : GradReduce::Framework;
     cx.set("training.grad_reduce_dtype");
     // --fp8-param-gather keeps the FP8 weights as the parameters (transformer_engine fp8_model_init); without FP8 it
     // has nothing to keep.
@@ -770,7 +798,8 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         p.sharding = Sharding::Zero1;
     if (a.has("--use-megatron-fsdp")) {
         std::string strategy = "optim_grads_params";
-        a.choice("--data-parallel-sharding-strategy", strategy, { "no_shard", "optim", "optim_grads", "optim_grads_params" });
+        a.choice("--data-parallel-sharding-strategy", strategy,
+            { "no_shard", "optim", "optim_grads", "optim_grads_params" });
         p.sharding = strategy == "no_shard" ? Sharding::Ddp
             : strategy == "optim"           ? Sharding::Zero1
             : strategy == "optim_grads"     ? Sharding::Zero2
@@ -782,8 +811,9 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     if (a.count("--num-distributed-optimizer-instances", instances) && instances > 1) {
         const int dpcp = mp > 0 ? s.cluster.gpus() / (p.tp * p.pp) : 0;
         if (p.sharding != Sharding::Zero3 || dpcp % instances != 0)
-            cx.warning("--num-distributed-optimizer-instances", "modelled only with optim_grads_params sharding over a "
-                                                                "data-parallel group it divides; ignored");
+            cx.warning("--num-distributed-optimizer-instances",
+                "modelled only with optim_grads_params sharding over a "
+                "data-parallel group it divides; ignored");
         else {
             p.sharding = Sharding::FsdpHybrid;
             p.shardGroup = dpcp / instances;
@@ -804,9 +834,11 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     const std::vector<std::string> unused = a.unused();
     if (!unused.empty()) {
         const std::string list = cappedList(unused, " ");
-        cx.warning("(arguments)", "not used by ShardScope (data, tokenizer, learning rate, logging, checkpointing, "
-                                  "launcher and other settings that do not change memory or step time as it models "
-                                  "them): " + list);
+        cx.warning("(arguments)",
+            "not used by ShardScope (data, tokenizer, learning rate, logging, checkpointing, "
+            "launcher and other settings that do not change memory or step time as it models "
+            "them): "
+                + list);
     }
 }
 

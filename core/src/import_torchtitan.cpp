@@ -43,17 +43,23 @@ std::string supportedFlavors()
 }
 
 /// Reads of one TOML table's keys, named "section.key"; keys nobody reads are reported as unknown.
-class Section {
+class Section
+{
 public:
-    Section(const TomlValue* table, std::string name, ImportContext& cx) : m_t(table), m_name(std::move(name)), m_cx(cx) {}
+    Section(const TomlValue* table, std::string name, ImportContext& cx)
+        : m_t(table)
+        , m_name(std::move(name))
+        , m_cx(cx)
+    { }
     std::string field(const char* key) const { return m_name + "." + key; }
     const TomlValue* get(const char* key, TomlValue::Kind kind)
     {
         m_used.insert(key);
         const TomlValue* v = m_t ? m_t->find(key) : nullptr;
         if (v && v->kind != kind && !(kind == TomlValue::Kind::Float && v->kind == TomlValue::Kind::Integer)) {
-            m_cx.error(field(key), std::string("must be ") + TomlValue::kindName(kind) + ", not " + v->kindName()
-                                       + " (line " + std::to_string(v->line) + ")");
+            m_cx.error(field(key),
+                std::string("must be ") + TomlValue::kindName(kind) + ", not " + v->kindName() + " (line "
+                    + std::to_string(v->line) + ")");
             return nullptr;
         }
         return v;
@@ -64,8 +70,9 @@ public:
         if (!v)
             return false;
         if (v->integer < lo || v->integer > hi) {
-            m_cx.error(field(key), "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not "
-                                       + std::to_string(v->integer));
+            m_cx.error(field(key),
+                "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not "
+                    + std::to_string(v->integer));
             return false;
         }
         out = v->integer;
@@ -160,8 +167,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     // Sections that change nothing ShardScope models.
     static const std::set<std::string> quiet = { "job", "profiling", "metrics", "checkpoint", "comm", "lr_scheduler",
         "memory_estimation", "fault_tolerance", "experimental", "validation", "mx", "debug" };
-    static const std::set<std::string> read = { "model", "training", "parallelism", "activation_checkpoint", "compile",
-        "float8", "quantize", "optimizer" };
+    static const std::set<std::string> read
+        = { "model", "training", "parallelism", "activation_checkpoint", "compile", "float8", "quantize", "optimizer" };
     std::vector<std::string> unknownSections;
     for (const auto& [name, v] : root.table)
         if (!quiet.count(name) && !read.count(name))
@@ -183,9 +190,13 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
             if (const auto it = family->second.find(flavor); it != family->second.end())
                 presetId = it->second;
         if (presetId.empty()) {
-            cx.error(flavors().count(name) ? "model.flavor" : "model.name", "'" + name + " " + flavor + "' is not a "
-                         "catalog preset; supported: " + supportedFlavors() + " (for another model, import its "
-                         "config.json with --from hf-config)");
+            cx.error(flavors().count(name) ? "model.flavor" : "model.name",
+                "'" + name + " " + flavor
+                    + "' is not a "
+                      "catalog preset; supported: "
+                    + supportedFlavors()
+                    + " (for another model, import its "
+                      "config.json with --from hf-config)");
         } else if (const ModelSpec* m = cx.catalog.model(presetId)) {
             const double capacity = s.model.moe.capacityFactor;
             s.model = *m;
@@ -204,7 +215,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     Section par(table("parallelism"), "parallelism", cx);
     par.known({ "disable_loss_parallel", "enable_async_tensor_parallel", "pipeline_parallel_split_points",
         "pipeline_parallel_schedule_csv", "context_parallel_rotate_method", "enable_compiled_autograd",
-        "module_fqns_per_model_part", "pipeline_parallel_first_stage_less_layers", "pipeline_parallel_last_stage_less_layers" });
+        "module_fqns_per_model_part", "pipeline_parallel_first_stage_less_layers",
+        "pipeline_parallel_last_stage_less_layers" });
     int64_t replicate = 1, shard = -1, tp = 1, pp = 1, cp = 1, ep = 1, lps = 0, ppMicro = 1;
     par.integer("data_parallel_replicate_degree", replicate, 1);
     const bool shardGiven = par.integer("data_parallel_shard_degree", shard, -1);
@@ -237,8 +249,9 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     p.expertTp = 0;
     if (s.model.isMoe() && ep > 1) {
         if (etp != 1 && etp != tp)
-            cx.error("parallelism.expert_tensor_parallel_degree", "torchtitan supports 1 or the tensor_parallel_degree ("
-                         + std::to_string(tp) + "), not " + std::to_string(etp));
+            cx.error("parallelism.expert_tensor_parallel_degree",
+                "torchtitan supports 1 or the tensor_parallel_degree (" + std::to_string(tp) + "), not "
+                    + std::to_string(etp));
         else if (etp != tp)
             p.expertTp = static_cast<int>(etp);
         if (backend != "standard" && backend != "deepep")
@@ -250,21 +263,23 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     // dp_shard -1: the ranks left after replicate × cp × tp × pp (parallel_dims.py _validate).
     // Each degree is bounded, their product need not be: checked against kMaxIntCount GPUs before any division.
     int64_t others = 0, gpus = 0;
-    const bool fits = boundedProduct(replicate, tp, kMaxIntCount, others) && boundedProduct(others, pp, kMaxIntCount, others)
-        && boundedProduct(others, cp, kMaxIntCount, others)
+    const bool fits = boundedProduct(replicate, tp, kMaxIntCount, others)
+        && boundedProduct(others, pp, kMaxIntCount, others) && boundedProduct(others, cp, kMaxIntCount, others)
         && (!shardGiven || shard < 1 || boundedProduct(shard, others, kMaxIntCount, gpus));
     if (!fits) {
-        cx.error(shardGiven && shard > 0 ? "parallelism.data_parallel_shard_degree" : "parallelism.tensor_parallel_degree",
+        cx.error(
+            shardGiven && shard > 0 ? "parallelism.data_parallel_shard_degree" : "parallelism.tensor_parallel_degree",
             "the product of the parallel degrees (data_parallel_replicate x data_parallel_shard x context x tensor x "
-            "pipeline) must be at most " + std::to_string(kMaxIntCount) + " GPUs");
+            "pipeline) must be at most "
+                + std::to_string(kMaxIntCount) + " GPUs");
         return;
     }
     if (shardGiven && shard > 0) {
         if (cx.options.gpus != 0 && gpus != cx.options.gpus) {
-            cx.error("parallelism.data_parallel_shard_degree", "replicate " + std::to_string(replicate) + " x shard "
-                         + std::to_string(shard) + " x cp " + std::to_string(cp) + " x tp " + std::to_string(tp) + " x pp "
-                         + std::to_string(pp) + " = " + std::to_string(gpus) + " GPUs, but --gpus is "
-                         + std::to_string(cx.options.gpus));
+            cx.error("parallelism.data_parallel_shard_degree",
+                "replicate " + std::to_string(replicate) + " x shard " + std::to_string(shard) + " x cp "
+                    + std::to_string(cp) + " x tp " + std::to_string(tp) + " x pp " + std::to_string(pp) + " = "
+                    + std::to_string(gpus) + " GPUs, but --gpus is " + std::to_string(cx.options.gpus));
             return;
         }
         if (cx.options.gpus == 0 && gpus != s.cluster.gpus()) {
@@ -278,9 +293,10 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         }
     } else {
         if (s.cluster.gpus() % others != 0) {
-            cx.error("parallelism.data_parallel_shard_degree", "-1 takes the ranks left by replicate x cp x tp x pp ("
-                         + std::to_string(others) + "), which must divide the " + std::to_string(s.cluster.gpus())
-                         + " GPUs; pass --gpus with the run's GPU count");
+            cx.error("parallelism.data_parallel_shard_degree",
+                "-1 takes the ranks left by replicate x cp x tp x pp (" + std::to_string(others)
+                    + "), which must divide the " + std::to_string(s.cluster.gpus())
+                    + " GPUs; pass --gpus with the run's GPU count");
             return;
         }
         shard = s.cluster.gpus() / others;
@@ -312,11 +328,12 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         else if (schedule == "InterleavedZeroBubble" || schedule == "ZBVZeroBubble" || schedule == "DualPipeV")
             p.schedule = PpSchedule::ZeroBubble;
         else
-            cx.error("parallelism.pipeline_parallel_schedule", "'" + schedule + "' is not one of: 1F1B, GPipe, "
-                         "Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV");
+            cx.error("parallelism.pipeline_parallel_schedule",
+                "'" + schedule
+                    + "' is not one of: 1F1B, GPipe, "
+                      "Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV");
         if (schedule == "LoopedBFS" || schedule == "DualPipeV")
-            cx.warning("parallelism.pipeline_parallel_schedule", schedule + " is modelled as "
-                           + toString(p.schedule));
+            cx.warning("parallelism.pipeline_parallel_schedule", schedule + " is modelled as " + toString(p.schedule));
         const bool looped = schedule != "1F1B" && schedule != "GPipe";
         const int64_t layers = s.model.layers;
         if (lps > 0 && layers % (pp * lps) == 0)
@@ -326,15 +343,16 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
         if (p.schedule == PpSchedule::Interleaved && p.virtualStages == 1)
             p.schedule = PpSchedule::OneFOneB;
     }
-    for (const char* f : { "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
-             "parallelism.pp_schedule", "parallelism.virtual_stages", "parallelism.sequence_parallel" })
+    for (const char* f :
+        { "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
+            "parallelism.pp_schedule", "parallelism.virtual_stages", "parallelism.sequence_parallel" })
         cx.set(f);
     p.sequenceParallel = tp > 1; // torchtitan's TP plan shards the norms' activations (SequenceParallel) always
 
     // ---- [training]
     Section tr(table("training"), "training", cx);
-    tr.known({ "dataset", "dataset_path", "max_norm", "steps", "gc_freq", "gc_debug", "seed",
-        "deterministic", "warmup_steps", "data_parallel_degree", "tensor_parallel_degree", "enable_float8_linear" });
+    tr.known({ "dataset", "dataset_path", "max_norm", "steps", "gc_freq", "gc_debug", "seed", "deterministic",
+        "warmup_steps", "data_parallel_degree", "tensor_parallel_degree", "enable_float8_linear" });
     int64_t local = 8, global = -1, seq = 2048;
     if (!tr.integer("local_batch_size", local, 1))
         tr.integer("batch_size", local, 1); // the older name
@@ -347,7 +365,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     s.training.microBatch = pp > 1 ? ppMicro : local;
     s.training.globalBatch = global;
     if (global < 1 && !boundedProduct(local, dp, kMaxWhole, s.training.globalBatch)) {
-        cx.error("training.local_batch_size", "local_batch_size x data-parallel ranks must be at most " + std::to_string(kMaxWhole));
+        cx.error("training.local_batch_size",
+            "local_batch_size x data-parallel ranks must be at most " + std::to_string(kMaxWhole));
         return;
     }
     cx.set("training.micro_batch");
@@ -404,7 +423,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     f8.reportUnknown();
     if (fp8) {
         if (dtype == "bfloat16")
-            cx.warning("training.dtype", "bfloat16 with a float8 converter: modelled as fp8-mixed (fp32 master weights)");
+            cx.warning(
+                "training.dtype", "bfloat16 with a float8 converter: modelled as fp8-mixed (fp32 master weights)");
         else if (param != "bfloat16")
             cx.warning("model.converters", "float8 with mixed_precision_param float32: modelled as fp8-mixed");
         s.training.precision = Precision::Fp8Mixed;
@@ -425,7 +445,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
 
     // ---- [activation_checkpoint]: none | full | selective ("op" = op-level policy; an integer n = every n-th layer).
     Section ac(table("activation_checkpoint"), "activation_checkpoint", cx);
-    ac.known({ "per_op_sac_force_recompute_mm_shapes_by_fqns", "early_stop", "memory_budget", "visualize_memory_budget_pareto" });
+    ac.known({ "per_op_sac_force_recompute_mm_shapes_by_fqns", "early_stop", "memory_budget",
+        "visualize_memory_budget_pareto" });
     std::string mode = "selective", option = "2";
     ac.text("mode", mode);
     ac.text("selective_ac_option", option);
@@ -443,17 +464,21 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
                 digits = digits && std::isdigit(static_cast<unsigned char>(c));
             const int n = digits ? std::stoi(option) : 0;
             if (n < 1) {
-                cx.error("activation_checkpoint.selective_ac_option", "'" + option + "' is not one of: op, or a whole "
-                                                                                     "number n >= 1 (every n-th layer)");
+                cx.error("activation_checkpoint.selective_ac_option",
+                    "'" + option
+                        + "' is not one of: op, or a whole "
+                          "number n >= 1 (every n-th layer)");
             } else if (n == 1) {
                 s.training.recompute = Recompute::Full; // every layer checkpointed
             } else {
                 // Every n-th layer checkpointed keeps (1 - 1/n) of the layers' activations: nearest to none; a
                 // fraction of the memory is over-counted (never under-counted).
                 s.training.recompute = Recompute::None;
-                cx.warning("activation_checkpoint.selective_ac_option", "'" + option + "' checkpoints every "
-                               + option + "-th layer; ShardScope models whole-model policies: modelled as none (memory "
-                               "over-counted by up to 1/" + option + " of the activations, recompute time left out)");
+                cx.warning("activation_checkpoint.selective_ac_option",
+                    "'" + option + "' checkpoints every " + option
+                        + "-th layer; ShardScope models whole-model policies: modelled as none (memory "
+                          "over-counted by up to 1/"
+                        + option + " of the activations, recompute time left out)");
             }
         }
     } else {
@@ -469,8 +494,10 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
             s.training.optimizer = Optimizer::AdamW;
             cx.set("training.optimizer");
         } else {
-            cx.warning("optimizer.name", "'" + optimizer + "' is not modelled (AdamW, Adam): the base scenario's optimizer "
-                                         "is kept");
+            cx.warning("optimizer.name",
+                "'" + optimizer
+                    + "' is not modelled (AdamW, Adam): the base scenario's optimizer "
+                      "is kept");
         }
     }
     opt.reportUnknown();

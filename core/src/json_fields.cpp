@@ -46,9 +46,12 @@ JsonExtent scanJsonExtent(std::string_view text)
 namespace {
 /// nlohmann's DOM builder plus a duplicate-key check: one hash set of keys per open object, and the key path
 /// to the first duplicate ("model.layers").
-class DuplicateKeySax {
+class DuplicateKeySax
+{
 public:
-    explicit DuplicateKeySax(json& root) : m_dom(root) {}
+    explicit DuplicateKeySax(json& root)
+        : m_dom(root)
+    { }
     std::string duplicate; ///< dotted path of the first duplicate key, "" when none
 
     bool null() { return value(m_dom.null()); }
@@ -106,8 +109,8 @@ private:
 
     nlohmann::detail::json_sax_dom_parser<json> m_dom;
     std::vector<std::unordered_set<std::string>> m_objects; ///< keys seen in each open object
-    std::vector<bool> m_inObject;                           ///< for each open container: an object?
-    std::vector<std::string> m_path;                        ///< keys from the root to the current member
+    std::vector<bool> m_inObject; ///< for each open container: an object?
+    std::vector<std::string> m_path; ///< keys from the root to the current member
 };
 } // namespace
 
@@ -215,8 +218,9 @@ bool FieldReader::integer(const json& obj, const char* key, const std::string& p
     if (it == obj.end() || !integer64(obj, key, path, v))
         return false;
     if (!narrowInt(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), out)) {
-        error(join(path, key), "is " + it->dump() + ", out of range: at most " + std::to_string(std::numeric_limits<int>::max())
-                                   + " in size");
+        error(join(path, key),
+            "is " + it->dump() + ", out of range: at most " + std::to_string(std::numeric_limits<int>::max())
+                + " in size");
         return false;
     }
     return true;
@@ -263,10 +267,11 @@ void need(FieldReader& r, bool requireAll, const json& o, const char* key, const
 
 void readGpu(FieldReader& r, const json& o, const std::string& p, GpuSpec& g, bool all)
 {
-    r.unknownKeys(o, p, { "id", "name", "vendor", "arch", "bf16_dense_flops", "fp8_dense_flops", "memory_bytes",
-                            "reported_memory_bytes", "memory_bandwidth", "scale_up_bandwidth", "scale_up_domain", "nvls", "host_link_bandwidth",
-                            "achievable_matmul_fraction", "tdp_watts", "hourly_price_usd", "source", "scale_up_link",
-                            "scale_out_link", "links_source" });
+    r.unknownKeys(o, p,
+        { "id", "name", "vendor", "arch", "bf16_dense_flops", "fp8_dense_flops", "memory_bytes",
+            "reported_memory_bytes", "memory_bandwidth", "scale_up_bandwidth", "scale_up_domain", "nvls",
+            "host_link_bandwidth", "achievable_matmul_fraction", "tdp_watts", "hourly_price_usd", "source",
+            "scale_up_link", "scale_out_link", "links_source" });
     r.string(o, "id", p, g.id);
     r.string(o, "name", p, g.name);
     r.string(o, "vendor", p, g.vendor);
@@ -311,10 +316,10 @@ void readLink(FieldReader& r, const json& o, const std::string& p, LinkSpec& l, 
 
 void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m, bool all)
 {
-    r.unknownKeys(o, p, { "preset", "id", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                            "vocab", "max_seq", "mlp", "norm", "position_embedding", "tied_embeddings", "qkv_bias",
-                            "linear_bias", "embedding_norm", "moe", "mla", "params", "params_published", "source",
-                            "sliding_window", "sliding_window_pattern" });
+    r.unknownKeys(o, p,
+        { "preset", "id", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "max_seq",
+            "mlp", "norm", "position_embedding", "tied_embeddings", "qkv_bias", "linear_bias", "embedding_norm", "moe",
+            "mla", "params", "params_published", "source", "sliding_window", "sliding_window_pattern" });
     r.string(o, "id", p, m.id);
     r.string(o, "name", p, m.name);
     r.string(o, "source", p, m.source);
@@ -347,8 +352,9 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
         } else if (!it->is_object()) {
             r.error(mp, std::string("must be an object, not ") + it->type_name());
         } else {
-            r.unknownKeys(*it, mp, { "experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers", "capacity_factor",
-                                         "max_nodes_per_token", "dispatcher" });
+            r.unknownKeys(*it, mp,
+                { "experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers", "capacity_factor",
+                    "max_nodes_per_token", "dispatcher" });
             r.integer(*it, "experts", mp, m.moe.experts);
             r.integer(*it, "top_k", mp, m.moe.topK);
             r.integer64(*it, "expert_ffn_hidden", mp, m.moe.expertFfnHidden);
@@ -368,7 +374,8 @@ void readModel(FieldReader& r, const json& o, const std::string& p, ModelSpec& m
         } else if (!it->is_object()) {
             r.error(mp, std::string("must be an object, not ") + it->type_name());
         } else {
-            r.unknownKeys(*it, mp, { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim" });
+            r.unknownKeys(
+                *it, mp, { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim" });
             r.integer64(*it, "q_lora_rank", mp, m.mla.qLoraRank);
             r.integer64(*it, "kv_lora_rank", mp, m.mla.kvLoraRank);
             r.integer64(*it, "qk_nope_head_dim", mp, m.mla.qkNopeHeadDim);
@@ -382,10 +389,11 @@ json gpuToJson(const GpuSpec& g)
 {
     json j = { { "id", g.id }, { "name", g.name }, { "vendor", g.vendor }, { "arch", g.arch },
         { "bf16_dense_flops", g.bf16DenseFlops }, { "fp8_dense_flops", g.fp8DenseFlops },
-        { "memory_bytes", g.memoryBytes }, { "reported_memory_bytes", g.reportedMemoryBytes }, { "memory_bandwidth", g.memoryBandwidth },
-        { "scale_up_bandwidth", g.scaleUpBandwidth }, { "scale_up_domain", g.scaleUpDomain }, { "nvls", g.nvls },
-        { "host_link_bandwidth", g.hostLinkBandwidth }, { "achievable_matmul_fraction", g.achievableMatmulFraction },
-        { "tdp_watts", g.tdpWatts }, { "hourly_price_usd", g.hourlyPriceUsd }, { "source", g.source } };
+        { "memory_bytes", g.memoryBytes }, { "reported_memory_bytes", g.reportedMemoryBytes },
+        { "memory_bandwidth", g.memoryBandwidth }, { "scale_up_bandwidth", g.scaleUpBandwidth },
+        { "scale_up_domain", g.scaleUpDomain }, { "nvls", g.nvls }, { "host_link_bandwidth", g.hostLinkBandwidth },
+        { "achievable_matmul_fraction", g.achievableMatmulFraction }, { "tdp_watts", g.tdpWatts },
+        { "hourly_price_usd", g.hourlyPriceUsd }, { "source", g.source } };
     if (!g.scaleUpLink.empty())
         j["scale_up_link"] = g.scaleUpLink;
     if (!g.scaleOutLink.empty())
@@ -398,8 +406,9 @@ json gpuToJson(const GpuSpec& g)
 json linkToJson(const LinkSpec& l)
 {
     static const char* kinds[] = { "scale-up", "scale-out", "host", "storage" };
-    return { { "id", l.id }, { "name", l.name }, { "kind", kinds[static_cast<int>(l.kind)] }, { "bandwidth", l.bandwidth },
-        { "latency", l.latency }, { "efficiency", l.efficiency }, { "source", l.source } };
+    return { { "id", l.id }, { "name", l.name }, { "kind", kinds[static_cast<int>(l.kind)] },
+        { "bandwidth", l.bandwidth }, { "latency", l.latency }, { "efficiency", l.efficiency },
+        { "source", l.source } };
 }
 
 json modelToJson(const ModelSpec& m)
@@ -410,9 +419,10 @@ json modelToJson(const ModelSpec& m)
         { "position_embedding", toString(m.position) }, { "tied_embeddings", m.tiedEmbeddings },
         { "qkv_bias", m.qkvBias }, { "linear_bias", m.linearBias }, { "embedding_norm", m.embeddingNorm } };
     if (m.isMoe())
-        j["moe"] = { { "experts", m.moe.experts }, { "top_k", m.moe.topK }, { "expert_ffn_hidden", m.moe.expertFfnHidden },
-            { "shared_experts", m.moe.sharedExperts }, { "dense_layers", m.moe.denseLayers },
-            { "capacity_factor", m.moe.capacityFactor }, { "max_nodes_per_token", m.moe.maxNodesPerToken } };
+        j["moe"]
+            = { { "experts", m.moe.experts }, { "top_k", m.moe.topK }, { "expert_ffn_hidden", m.moe.expertFfnHidden },
+                  { "shared_experts", m.moe.sharedExperts }, { "dense_layers", m.moe.denseLayers },
+                  { "capacity_factor", m.moe.capacityFactor }, { "max_nodes_per_token", m.moe.maxNodesPerToken } };
     if (m.isMoe() && m.moe.dispatcher != MoeDispatcher::AllToAll) // written only when set: older files read back alike
         j["moe"]["dispatcher"] = toString(m.moe.dispatcher);
     if (m.isMla())

@@ -28,15 +28,19 @@ constexpr int kMaxJsonDepth = 64;
 /// A scenario holds a few hundred values, a file with many pins some tens of thousands.
 constexpr size_t kMaxJsonValues = size_t(1) << 20;
 /// Largest document the parsers accept (bytes).
-constexpr size_t kMaxJsonBytes = size_t{16} * 1024 * 1024;
+constexpr size_t kMaxJsonBytes = size_t { 16 } * 1024 * 1024;
 
 /// Parses text into `out`, or returns an error message (size, NUL bytes, depth, syntax with byte offset, duplicate
 /// keys). For a duplicate key, `field` (when given) receives its dotted path.
 bool parseJsonText(std::string_view text, json& out, std::string& error, std::string* field = nullptr);
 
-class FieldReader {
+class FieldReader
+{
 public:
-    FieldReader(std::vector<Issue>& errors, std::vector<Issue>* warnings) : m_errors(errors), m_warnings(warnings) {}
+    FieldReader(std::vector<Issue>& errors, std::vector<Issue>* warnings)
+        : m_errors(errors)
+        , m_warnings(warnings)
+    { }
     void error(const std::string& field, const std::string& message) { m_errors.push_back({ field, message }); }
     void warning(const std::string& field, const std::string& message)
     {
@@ -50,9 +54,8 @@ public:
     bool integer64(const json& obj, const char* key, const std::string& path, int64_t& out);
     bool boolean(const json& obj, const char* key, const std::string& path, bool& out);
     bool string(const json& obj, const char* key, const std::string& path, std::string& out);
-    template <class E>
-    bool enumeration(const json& obj, const char* key, const std::string& path, E& out,
-                     std::initializer_list<std::pair<std::string_view, E>> names)
+    template <class E> bool enumeration(const json& obj, const char* key, const std::string& path, E& out,
+        std::initializer_list<std::pair<std::string_view, E>> names)
     {
         std::string s;
         if (!string(obj, key, path, s))

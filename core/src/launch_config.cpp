@@ -95,8 +95,8 @@ using ojson = nlohmann::ordered_json;
 constexpr int64_t kReduceBucket = static_cast<int64_t>(detail::kDsReduceBucket);
 constexpr int64_t kAllgatherBucket = static_cast<int64_t>(detail::kDsAllgatherBucket);
 constexpr int64_t kPrefetchBucket = static_cast<int64_t>(detail::kDsPrefetchBucket);
-constexpr int64_t kPersistence = 100000;         // stage3_param_persistence_threshold, elements
-constexpr int64_t kMaxLive = 1000000000;         // stage3_max_live_parameters, elements
+constexpr int64_t kPersistence = 100000; // stage3_param_persistence_threshold, elements
+constexpr int64_t kMaxLive = 1000000000; // stage3_max_live_parameters, elements
 
 // Optimizer hyper-parameters: the scenario has none, so these are the usual LLM pre-training values
 // (GPT-3 / Llama papers: AdamW β = (0.9, 0.95), weight decay 0.1, clip 1.0). Change them for your run.
@@ -106,7 +106,10 @@ constexpr double kBeta1 = 0.9, kBeta2 = 0.95, kEps = 1e-8, kWeightDecay = 0.1, k
 
 constexpr const char* kNvmePath = "/local_nvme"; // DeepSpeed config-json.md's example path
 
-bool shardsParameters(Sharding s) { return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid; }
+bool shardsParameters(Sharding s)
+{
+    return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid;
+}
 bool isFsdpFamily(Sharding s)
 {
     return s == Sharding::Zero2 || s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpGradOp
@@ -116,8 +119,8 @@ bool isFsdpFamily(Sharding s)
 std::string layoutLine(const Scenario& s, const Layout& l)
 {
     std::ostringstream o;
-    o << "# Layout: " << l.gpus << " GPUs (" << l.nodes << " x " << l.gpusPerNode << " " << commentText(s.cluster.gpu.id) << ") = dp "
-      << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
+    o << "# Layout: " << l.gpus << " GPUs (" << l.nodes << " x " << l.gpusPerNode << " "
+      << commentText(s.cluster.gpu.id) << ") = dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
     if (l.ep > 1)
         o << ", ep " << l.ep;
     o << "; sharding " << toString(s.parallelism.sharding);
@@ -180,9 +183,7 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
     case Precision::Bf16Mixed:
     case Precision::Bf16:
     case Precision::Fp8Mixed: // FP8 GEMMs come from Transformer Engine in the model code; DeepSpeed runs bf16
-    case Precision::Mxfp8:
-        j["bf16"] = { { "enabled", true } };
-        break;
+    case Precision::Mxfp8: j["bf16"] = { { "enabled", true } }; break;
     case Precision::Fp16Mixed:
         j["fp16"] = { { "enabled", true }, { "loss_scale", 0 }, { "initial_scale_power", 16 } }; // 0 = dynamic
         break;
@@ -219,18 +220,16 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
 
     if (s.training.recompute == Recompute::Full) {
         // Configures deepspeed.checkpointing (used by model code that calls it); partitioning needs model parallelism.
-        j["activation_checkpointing"] = { { "partition_activations", l.tp > 1 },
-                                          { "cpu_checkpointing", false },
-                                          { "contiguous_memory_optimization", false },
-                                          { "synchronize_checkpoint_boundary", false } };
+        j["activation_checkpointing"] = { { "partition_activations", l.tp > 1 }, { "cpu_checkpointing", false },
+            { "contiguous_memory_optimization", false }, { "synchronize_checkpoint_boundary", false } };
     }
 
     switch (s.training.optimizer) {
     case Optimizer::AdamW:
         j["optimizer"] = { { "type", "AdamW" },
-                           { "params",
-                             { { "lr", kLrValue }, { "betas", { kBeta1, kBeta2 } }, { "eps", kEps },
-                               { "weight_decay", kWeightDecay } } } };
+            { "params",
+                { { "lr", kLrValue }, { "betas", { kBeta1, kBeta2 } }, { "eps", kEps },
+                    { "weight_decay", kWeightDecay } } } };
         break;
     case Optimizer::SgdMomentum: // torch.optim.SGD through DeepSpeed's torch.optim fallback (engine.py:1499)
         j["optimizer"] = { { "type", "SGD" }, { "params", { { "lr", kLrValue }, { "momentum", kMomentum } } } };
@@ -299,8 +298,9 @@ std::string fsdp(const Scenario& s, const Layout& l)
         meshSetup = "mesh[\"dp_shard\", \"cp\"]._flatten(\"dp_shard_cp\")  # FSDP shards over dp_shard x cp\n";
         dpMesh = "mesh[\"dp_replicate\", \"dp_shard_cp\"]";
     } else if (l.cp > 1) {
-        meshSetup = "dp_cp_mesh = mesh[\"dp\", \"cp\"]._flatten(\"dp_cp\")  # weights sharded and gradients reduced over "
-                    "dp x cp\n";
+        meshSetup
+            = "dp_cp_mesh = mesh[\"dp\", \"cp\"]._flatten(\"dp_cp\")  # weights sharded and gradients reduced over "
+              "dp x cp\n";
         dpMesh = "dp_cp_mesh";
     } else if (hybrid) {
         dpMesh = dims == 2 ? "mesh" : "mesh[\"dp_replicate\", \"dp_shard\"]";
@@ -329,7 +329,8 @@ std::string fsdp(const Scenario& s, const Layout& l)
     o << "\nlocal_rank = int(os.environ[\"LOCAL_RANK\"])\ntorch.cuda.set_device(local_rank)\n"
       << "dist.init_process_group(\"nccl\")\n"
       << "mesh = init_device_mesh(\"cuda\", (" << shape << (dims == 1 ? "," : "") << "), mesh_dim_names=(" << names
-      << (dims == 1 ? "," : "") << "))\n" << meshSetup << "\n"
+      << (dims == 1 ? "," : "") << "))\n"
+      << meshSetup << "\n"
       << "model = build_model()  # " << (s.model.name.empty() ? "your model" : commentText(s.model.name)) << ", "
       << s.model.layers << " transformer blocks in model.layers\n";
     if (prec == Precision::Bf16)
@@ -343,7 +344,8 @@ std::string fsdp(const Scenario& s, const Layout& l)
             sched = "ScheduleInterleaved1F1B";
         else if (s.parallelism.schedule == PpSchedule::ZeroBubble)
             sched = "ScheduleInterleavedZeroBubble";
-        const int chunks = s.parallelism.schedule == PpSchedule::Interleaved ? std::max(1, s.parallelism.virtualStages) : 1;
+        const int chunks
+            = s.parallelism.schedule == PpSchedule::Interleaved ? std::max(1, s.parallelism.virtualStages) : 1;
         std::string blocks = "about " + std::to_string(s.model.layers / std::max(1, l.pp * chunks));
         if (!s.parallelism.pipelineLayout.empty()) { // parallelism.pipeline_layout: each virtual stage's own count
             blocks = "(in stage order, as pipeline_layout puts them)";
@@ -393,7 +395,8 @@ std::string fsdp(const Scenario& s, const Layout& l)
           << "        mode = \"recompute\" if ctx.is_recompute else \"forward\"\n"
           << "        if func == torch.ops.aten.mm.default:\n"
           << "            mm_count[mode] += 1\n"
-          << "        save = func in _save_list and not (func == torch.ops.aten.mm.default and mm_count[mode] % 2 == 0)\n"
+          << "        save = func in _save_list and not (func == torch.ops.aten.mm.default and mm_count[mode] % 2 == "
+             "0)\n"
           << "        return CheckpointPolicy.MUST_SAVE if save else CheckpointPolicy.PREFER_RECOMPUTE\n"
           << "    return create_selective_checkpoint_contexts(policy)\n\n"
           << "for i, block in enumerate(model.layers):\n"
@@ -450,7 +453,10 @@ std::string fsdp(const Scenario& s, const Layout& l)
           << "    fully_shard(block, **fsdp_kwargs)\n"
           << "fully_shard(model, **fsdp_kwargs)  # root unit: embeddings, final norm, output layer\n";
     } else {
-        o << "\ndp_group = " << (l.cp > 1 ? "dp_cp_mesh.get_group()" : dims == 1 ? "mesh.get_group()" : "mesh.get_group(\"dp\")")
+        o << "\ndp_group = "
+          << (l.cp > 1           ? "dp_cp_mesh.get_group()"
+                     : dims == 1 ? "mesh.get_group()"
+                                 : "mesh.get_group(\"dp\")")
           << "\n"
           << "model = DDP(model, device_ids=[local_rank], process_group=dp_group)  # 25 MiB gradient buckets "
           << "(bucket_cap_mb default)\n";
@@ -495,8 +501,10 @@ std::string fsdp(const Scenario& s, const Layout& l)
     o << "\nGRAD_ACCUM = " << std::max<int64_t>(1, l.microBatches) << "  # micro-batches of " << s.training.microBatch
       << " sequence(s) per data-parallel rank per optimizer step\n";
     if (l.cp > 1)
-        o << "# Context parallel (cp " << l.cp << "): the " << l.cp << " ranks of a cp group load the same full-length\n"
-          << "# sequences (one of " << l.dp << " data-parallel shards of the batch); context_parallel splits them along\n"
+        o << "# Context parallel (cp " << l.cp << "): the " << l.cp
+          << " ranks of a cp group load the same full-length\n"
+          << "# sequences (one of " << l.dp
+          << " data-parallel shards of the batch); context_parallel splits them along\n"
           << "# the sequence (dim 1). Attention must go through SDPA; add position buffers such as RoPE's freqs_cis\n"
           << "# (sequence dim 0) to buffers, as torchtitan does.\n";
     o << "for micro_batches in loader:  # GRAD_ACCUM (inputs, labels) pairs per step\n";
@@ -504,7 +512,7 @@ std::string fsdp(const Scenario& s, const Layout& l)
     const bool autocast = !fsdp2 && prec != Precision::Fp32 && prec != Precision::Bf16;
     if (autocast) {
         body.push_back(std::string("with torch.autocast(\"cuda\", dtype=torch.")
-                       + (prec == Precision::Fp16Mixed ? "float16" : "bfloat16") + "):");
+            + (prec == Precision::Fp16Mixed ? "float16" : "bfloat16") + "):");
         body.push_back("    loss = loss_fn(model(inputs), labels) / GRAD_ACCUM");
     } else {
         body.push_back("loss = loss_fn(model(inputs), labels) / GRAD_ACCUM");
@@ -514,8 +522,9 @@ std::string fsdp(const Scenario& s, const Layout& l)
     if (l.cp > 1) {
         for (auto& line : body)
             line = "    " + line;
-        body.insert(body.begin(), "with context_parallel(mesh[\"cp\"], buffers=[inputs, labels], buffer_seq_dims=[1, 1], "
-                                  "no_restore_buffers={inputs, labels}):");
+        body.insert(body.begin(),
+            "with context_parallel(mesh[\"cp\"], buffers=[inputs, labels], buffer_seq_dims=[1, 1], "
+            "no_restore_buffers={inputs, labels}):");
     }
     std::string indent = "        ";
     if (fsdp2) {
@@ -579,9 +588,7 @@ std::string megatron(const Scenario& s, const Layout& l)
             break;
         }
         case PpSchedule::OneFOneB: break;
-        case PpSchedule::GPipe:
-            note("schedule gpipe: Megatron-LM has no GPipe flag; it runs 1F1B");
-            break;
+        case PpSchedule::GPipe: note("schedule gpipe: Megatron-LM has no GPipe flag; it runs 1F1B"); break;
         case PpSchedule::ZeroBubble:
             note("schedule zero-bubble: no flag for it in Megatron-LM's arguments.py; it runs 1F1B");
             break;
@@ -589,9 +596,7 @@ std::string megatron(const Scenario& s, const Layout& l)
     }
 
     switch (sh) {
-    case Sharding::Ddp:
-        note("data parallel: ddp -> Megatron DDP, nothing sharded");
-        break;
+    case Sharding::Ddp: note("data parallel: ddp -> Megatron DDP, nothing sharded"); break;
     case Sharding::Zero1:
         note("data parallel: zero1 -> distributed optimizer (optimizer states sharded)");
         flag("--use-distributed-optimizer");
@@ -608,22 +613,22 @@ std::string megatron(const Scenario& s, const Layout& l)
     case Sharding::FsdpFull:
     case Sharding::FsdpHybrid:
         note(std::string("data parallel: ") + toString(sh)
-             + " -> Megatron-FSDP, parameters + gradients + optimizer states sharded");
+            + " -> Megatron-FSDP, parameters + gradients + optimizer states sharded");
         flag("--use-megatron-fsdp");
         arg("--data-parallel-sharding-strategy", "optim_grads_params");
         flag("--use-distributed-optimizer");
         arg("--ckpt-format", "fsdp_dtensor");
         if (sh == Sharding::FsdpHybrid && l.replicas > 1) {
             note("hybrid: " + std::to_string(l.replicas) + " replicas of " + std::to_string(l.shardGroup)
-                 + "-rank shard groups (Megatron-FSDP HSDP)");
+                + "-rank shard groups (Megatron-FSDP HSDP)");
             num("--num-distributed-optimizer-instances", l.replicas);
         }
         break;
     }
     if (megatronFsdp && l.pp == 1 && l.ep == 1 && sh != Sharding::FsdpHybrid)
         note(std::string("alternative to the 4 lines above: PyTorch FSDP2, --use-torch-fsdp2")
-             + (shardsParameters(sh) ? "" : " --torch-fsdp2-no-reshard-after-forward")
-             + " (also needs --untie-embeddings-and-output-weights and --no-gradient-accumulation-fusion)");
+            + (shardsParameters(sh) ? "" : " --torch-fsdp2-no-reshard-after-forward")
+            + " (also needs --untie-embeddings-and-output-weights and --no-gradient-accumulation-fusion)");
     if (l.dpcp > 1) {
         flag("--overlap-grad-reduce");
         if (sh == Sharding::Zero1 || sh == Sharding::Zero2)
@@ -638,7 +643,8 @@ std::string megatron(const Scenario& s, const Layout& l)
         note("optimizer offload to NVMe: no Megatron-LM flag; not emitted");
     }
     if (s.offload.parameters != OffloadTarget::None)
-        note(std::string("parameter offload to ") + toString(s.offload.parameters) + ": no Megatron-LM flag; not emitted");
+        note(std::string("parameter offload to ") + toString(s.offload.parameters)
+            + ": no Megatron-LM flag; not emitted");
 
     note("model: " + (m.name.empty() ? std::string("custom") : commentText(m.name)));
     num("--num-layers", m.layers);
@@ -686,10 +692,12 @@ std::string megatron(const Scenario& s, const Layout& l)
         num("--moe-router-topk", m.moe.topK);
         num("--moe-ffn-hidden-size", m.moe.expertFfnHidden);
         if (m.moe.sharedExperts > 0)
-            num("--moe-shared-expert-intermediate-size", static_cast<int64_t>(m.moe.sharedExperts) * m.moe.expertFfnHidden);
+            num("--moe-shared-expert-intermediate-size",
+                static_cast<int64_t>(m.moe.sharedExperts) * m.moe.expertFfnHidden);
         if (m.moe.denseLayers > 0)
-            arg("--moe-layer-freq", "\"([0]*" + std::to_string(m.moe.denseLayers) + "+[1]*"
-                    + std::to_string(m.layers - m.moe.denseLayers) + ")\"");
+            arg("--moe-layer-freq",
+                "\"([0]*" + std::to_string(m.moe.denseLayers) + "+[1]*" + std::to_string(m.layers - m.moe.denseLayers)
+                    + ")\"");
         // transformer_config.py moe_token_dispatcher_type (its default is allgather, so it is always written);
         // DeepEP is the flex dispatcher's deepep backend (moe_flex_dispatcher_backend)
         switch (m.moe.dispatcher) {
@@ -718,7 +726,8 @@ std::string megatron(const Scenario& s, const Layout& l)
     num("--micro-batch-size", s.training.microBatch);
     num("--global-batch-size", s.training.globalBatch);
     num("--seq-length", s.training.seqLen);
-    const int64_t maxPos = m.position == PositionEmbedding::Learned ? std::max(m.maxSeq, s.training.seqLen) : s.training.seqLen;
+    const int64_t maxPos
+        = m.position == PositionEmbedding::Learned ? std::max(m.maxSeq, s.training.seqLen) : s.training.seqLen;
     num("--max-position-embeddings", maxPos);
 
     note("precision, attention, recompute");
@@ -794,14 +803,16 @@ std::string megatron(const Scenario& s, const Layout& l)
     case Optimizer::AdamW8bit:
     case Optimizer::Adafactor:
         note(std::string("optimizer ") + toString(s.training.optimizer) + ": not a Megatron-LM --optimizer choice; "
-             + "not emitted");
+            + "not emitted");
         break;
     }
     arg("--clip-grad", "1.0");
 
     std::ostringstream o;
     o << "#!/usr/bin/env bash\n"
-      << "# Megatron-LM arguments for " << "\"" + commentText(scenarioTitle(s)) + "\"" << "\n"
+      << "# Megatron-LM arguments for "
+      << "\"" + commentText(scenarioTitle(s)) + "\""
+      << "\n"
       << "# Generated by ShardScope; flags checked against NVIDIA/Megatron-LM megatron/training/arguments.py and the\n"
       << "# config dataclasses it builds flags from (commit d98e8a64, 2026-08). Add your data and tokenizer\n"
       << "# arguments (--data-path, --tokenizer-type, ...) and run from the Megatron-LM checkout.\n"
@@ -810,7 +821,8 @@ std::string megatron(const Scenario& s, const Layout& l)
         o << "# Leave CUDA_DEVICE_MAX_CONNECTIONS unset: Megatron-FSDP asserts it is not 1.\n";
     else if (l.tp > 1 || l.cp > 1)
         o << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron-LM asserts this with TP or CP before Blackwell\n";
-    o << "\nMEGATRON_ARGS=(\n" << a.str() << ")\n\n"
+    o << "\nMEGATRON_ARGS=(\n"
+      << a.str() << ")\n\n"
       << torchrunLine(l, "pretrain_gpt.py \"${MEGATRON_ARGS[@]}\"") << "\n";
     return o.str();
 }
@@ -822,25 +834,41 @@ std::string ncclEnv(const Scenario& s, const Layout& l)
 {
     const Nccl& n = s.nccl;
     std::ostringstream o;
-    o << "# NCCL environment for " << "\"" + commentText(scenarioTitle(s)) + "\"" << "\n"
+    o << "# NCCL environment for "
+      << "\"" + commentText(scenarioTitle(s)) + "\""
+      << "\n"
       << "# Generated by ShardScope; variable names checked against NVIDIA/nccl v2.30.7 (src/graph/tuning.cc,\n"
       << "# src/init.cc, src/graph/connect.cc, src/graph/paths.cc, src/transport/nvls.cc). Export on every node.\n"
-      << "# " << l.gpus << " GPUs: " << l.nodes << " node(s) x " << l.gpusPerNode << " " << commentText(s.cluster.gpu.id) << ", "
-      << commentText(s.cluster.intraNode.id) << " inside a node";
+      << "# " << l.gpus << " GPUs: " << l.nodes << " node(s) x " << l.gpusPerNode << " "
+      << commentText(s.cluster.gpu.id) << ", " << commentText(s.cluster.intraNode.id) << " inside a node";
     if (l.nodes > 1)
         o << ", " << commentText(s.cluster.interNode.id) << " between nodes";
     o << "\n";
     int exports = 0;
 
     switch (n.algo) {
-    case NcclAlgo::Auto: o << "# algorithm: auto (NCCL_ALGO unset: NCCL's tuner picks per collective and size)\n"; break;
-    case NcclAlgo::Ring: o << "export NCCL_ALGO=Ring\n"; ++exports; break;
-    case NcclAlgo::Tree: o << "export NCCL_ALGO=Tree\n"; ++exports; break;
+    case NcclAlgo::Auto:
+        o << "# algorithm: auto (NCCL_ALGO unset: NCCL's tuner picks per collective and size)\n";
+        break;
+    case NcclAlgo::Ring:
+        o << "export NCCL_ALGO=Ring\n";
+        ++exports;
+        break;
+    case NcclAlgo::Tree:
+        o << "export NCCL_ALGO=Tree\n";
+        ++exports;
+        break;
     }
     switch (n.proto) {
     case NcclProto::Auto: o << "# protocol: auto (NCCL_PROTO unset)\n"; break;
-    case NcclProto::Simple: o << "export NCCL_PROTO=Simple\n"; ++exports; break;
-    case NcclProto::LL: o << "export NCCL_PROTO=LL\n"; ++exports; break;
+    case NcclProto::Simple:
+        o << "export NCCL_PROTO=Simple\n";
+        ++exports;
+        break;
+    case NcclProto::LL:
+        o << "export NCCL_PROTO=LL\n";
+        ++exports;
+        break;
     case NcclProto::LL128:
         o << "export NCCL_PROTO=LL128  # only where NCCL enables LL128 itself: forced elsewhere it can corrupt data\n";
         ++exports;
@@ -866,7 +894,8 @@ std::string ncclEnv(const Scenario& s, const Layout& l)
     }
     if (s.cluster.gpu.nvls) {
         if (n.algo != NcclAlgo::Auto) {
-            o << "export NCCL_NVLS_ENABLE=0  # NCCL_ALGO already excludes NVLS; 0 also skips NVLS setup and its buffers\n";
+            o << "export NCCL_NVLS_ENABLE=0  # NCCL_ALGO already excludes NVLS; 0 also skips NVLS setup and its "
+                 "buffers\n";
             ++exports;
         } else {
             o << "# NVLS (NVLink SHARP): available on " << commentText(s.cluster.gpu.id)
@@ -891,7 +920,10 @@ std::string commentText(std::string_view text)
             ++i;
             continue;
         }
-        const size_t len = (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+        const size_t len = (c >= 0xc2 && c <= 0xdf) ? 2
+            : (c >= 0xe0 && c <= 0xef)              ? 3
+            : (c >= 0xf0 && c <= 0xf4)              ? 4
+                                                    : 0;
         uint32_t cp = len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
         bool valid = len != 0 && i + len <= text.size();
         for (size_t k = 1; valid && k < len; ++k) {
@@ -922,28 +954,35 @@ std::vector<Issue> launchConfigIssues(const Scenario& scenario, LaunchTarget tar
 {
     std::vector<Issue> issues;
     if (target == LaunchTarget::Megatron && scenario.training.recompute == Recompute::SelectiveOp)
-        issues.push_back({ "training.recompute", "selective-op is PyTorch's op-level checkpointing policy "
-                           "(torch.utils.checkpoint.create_selective_checkpoint_contexts); Megatron-LM has no such "
-                           "flag (--recompute-granularity is selective or full): use selective or full, or --target fsdp" });
+        issues.push_back({ "training.recompute",
+            "selective-op is PyTorch's op-level checkpointing policy "
+            "(torch.utils.checkpoint.create_selective_checkpoint_contexts); Megatron-LM has no such "
+            "flag (--recompute-granularity is selective or full): use selective or full, or --target fsdp" });
     const Layout l = makeLayout(scenario);
     if (l.cp <= 1)
         return issues;
     const auto n = [](int v) { return std::to_string(v); };
     if (target == LaunchTarget::DeepSpeed) {
         if (l.tp > 1 || l.pp > 1)
-            issues.push_back({ "parallelism.cp", "DeepSpeed's sequence parallelism builds a data x sequence mesh only "
-                               "(deepspeed/__init__.py): cp (" + n(l.cp) + ") cannot be combined with tp (" + n(l.tp)
-                               + ") or pp (" + n(l.pp) + ") there; use --target megatron, or cp 1" });
+            issues.push_back({ "parallelism.cp",
+                "DeepSpeed's sequence parallelism builds a data x sequence mesh only "
+                "(deepspeed/__init__.py): cp ("
+                    + n(l.cp) + ") cannot be combined with tp (" + n(l.tp) + ") or pp (" + n(l.pp)
+                    + ") there; use --target megatron, or cp 1" });
         const int kv = scenario.model.kvHeads > 0 ? scenario.model.kvHeads : scenario.model.heads;
         if (kv % l.cp != 0 && kv <= l.cp)
-            issues.push_back({ "parallelism.cp", "DeepSpeed-Ulysses scatters attention heads over the sequence-parallel "
-                               "ranks (deepspeed/sequence/layer.py): cp (" + n(l.cp) + ") must divide kv_heads ("
-                               + n(kv) + ") or be smaller than it" });
+            issues.push_back({ "parallelism.cp",
+                "DeepSpeed-Ulysses scatters attention heads over the sequence-parallel "
+                "ranks (deepspeed/sequence/layer.py): cp ("
+                    + n(l.cp) + ") must divide kv_heads (" + n(kv) + ") or be smaller than it" });
     }
     if (target == LaunchTarget::Fsdp && scenario.parallelism.sharding == Sharding::FsdpHybrid && l.replicas > 1
         && l.shardGroup % l.cp != 0)
-        issues.push_back({ "parallelism.shard_group", "the FSDP2 mesh needs cp (" + n(l.cp) + ") to divide the shard "
-                           "group (" + n(l.shardGroup) + " ranks): each shard group is dp_shard x cp" });
+        issues.push_back({ "parallelism.shard_group",
+            "the FSDP2 mesh needs cp (" + n(l.cp)
+                + ") to divide the shard "
+                  "group ("
+                + n(l.shardGroup) + " ranks): each shard group is dp_shard x cp" });
     return issues;
 }
 

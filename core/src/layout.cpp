@@ -69,7 +69,8 @@ Layout makeLayout(const Scenario& s, int dp)
     // stay on NVLink (NVIDIA/nccl src/graph/topo.cc ncclTopoGetSystem, comm->MNNVL; src/graph/tuning.cc drops the
     // multi-node ring plateau for MNNVL). Groups are placed in such domains; otherwise in nodes.
     const int domain = s.cluster.gpu.scaleUpDomain;
-    l.scaleUpBlock = domain > l.gpusPerNode && l.gpusPerNode > 0 && domain % l.gpusPerNode == 0 ? domain : l.gpusPerNode;
+    l.scaleUpBlock
+        = domain > l.gpusPerNode && l.gpusPerNode > 0 && domain % l.gpusPerNode == 0 ? domain : l.gpusPerNode;
     const int gpn = l.scaleUpBlock;
     l.tpGroup = placeGroup(l.tp, 1, gpn);
     l.cpGroup = placeGroup(l.cp, l.tp, gpn);

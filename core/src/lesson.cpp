@@ -183,7 +183,7 @@ struct NumericPlaceholder {
     std::string name;
     Unit unit;
     std::function<double(const Result&)> value;
-    const char* zeroText = nullptr;  ///< rendered instead of the number when the value is 0
+    const char* zeroText = nullptr; ///< rendered instead of the number when the value is 0
 };
 
 const std::vector<NumericPlaceholder>& numericPlaceholders()
@@ -208,7 +208,9 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
             { "step_time.recompute_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.recompute / r.step.total() : 0.0; } },
             { "step_time.communication_share", Unit::Percent,
-                [](const Result& r) { return r.step.total() > 0 ? r.step.exposedCommunication / r.step.total() : 0.0; } },
+                [](const Result& r) {
+                    return r.step.total() > 0 ? r.step.exposedCommunication / r.step.total() : 0.0;
+                } },
             { "step_time.offload_share", Unit::Percent,
                 [](const Result& r) { return r.step.total() > 0 ? r.step.offload / r.step.total() : 0.0; } },
             // "Adds X%": the part over the rest of the step (the (p-1)/m bubble convention, offload overhead).
@@ -228,10 +230,12 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
                     return rest > 0 ? r.step.recompute / rest : 0.0;
                 } },
             { "throughput.mfu", Unit::Percent, [](const Result& r) { return r.throughput.mfu; } },
-            { "throughput.tokens_per_second", Unit::TokensPerSecond, [](const Result& r) { return r.throughput.tokensPerSecond; } },
+            { "throughput.tokens_per_second", Unit::TokensPerSecond,
+                [](const Result& r) { return r.throughput.tokensPerSecond; } },
             { "throughput.tokens_per_second_per_gpu", Unit::TokensPerSecond,
                 [](const Result& r) { return r.throughput.tokensPerSecondPerGpu; } },
-            { "throughput.model_tflops_per_gpu", Unit::Tflops, [](const Result& r) { return r.throughput.modelTflopsPerGpu; } },
+            { "throughput.model_tflops_per_gpu", Unit::Tflops,
+                [](const Result& r) { return r.throughput.modelTflopsPerGpu; } },
             { "throughput.hardware_tflops_per_gpu", Unit::Tflops,
                 [](const Result& r) { return r.throughput.hardwareTflopsPerGpu; } },
             { "throughput.cost_per_step", Unit::Usd, [](const Result& r) { return r.throughput.costPerStepUsd; },
@@ -239,7 +243,8 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
             { "params", Unit::Count, [](const Result& r) { return r.parameters; } },
             { "active_params", Unit::Count, [](const Result& r) { return r.activeParameters; } },
             { "flops_per_token", Unit::Flop, [](const Result& r) { return r.flopsPerToken; } },
-            { "min_gpus", Unit::Integer, [](const Result& r) { return double(r.minGpus); }, "none up to the search limit" },
+            { "min_gpus", Unit::Integer, [](const Result& r) { return double(r.minGpus); },
+                "none up to the search limit" },
             { "comm.total_bytes", Unit::Volume, [](const Result& r) { return r.totalCommBytes; } },
             { "layout.gpus", Unit::Integer, [](const Result& r) { return double(r.gpus); } },
             { "layout.dp", Unit::Integer, [](const Result& r) { return double(r.dp); } },
@@ -255,16 +260,15 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
         for (const TermKey& k : termKeys()) {
             const TermKey* key = &k;
             t.push_back({ std::string(k.key), k.group == TermGroup::Memory ? Unit::Memory : Unit::Seconds,
-                          [key](const Result& r) {
-                              return key->memory ? r.memory.*(key->memory) : r.step.*(key->step);
-                          } });
+                [key](const Result& r) { return key->memory ? r.memory.*(key->memory) : r.step.*(key->step); } });
         }
-        const std::pair<const char*, Group> groups[]
-            = { { "dp", Group::Dp }, { "tp", Group::Tp }, { "pp", Group::Pp }, { "cp", Group::Cp }, { "ep", Group::Ep } };
+        const std::pair<const char*, Group> groups[] = { { "dp", Group::Dp }, { "tp", Group::Tp }, { "pp", Group::Pp },
+            { "cp", Group::Cp }, { "ep", Group::Ep } };
         for (const auto& [g, group] : groups) {
             const Group gg = group;
             const std::string base = std::string("comm.") + g;
-            t.push_back({ base, Unit::Volume, [gg](const Result& r) { return r.bytesByGroup[static_cast<size_t>(gg)]; } });
+            t.push_back(
+                { base, Unit::Volume, [gg](const Result& r) { return r.bytesByGroup[static_cast<size_t>(gg)]; } });
             t.push_back({ base + "_time", Unit::Seconds, [gg](const Result& r) { return groupSum(r, gg, false); } });
             t.push_back({ base + "_exposed", Unit::Seconds, [gg](const Result& r) { return groupSum(r, gg, true); } });
         }
@@ -276,7 +280,7 @@ const std::vector<NumericPlaceholder>& numericPlaceholders()
 struct TextPlaceholder {
     std::string name;
     std::function<std::string(const Scenario&, const Result&)> value;
-    bool needsResult = false;  ///< "n/a" when the result is not valid
+    bool needsResult = false; ///< "n/a" when the result is not valid
 };
 
 const std::vector<TextPlaceholder>& textPlaceholders()
@@ -298,10 +302,17 @@ const std::vector<TextPlaceholder>& textPlaceholders()
         { "comm.pp_algo", [](const Scenario&, const Result& r) { return groupAlgo(r, Group::Pp); }, true },
         { "comm.cp_algo", [](const Scenario&, const Result& r) { return groupAlgo(r, Group::Cp); }, true },
         { "comm.ep_algo", [](const Scenario&, const Result& r) { return groupAlgo(r, Group::Ep); }, true },
-        { "model.name", [](const Scenario& s, const Result&) { return s.model.name.empty() ? s.model.id : s.model.name; } },
-        { "gpu.name", [](const Scenario& s, const Result&) { return s.cluster.gpu.name.empty() ? s.cluster.gpu.id : s.cluster.gpu.name; } },
+        { "model.name",
+            [](const Scenario& s, const Result&) { return s.model.name.empty() ? s.model.id : s.model.name; } },
+        { "gpu.name",
+            [](const Scenario& s, const Result&) {
+                return s.cluster.gpu.name.empty() ? s.cluster.gpu.id : s.cluster.gpu.name;
+            } },
         { "gpu.memory", [](const Scenario& s, const Result&) { return memoryText(s.cluster.gpu.memoryBytes); } },
-        { "gpu.bf16_tflops", [](const Scenario& s, const Result&) { return fixed(s.cluster.gpu.bf16DenseFlops / 1e12, 0) + " TFLOP/s"; } },
+        { "gpu.bf16_tflops",
+            [](const Scenario& s, const Result&) {
+                return fixed(s.cluster.gpu.bf16DenseFlops / 1e12, 0) + " TFLOP/s";
+            } },
         { "gpu.hourly_price",
             [](const Scenario& s, const Result&) {
                 return s.cluster.gpu.hourlyPriceUsd > 0 ? usdText(s.cluster.gpu.hourlyPriceUsd) + "/h"
@@ -313,7 +324,9 @@ const std::vector<TextPlaceholder>& textPlaceholders()
         { "micro_batch", [](const Scenario& s, const Result&) { return grouped(double(s.training.microBatch)); } },
         { "global_batch", [](const Scenario& s, const Result&) { return grouped(double(s.training.globalBatch)); } },
         { "tokens_per_step",
-            [](const Scenario& s, const Result&) { return grouped(double(s.training.globalBatch) * double(s.training.seqLen)); } },
+            [](const Scenario& s, const Result&) {
+                return grouped(double(s.training.globalBatch) * double(s.training.seqLen));
+            } },
     };
     return table;
 }
@@ -341,8 +354,8 @@ struct ByteUnit {
     std::string_view name;
     double bytes;
 };
-constexpr ByteUnit kByteUnits[] = { { "GB", 1e9 }, { "TB", 1e12 }, { "MB", 1e6 }, { "GiB", kGiB }, { "TiB", kTiB },
-    { "MiB", kMiB } };
+constexpr ByteUnit kByteUnits[]
+    = { { "GB", 1e9 }, { "TB", 1e12 }, { "MB", 1e6 }, { "GiB", kGiB }, { "TiB", kTiB }, { "MiB", kMiB } };
 
 const ByteUnit* findByteUnit(std::string_view name)
 {
@@ -392,13 +405,12 @@ bool knownPlaceholder(std::string_view full)
 
 bool placeholderChar(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'
-        || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'
+        || c == '-' || c == ':';
 }
 
 // Calls f(begin, end, name) for every {identifier} span of text (begin at '{', end past '}').
-template <class F>
-void forEachPlaceholder(const std::string& text, F f)
+template <class F> void forEachPlaceholder(const std::string& text, F f)
 {
     size_t i = 0;
     while (i < text.size()) {
@@ -420,8 +432,8 @@ void forEachPlaceholder(const std::string& text, F f)
     }
 }
 
-std::string renderOne(std::string_view full, const Scenario& s, const Result& r, const Result* prev, LessonBytes bytes,
-                      bool& known)
+std::string renderOne(
+    std::string_view full, const Scenario& s, const Result& r, const Result* prev, LessonBytes bytes, bool& known)
 {
     std::string_view name;
     const ByteUnit* unit = nullptr;
@@ -474,9 +486,9 @@ void diffJson(const json& before, const json& after, const std::string& path, st
     // A catalog reference written as an id on one side and as {"id": ..., overrides} on the other: compare the
     // overrides, so that the changed fields are "cluster.gpu.memory_bytes" rather than all of "cluster.gpu".
     if (before.is_string() && after.is_object() && after.value("id", json()) == before)
-        return diffJson(json{ { "id", before } }, after, path, out);
+        return diffJson(json { { "id", before } }, after, path, out);
     if (before.is_object() && after.is_string() && before.value("id", json()) == after)
-        return diffJson(before, json{ { "id", after } }, path, out);
+        return diffJson(before, json { { "id", after } }, path, out);
     if (before.is_object() && after.is_object()) {
         std::set<std::string> keys;
         for (auto it = before.begin(); it != before.end(); ++it)
@@ -516,11 +528,11 @@ const std::set<std::string, std::less<>>& highlightNames()
         std::set<std::string, std::less<>> n;
         // Every scenario field: a scenario with every optional part present, written without a catalog (full objects).
         Scenario s;
-        s.model.moe = MoeSpec{ 8, 2, 1, 1, 1, 1.0 };
-        s.model.mla = MlaSpec{ 1, 1, 1, 1, 1 };
+        s.model.moe = MoeSpec { 8, 2, 1, 1, 1, 1.0 };
+        s.model.mla = MlaSpec { 1, 1, 1, 1, 1 };
         s.model.paramsOverride = 1;
         s.cluster.gpu.hourlyPriceUsd = 1;
-        collectPaths(json::parse(scenarioToJson(s, Catalog{})), "", n);
+        collectPaths(json::parse(scenarioToJson(s, Catalog {})), "", n);
         n.insert("model.preset");
         n.erase("schema");
         // Result figures and their prefixes ("memory", "step", "comm", ...).
@@ -577,8 +589,8 @@ bool isLessonHighlight(std::string_view name)
     return n.find(name) != n.end();
 }
 
-std::string renderLessonText(const std::string& text, const Scenario& scenario, const Result& result, const Result* previous,
-                             LessonBytes bytes)
+std::string renderLessonText(
+    const std::string& text, const Scenario& scenario, const Result& result, const Result* previous, LessonBytes bytes)
 {
     std::string out;
     out.reserve(text.size() + 64);
@@ -587,7 +599,7 @@ std::string renderLessonText(const std::string& text, const Scenario& scenario, 
         bool known = false;
         std::string value = renderOne(name, scenario, result, previous, bytes, known);
         if (!known)
-            return;  // left verbatim
+            return; // left verbatim
         out.append(text, copied, begin - copied);
         out += value;
         copied = end;
@@ -648,7 +660,8 @@ LessonParse parseLesson(std::string_view text, const Catalog& catalog)
         return out;
     }
     if (!stepsIt->is_array() || stepsIt->empty()) {
-        r.error("steps", std::string("must be a non-empty array, not ")
+        r.error("steps",
+            std::string("must be a non-empty array, not ")
                 + (stepsIt->is_array() ? "an empty array" : stepsIt->type_name()));
         return out;
     }
@@ -699,7 +712,8 @@ LessonParse parseLesson(std::string_view text, const Catalog& catalog)
         }
         if (auto patch = js.find("scenario"); patch != js.end()) {
             if (!patch->is_object())
-                r.error(sp + ".scenario", std::string("must be an object (a JSON merge patch), not ") + patch->type_name());
+                r.error(
+                    sp + ".scenario", std::string("must be an object (a JSON merge patch), not ") + patch->type_name());
             else
                 doc.merge_patch(*patch);
         }
@@ -714,7 +728,8 @@ LessonParse parseLesson(std::string_view text, const Catalog& catalog)
         if (parsed.errors.empty())
             for (const auto& issue : validate(step.scenario))
                 out.errors.push_back({ joinField(scenPath, issue.field), issue.message });
-        const bool namedByPatch = js.contains("scenario") && js["scenario"].is_object() && js["scenario"].contains("name");
+        const bool namedByPatch
+            = js.contains("scenario") && js["scenario"].is_object() && js["scenario"].contains("name");
         if (!namedByPatch && !lesson.title.empty())
             step.scenario.name = lesson.title + ": " + step.title;
         const json written = json::parse(scenarioToJson(step.scenario, catalog));

@@ -95,9 +95,9 @@ ModelCounts countParameters(const ModelSpec& m)
     if (m.paramsOverride > 0 && c.total > 0) {
         // The user gives Ψ (ZeRO paper examples): keep the architecture's proportions, scale to Ψ.
         const double k = m.paramsOverride / c.total;
-        for (double* v : { &c.attention, &c.attentionNorms, &c.denseMlp, &c.routedExperts, &c.routedActive,
-                 &c.sharedExperts, &c.router, &c.layerNorms, &c.embedding, &c.head, &c.positions, &c.finalNorm,
-                 &c.active })
+        for (double* v :
+            { &c.attention, &c.attentionNorms, &c.denseMlp, &c.routedExperts, &c.routedActive, &c.sharedExperts,
+                &c.router, &c.layerNorms, &c.embedding, &c.head, &c.positions, &c.finalNorm, &c.active })
             *v *= k;
         c.total = m.paramsOverride;
         c.overridden = true;

@@ -107,8 +107,9 @@ ParsedPipelineLayout parsePipelineLayout(std::string_view text)
             c.loss = true;
             break;
         default:
-            p.error = std::string("has the character '") + ch + "'; known: E (embedding), t (transformer layer), "
-                "m (MTP layer), L (loss), | (stage boundary), (…)*n and x*n (repeats), commas";
+            p.error = std::string("has the character '") + ch
+                + "'; known: E (embedding), t (transformer layer), "
+                  "m (MTP layer), L (loss), | (stage boundary), (…)*n and x*n (repeats), commas";
             return p;
         }
     }

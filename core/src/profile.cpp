@@ -12,7 +12,6 @@
 
 namespace shardscope::core {
 
-
 namespace {
 // ---- Megatron-Core's profile. The two fitted time-model constants: fit on Narayanan et al. SC'21 Table 1 and
 // Korthikanti et al. MLSys'23 Table 5 only (grid search; tests/core/tst_calibration.cpp holds the rows,
@@ -50,11 +49,11 @@ FrameworkProfile megatronProfile()
     p.framework = Framework::Megatron;
     p.gemmEfficiency = kGemmRealized;
     p.elementwiseTraffic = kElementwiseTraffic;
-    p.attentionEfficiency = 1;   // Megatron-Core's fused attention (cuDNN / FlashAttention) as published
-    p.hostOverheadPerLayer = 0;  // launches run ahead of the GPU at these layer sizes (no host-bound gaps)
-    p.collectiveEfficiency = 1;  // NCCL's own model (collective.cpp) as it stands
-    p.overlapSlowdown = 0;       // the overlap model of the time stage as it stands
-    p.memoryOverheadBytes = 0;   // everything Megatron holds is in the memory model
+    p.attentionEfficiency = 1; // Megatron-Core's fused attention (cuDNN / FlashAttention) as published
+    p.hostOverheadPerLayer = 0; // launches run ahead of the GPU at these layer sizes (no host-bound gaps)
+    p.collectiveEfficiency = 1; // NCCL's own model (collective.cpp) as it stands
+    p.overlapSlowdown = 0; // the overlap model of the time stage as it stands
+    p.memoryOverheadBytes = 0; // everything Megatron holds is in the memory model
     p.allocatorSlack = kAllocatorSlack;
     p.logitBytes = kMegatronLogitBytes;
     p.logitBytesTp = kMegatronLogitBytes;
@@ -70,27 +69,34 @@ FrameworkProfile megatronProfile()
     p.sources = {
         { "gemm_efficiency", "fitted on Narayanan et al. SC'21 Table 1 and Korthikanti et al. MLSys'23 Table 5" },
         { "elementwise_traffic", "fitted on Korthikanti et al. MLSys'23 Table 4 and Table 5" },
-        { "attention_efficiency", "the kernel's published rates as they are (Shah et al. 2024 Figs. 5 and 6; Dao 2023 "
-                                  "Figs. 4 and 7)" },
+        { "attention_efficiency",
+            "the kernel's published rates as they are (Shah et al. 2024 Figs. 5 and 6; Dao 2023 "
+            "Figs. 4 and 7)" },
         { "host_overhead_per_layer", "Megatron-Core launches ahead of the GPU (none measured at these layer sizes)" },
         { "collective_efficiency", "NCCL's tuning model (src/graph/tuning.cc) as is" },
         { "overlap_slowdown", "not modelled for Megatron-Core" },
         { "memory_overhead_bytes", "none beyond the memory model" },
         { "allocator_slack", "megatron/training/theoretical_memory_usage.py (activations × 1.05)" },
         { "logit_bytes", "megatron/core/tensor_parallel/cross_entropy.py (bf16 logits + fp32 softmax in place)" },
-        { "logit_bytes_tp", "megatron/core/tensor_parallel/cross_entropy.py (VocabParallelCrossEntropy: bf16 logits + "
-                            "fp32 softmax in place on each rank's vocabulary shard)" },
-        { "fp8_gemm_speedup", "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst (DelayedScaling, "
-                              "H200: 32.014 / 18.978 ms per layer)" },
-        { "attention_kernel", "Transformer Engine's get_attention_backend (transformer_engine/pytorch/attention/"
-                              "dot_product_attention/utils.py): cuDNN fused attention on Hopper and newer, "
-                              "FlashAttention-2 on Ampere" },
-        { "gather_bucket_elements", "one all-gather per TransformerLayer (Megatron-Core's FSDP wraps each layer: "
-                                    "megatron/core/distributed/torch_fully_sharded_data_parallel.py)" },
-        { "grad_bucket_elements", "megatron/core/distributed/distributed_data_parallel.py (bucket_size = "
-                                  "max(40000000, 1000000 * dp))" },
-        { "grad_bucket_elements_per_dp_rank", "megatron/core/distributed/distributed_data_parallel.py (bucket_size "
-                                              "= max(40000000, 1000000 * dp))" },
+        { "logit_bytes_tp",
+            "megatron/core/tensor_parallel/cross_entropy.py (VocabParallelCrossEntropy: bf16 logits + "
+            "fp32 softmax in place on each rank's vocabulary shard)" },
+        { "fp8_gemm_speedup",
+            "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst (DelayedScaling, "
+            "H200: 32.014 / 18.978 ms per layer)" },
+        { "attention_kernel",
+            "Transformer Engine's get_attention_backend (transformer_engine/pytorch/attention/"
+            "dot_product_attention/utils.py): cuDNN fused attention on Hopper and newer, "
+            "FlashAttention-2 on Ampere" },
+        { "gather_bucket_elements",
+            "one all-gather per TransformerLayer (Megatron-Core's FSDP wraps each layer: "
+            "megatron/core/distributed/torch_fully_sharded_data_parallel.py)" },
+        { "grad_bucket_elements",
+            "megatron/core/distributed/distributed_data_parallel.py (bucket_size = "
+            "max(40000000, 1000000 * dp))" },
+        { "grad_bucket_elements_per_dp_rank",
+            "megatron/core/distributed/distributed_data_parallel.py (bucket_size "
+            "= max(40000000, 1000000 * dp))" },
         { "grad_bucket_bytes", "Megatron-Core sizes buckets in parameters (not bytes)" },
     };
     return p;
@@ -120,7 +126,8 @@ const std::vector<ProfileConstant>& profileConstants()
             "achieved / modelled collective bandwidth" },
         { "overlap_slowdown", 0.0, 1.0, &FrameworkProfile::overlapSlowdown,
             "share of overlapped communication added to compute" },
-        { "memory_overhead_bytes", 0.0, 64e9, &FrameworkProfile::memoryOverheadBytes, "bytes per GPU besides the model" },
+        { "memory_overhead_bytes", 0.0, 64e9, &FrameworkProfile::memoryOverheadBytes,
+            "bytes per GPU besides the model" },
         { "allocator_slack", 0.0, 0.5, &FrameworkProfile::allocatorSlack,
             "reserved beyond allocated, per byte of transient memory" },
     };
@@ -129,16 +136,15 @@ const std::vector<ProfileConstant>& profileConstants()
 
 namespace {
 
-const std::pair<AttentionKernel, const char*> kKernelNames[] = { { AttentionKernel::Fa2, "fa2" },
-    { AttentionKernel::Fa3, "fa3" }, { AttentionKernel::Cudnn, "cudnn" } };
+const std::pair<AttentionKernel, const char*> kKernelNames[]
+    = { { AttentionKernel::Fa2, "fa2" }, { AttentionKernel::Fa3, "fa3" }, { AttentionKernel::Cudnn, "cudnn" } };
 
-const std::pair<Framework, const char*> kFrameworkNames[] = { { Framework::Megatron, "megatron" },
-    { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
-    { Framework::PyTorchCompile, "pytorch-compile" } };
+const std::pair<Framework, const char*> kFrameworkNames[]
+    = { { Framework::Megatron, "megatron" }, { Framework::DeepSpeed, "deepspeed" }, { Framework::PyTorch, "pytorch" },
+          { Framework::PyTorchCompile, "pytorch-compile" } };
 
 /// The name of value in a {value, name} table (the first entry's when absent).
-template <typename Enum, size_t N>
-const char* nameIn(const std::pair<Enum, const char*> (&table)[N], Enum value)
+template <typename Enum, size_t N> const char* nameIn(const std::pair<Enum, const char*> (&table)[N], Enum value)
 {
     for (const auto& [v, n] : table)
         if (v == value)
@@ -168,36 +174,21 @@ std::string allowedFrameworks()
     return s;
 }
 
-const char* toString(Framework f)
-{
-    return nameIn(kFrameworkNames, f);
-}
+const char* toString(Framework f) { return nameIn(kFrameworkNames, f); }
 
-const char* toString(AttentionKernel k)
-{
-    return nameIn(kKernelNames, k);
-}
+const char* toString(AttentionKernel k) { return nameIn(kKernelNames, k); }
 
-bool attentionKernelFromString(std::string_view name, AttentionKernel& out)
-{
-    return valueIn(kKernelNames, name, out);
-}
+bool attentionKernelFromString(std::string_view name, AttentionKernel& out) { return valueIn(kKernelNames, name, out); }
 
 const char* displayName(AttentionKernel k)
 {
     switch (k) {
-    case AttentionKernel::Fa3:
-        return "FlashAttention-3";
-    case AttentionKernel::Cudnn:
-        return "cuDNN fused attention";
-    default:
-        return "FlashAttention-2";
+    case AttentionKernel::Fa3: return "FlashAttention-3";
+    case AttentionKernel::Cudnn: return "cuDNN fused attention";
+    default: return "FlashAttention-2";
     }
 }
 
-bool frameworkFromString(std::string_view name, Framework& out)
-{
-    return valueIn(kFrameworkNames, name, out);
-}
+bool frameworkFromString(std::string_view name, Framework& out) { return valueIn(kFrameworkNames, name, out); }
 
 } // namespace shardscope::core

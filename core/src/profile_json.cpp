@@ -85,8 +85,7 @@ ProfileParse parseProfileUncapped(std::string_view text)
         }
         const double v = (*it)["value"].get<double>();
         if (!std::isfinite(v) || v < lo || v > hi) {
-            out.errors.push_back(path + ".value: must be in [" + exprNumber(lo) + ", "
-                + exprNumber(hi) + "]");
+            out.errors.push_back(path + ".value: must be in [" + exprNumber(lo) + ", " + exprNumber(hi) + "]");
             return;
         }
         p.*member = v;
@@ -108,8 +107,10 @@ ProfileParse parseProfileUncapped(std::string_view text)
         if (!it->is_object() || !it->contains("value") || !(*it)["value"].is_string())
             out.errors.push_back(path + ": must be {\"value\": \"fa2\" | \"fa3\" | \"cudnn\", \"source\": text}");
         else if (!attentionKernelFromString((*it)["value"].get<std::string>(), p.attentionKernel))
-            out.errors.push_back(path + ".value: '" + (*it)["value"].get<std::string>() + "' is not one of: fa2, fa3, cudnn");
-        else if (const auto src = it->find("source"); src == it->end() || !src->is_string() || src->get<std::string>().empty())
+            out.errors.push_back(
+                path + ".value: '" + (*it)["value"].get<std::string>() + "' is not one of: fa2, fa3, cudnn");
+        else if (const auto src = it->find("source");
+                 src == it->end() || !src->is_string() || src->get<std::string>().empty())
             out.errors.push_back(path + ".source: is required (the publication, datasheet or fit it comes from)");
         else
             for (auto& [k, said] : p.sources)
@@ -131,7 +132,8 @@ ProfileParse parseProfileUncapped(std::string_view text)
                 const std::string path = "fit.figures[" + std::to_string(i) + "]";
                 if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string() || !f.contains("measured")
                     || !f["measured"].is_number() || !f.contains("after") || !f["after"].is_number()) {
-                    out.errors.push_back(path + ": must be {\"figure\": text, \"measured\": number, \"after\": number}");
+                    out.errors.push_back(
+                        path + ": must be {\"figure\": text, \"measured\": number, \"after\": number}");
                     continue;
                 }
                 FitFigure ff { f["figure"].get<std::string>(), f["measured"].get<double>(), f["after"].get<double>() };
@@ -187,7 +189,8 @@ std::string profileJson(const FrameworkProfile& p)
         values[c.key] = { { "value", p.*c.member }, { "source", sourceOf(c.key) } };
     for (const auto& f : kFacts)
         values[f.key] = { { "value", p.*f.member }, { "source", sourceOf(f.key) } };
-    values[kAttentionKernelKey] = { { "value", toString(p.attentionKernel) }, { "source", sourceOf(kAttentionKernelKey) } };
+    values[kAttentionKernelKey]
+        = { { "value", toString(p.attentionKernel) }, { "source", sourceOf(kAttentionKernelKey) } };
     json root = { { "schema", kProfileSchema }, { "id", p.id }, { "name", p.name },
         { "framework", toString(p.framework) }, { "values", values } };
     if (p.fit.runs > 0 || !p.fit.figures.empty()) {

@@ -64,19 +64,16 @@ RankGroup groupOf(const Scenario& s, int rank, Group g, bool expertDp, size_t ma
     const int ep = s.model.isMoe() ? std::max(1, p.ep) : 1;
     const int etp = s.model.isMoe() ? std::max(1, p.effectiveExpertTp()) : std::max(1, p.tp);
     const int stage = rankOf(s, 0, 0, 0, c.pp);
-    const int q = rank - stage;       // position in the stage's expert grid
+    const int q = rank - stage; // position in the stage's expert grid
     const int expertTpRank = q % etp; // position in its expert tensor-parallel group
     RankGroup out; // { group, expertDataParallel, size, first, stride, members (filled below), ... }
     switch (g) {
-    case Group::Tp:
-        out = { g, false, p.tp, rankOf(s, 0, c.cp, c.dp, c.pp), 1, {}, 0, false, true };
-        break;
-    case Group::Cp:
-        out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp, {}, 0, false, true };
-        break;
+    case Group::Tp: out = { g, false, p.tp, rankOf(s, 0, c.cp, c.dp, c.pp), 1, {}, 0, false, true }; break;
+    case Group::Cp: out = { g, false, p.cp, rankOf(s, c.tp, 0, c.dp, c.pp), p.tp, {}, 0, false, true }; break;
     case Group::Dp:
         if (expertDp) // the same expert_tp and ep position in every etp·ep block of the stage
-            out = { g, true, p.tp * p.cp * dpN / (etp * ep), stage + expertTpRank + etp * c.ep, etp * ep, {}, 0, false, true };
+            out = { g, true, p.tp * p.cp * dpN / (etp * ep), stage + expertTpRank + etp * c.ep, etp * ep, {}, 0, false,
+                true };
         else
             out = { g, false, p.cp * dpN, rankOf(s, c.tp, 0, 0, c.pp), p.tp, {}, 0, false, true };
         break;
@@ -120,16 +117,19 @@ std::vector<Issue> placementWarnings(const Scenario& s)
     const Layout l = makeLayout(s);
     const auto& p = s.parallelism;
     if (l.tpGroup.nodes > 1)
-        w.push_back({ "parallelism.tp", "the TP group spans " + std::to_string(l.tpGroup.nodes)
+        w.push_back({ "parallelism.tp",
+            "the TP group spans " + std::to_string(l.tpGroup.nodes)
                 + " nodes: every layer's TP collectives cross the inter-node network" });
     else if (p.tp > s.cluster.gpu.scaleUpDomain)
-        w.push_back({ "parallelism.tp", "the TP group leaves the NVLink domain of " + std::to_string(s.cluster.gpu.scaleUpDomain)
-                + " GPUs" });
+        w.push_back({ "parallelism.tp",
+            "the TP group leaves the NVLink domain of " + std::to_string(s.cluster.gpu.scaleUpDomain) + " GPUs" });
     if (l.epGroup.nodes > 1)
-        w.push_back({ "parallelism.ep", "the EP group spans " + std::to_string(l.epGroup.nodes)
+        w.push_back({ "parallelism.ep",
+            "the EP group spans " + std::to_string(l.epGroup.nodes)
                 + " nodes: expert all-to-all traffic crosses the inter-node network" });
     if (l.cpGroup.nodes > 1)
-        w.push_back({ "parallelism.cp", "the CP group spans " + std::to_string(l.cpGroup.nodes)
+        w.push_back({ "parallelism.cp",
+            "the CP group spans " + std::to_string(l.cpGroup.nodes)
                 + " nodes: K/V ring exchanges cross the inter-node network" });
     return w;
 }

@@ -59,21 +59,21 @@ void readCalibration(FieldReader& r, const json& c, Scenario& s)
     if (!parsed.ok())
         return;
     if (parsed.profile.framework != s.training.framework) {
-        r.error("calibration.profile.framework", std::string("'") + toString(parsed.profile.framework)
-            + "' differs from training.framework '" + toString(s.training.framework)
-            + "': a profile applies to its own framework");
+        r.error("calibration.profile.framework",
+            std::string("'") + toString(parsed.profile.framework) + "' differs from training.framework '"
+                + toString(s.training.framework) + "': a profile applies to its own framework");
         return;
     }
     if (!checksum.empty() && checksum != profileChecksum(parsed.profile))
-        r.warning("calibration.checksum", "does not match the profile's values (edited by hand?): the values are "
-                                          "used as written");
+        r.warning("calibration.checksum",
+            "does not match the profile's values (edited by hand?): the values are "
+            "used as written");
     s.profile = parsed.profile;
 }
 
 // Catalog reference: a string id, or an object that overrides an entry (with "id") or defines one (without).
-template <class T, class Lookup, class Read>
-void readRef(FieldReader& r, const json& parent, const char* key, const std::string& path, T& out, Lookup lookup,
-             Read read, const char* what)
+template <class T, class Lookup, class Read> void readRef(FieldReader& r, const json& parent, const char* key,
+    const std::string& path, T& out, Lookup lookup, Read read, const char* what)
 {
     auto it = parent.find(key);
     if (it == parent.end())
@@ -155,13 +155,14 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.error("", std::string("a scenario must be a JSON object, not ") + root.type_name());
         return out;
     }
-    r.unknownKeys(root, "", { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins",
-                            "calibration" });
+    r.unknownKeys(root, "",
+        { "schema", "name", "model", "cluster", "training", "parallelism", "offload", "nccl", "pins", "calibration" });
     if (const auto pins = root.find("pins"); pins != root.end()) {
         if (!pins->is_array())
             r.warning("pins", std::string("must be an array of scenarios, not ") + pins->type_name() + "; ignored");
         else if (pins->size() > kMaxPins)
-            r.warning("pins", "holds " + std::to_string(pins->size()) + " scenarios; at most " + std::to_string(kMaxPins)
+            r.warning("pins",
+                "holds " + std::to_string(pins->size()) + " scenarios; at most " + std::to_string(kMaxPins)
                     + " are read: the first " + std::to_string(kMaxPins) + " are kept, the other "
                     + std::to_string(pins->size() - kMaxPins) + " ignored");
     }
@@ -189,13 +190,17 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     }
     if (const json* c = objectAt(r, root, "cluster")) {
         auto& cl = s.cluster;
-        r.unknownKeys(*c, "cluster", { "gpu", "nodes", "gpus_per_node", "intra_node", "inter_node", "nics_per_node",
-                                         "nvme_bandwidth_per_node", "cpu_adam_params_per_second", "misc_bytes",
-                                         "memory_headroom" });
-        readRef(r, *c, "gpu", "cluster", cl.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::readGpu, "GPU");
-        readRef(r, *c, "intra_node", "cluster", cl.intraNode, [&](const std::string& id) { return catalog.link(id); },
+        r.unknownKeys(*c, "cluster",
+            { "gpu", "nodes", "gpus_per_node", "intra_node", "inter_node", "nics_per_node", "nvme_bandwidth_per_node",
+                "cpu_adam_params_per_second", "misc_bytes", "memory_headroom" });
+        readRef(
+            r, *c, "gpu", "cluster", cl.gpu, [&](const std::string& id) { return catalog.gpu(id); }, detail::readGpu,
+            "GPU");
+        readRef(
+            r, *c, "intra_node", "cluster", cl.intraNode, [&](const std::string& id) { return catalog.link(id); },
             detail::readLink, "interconnect");
-        readRef(r, *c, "inter_node", "cluster", cl.interNode, [&](const std::string& id) { return catalog.link(id); },
+        readRef(
+            r, *c, "inter_node", "cluster", cl.interNode, [&](const std::string& id) { return catalog.link(id); },
             detail::readLink, "interconnect");
         r.integer(*c, "nodes", "cluster", cl.nodes);
         r.integer(*c, "gpus_per_node", "cluster", cl.gpusPerNode);
@@ -207,16 +212,16 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
     }
     if (const json* t = objectAt(r, root, "training")) {
         auto& tr = s.training;
-        r.unknownKeys(*t, "training", { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute",
-                                          "flash_attention", "dropout", "accounting", "grad_reduce_dtype",
-                                          "fp8_param_gather", "recompute_modules", "framework" });
+        r.unknownKeys(*t, "training",
+            { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "flash_attention",
+                "dropout", "accounting", "grad_reduce_dtype", "fp8_param_gather", "recompute_modules", "framework" });
         r.integer64(*t, "seq_len", "training", tr.seqLen);
         r.integer64(*t, "global_batch", "training", tr.globalBatch);
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
         r.enumeration(*t, "precision", "training", tr.precision,
-            { { "fp32", Precision::Fp32 }, { "bf16-mixed", Precision::Bf16Mixed }, { "fp16-mixed", Precision::Fp16Mixed },
-                { "bf16", Precision::Bf16 }, { "fp8-mixed", Precision::Fp8Mixed },
-                { "mxfp8", Precision::Mxfp8 } });
+            { { "fp32", Precision::Fp32 }, { "bf16-mixed", Precision::Bf16Mixed },
+                { "fp16-mixed", Precision::Fp16Mixed }, { "bf16", Precision::Bf16 },
+                { "fp8-mixed", Precision::Fp8Mixed }, { "mxfp8", Precision::Mxfp8 } });
         r.enumeration(*t, "optimizer", "training", tr.optimizer,
             { { "adamw", Optimizer::AdamW }, { "adamw-8bit", Optimizer::AdamW8bit },
                 { "sgd-momentum", Optimizer::SgdMomentum }, { "adafactor", Optimizer::Adafactor } });
@@ -233,14 +238,18 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.boolean(*t, "fp8_param_gather", "training", tr.fp8ParamGather);
         if (const auto it = t->find("recompute_modules"); it != t->end()) {
             if (!it->is_array()) {
-                r.error("training.recompute_modules", std::string("must be a list of module names (")
-                        + kRecomputeModuleNames + "), not " + it->type_name());
+                r.error("training.recompute_modules",
+                    std::string("must be a list of module names (") + kRecomputeModuleNames + "), not "
+                        + it->type_name());
             } else {
                 RecomputeModules mods;
                 for (const json& name : *it) {
                     if (!name.is_string() || !setRecomputeModule(mods, name.get<std::string>())) {
-                        r.error("training.recompute_modules", name.dump() + " is not a module Megatron recomputes; "
-                                "allowed: " + kRecomputeModuleNames);
+                        r.error("training.recompute_modules",
+                            name.dump()
+                                + " is not a module Megatron recomputes; "
+                                  "allowed: "
+                                + kRecomputeModuleNames);
                         break;
                     }
                 }
@@ -252,14 +261,14 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
                 { { "megatron", Framework::Megatron }, { "deepspeed", Framework::DeepSpeed },
                     { "pytorch", Framework::PyTorch }, { "pytorch-compile", Framework::PyTorchCompile } })
             && !applyFramework(s, framework, catalog))
-            r.error("training.framework", std::string("no profile '") + toString(framework)
-                + "' in the catalog (resources/profiles/)");
+            r.error("training.framework",
+                std::string("no profile '") + toString(framework) + "' in the catalog (resources/profiles/)");
     }
     if (const json* p = objectAt(r, root, "parallelism")) {
         auto& pa = s.parallelism;
-        r.unknownKeys(*p, "parallelism", { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule",
-                                             "virtual_stages", "shard_group", "moe_overlap",
-                                             "tp_comm_overlap", "expert_tp", "pipeline_layout" });
+        r.unknownKeys(*p, "parallelism",
+            { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule", "virtual_stages", "shard_group",
+                "moe_overlap", "tp_comm_overlap", "expert_tp", "pipeline_layout" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -269,8 +278,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer(*p, "cp", "parallelism", pa.cp);
         r.integer(*p, "ep", "parallelism", pa.ep);
         if (r.integer(*p, "expert_tp", "parallelism", pa.expertTp) && pa.expertTp < 1)
-            r.error("parallelism.expert_tp", "expert_tp (" + std::to_string(pa.expertTp)
-                    + ") must be at least 1; leave it out for the default, tp");
+            r.error("parallelism.expert_tp",
+                "expert_tp (" + std::to_string(pa.expertTp) + ") must be at least 1; leave it out for the default, tp");
         r.boolean(*p, "sequence_parallel", "parallelism", pa.sequenceParallel);
         r.enumeration(*p, "pp_schedule", "parallelism", pa.schedule,
             { { "gpipe", PpSchedule::GPipe }, { "1f1b", PpSchedule::OneFOneB },
@@ -327,8 +336,7 @@ json diffObject(const json& base, const json& now)
     return d;
 }
 
-template <class T, class Lookup, class ToJson>
-json refToJson(const T& value, Lookup lookup, ToJson toJson)
+template <class T, class Lookup, class ToJson> json refToJson(const T& value, Lookup lookup, ToJson toJson)
 {
     const T* entry = value.id.empty() ? nullptr : lookup(value.id);
     if (entry && *entry == value)
@@ -347,7 +355,8 @@ json refToJson(const T& value, Lookup lookup, ToJson toJson)
 /// catalog's driver figure (json_fields.cpp, readGpu), so it is always written with the driver figure it goes with.
 json gpuRef(const GpuSpec& g, const Catalog& catalog)
 {
-    json j = refToJson(g, [&](const std::string& id) { return catalog.gpu(id); }, detail::gpuToJson);
+    json j = refToJson(
+        g, [&](const std::string& id) { return catalog.gpu(id); }, detail::gpuToJson);
     if (j.is_object() && j.contains("memory_bytes"))
         j["reported_memory_bytes"] = g.reportedMemoryBytes;
     return j;
@@ -368,11 +377,13 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         j["model"] = detail::modelToJson(s.model);
     }
     const auto& c = s.cluster;
-    j["cluster"] = {
-        { "gpu", gpuRef(c.gpu, catalog) },
-        { "nodes", c.nodes }, { "gpus_per_node", c.gpusPerNode },
-        { "intra_node", refToJson(c.intraNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
-        { "inter_node", refToJson(c.interNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
+    j["cluster"] = { { "gpu", gpuRef(c.gpu, catalog) }, { "nodes", c.nodes }, { "gpus_per_node", c.gpusPerNode },
+        { "intra_node",
+            refToJson(
+                c.intraNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
+        { "inter_node",
+            refToJson(
+                c.interNode, [&](const std::string& id) { return catalog.link(id); }, detail::linkToJson) },
         { "nics_per_node", c.nicsPerNode }, { "nvme_bandwidth_per_node", c.nvmeBandwidthPerNode },
         { "cpu_adam_params_per_second", c.cpuAdamParamsPerSecond }, { "misc_bytes", c.miscBytes },
         { "memory_headroom", c.memoryHeadroom } };
@@ -474,7 +485,8 @@ std::string resultToJson(const Result& r, int indent)
     for (const auto& s : r.stages) {
         json st = { { "stage", s.stage }, { "memory_total", s.memory.total() }, { "layers", s.layers },
             { "embedding", s.embedding }, { "head", s.head }, { "in_flight_micro_batches", s.inFlight },
-            { "forward_time", s.forwardTime }, { "backward_time", s.backwardTime }, { "memory", memoryToJson(s.memory) } };
+            { "forward_time", s.forwardTime }, { "backward_time", s.backwardTime },
+            { "memory", memoryToJson(s.memory) } };
         stages.push_back(st);
     }
     j["pipeline_stages"] = stages;
@@ -484,11 +496,12 @@ std::string resultToJson(const Result& r, int indent)
     for (const auto& c : r.collectives)
         coll.push_back({ { "group", toString(c.group) }, { "op", toString(c.op) }, { "group_size", c.groupSize },
             { "count", c.count }, { "message_bytes", c.messageBytes }, { "bytes", c.bytes }, { "time", c.time },
-            { "latency_time", c.latencyTime }, { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) }, { "proto", toString(c.proto) },
-            { "crosses_nodes", c.crossesNodes }, { "purpose", c.purpose } });
+            { "latency_time", c.latencyTime }, { "exposed_time", c.exposedTime }, { "algo", toString(c.algo) },
+            { "proto", toString(c.proto) }, { "crosses_nodes", c.crossesNodes }, { "purpose", c.purpose } });
     j["communication_per_gpu"] = { { "total_bytes", r.totalCommBytes },
-        { "by_group", { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },
-                          { "cp", r.bytesByGroup[3] }, { "ep", r.bytesByGroup[4] } } },
+        { "by_group",
+            { { "dp", r.bytesByGroup[0] }, { "tp", r.bytesByGroup[1] }, { "pp", r.bytesByGroup[2] },
+                { "cp", r.bytesByGroup[3] }, { "ep", r.bytesByGroup[4] } } },
         { "collectives", coll } };
     j["communication"] = { { "assumed_hidden_seconds", detail::assumedHidden<detail::Fast>(r.collectives).value() } };
     j["step_time"] = { { "compute", r.step.compute }, { "recompute", r.step.recompute },
@@ -502,9 +515,10 @@ std::string resultToJson(const Result& r, int indent)
         { "hardware_tflops_per_gpu", r.throughput.hardwareTflopsPerGpu }, { "mfu", r.throughput.mfu },
         { "cost_per_step_usd", r.throughput.costPerStepUsd } };
     j["uncertainty"] = { { "band", r.uncertainty.band }, { "kind", r.uncertainty.kind },
-        { "basis_kind", r.uncertainty.basisKind }, { "basis", r.uncertainty.basis }, { "sources", r.uncertainty.sources },
-        { "coverage", r.uncertainty.coverage }, { "memory_coverage", r.uncertainty.memoryCoverage },
-        { "throughput_runs", r.uncertainty.throughputRuns }, { "memory_runs", r.uncertainty.memoryRuns },
+        { "basis_kind", r.uncertainty.basisKind }, { "basis", r.uncertainty.basis },
+        { "sources", r.uncertainty.sources }, { "coverage", r.uncertainty.coverage },
+        { "memory_coverage", r.uncertainty.memoryCoverage }, { "throughput_runs", r.uncertainty.throughputRuns },
+        { "memory_runs", r.uncertainty.memoryRuns },
         { "throughput_ratio", json::array({ r.uncertainty.throughputRatio.lo, r.uncertainty.throughputRatio.hi }) },
         { "memory_ratio", json::array({ r.uncertainty.memoryRatio.lo, r.uncertainty.memoryRatio.hi }) },
         { "assumed_hidden_share", r.uncertainty.assumedHiddenShare },
@@ -515,10 +529,11 @@ std::string resultToJson(const Result& r, int indent)
         for (const Term& t : r.terms) {
             json inputs = json::array();
             for (const TermInput& in : t.inputs)
-                inputs.push_back({ { "name", in.name }, { "value", in.value }, { "unit", in.unit }, { "meaning", in.meaning } });
-            terms.push_back({ { "key", t.key }, { "group", toString(t.group) }, { "label", t.label }, { "value", t.value },
-                { "unit", t.unit }, { "formula", t.formula }, { "expression", t.expression }, { "inputs", inputs },
-                { "source", t.source }, { "anchor", t.anchor } });
+                inputs.push_back(
+                    { { "name", in.name }, { "value", in.value }, { "unit", in.unit }, { "meaning", in.meaning } });
+            terms.push_back({ { "key", t.key }, { "group", toString(t.group) }, { "label", t.label },
+                { "value", t.value }, { "unit", t.unit }, { "formula", t.formula }, { "expression", t.expression },
+                { "inputs", inputs }, { "source", t.source }, { "anchor", t.anchor } });
         }
         j["terms"] = terms;
     }

@@ -170,7 +170,8 @@ struct Worker {
                 for (Recompute rc : recomputes) {
                     s.training.recompute = rc;
                     // the base's recompute_modules apply to selective recompute only (validate.cpp)
-                    s.training.recomputeModules = rc == Recompute::Selective ? base.training.recomputeModules : std::nullopt;
+                    s.training.recomputeModules
+                        = rc == Recompute::Selective ? base.training.recomputeModules : std::nullopt;
                     for (Sharding sh : shardings) {
                         if (!opt.shardings.empty()
                             && std::find(opt.shardings.begin(), opt.shardings.end(), sh) == opt.shardings.end())
@@ -216,7 +217,6 @@ struct Worker {
         reported = evaluated;
     }
     int64_t reported = 0;
-
 };
 
 bool tpAllowed(const ModelSpec& m, int tp) { return tensorParallelIssues(m, tp).empty(); }
@@ -227,8 +227,8 @@ RankedFigures rankedFigures(const Scenario& s, const Result& r, const SearchOpti
 {
     RankedFigures f { r.step.total(), r.memory.total(), r.throughput.tokensPerSecond, r.throughput.costPerStepUsd };
     if (opt.overlapEfficiency < 1) { // charge back the overlap the model assumes
-        const double slower = 1 + (1 - opt.overlapEfficiency)
-                * detail::assumedHidden<detail::Fast>(r.collectives).value() / f.stepTime;
+        const double slower
+            = 1 + (1 - opt.overlapEfficiency) * detail::assumedHidden<detail::Fast>(r.collectives).value() / f.stepTime;
         f.stepTime *= slower;
         f.tokensPerSecond /= slower;
         f.costPerStep *= slower;
@@ -279,12 +279,14 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
                     const int dp = g / (tp * pp * cp);
                     if (base.training.globalBatch % dp != 0)
                         continue;
-                    std::vector<int> eps{ 1 };
+                    std::vector<int> eps { 1 };
                     if (m.isMoe()) {
                         eps.clear();
                         for (int ep : divisorsUpTo(m.moe.experts, opt.maxEp > 0 ? opt.maxEp : m.moe.experts))
                             // the expert grid: ep × expert_tp divides tp × dp × cp (validate.cpp, Megatron-Core)
-                            if ((int64_t(tp) * dp * cp) % (int64_t(base.parallelism.expertTp > 0 ? base.parallelism.expertTp : tp) * ep) == 0)
+                            if ((int64_t(tp) * dp * cp)
+                                    % (int64_t(base.parallelism.expertTp > 0 ? base.parallelism.expertTp : tp) * ep)
+                                == 0)
                                 eps.push_back(ep);
                     }
                     for (int ep : eps)
@@ -299,7 +301,7 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (int i = 0; i < threads; ++i)
-        workers.push_back(Worker{ base, opt, progress, {}, 0, 0 });
+        workers.push_back(Worker { base, opt, progress, {}, 0, 0 });
     auto body = [&](int w) {
         for (size_t i = w; i < tasks.size(); i += threads) {
             if (progress && progress->cancel.load(std::memory_order_relaxed))

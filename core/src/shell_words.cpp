@@ -60,7 +60,7 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
             pending.clear();
             i = pos - 1;
         } else if (c == '<' && i + 1 < text.size() && text[i + 1] == '<' && (i + 2 >= text.size() || text[i + 2] != '<')
-                   && (i == 0 || text[i - 1] != '<')) { // <<< is a here-string
+            && (i == 0 || text[i - 1] != '<')) { // <<< is a here-string
             finish();
             HereDoc h;
             i += 2;
@@ -71,15 +71,14 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
             while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
                 ++i;
             // The delimiter word, quotes removed (quoting it only turns off expansion in the body).
-            for (; i < text.size() && std::string_view(" \t\r\n;&|()<>").find(text[i]) == std::string_view::npos;
-                 ++i)
+            for (; i < text.size() && std::string_view(" \t\r\n;&|()<>").find(text[i]) == std::string_view::npos; ++i)
                 if (text[i] != '\'' && text[i] != '"' && text[i] != '\\')
                     h.delimiter += text[i];
             --i;
             if (!h.delimiter.empty())
                 pending.push_back(std::move(h));
         } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')'
-                   || c == '<' || c == '>') {
+            || c == '<' || c == '>') {
             finish();
         } else if (c == '#' && !inWord) {
             while (i + 1 < text.size() && text[i + 1] != '\n')
@@ -144,7 +143,8 @@ ShellSplit splitShellWords(std::string_view text, size_t maxWords)
                     break;
             }
             if (k >= text.size()) {
-                out.error = std::string("unterminated ") + (c == '$' ? "$(" : "`") + " starting on line " + std::to_string(word.line);
+                out.error = std::string("unterminated ") + (c == '$' ? "$(" : "`") + " starting on line "
+                    + std::to_string(word.line);
                 return out;
             }
             word.text.append(text.substr(i, k - i + 1));

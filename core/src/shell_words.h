@@ -10,9 +10,9 @@
 namespace shardscope::core::detail {
 
 struct ShellWord {
-    std::string text;     ///< the word after quote removal; $VAR, ${VAR} and `...` are kept as written
+    std::string text; ///< the word after quote removal; $VAR, ${VAR} and `...` are kept as written
     bool expands = false; ///< holds an unquoted or double-quoted $ or a backtick: bash would substitute it
-    int line = 1;         ///< line the word starts on
+    int line = 1; ///< line the word starts on
 };
 
 struct ShellSplit {

@@ -9,7 +9,7 @@
 namespace shardscope::core::detail {
 
 int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers,
-            int peakStage)
+    int peakStage)
 {
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, dp = layout.dp;
     // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
@@ -32,9 +32,8 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
         const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
         return candidatesFit(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb, capacity - nccl);
     };
-    auto fitsExact = [&](int64_t k) {
-        return fitsAt(k * step, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step))));
-    };
+    auto fitsExact
+        = [&](int64_t k) { return fitsAt(k * step, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step)))); };
     // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
     int64_t lo = 1, hi = dpMax / step;
     const int64_t top = hi;

@@ -14,7 +14,7 @@ namespace shardscope::core::detail {
 /// rule on dp); 0 when none up to the validated limit (1e7 GPUs). `fitsHere`: the evaluated layout
 /// fits, which bounds the search from one side; `buffers`: its NCCL buffer bytes.
 int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers,
-            int peakStage);
+    int peakStage);
 
 /// Whether validate()'s rules on the data-parallel degree hold at dp (global batch a multiple of micro-batch × dp,
 /// the interleaved schedule's micro-batch count, ep·expert_tp | tp·dp·cp, FSDP hybrid shard groups) on nodes of gpusPerNode GPUs;

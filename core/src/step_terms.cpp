@@ -20,7 +20,7 @@ constexpr const char* kNarayanan = "Narayanan et al., Efficient Large-Scale Lang
 /// A term outside the breakdown key table (model, throughput, communication): its identity, then the expression's
 /// value, formula, substituted expression and inputs.
 Term termFrom(std::string key, TermGroup group, std::string label, std::string unit, const Expr& e, std::string source,
-              std::string anchor)
+    std::string anchor)
 {
     Term t;
     t.key = std::move(key);
@@ -42,16 +42,16 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
 {
     // ---- Model.
     out.push_back(termFrom("model.parameters", TermGroup::Model, "Parameters", "parameters",
-                           parameterCount<Expr>(s.model, sh.counts),
-                           "Megatron-LM megatron/training/theoretical_memory_usage.py "
-                           "(compute_weight_and_optimizer_memory)",
-                           "parameter-count"));
+        parameterCount<Expr>(s.model, sh.counts),
+        "Megatron-LM megatron/training/theoretical_memory_usage.py "
+        "(compute_weight_and_optimizer_memory)",
+        "parameter-count"));
     {
         Term t = termFrom("model.flops_per_token", TermGroup::Model, "Model FLOPs per token", "FLOP",
-                          flopsPerToken<Expr>(s, sh.counts),
-                          std::string("Megatron-LM megatron/training/training.py (num_floating_point_operations); ")
-                              + kNarayanan + " §5.1",
-                          "flops");
+            flopsPerToken<Expr>(s, sh.counts),
+            std::string("Megatron-LM megatron/training/training.py (num_floating_point_operations); ") + kNarayanan
+                + " §5.1",
+            "flops");
         t.formula += " (3 GEMMs per matmul weight: forward, dgrad, wgrad; causal attention)";
         out.push_back(std::move(t));
     }
@@ -59,17 +59,18 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     // ---- Step time (the slowest pipeline stage sets it).
     {
         Term t = termOf("step_time.compute", st.times.compute,
-                        st.contention <= 0 ? std::string()
-                        : s.parallelism.moeOverlap == MoeOverlap::DualPipe
-                        ? "(c_ov: DualPipe keeps 20 of 132 SMs for communication: the layers' compute × 20/112, "
-                          "DeepSeek-V3 report §3.2.2)"
-                        : "(c_ov: compute slowed by the ZeRO-3/FSDP collectives it overlaps: overlap_slowdown × "
-                          "hidden time)");
-        t.source = std::string(kNarayanan) + " §3.3, §5.1 (FLOPs); Shah et al., FlashAttention-3 (2024) Figs. 5 and 6 "
-                   "(H100 forward and backward rates of FlashAttention-2/3 and cuDNN), Dao, FlashAttention-2 (2023) "
-                   "Figs. 4 and 7 (forward + backward; A100 split by the H100's forward/backward ratio); "
-                   "TransformerEngine gemm_profiling.rst (FP8 speed-up); "
-                   "GPU datasheets and measured matmul rates (catalog); framework profile (host time)";
+            st.contention <= 0 ? std::string()
+                : s.parallelism.moeOverlap == MoeOverlap::DualPipe
+                ? "(c_ov: DualPipe keeps 20 of 132 SMs for communication: the layers' compute × 20/112, "
+                  "DeepSeek-V3 report §3.2.2)"
+                : "(c_ov: compute slowed by the ZeRO-3/FSDP collectives it overlaps: overlap_slowdown × "
+                  "hidden time)");
+        t.source = std::string(kNarayanan)
+            + " §3.3, §5.1 (FLOPs); Shah et al., FlashAttention-3 (2024) Figs. 5 and 6 "
+              "(H100 forward and backward rates of FlashAttention-2/3 and cuDNN), Dao, FlashAttention-2 (2023) "
+              "Figs. 4 and 7 (forward + backward; A100 split by the H100's forward/backward ratio); "
+              "TransformerEngine gemm_profiling.rst (FP8 speed-up); "
+              "GPU datasheets and measured matmul rates (catalog); framework profile (host time)";
         out.push_back(std::move(t));
     }
     {
@@ -77,7 +78,7 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         switch (s.training.recompute) {
         case Recompute::Full: note = "(full: every layer's forward again, its collectives included)"; break;
         case Recompute::Selective:
-            note = !(s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true })
+            note = !(s.training.effectiveRecomputeModules() == RecomputeModules { .coreAttn = true })
                 ? "(selective: the training.recompute_modules' forward re-run)"
                 : s.training.flashAttention
                 ? "(FlashAttention's backward already recomputes the attention scores: counted in compute)"
@@ -96,8 +97,8 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     }
     {
         Term t = termOf("step_time.exposed_communication", st.times.exposedCommunication,
-                        "(per micro-batch TP/CP/EP and ZeRO-3/FSDP exposure, pipeline fill/drain send/recv, "
-                        "data-parallel collectives after the last backward)");
+            "(per micro-batch TP/CP/EP and ZeRO-3/FSDP exposure, pipeline fill/drain send/recv, "
+            "data-parallel collectives after the last backward)");
         t.source = "NCCL src/graph/tuning.cc (collective times); PyTorch DDP and FSDP, DeepSpeed ZeRO overlap "
                    "(torch/nn/parallel/distributed.py, torch/distributed/fsdp, deepspeed/runtime/zero)";
         out.push_back(std::move(t));
@@ -106,10 +107,11 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         const char* note = s.parallelism.pp == 1 ? "(no pipeline)"
             : s.parallelism.schedule == PpSchedule::Interleaved
             ? "(every stage but the slowest is idle once per step, ÷ virtual stages)"
-            : s.parallelism.schedule == PpSchedule::ZeroBubble ? "(ZB-H1 fills the bubble with weight-gradient work)"
-                                                               : "(1F1B/GPipe: (p − 1) stage times when stages are equal)";
-        Term t = termOf("step_time.pipeline_bubble", pipelineBubble<Expr>(s, st.v, st.sumStage, st.tSlow, st.weightGrad),
-                        note);
+            : s.parallelism.schedule == PpSchedule::ZeroBubble
+            ? "(ZB-H1 fills the bubble with weight-gradient work)"
+            : "(1F1B/GPipe: (p − 1) stage times when stages are equal)";
+        Term t = termOf(
+            "step_time.pipeline_bubble", pipelineBubble<Expr>(s, st.v, st.sumStage, st.tSlow, st.weightGrad), note);
         t.source = std::string(kNarayanan) + " §2.2; Qi et al., Zero Bubble Pipeline Parallelism (ICLR'24) (ZB-H1)";
         out.push_back(std::move(t));
     }
@@ -117,17 +119,17 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     {
         const bool any = s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None;
         Term t = termOf("step_time.offload", opt.offload,
-                        any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
-                              "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter fetch "
-                              "beyond its compute)"
-                            : "(nothing offloaded)");
+            any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
+                  "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter fetch "
+                  "beyond its compute)"
+                : "(nothing offloaded)");
         t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
         out.push_back(std::move(t));
     }
     {
         Term t = termOf("step_time.optimizer", opt.optimizer,
-                        s.offload.optimizer != OffloadTarget::None ? "(the optimizer runs on the CPU: see Offload)"
-                                                                   : "(memory-bound: read and write states)");
+            s.offload.optimizer != OffloadTarget::None ? "(the optimizer runs on the CPU: see Offload)"
+                                                       : "(memory-bound: read and write states)");
         t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound)";
         out.push_back(std::move(t));
     }
@@ -135,41 +137,44 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     // ---- Throughput.
     const double total = r.step.total();
     if (total > 0) {
-        const ThroughputOf<Expr> tp = throughputFigures<Expr>(s, total, r.flopsPerToken, st.compute.peak.mfuPeak, r.gpus);
+        const ThroughputOf<Expr> tp
+            = throughputFigures<Expr>(s, total, r.flopsPerToken, st.compute.peak.mfuPeak, r.gpus);
         out.push_back(termFrom("throughput.tokens_per_second", TermGroup::Throughput, "Tokens per second", "tokens/s",
-                               tp.tokensPerSecond, kNarayanan, "throughput"));
-        out.push_back(termFrom("throughput.tokens_per_second_per_gpu", TermGroup::Throughput, "Tokens per second per GPU",
-                               "tokens/s", tp.tokensPerSecondPerGpu, kNarayanan, "throughput"));
-        out.push_back(termFrom("throughput.model_tflops_per_gpu", TermGroup::Throughput, "Model TFLOP/s per GPU", "TFLOP/s",
-                               tp.modelTflopsPerGpu, std::string(kNarayanan) + " §5.1", "throughput"));
+            tp.tokensPerSecond, kNarayanan, "throughput"));
+        out.push_back(termFrom("throughput.tokens_per_second_per_gpu", TermGroup::Throughput,
+            "Tokens per second per GPU", "tokens/s", tp.tokensPerSecondPerGpu, kNarayanan, "throughput"));
+        out.push_back(termFrom("throughput.model_tflops_per_gpu", TermGroup::Throughput, "Model TFLOP/s per GPU",
+            "TFLOP/s", tp.modelTflopsPerGpu, std::string(kNarayanan) + " §5.1", "throughput"));
         out.push_back(termFrom("throughput.mfu", TermGroup::Throughput, "MFU", "", tp.mfu,
-                               "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)", "throughput"));
+            "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)", "throughput"));
     }
 
     // ---- Communication: one term per collective, bytes this GPU sends over the step.
     for (size_t i = 0; i < r.collectives.size(); ++i) {
         const Collective& col = r.collectives[i];
-        Term t = termFrom(std::string("communication.") + toString(col.group) + "." + toString(col.op) + "."
-                              + std::to_string(i),
-                          TermGroup::Communication, col.purpose, "B", st.collectiveBytes[i],
-                          "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl "
-                          "src/graph/tuning.cc (latency and bandwidth per algorithm)",
-                          "communication-volume");
+        Term t = termFrom(
+            std::string("communication.") + toString(col.group) + "." + toString(col.op) + "." + std::to_string(i),
+            TermGroup::Communication, col.purpose, "B", st.collectiveBytes[i],
+            "NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth factors); NVIDIA/nccl "
+            "src/graph/tuning.cc (latency and bandwidth per algorithm)",
+            "communication-volume");
         if (col.op == CollectiveOp::AllReduce)
             t.formula += " (ring all-reduce sends each byte twice, less its own share)";
         else if (col.op == CollectiveOp::SendRecv)
             t.formula += " (every byte sent once)";
         // the collective's time beside its bytes (not part of the formula)
-        t.inputs.push_back({ "t", col.time, "s", std::string("time of all calls, NCCL ") + toString(col.algo) + "/"
-                                 + toString(col.proto) + ": calls × (latency + S / bandwidth)" });
-        t.inputs.push_back({ "t_lat", col.latencyTime, "s", "of which latency, once per call (ring: grows with n − 1 steps)" });
+        t.inputs.push_back({ "t", col.time, "s",
+            std::string("time of all calls, NCCL ") + toString(col.algo) + "/" + toString(col.proto)
+                + ": calls × (latency + S / bandwidth)" });
+        t.inputs.push_back(
+            { "t_lat", col.latencyTime, "s", "of which latency, once per call (ring: grows with n − 1 steps)" });
         t.inputs.push_back({ "t_exposed", col.exposedTime, "s", "of which the step waits for" });
         out.push_back(std::move(t));
     }
     {
         const Expr hidden = assumedHidden<Expr>(r.collectives);
         Term t = termOf("communication.assumed_hidden_seconds", hidden,
-                        "(Σ over the collectives: time − exposed time; counted free, behind compute)");
+            "(Σ over the collectives: time − exposed time; counted free, behind compute)");
         t.group = TermGroup::Throughput; // seconds, beside the step's figures (the Communication group is bytes)
         t.label = "Communication assumed hidden";
         t.unit = "s";

@@ -21,14 +21,14 @@ namespace shardscope::core::detail {
 
 /// What evaluateInto computed for the slowest pipeline stage, which sets the step time.
 struct StepTerms {
-    StepTimesOf<Expr> times;      ///< compute, recompute and exposed communication, as stepTimes computed them
-    double contention = 0;        ///< compute slowed by overlapped collectives per micro-batch (its formula's note)
+    StepTimesOf<Expr> times; ///< compute, recompute and exposed communication, as stepTimes computed them
+    double contention = 0; ///< compute slowed by overlapped collectives per micro-batch (its formula's note)
     std::vector<Expr> collectiveBytes; ///< each collective's bytes, as recordCollectives computed them
     double sumStage = 0, tSlow = 0, weightGrad = 0; ///< Σ stage times, slowest stage time, its weight-gradient part
-    int v = 1;                    ///< virtual stages
-    const Layout* layout = nullptr;     ///< the layout (optimizer and offload terms)
+    int v = 1; ///< virtual stages
+    const Layout* layout = nullptr; ///< the layout (optimizer and offload terms)
     const SlowStage* slowStage = nullptr; ///< the slowest stage (optimizer and offload terms)
-    LayerCompute compute;         ///< FLOPs per micro-batch and the rates they run at
+    LayerCompute compute; ///< FLOPs per micro-batch and the rates they run at
 };
 
 /// Appends the model, step-time, throughput and communication terms of a finished result.

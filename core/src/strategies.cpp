@@ -29,9 +29,10 @@ Scenario withStrategy(const Scenario& scenario, const StrategyChoice& choice)
 
 std::string strategyLabel(const Scenario& scenario)
 {
-    static constexpr std::pair<Sharding, const char*> kNames[] = { { Sharding::Ddp, "DDP" }, { Sharding::Zero1, "ZeRO-1" },
-        { Sharding::Zero2, "ZeRO-2" }, { Sharding::Zero3, "ZeRO-3" }, { Sharding::FsdpFull, "FSDP full" },
-        { Sharding::FsdpGradOp, "FSDP grad-op" }, { Sharding::FsdpHybrid, "FSDP hybrid" } };
+    static constexpr std::pair<Sharding, const char*> kNames[]
+        = { { Sharding::Ddp, "DDP" }, { Sharding::Zero1, "ZeRO-1" }, { Sharding::Zero2, "ZeRO-2" },
+              { Sharding::Zero3, "ZeRO-3" }, { Sharding::FsdpFull, "FSDP full" },
+              { Sharding::FsdpGradOp, "FSDP grad-op" }, { Sharding::FsdpHybrid, "FSDP hybrid" } };
     std::string label;
     for (const auto& [sharding, name] : kNames)
         if (sharding == scenario.parallelism.sharding)

@@ -17,7 +17,8 @@ std::vector<SweepStrategy> defaultSweepStrategies()
         { "ZeRO-2", Sharding::Zero2, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
         { "ZeRO-3", Sharding::Zero3, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
         { "ZeRO-3 + full recompute", Sharding::Zero3, Recompute::Full, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-3 + full recompute + CPU offload", Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu, OffloadTarget::Cpu },
+        { "ZeRO-3 + full recompute + CPU offload", Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu,
+            OffloadTarget::Cpu },
     };
 }
 
@@ -50,9 +51,8 @@ std::vector<const ModelSpec*> modelFamily(const Catalog& catalog, const std::str
     for (const auto& m : catalog.models)
         if (familyKey(m.id) == key)
             out.push_back(&m);
-    std::stable_sort(out.begin(), out.end(), [](const ModelSpec* a, const ModelSpec* b) {
-        return modelSize(*a).total < modelSize(*b).total;
-    });
+    std::stable_sort(out.begin(), out.end(),
+        [](const ModelSpec* a, const ModelSpec* b) { return modelSize(*a).total < modelSize(*b).total; });
     // The same architecture under two ids (llama3-8b and llama3.1-8b) appears once.
     out.erase(std::unique(out.begin(), out.end(),
                   [](const ModelSpec* a, const ModelSpec* b) { return modelSize(*a).total == modelSize(*b).total; }),
@@ -123,10 +123,11 @@ Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Cat
 }
 
 std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::vector<double>& values,
-                              const std::vector<SweepStrategy>& strategies, const Catalog& catalog)
+    const std::vector<SweepStrategy>& strategies, const Catalog& catalog)
 {
     std::vector<SweepCurve> curves;
-    const auto family = axis == SweepAxis::ModelSize ? modelFamily(catalog, base.model.id) : std::vector<const ModelSpec*>{};
+    const auto family
+        = axis == SweepAxis::ModelSize ? modelFamily(catalog, base.model.id) : std::vector<const ModelSpec*> {};
     for (const auto& st : strategies) {
         SweepCurve c;
         c.strategy = st;
@@ -160,14 +161,15 @@ std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::v
 }
 
 std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const GpuSpec*>& gpus,
-                                   const std::vector<SweepStrategy>& strategies, double tokens, double priceOverride)
+    const std::vector<SweepStrategy>& strategies, double tokens, double priceOverride)
 {
     std::vector<SizingRow> rows;
     for (const GpuSpec* g : gpus) {
         for (const auto& st : strategies) {
             Scenario s = applyStrategy(base, st);
             s.cluster.gpu = *g;
-            if (isFp8(s.training.precision) && (g->fp8DenseFlops <= 0 || (s.training.precision == Precision::Mxfp8 && !hasMxScaling(*g))))
+            if (isFp8(s.training.precision)
+                && (g->fp8DenseFlops <= 0 || (s.training.precision == Precision::Mxfp8 && !hasMxScaling(*g))))
                 s.training.precision = Precision::Bf16Mixed; // this GPU has no FP8: compare it in BF16
             SizingRow row;
             row.gpuId = g->id;

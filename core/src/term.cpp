@@ -133,7 +133,7 @@ struct Parser {
 
 bool evaluateExpression(std::string_view text, double& value, std::string* error)
 {
-    Parser p{ text, 0, {} };
+    Parser p { text, 0, {} };
     double v = 0;
     bool ok = p.sum(v);
     p.space();

@@ -13,25 +13,26 @@ using S = StepTime;
 constexpr std::array<TermKey, 13> kTermKeys = { {
     { "memory.parameters", TermGroup::Memory, "Parameters", "B", "model-states", &M::parameters, nullptr },
     { "memory.gradients", TermGroup::Memory, "Gradients", "B", "model-states", &M::gradients, nullptr },
-    { "memory.optimizer_states", TermGroup::Memory, "Optimizer states", "B", "model-states", &M::optimizerStates, nullptr },
+    { "memory.optimizer_states", TermGroup::Memory, "Optimizer states", "B", "model-states", &M::optimizerStates,
+        nullptr },
     { "memory.activations", TermGroup::Memory, "Activations", "B", "activations", &M::activations, nullptr },
     { "memory.gathered_parameters", TermGroup::Memory, "Gathered parameters", "B", "gathered-parameters",
-      &M::gatheredParameters, nullptr },
+        &M::gatheredParameters, nullptr },
     { "memory.communication_buffers", TermGroup::Memory, "Communication buffers", "B", "communication-buffers",
-      &M::communicationBuffers, nullptr },
+        &M::communicationBuffers, nullptr },
     { "memory.framework_overhead", TermGroup::Memory, "Framework overhead", "B", "framework-overhead",
-      &M::frameworkOverhead, nullptr },
+        &M::frameworkOverhead, nullptr },
     { "step_time.compute", TermGroup::StepTime, "Compute", "s", "compute-time", nullptr, &S::compute },
     { "step_time.recompute", TermGroup::StepTime, "Recompute", "s", "recompute", nullptr, &S::recompute },
-    { "step_time.exposed_communication", TermGroup::StepTime, "Exposed communication", "s", "communication-time", nullptr,
-      &S::exposedCommunication },
+    { "step_time.exposed_communication", TermGroup::StepTime, "Exposed communication", "s", "communication-time",
+        nullptr, &S::exposedCommunication },
     { "step_time.pipeline_bubble", TermGroup::StepTime, "Pipeline bubble", "s", "pipeline-bubble", nullptr,
-      &S::pipelineBubble },
+        &S::pipelineBubble },
     { "step_time.offload", TermGroup::StepTime, "Offload", "s", "offload-time", nullptr, &S::offload },
     { "step_time.optimizer", TermGroup::StepTime, "Optimizer step", "s", "optimizer-time", nullptr, &S::optimizer },
 } };
-constexpr auto kMemoryKeys = std::count_if(kTermKeys.begin(), kTermKeys.end(),
-                                           [](const TermKey& k) { return k.group == TermGroup::Memory; });
+constexpr auto kMemoryKeys
+    = std::count_if(kTermKeys.begin(), kTermKeys.end(), [](const TermKey& k) { return k.group == TermGroup::Memory; });
 } // namespace
 
 std::span<const TermKey> termKeys() { return kTermKeys; }

@@ -13,7 +13,8 @@ ThroughputOf<X> throughputFigures(const Scenario& s, double stepTotal, double fl
         / X::input("T_step", stepTotal, "s", "step time");
     const X n = X::input("N", double(gpus), "GPUs", "");
     const X fTok = X::input("F_tok", flopsPerToken, "FLOP", "model FLOPs per token (no recompute)");
-    ThroughputOf<X> t{ tokensPerSecond, X::named("R_tok", tokensPerSecond, "tokens/s", "tokens per second") / n, {}, {} };
+    ThroughputOf<X> t { tokensPerSecond, X::named("R_tok", tokensPerSecond, "tokens/s", "tokens per second") / n, {},
+        {} };
     // Model TFLOP/s: model FLOPs per token × tokens per second per GPU, in units of 10^12.
     t.modelTflopsPerGpu = fTok * X::named("R_gpu", t.tokensPerSecondPerGpu, "tokens/s", "tokens per second per GPU")
         / X::constant(1e12);

@@ -116,7 +116,7 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
     size_t remaining = 0;
     for (auto& o : orders)
         remaining += o.size();
-    t.blocks.reserve(static_cast<size_t>(m * blocksPerMb) + size_t{4} * p + 8);
+    t.blocks.reserve(static_cast<size_t>(m * blocksPerMb) + size_t { 4 } * p + 8);
     // Zero-bubble (ZB-H1): weight-gradient work is deferred and run whenever the next forward/backward must wait.
     std::vector<std::deque<int>> pendingW(p);
     // The slot (index into doneF, doneB) an operation waits for, or none: forward of (chunk c, stage i) needs
@@ -127,13 +127,13 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
         size_t index = 0;
     };
     auto slotOf = [&](std::vector<double>& d, int stage, int chunk, int mb) {
-        return Slot{ &d, static_cast<size_t>(stage) * slots + static_cast<size_t>(chunk) * m + mb };
+        return Slot { &d, static_cast<size_t>(stage) * slots + static_cast<size_t>(chunk) * m + mb };
     };
     auto depOf = [&](int i, const Op& op) -> Slot {
         if (op.kind == BlockKind::Forward) {
             if (i > 0)
                 return slotOf(doneF, i - 1, op.chunk, op.mb);
-            return op.chunk > 0 ? slotOf(doneF, p - 1, op.chunk - 1, op.mb) : Slot{};
+            return op.chunk > 0 ? slotOf(doneF, p - 1, op.chunk - 1, op.mb) : Slot {};
         }
         if (i < p - 1)
             return slotOf(doneB, i + 1, op.chunk, op.mb);
@@ -181,7 +181,8 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
             continue;
         }
         emit(i, op.kind, op.mb, op.chunk, std::max(ready[i], dep), op.kind == BlockKind::Forward ? fDur[i] : bDur[i]);
-        const Slot own = op.kind == BlockKind::Forward ? slotOf(doneF, i, op.chunk, op.mb) : slotOf(doneB, i, op.chunk, op.mb);
+        const Slot own
+            = op.kind == BlockKind::Forward ? slotOf(doneF, i, op.chunk, op.mb) : slotOf(doneB, i, op.chunk, op.mb);
         finish(*own.done, own.done == &doneF ? waiterF : waiterB, own.index, ready[i]);
         if (op.kind == BlockKind::Backward && zb)
             pendingW[i].push_back(op.mb);
@@ -225,7 +226,8 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
             b.end += shift;
             moved[b.stage] = 1;
             if (b.microBatch >= h)
-                b.microBatch += static_cast<int>(std::min<int64_t>(elided, std::numeric_limits<int>::max() - b.microBatch));
+                b.microBatch
+                    += static_cast<int>(std::min<int64_t>(elided, std::numeric_limits<int>::max() - b.microBatch));
         }
         for (int i = 0; i < p; ++i) {
             if (moved[i])
@@ -275,7 +277,8 @@ Timeline buildTimeline(const Scenario& s, const Result& r, int64_t maxBlocks)
         if (dur <= 0)
             return;
         for (int i = 0; i < p; ++i)
-            t.blocks.push_back({ i, kind, -1, 0, tail, tail + dur, kind == BlockKind::Optimizer ? 0.0 : dur, Group::Dp });
+            t.blocks.push_back(
+                { i, kind, -1, 0, tail, tail + dur, kind == BlockKind::Optimizer ? 0.0 : dur, Group::Dp });
         tail += dur;
     };
     addTail(BlockKind::PipelineP2p, p2pExposed);

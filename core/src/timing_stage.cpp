@@ -54,35 +54,36 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
         else
             return X::input(symbol, value);
     };
-    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
-                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X rLin = X::input(
+        "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
     const X linear
         = X::input("F_attn", c.attnLinear, "FLOP", "attention projections of one layer, one micro-batch: 2·T·P_attn/t")
-        + (moe ? X::input("F_moe", c.moeLinear, "FLOP",
-                          "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
+        + (moe ? X::input(
+               "F_moe", c.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
                : X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t"));
     LayerComputeOf<X> t;
     // Forward GEMM time: in an MoE layer the routed experts' grouped GEMMs at their own rate, the rest at the dense
     // GEMM rate.
     if (moe && c.moeRouted > 0) {
-        const X routed = X::input("F_routed", c.moeRouted, "FLOP",
-                                  "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
+        const X routed = X::input(
+            "F_routed", c.moeRouted, "FLOP", "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
         t.gemm = (linear - routed) / rLin
             + routed
                 / X::input("R_grp", c.peak.grouped, "FLOP/s",
-                           "grouped-GEMM rate of the routed experts: R_lin × the grouped-GEMM fraction (SimuMax's "
-                           "measured B200 group_matmul over matmul efficiency, configs/system/b200_bf16_ceperm.json)");
+                    "grouped-GEMM rate of the routed experts: R_lin × the grouped-GEMM fraction (SimuMax's "
+                    "measured B200 group_matmul over matmul efficiency, configs/system/b200_bf16_ceperm.json)");
     } else {
         t.gemm = linear / rLin;
     }
     const X core = coreFlops<X>(s, c);
-    const X ke = X::input("k_e", s.profile.elementwiseTraffic, "",
-                          "element-wise HBM traffic per stored activation byte (fitted)");
+    const X ke = X::input(
+        "k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)");
     const X hbm = X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     // Element-wise kernels move k_e × the layer's stored-activation bytes (no recompute) through HBM, forward and
     // again backward (profile elementwise_traffic).
     X elem = ke
-        * X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+        * X::input(
+            "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
         / hbm;
     if (moe)
         elem = elem + ke * X::input("A_moe", sh.moeLayerExtraFull, "B", "extra activation bytes of an MoE layer") / hbm;
@@ -101,10 +102,10 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
 template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape& sh, const LayerCompute& c)
 {
     const X fHead = X::input("F_head", c.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t");
-    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
-                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X rLin = X::input(
+        "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
     const X elem = X::input("k_e", s.profile.elementwiseTraffic, "",
-                            "element-wise HBM traffic per stored activation byte (fitted)")
+                       "element-wise HBM traffic per stored activation byte (fitted)")
         * X::constant(6) * X::input("T", sh.tokensPerMicroBatch, "tokens", "tokens per micro-batch, s·b/c")
         * X::input("V", static_cast<double>(s.model.vocab), "tokens", "vocabulary")
         / X::input("t", double(sh.tp), "", "tensor-parallel size")
@@ -117,14 +118,15 @@ template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape&
 template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm, bool moe, bool backward)
 {
     X tpCp = X::input(backward ? (moe ? "t_tp,b,moe" : "t_tp,b") : (moe ? "t_tp,f,moe" : "t_tp,f"),
-                            backward ? L.tpBwd : L.tpFwd, "s", "exposed TP collectives of one layer")
+                 backward ? L.tpBwd : L.tpFwd, "s", "exposed TP collectives of one layer")
         + X::input(backward ? "t_cp,b" : "t_cp,f", backward ? comm.cpBwdExposed : comm.cpFwdExposed, "s",
-                   "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward");
+            "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward");
     if (!moe) // a dense layer has no all-to-all
         return tpCp;
-    return tpCp + X::input(backward ? "t_ep,b" : "t_ep,f", backward ? L.epBwd : L.epFwd, "s",
-                           "expert all-to-all of one MoE layer: dispatch + combine, less the compute of another "
-                           "micro-batch it overlaps (parallelism.moe_overlap)");
+    return tpCp
+        + X::input(backward ? "t_ep,b" : "t_ep,f", backward ? L.epBwd : L.epFwd, "s",
+            "expert all-to-all of one MoE layer: dispatch + combine, less the compute of another "
+            "micro-batch it overlaps (parallelism.moe_overlap)");
 }
 
 /// Selective recompute of training.recompute_modules other than Megatron's default (core_attn alone): each named
@@ -132,51 +134,56 @@ template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm
 template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, bool moe, double epFwd)
 {
     const RecomputeModules mods = s.training.effectiveRecomputeModules();
-    const X rLin = X::input("R_lin", c.peak.linear, "FLOP/s",
-                            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X rLin = X::input(
+        "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
     // The element-wise kernels whose outputs were dropped run again (norms, activations, softmax); core attention
     // inside FlashAttention costs nothing beyond its kernel, as with the default (below).
-    X dropped = X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+    X dropped = X::input("A_full", sh.layerActivationFull, "B",
+                    "activation bytes of one layer, one micro-batch, no recompute")
         - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with these recompute_modules");
     if (mods.coreAttn && s.training.flashAttention)
-        dropped = dropped - X::input("A_core", sh.layerCore, "B", "core attention's bytes (FlashAttention's log-sum-exp)");
+        dropped
+            = dropped - X::input("A_core", sh.layerCore, "B", "core attention's bytes (FlashAttention's log-sum-exp)");
     if (moe)
         dropped = dropped
             + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "an MoE layer's extra bytes, no recompute")
             - X::input("A_moe", sh.moeLayerExtra, "B", "an MoE layer's extra bytes kept with these recompute_modules");
-    X t = X::input("k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)")
+    X t = X::input(
+              "k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)")
         * dropped / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     if (mods.coreAttn && !s.training.flashAttention) // core_attn: the scores and values again (Korthikanti §5)
         t = t
             + X::input("F_core", c.attnCore, "FLOP", "attention scores and values: 4·T·s·q/t eager")
-                / X::input("R_attn", c.peak.attention, "FLOP/s", "sustained rate of the attention products (the GEMM "
-                                                                 "rate; BF16 even with FP8)");
+                / X::input("R_attn", c.peak.attention, "FLOP/s",
+                    "sustained rate of the attention products (the GEMM "
+                    "rate; BF16 even with FP8)");
     if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
         // moe: the MoE block's forward again, the router, shared and routed GEMMs and its dispatch and combine
         // (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
-        const X routed = X::input("F_routed", c.moeRouted, "FLOP",
-                                  "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
+        const X routed
+            = X::input("F_routed", c.moeRouted, "FLOP", "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
         t = t
             + (X::input("F_moe", c.moeLinear, "FLOP",
-                        "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
-               - routed) / rLin
+                   "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
+                  - routed)
+                / rLin
             + routed / X::input("R_grp", c.peak.grouped, "FLOP/s", "grouped-GEMM rate of the routed experts")
             + X::input("t_ep,f", epFwd, "s", "the layer's exposed forward all-to-alls (dispatch + combine)");
-    } else if (moe && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)
+    } else if (moe
+        && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)
         t = t + X::input("F_shared", c.moeShared, "FLOP", "shared experts of one layer: 2·T·P_shared ÷ t") / rLin;
     }
     return t;
 }
 
 /// One layer's recompute time for one micro-batch, given its forward compute and exposed forward collectives.
-template <class X>
-X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, const X& fwd, const X& commFwd, bool moe,
-                 double epFwd)
+template <class X> X layerRecompute(
+    const Scenario& s, const Shape& sh, const LayerCompute& c, const X& fwd, const X& commFwd, bool moe, double epFwd)
 {
     if (s.training.recompute == Recompute::Selective
-        && !(s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true }))
+        && !(s.training.effectiveRecomputeModules() == RecomputeModules { .coreAttn = true }))
         return moduleRecompute<X>(s, sh, c, moe, epFwd);
     const bool selective = s.training.recompute == Recompute::Selective && !s.training.flashAttention;
     if (s.training.recompute == Recompute::Full) // the whole forward again, its collectives included
@@ -186,25 +193,28 @@ X layerRecompute(const Scenario& s, const Shape& sh, const LayerCompute& c, cons
         return X::constant(0);
     // The element-wise kernels of forward whose outputs were not saved run again.
     const X elem = X::input("k_e", s.profile.elementwiseTraffic, "",
-                            "element-wise HBM traffic per stored activation byte (fitted)")
-        * (X::input("A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
-           - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
+                       "element-wise HBM traffic per stored activation byte (fitted)")
+        * (X::input(
+               "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
+            - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     if (selective) // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
         return coreFlops<X>(s, c)
-            / X::input("R_attn", c.peak.attention, "FLOP/s", "sustained rate of the attention products (the GEMM rate; "
-                                                             "BF16 even with FP8)")
+            / X::input("R_attn", c.peak.attention, "FLOP/s",
+                "sustained rate of the attention products (the GEMM rate; "
+                "BF16 even with FP8)")
             + elem;
     // op-level selective: the unsaved matmuls (wk, wo and w3 or w2: one K/V, one q×h and one f-wide projection)
     // run again (torchtitan parallelize.py _save_list)
     return X::input("F_rc", c.recomputeLinear, "FLOP", "the matmuls whose outputs were not saved: 2·T·h·(kv + q + f)/t")
-        / X::input("R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation")
+        / X::input(
+            "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation")
         + elem;
 }
 } // namespace
 
-LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe,
-                      double microBatches)
+LayerTimes layerTimes(
+    const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, bool moe, double microBatches)
 {
     const bool ep = sh.ep > 1;
     LayerTimes L;
@@ -246,7 +256,7 @@ LayerTimes layerTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
 }
 
 StageTime stageTime(const Scenario& s, const Shape& sh, const Layout& layout, const StageShape& st,
-                    const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe)
+    const LayerCompute& c, const LayerComm& comm, const LayerTimes& dense, const LayerTimes& moe)
 {
     double fwd = st.denseLayers * (dense.fwd + dense.commFwd) + st.moeLayers * (moe.fwd + moe.commFwd);
     double bwd = st.denseLayers * (dense.bwd + dense.commBwd + dense.recompute)
@@ -306,9 +316,8 @@ template <class X> struct LayerStepOf {
 
 /// One layer's parts of the step: with Fast, the values layerTimes computed through the templates above; with Expr,
 /// the same templates again, writing the text.
-template <class X>
-LayerStepOf<X> layerStep(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm,
-                         const LayerTimes& L, bool moe)
+template <class X> LayerStepOf<X> layerStep(
+    const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm, const LayerTimes& L, bool moe)
 {
     if constexpr (std::is_same_v<X, Fast>) {
         return { { L.fwd }, { L.bwd }, { L.commFwd }, { L.commBwd }, { L.recompute } };
@@ -317,15 +326,14 @@ LayerStepOf<X> layerStep(const Scenario& s, const Shape& sh, const LayerCompute&
         X commFwd = layerExposedComm<X>(L, comm, moe, false);
         X recompute = layerRecompute<X>(s, sh, c, t.fwd, commFwd, moe, L.epFwd);
         return { std::move(t.fwd), std::move(t.bwd), std::move(commFwd), layerExposedComm<X>(L, comm, moe, true),
-                 std::move(recompute) };
+            std::move(recompute) };
     }
 }
 } // namespace
 
-template <class X>
-StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute& c, const LayerComm& comm,
-                         const SlowStage& slow, const LayerTimes& dense, const LayerTimes& moe,
-                         const StepCollectives& collectives, double contention)
+template <class X> StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute& c,
+    const LayerComm& comm, const SlowStage& slow, const LayerTimes& dense, const LayerTimes& moe,
+    const StepCollectives& collectives, double contention)
 {
     const StageShape& ss = slow.shape;
     const X m = X::input("m", slow.m, "micro-batches", "micro-batches per step (gradient accumulation)");
@@ -364,7 +372,7 @@ StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute&
         LayerComputeOf<X> head = headCompute<X>(s, sh, c);
         perMb = std::move(perMb)
             + (X::named("t_head,f", std::move(head.fwd), "s", "output layer forward")
-               + X::named("t_head,b", std::move(head.bwd), "s", "output layer backward"));
+                + X::named("t_head,b", std::move(head.bwd), "s", "output layer backward"));
     }
     t.compute = m * perMb;
     if (contention > 0) // compute slowed by the collectives it overlaps (stageTime)
@@ -374,43 +382,45 @@ StepTimesOf<X> stepTimes(const Scenario& s, const Shape& sh, const LayerCompute&
     // Recompute: each layer's recompute, m times.
     if (s.training.recompute == Recompute::None
         || (s.training.recompute == Recompute::Selective && s.training.flashAttention
-            && s.training.effectiveRecomputeModules() == RecomputeModules{ .coreAttn = true }))
+            && s.training.effectiveRecomputeModules() == RecomputeModules { .coreAttn = true }))
         t.recompute = X::constant(0);
     else
         t.recompute = m
             * perLayers(
                 [&] {
-                    return X::named("r", std::move(d.recompute), "s",
-                                    "recompute time of one dense layer, one micro-batch");
+                    return X::named(
+                        "r", std::move(d.recompute), "s", "recompute time of one dense layer, one micro-batch");
                 },
                 [&] { return X::named("r_moe", std::move(e.recompute), "s", "recompute time of one MoE layer"); });
 
     // Exposed communication: per micro-batch the layers' TP/CP/EP and the ZeRO-3/FSDP exposure, then the pipeline
     // fill/drain send/recv and the data-parallel collectives after the last backward.
-    X perMbComm = perLayers(
-        [&] {
-            return X::named("c_f", std::move(d.commFwd), "s", "exposed forward collectives of one dense layer")
-                + X::named("c_b", std::move(d.commBwd), "s", "exposed backward collectives of one dense layer");
-        },
-        [&] {
-            return X::named("c_f,moe", std::move(e.commFwd), "s", "exposed forward collectives of one MoE layer")
-                + X::named("c_b,moe", std::move(e.commBwd), "s", "exposed backward collectives of one MoE layer");
-        })
-        + X::input("C_dp,f", slow.dpFwd, "s", "ZeRO-3/FSDP collectives of a micro-batch's forward not hidden by compute")
+    X perMbComm
+        = perLayers(
+              [&] {
+                  return X::named("c_f", std::move(d.commFwd), "s", "exposed forward collectives of one dense layer")
+                      + X::named("c_b", std::move(d.commBwd), "s", "exposed backward collectives of one dense layer");
+              },
+              [&] {
+                  return X::named("c_f,moe", std::move(e.commFwd), "s", "exposed forward collectives of one MoE layer")
+                      + X::named("c_b,moe", std::move(e.commBwd), "s", "exposed backward collectives of one MoE layer");
+              })
+        + X::input(
+            "C_dp,f", slow.dpFwd, "s", "ZeRO-3/FSDP collectives of a micro-batch's forward not hidden by compute")
         + X::input("C_dp,b", slow.dpBwd, "s",
-                   "ZeRO-3/FSDP/ZeRO-2 collectives of a micro-batch's backward not hidden by compute");
+            "ZeRO-3/FSDP/ZeRO-2 collectives of a micro-batch's backward not hidden by compute");
     t.exposedCommunication
         = m * X::named("C_mb", std::move(perMbComm), "s", "exposed communication per micro-batch on the slowest stage")
-        + X::input("C_pp", collectives.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops")
-        + X::input("C_dp", collectives.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward");
+        + X::input(
+            "C_pp", collectives.ppExposed, "s", "pipeline send/recv on the fill and drain path: 2·(p·v − 1) hops")
+        + X::input(
+            "C_dp", collectives.dpTail, "s", "gradient reduction / parameter all-gather left after the last backward");
     return t;
 }
 template StepTimesOf<Fast> stepTimes<Fast>(const Scenario&, const Shape&, const LayerCompute&, const LayerComm&,
-                                           const SlowStage&, const LayerTimes&, const LayerTimes&,
-                                           const StepCollectives&, double);
+    const SlowStage&, const LayerTimes&, const LayerTimes&, const StepCollectives&, double);
 template StepTimesOf<Expr> stepTimes<Expr>(const Scenario&, const Shape&, const LayerCompute&, const LayerComm&,
-                                           const SlowStage&, const LayerTimes&, const LayerTimes&,
-                                           const StepCollectives&, double);
+    const SlowStage&, const LayerTimes&, const LayerTimes&, const StepCollectives&, double);
 
 template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, double tSlow, double slowWeightGrad)
 {
@@ -427,8 +437,10 @@ template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, d
         // ZB-H1: (p−1)(t_f + t_b − 2·t_w) (sail-sg/zero-bubble-pipeline-parallelism and deepseek-ai/DualPipe READMEs)
         bubble = bubble
             * (max(X::constant(0),
-                   slow - X::constant(2) * X::input("t_w", slowWeightGrad, "s", "weight-gradient time of the slowest stage"))
-               / slow);
+                   slow
+                       - X::constant(2)
+                           * X::input("t_w", slowWeightGrad, "s", "weight-gradient time of the slowest stage"))
+                / slow);
         break;
     default: break;
     }
@@ -437,9 +449,8 @@ template <class X> X pipelineBubble(const Scenario& s, int v, double sumStage, d
 template Fast pipelineBubble<Fast>(const Scenario&, int, double, double, double);
 template Expr pipelineBubble<Expr>(const Scenario&, int, double, double, double);
 
-template <class X>
-OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow,
-                                 double tSlow)
+template <class X> OptimizerTimeOf<X> optimizerTime(
+    const Scenario& s, const Shape& sh, const Layout& layout, const SlowStage& slow, double tSlow)
 {
     // ZeRO-Offload, Ren et al. ATC'21; ZeRO-Infinity §4; docs/model.md §offload-time.
     const StateBytes& B = sh.bytes;
@@ -454,28 +465,29 @@ OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layou
         nOpt = layout.shardGroupPlacement.size;
     // experts shard over the expert data-parallel group: nOpt·t/(expert_tp·ep) (Megatron-Core's expert grid)
     const double nExpert = shardOpt ? std::max(1.0, nOpt * layout.tp / (double(layout.etp) * layout.ep)) : 1.0;
-    const X psiOpt = X::input("Ψ_opt",
-        psiDense / nOpt + psiExpert / nExpert, "parameters",
+    const X psiOpt = X::input("Ψ_opt", psiDense / nOpt + psiExpert / nExpert, "parameters",
         "parameters whose optimizer state this GPU updates (the slowest stage's, sharded like the optimizer)");
     const X hbm = X::input("H", cl.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     const X w = X::input("w", B.w, "B/parameter", "weight bytes");
-    const X pcie = X::input("P", cl.gpu.hostLinkBandwidth * kPcieEfficiency, "B/s",
-                            "host link bandwidth × 0.75 (NCCL's PCIe efficiency)");
+    const X pcie = X::input(
+        "P", cl.gpu.hostLinkBandwidth * kPcieEfficiency, "B/s", "host link bandwidth × 0.75 (NCCL's PCIe efficiency)");
     const X gpusPerNode = X::input("G", double(cl.gpusPerNode), "GPUs", "GPUs per node (they share the host)");
     const X two = X::constant(2), zero = X::constant(0);
-    OptimizerTimeOf<X> o{ zero, zero };
+    OptimizerTimeOf<X> o { zero, zero };
     if (!offOpt) {
         // The GPU optimizer step is memory-bound: read grads, master and moments; write master, moments and the
         // half-precision weights (docs/model.md §optimizer-step).
         o.optimizer = psiOpt
-            * (X::input("g", B.gr, "B/parameter", "gradient bytes") + X::input("g32", B.grOpt, "B/parameter", "fp32 gradient bytes")
-               + two * X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments") + w)
+            * (X::input("g", B.gr, "B/parameter", "gradient bytes")
+                + X::input("g32", B.grOpt, "B/parameter", "fp32 gradient bytes")
+                + two * X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments") + w)
             / hbm;
     } else {
         const X d2h = psiOpt * X::input("g", B.gr, "B/parameter", "gradient bytes") / pcie;
         const X cpuAdam = psiOpt * gpusPerNode
             / X::input("R_adam", cl.cpuAdamParamsPerSecond, "parameters/s", "CPU Adam rate per node (cluster)");
-        o.offload = max(zero, d2h - X::input("t_b", slow.lastBackward, "s", "the last backward, which the copy overlaps"))
+        o.offload
+            = max(zero, d2h - X::input("t_b", slow.lastBackward, "s", "the last backward, which the copy overlaps"))
             + cpuAdam + psiOpt * w / pcie;
         if (s.offload.optimizer == OffloadTarget::Nvme) // the states read and written
             o.offload = o.offload
@@ -490,7 +502,7 @@ OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layou
             bw = min(pcie, X::input("B_nvme", cl.nvmeBandwidthPerNode, "B/s", "NVMe bandwidth per node") / gpusPerNode);
         const X fetch = two * w
             * (X::input("Ψ_d/N", psiDense / nOpt, "parameters", "dense parameter shard of this GPU")
-               + X::input("Ψ_e/N_e", psiExpert / nExpert, "parameters", "expert parameter shard"))
+                + X::input("Ψ_e/N_e", psiExpert / nExpert, "parameters", "expert parameter shard"))
             / bw;
         const X fetchExposed = X::input("m", slow.m, "micro-batches", "micro-batches per step")
             * max(zero, fetch - X::input("t_stage", tSlow, "s", "one micro-batch on the slowest stage"));
@@ -498,7 +510,9 @@ OptimizerTimeOf<X> optimizerTime(const Scenario& s, const Shape& sh, const Layou
     }
     return o;
 }
-template OptimizerTimeOf<Fast> optimizerTime<Fast>(const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
-template OptimizerTimeOf<Expr> optimizerTime<Expr>(const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
+template OptimizerTimeOf<Fast> optimizerTime<Fast>(
+    const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
+template OptimizerTimeOf<Expr> optimizerTime<Expr>(
+    const Scenario&, const Shape&, const Layout&, const SlowStage&, double);
 
 } // namespace shardscope::core::detail

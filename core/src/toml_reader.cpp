@@ -37,9 +37,12 @@ const char* TomlValue::kindName(Kind kind)
 
 namespace {
 
-class Parser {
+class Parser
+{
 public:
-    explicit Parser(std::string_view text) : m_text(text) {}
+    explicit Parser(std::string_view text)
+        : m_text(text)
+    { }
 
     TomlParse run()
     {
@@ -82,14 +85,15 @@ private:
     struct Failure {
         std::string message;
     };
-    [[noreturn]] void fail(const std::string& message) { throw Failure{ message }; }
+    [[noreturn]] void fail(const std::string& message) { throw Failure { message }; }
 
     bool atEnd() const { return m_pos >= m_text.size(); }
     char peek() const { return atEnd() ? '\0' : m_text[m_pos]; }
     void expect(char c)
     {
         if (peek() != c)
-            fail(std::string("expected '") + c + "'" + (atEnd() ? " before the end of the file" : ", found '" + std::string(1, peek()) + "'"));
+            fail(std::string("expected '") + c + "'"
+                + (atEnd() ? " before the end of the file" : ", found '" + std::string(1, peek()) + "'"));
         ++m_pos;
     }
     void skipSpaces()
@@ -162,7 +166,7 @@ private:
     }
     std::vector<std::string> keyPath(int depth = 0)
     {
-        std::vector<std::string> path{ key() };
+        std::vector<std::string> path { key() };
         skipSpaces();
         while (peek() == '.') {
             if (path.size() + static_cast<size_t>(depth) >= static_cast<size_t>(kMaxTomlDepth))
@@ -188,14 +192,15 @@ private:
             if (!mayExist || v->kind != TomlValue::Kind::Table)
                 fail("the key '" + k + "' is defined twice");
             if (m_inline.count(scopedKey(scope, k)))
-                fail("the inline table '" + k + "' cannot be extended (TOML: an inline table is complete where it is written)");
+                fail("the inline table '" + k
+                    + "' cannot be extended (TOML: an inline table is complete where it is written)");
             scope = scopedKey(scope, k);
             return *v;
         }
         count();
         m_index.emplace(scopedKey(scope, k), table.table.size());
         scope = scopedKey(scope, k);
-        table.table.push_back({ k, TomlValue{} });
+        table.table.push_back({ k, TomlValue {} });
         table.table.back().value.kind = TomlValue::Kind::Table;
         table.table.back().value.line = m_line;
         return table.table.back().value;
@@ -261,7 +266,9 @@ private:
                         const char h = m_text[m_pos++];
                         if (!std::isxdigit(static_cast<unsigned char>(h)))
                             fail("a \\" + std::string(1, e) + " escape needs hex digits");
-                        cp = cp * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+                        cp = cp * 16
+                            + static_cast<uint32_t>(
+                                std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
                     }
                     if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
                         fail("the escape is not a Unicode scalar value");
@@ -349,8 +356,9 @@ private:
     void numberValue(TomlValue& v)
     {
         std::string token;
-        while (!atEnd() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '.'
-                            || peek() == '+' || peek() == '-' || peek() == ':'))
+        while (!atEnd()
+            && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '.' || peek() == '+'
+                || peek() == '-' || peek() == ':'))
             token += m_text[m_pos++];
         if (token.empty())
             fail(atEnd() ? "expected a value" : std::string("expected a value, found '") + peek() + "'");
@@ -387,7 +395,7 @@ private:
         if (isFloat) {
             for (char ch : body)
                 if (!(std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'e' || ch == 'E' || ch == '+'
-                      || ch == '-'))
+                        || ch == '-'))
                     fail("'" + token + "' is not a number");
             v.kind = TomlValue::Kind::Float;
             v.number = std::strtod(digits.c_str(), &end);

@@ -141,8 +141,9 @@ ChosenBand chooseBand(std::span<const ErrorBand> table, const Scenario& s, bool 
     }
     // Evidence for assumed overlap: the most any band folded in has (the union's, like lo and hi).
     for (const ErrorBand& e : table)
-        if (e.runs >= kMinBandRuns && (&e == widest || std::ranges::any_of(kinds,
-                                          [&](const char* kind) { return std::string_view(e.kind) == kind; })))
+        if (e.runs >= kMinBandRuns && (&e == widest || std::ranges::any_of(kinds, [&](const char* kind) {
+                return std::string_view(e.kind) == kind;
+            })))
             u.maxHiddenShare = std::max(u.maxHiddenShare, e.maxHiddenShare);
     c.band = u;
     c.kind = BasisKind::Extrapolated;
@@ -228,7 +229,8 @@ void mergeText(const ChosenBand& t, const ChosenBand& m, std::string& basis, std
 
 /// The user's calibrated band in place of a published one (useUserFit), into `own`; the published one when the
 /// profile has no fit of this figure.
-const ChosenBand& calibrated(const ChosenBand& published, const Scenario& s, bool memory, bool withText, ChosenBand& own)
+const ChosenBand& calibrated(
+    const ChosenBand& published, const Scenario& s, bool memory, bool withText, ChosenBand& own)
 {
     if (s.profile.fit.figures.empty())
         return published;
@@ -241,8 +243,8 @@ const ChosenBand& calibrated(const ChosenBand& published, const Scenario& s, boo
     own.coverage = own.band.coverage;
     if (withText) {
         const std::string n = std::to_string(s.profile.fit.runs);
-        own.basis = "calibrated on " + n + " of your runs (" + std::to_string(own.band.runs) + " measured figures, profile "
-            + s.profile.id + ")";
+        own.basis = "calibrated on " + n + " of your runs (" + std::to_string(own.band.runs)
+            + " measured figures, profile " + s.profile.id + ")";
         own.sources = { n + " of your runs" };
     }
     return own;
@@ -254,14 +256,14 @@ const ChosenBand& calibrated(const ChosenBand& published, const Scenario& s, boo
 /// to call from several threads), so an evaluate builds no band text.
 struct PublishedBands {
     ChosenBand throughput, memory;
-    std::string basis;                ///< throughput's sentence, then memory's when it differs
+    std::string basis; ///< throughput's sentence, then memory's when it differs
     std::vector<std::string> sources; ///< both bands' sources, each once
 };
 
 const PublishedBands& publishedBands(const Scenario& s, bool withText)
 {
     struct Entry {
-        FF family{};
+        FF family {};
         std::string arch;
         RunKind kind;
         bool withText = false;
@@ -272,7 +274,8 @@ const PublishedBands& publishedBands(const Scenario& s, bool withText)
     const FF family = frameworkFamily(s.training.framework);
     const RunKind kind = runKind(s);
     for (const Entry& e : memo)
-        if (e.family == family && e.kind == kind && e.withText == withText && e.arch == s.cluster.gpu.arch && !e.arch.empty())
+        if (e.family == family && e.kind == kind && e.withText == withText && e.arch == s.cluster.gpu.arch
+            && !e.arch.empty())
             return e.bands;
     Entry& e = memo[next];
     next = (next + 1) % memo.size();
@@ -426,8 +429,8 @@ void addUncertainty(const Scenario& s, Result& r)
     // above what the process can allocate at all (the headroom is a planning margin, not a physical limit, so a run
     // that ran is never called impossible because it used its headroom). Between the two: borderline.
     r.verdict = r.memoryRange.hi <= r.usable ? Verdict::Fits
-        : r.memoryRange.lo > r.allocatable ? Verdict::DoesNotFit
-                                           : Verdict::Borderline;
+        : r.memoryRange.lo > r.allocatable   ? Verdict::DoesNotFit
+                                             : Verdict::Borderline;
 
     Uncertainty& u = r.uncertainty;
     u = {};
@@ -453,8 +456,8 @@ void addUncertainty(const Scenario& s, Result& r)
     u.hiddenShareEvidence = t.band.maxHiddenShare;
     if (u.assumedHiddenShare > u.hiddenShareEvidence) {
         const auto pct = [](double x) { return std::to_string(int(std::lround(100 * x))) + "%"; };
-        u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' " + pct(u.hiddenShareEvidence)
-            + " of the step (here " + pct(u.assumedHiddenShare) + ") as exposed";
+        u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' "
+            + pct(u.hiddenShareEvidence) + " of the step (here " + pct(u.assumedHiddenShare) + ") as exposed";
     }
 }
 

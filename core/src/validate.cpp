@@ -68,8 +68,7 @@ constexpr double kMaxHeadroom = 0.5; // a planning margin above half the GPU's m
 
 struct Checker {
     std::vector<Issue>& out;
-    template <class... Args>
-    void fail(const char* field, Args&&... parts)
+    template <class... Args> void fail(const char* field, Args&&... parts)
     {
         std::ostringstream os;
         (os << ... << parts);
@@ -126,7 +125,8 @@ void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& 
             t.microBatch, " × ", dp, " = ", mbdp, ")");
     if (p.schedule == PpSchedule::Interleaved && p.pp > 1 && whole && (t.globalBatch / (t.microBatch * dp)) % p.pp != 0)
         ck.fail("parallelism.pp_schedule", "the interleaved schedule needs the micro-batch count (",
-            t.globalBatch / (t.microBatch * dp), ") to be a multiple of pp (", p.pp, "), as Megatron-LM's schedules.py requires");
+            t.globalBatch / (t.microBatch * dp), ") to be a multiple of pp (", p.pp,
+            "), as Megatron-LM's schedules.py requires");
     const int64_t dpcp = dp * p.cp;
     // Megatron-Core lays each pipeline stage's tp·cp·dp ranks out again as an expert_tp × ep × expert_dp grid
     // (megatron/core/parallel_state.py, initialize_model_parallel: "world_size is not divisible by
@@ -136,7 +136,8 @@ void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& 
         if (p.ep > 1 && dpcp % p.ep != 0)
             ck.fail("parallelism.ep", "ep (", p.ep, ") must divide dp × cp (", dpcp, ")");
     } else if (etp > 0 && (int64_t(p.tp) * dpcp) % (int64_t(etp) * p.ep) != 0) {
-        ck.fail("parallelism.ep", "ep × expert_tp (", p.ep, " × ", etp, ") must divide tp × dp × cp (", p.tp, " × ", dpcp,
+        ck.fail("parallelism.ep", "ep × expert_tp (", p.ep, " × ", etp, ") must divide tp × dp × cp (", p.tp, " × ",
+            dpcp,
             "): each pipeline stage's GPUs form an expert_tp × ep × expert-data-parallel grid (Megatron-Core "
             "parallel_state.py)");
     }
@@ -165,9 +166,11 @@ void pipelineLayoutRules(const Scenario& s, Checker& ck)
     }
     const int v = p.schedule == PpSchedule::Interleaved ? p.virtualStages : 1;
     if (double(pl.chunks.size()) != double(p.pp) * v)
-        ck.fail(field, "the layout has ", pl.chunks.size(), " stages ('|' separates them); pp × virtual stages is ", p.pp,
-            " × ", v, " = ", double(p.pp) * v, (p.schedule == PpSchedule::Interleaved ? "" : " (virtual stages count only "
-            "with pp_schedule interleaved)"));
+        ck.fail(field, "the layout has ", pl.chunks.size(), " stages ('|' separates them); pp × virtual stages is ",
+            p.pp, " × ", v, " = ", double(p.pp) * v,
+            (p.schedule == PpSchedule::Interleaved ? ""
+                                                   : " (virtual stages count only "
+                                                     "with pp_schedule interleaved)"));
     int embeddings = 0, losses = 0, layers = 0, mtp = 0;
     for (const PipelineChunk& c : pl.chunks) {
         embeddings += c.embedding ? 1 : 0;
@@ -191,7 +194,7 @@ namespace detail {
 bool dataParallelValid(const Scenario& s, int64_t dp, int gpusPerNode)
 {
     std::vector<Issue> issues;
-    Checker ck{ issues };
+    Checker ck { issues };
     dataParallelRules(s, dp, gpusPerNode, ck);
     return issues.empty();
 }
@@ -202,7 +205,7 @@ std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
     // Megatron-LM splits attention by heads and the MLP by columns (Shoeybi et al. 2019 §3): every rank owns whole
     // heads and an equal share of ffn_hidden; KV heads fewer than tp are replicated (megatron/core/transformer).
     std::vector<Issue> issues;
-    Checker ck{ issues };
+    Checker ck { issues };
     if (tp < 1) {
         ck.fail("parallelism.tp", "tp (", tp, ") must be at least 1");
         return issues;
@@ -210,7 +213,8 @@ std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
     if (m.heads % tp != 0)
         ck.fail("parallelism.tp", "tp (", tp, ") must divide heads (", m.heads, ")");
     else if (m.kvHeads > 0 && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
-        ck.fail("parallelism.tp", "tp (", tp, ") must divide kv_heads (", m.kvHeads, ") or be a multiple of it (KV heads are then replicated)");
+        ck.fail("parallelism.tp", "tp (", tp, ") must divide kv_heads (", m.kvHeads,
+            ") or be a multiple of it (KV heads are then replicated)");
     if (m.ffnHidden % tp != 0)
         ck.fail("parallelism.tp", "tp (", tp, ") must divide ffn_hidden (", m.ffnHidden, ")");
     if (m.vocab < tp)
@@ -221,7 +225,7 @@ std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
 std::vector<Issue> validate(const Scenario& s)
 {
     std::vector<Issue> issues;
-    Checker ck{ issues };
+    Checker ck { issues };
     const ModelSpec& m = s.model;
     bool modelOk = true;
     modelOk &= ck.range("model.layers", m.layers, 1, kMaxLayers);
@@ -253,9 +257,11 @@ std::vector<Issue> validate(const Scenario& s)
         if (moeOk && m.moe.topK > m.moe.experts)
             ck.fail("model.moe.top_k", "top_k (", m.moe.topK, ") must not exceed experts (", m.moe.experts, ")");
         if (moeOk && modelOk && m.moe.denseLayers > m.layers)
-            ck.fail("model.moe.dense_layers", "dense_layers (", m.moe.denseLayers, ") must not exceed layers (", m.layers, ")");
+            ck.fail("model.moe.dense_layers", "dense_layers (", m.moe.denseLayers, ") must not exceed layers (",
+                m.layers, ")");
     }
-    if (m.isMla() || m.mla.qLoraRank != 0 || m.mla.qkNopeHeadDim != 0 || m.mla.qkRopeHeadDim != 0 || m.mla.vHeadDim != 0) {
+    if (m.isMla() || m.mla.qLoraRank != 0 || m.mla.qkNopeHeadDim != 0 || m.mla.qkRopeHeadDim != 0
+        || m.mla.vHeadDim != 0) {
         // DeepSeek-V3 multi-head latent attention sizes (config_671B.json)
         modelOk &= ck.range("model.mla.q_lora_rank", double(m.mla.qLoraRank), 0, kMaxHidden);
         modelOk &= ck.range("model.mla.kv_lora_rank", double(m.mla.kvLoraRank), 1, kMaxHidden);
@@ -300,8 +306,9 @@ std::vector<Issue> validate(const Scenario& s)
         ck.range("cluster.gpu.host_link_bandwidth", c.gpu.hostLinkBandwidth, kMinBandwidth, 1e15); // 0 = none
     ck.range("cluster.gpu.achievable_matmul_fraction", c.gpu.achievableMatmulFraction, 0.01, 1);
     ck.range("cluster.gpu.hourly_price_usd", c.gpu.hourlyPriceUsd, 0, 1e6);
-    ck.range("cluster.gpu.scale_up_domain", c.gpu.scaleUpDomain, 1, kMaxGpus); // GPUs per NVLink domain: at least the GPU itself
-    ck.range("cluster.gpu.tdp_watts", c.gpu.tdpWatts, 0, kMaxTdpWatts);      // 0 = not known
+    ck.range("cluster.gpu.scale_up_domain", c.gpu.scaleUpDomain, 1,
+        kMaxGpus); // GPUs per NVLink domain: at least the GPU itself
+    ck.range("cluster.gpu.tdp_watts", c.gpu.tdpWatts, 0, kMaxTdpWatts); // 0 = not known
     ck.range("cluster.intra_node.bandwidth", c.intraNode.bandwidth, kMinBandwidth, 1e15);
     ck.range("cluster.intra_node.latency", c.intraNode.latency, 0, 1);
     ck.range("cluster.intra_node.efficiency", c.intraNode.efficiency, 0.01, 1.5);
@@ -311,7 +318,8 @@ std::vector<Issue> validate(const Scenario& s)
     ck.range("cluster.nvme_bandwidth_per_node", c.nvmeBandwidthPerNode, kMinBandwidth, 1e15);
     ck.range("cluster.cpu_adam_params_per_second", c.cpuAdamParamsPerSecond, 1e3, 1e15);
     ck.range("cluster.misc_bytes", c.miscBytes, 0, 1e15);
-    if (s.cluster.gpu.hostLinkBandwidth <= 0 && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None))
+    if (s.cluster.gpu.hostLinkBandwidth <= 0
+        && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None))
         ck.fail("cluster.gpu.host_link_bandwidth", "offload needs a host link bandwidth above 0");
 
     const Training& t = s.training;
@@ -322,28 +330,35 @@ std::vector<Issue> validate(const Scenario& s)
         ck.fail("training.precision", toString(t.precision), " needs FP8 tensor cores; ",
             c.gpu.name.empty() ? c.gpu.id : c.gpu.name, " has none (fp8_dense_flops is 0)");
     else if (t.precision == Precision::Mxfp8 && !hasMxScaling(c.gpu))
-        ck.fail("training.precision", "mxfp8 needs tensor cores with MX block scaling (Blackwell; Transformer Engine "
-            "check_mxfp8_support: compute capability 10.0 or newer); ", c.gpu.name.empty() ? c.gpu.id : c.gpu.name,
-            " is ", c.gpu.arch.empty() ? std::string("of unknown architecture") : c.gpu.arch);
-    const bool mixed = t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed
-        || isFp8(t.precision);
+        ck.fail("training.precision",
+            "mxfp8 needs tensor cores with MX block scaling (Blackwell; Transformer Engine "
+            "check_mxfp8_support: compute capability 10.0 or newer); ",
+            c.gpu.name.empty() ? c.gpu.id : c.gpu.name, " is ",
+            c.gpu.arch.empty() ? std::string("of unknown architecture") : c.gpu.arch);
+    const bool mixed = t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed || isFp8(t.precision);
     if (t.gradReduce != GradReduce::Framework && !mixed)
-        ck.fail("training.grad_reduce_dtype", "a gradient reduce dtype applies to mixed precision (bf16-mixed, "
-            "fp16-mixed, fp8-mixed); precision ", toString(t.precision), " keeps its gradients in its own dtype");
+        ck.fail("training.grad_reduce_dtype",
+            "a gradient reduce dtype applies to mixed precision (bf16-mixed, "
+            "fp16-mixed, fp8-mixed); precision ",
+            toString(t.precision), " keeps its gradients in its own dtype");
     if (t.gradReduce == GradReduce::Bf16 && t.precision == Precision::Fp16Mixed)
-        ck.fail("training.grad_reduce_dtype", "bf16 needs bf16 weights (bf16-mixed or fp8-mixed); fp16-mixed reduces "
+        ck.fail("training.grad_reduce_dtype",
+            "bf16 needs bf16 weights (bf16-mixed or fp8-mixed); fp16-mixed reduces "
             "fp16 gradients into fp32 main gradients");
     if (t.fp8ParamGather && !isFp8(t.precision))
         ck.fail("training.fp8_param_gather", "FP8 parameters need precision fp8-mixed or mxfp8 (precision is ",
             toString(t.precision), ")");
     if (t.fp8ParamGather && s.parallelism.sharding == Sharding::Ddp)
-        ck.fail("training.fp8_param_gather", "FP8 parameters need a sharded optimizer (Megatron-LM arguments.py: "
+        ck.fail("training.fp8_param_gather",
+            "FP8 parameters need a sharded optimizer (Megatron-LM arguments.py: "
             "distributed optimizer or FSDP); sharding is ddp");
     if (t.fp8ParamGather && (t.framework == Framework::PyTorch || t.framework == Framework::PyTorchCompile))
-        ck.fail("training.fp8_param_gather", "FP8 parameters are modelled for Transformer Engine stacks (megatron, "
+        ck.fail("training.fp8_param_gather",
+            "FP8 parameters are modelled for Transformer Engine stacks (megatron, "
             "deepspeed); torchao's Float8 keeps no FP8 weight copy to replace");
     if (m.position == PositionEmbedding::Learned && trainOk && modelOk && m.maxSeq > 0 && t.seqLen > m.maxSeq)
-        ck.fail("training.seq_len", "seq_len (", t.seqLen, ") exceeds the learned position embedding's max_seq (", m.maxSeq, ")");
+        ck.fail("training.seq_len", "seq_len (", t.seqLen, ") exceeds the learned position embedding's max_seq (",
+            m.maxSeq, ")");
 
     const Parallelism& p = s.parallelism;
     bool parOk = ck.range("parallelism.tp", p.tp, 1, kMaxDegree);
@@ -381,7 +396,8 @@ std::vector<Issue> validate(const Scenario& s)
     if (t.seqLen % p.cp != 0)
         ck.fail("parallelism.cp", "cp (", p.cp, ") must divide seq_len (", t.seqLen, ")");
     if (p.cp > 1 && (t.seqLen / p.cp) % 2 != 0)
-        ck.fail("parallelism.cp", "seq_len / cp (", t.seqLen / p.cp, ") must be even: causal load balancing splits each chunk in two");
+        ck.fail("parallelism.cp", "seq_len / cp (", t.seqLen / p.cp,
+            ") must be even: causal load balancing splits each chunk in two");
     dataParallelRules(s, dp, c.gpusPerNode, ck);
     if (p.ep > 1) {
         if (!m.isMoe())
@@ -403,18 +419,23 @@ std::vector<Issue> validate(const Scenario& s)
     if (m.isMoe() && m.moe.dispatcher == MoeDispatcher::DeepEp && p.ep * p.effectiveExpertTp() <= 1)
         ck.fail("model.moe.dispatcher", "deepep moves tokens between GPUs: it needs ep × expert_tp > 1 (both are 1)");
     if (t.recomputeModules && t.recompute != Recompute::Selective)
-        ck.fail("training.recompute_modules", "recompute_modules apply to recompute selective (Megatron "
-            "--recompute-granularity selective); recompute is ", toString(t.recompute));
+        ck.fail("training.recompute_modules",
+            "recompute_modules apply to recompute selective (Megatron "
+            "--recompute-granularity selective); recompute is ",
+            toString(t.recompute));
     // transformer_config.py: "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm".
-    if (t.recompute == Recompute::Selective && t.effectiveRecomputeModules().moe && p.moeOverlap == MoeOverlap::EpOverlap)
-        ck.fail("training.recompute_modules", "moe cannot be recomputed with moe_overlap ep-overlap (Megatron-Core "
+    if (t.recompute == Recompute::Selective && t.effectiveRecomputeModules().moe
+        && p.moeOverlap == MoeOverlap::EpOverlap)
+        ck.fail("training.recompute_modules",
+            "moe cannot be recomputed with moe_overlap ep-overlap (Megatron-Core "
             "refuses it with --overlap-moe-expert-parallel-comm)");
     // megatron/training/arguments.py (validate_args): "Tensor parallel communication/GEMM overlap can happen only when
     // sequence parallelism is enabled"; torchtitan's async TP needs torch.compile (enable_async_tensor_parallel).
     if (p.tpCommOverlap && !(p.tp > 1 && p.sequenceParallel))
         ck.fail("parallelism.tp_comm_overlap", "TP communication overlap needs tp > 1 with sequence_parallel");
     if (p.tpCommOverlap && s.training.framework == Framework::PyTorch)
-        ck.fail("parallelism.tp_comm_overlap", "on PyTorch, TP overlap is async TP, which needs torch.compile "
+        ck.fail("parallelism.tp_comm_overlap",
+            "on PyTorch, TP overlap is async TP, which needs torch.compile "
             "(framework pytorch-compile)");
     if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
         ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
@@ -423,19 +444,23 @@ std::vector<Issue> validate(const Scenario& s)
     // stages (megatron/core/transformer/transformer_config.py, overlap_moe_expert_parallel_comm).
     if (p.moeOverlap == MoeOverlap::EpOverlap && p.ep > 1) {
         if (t.recompute == Recompute::Full)
-            ck.fail("parallelism.moe_overlap", "moe_overlap ep-overlap cannot be combined with training.recompute full "
+            ck.fail("parallelism.moe_overlap",
+                "moe_overlap ep-overlap cannot be combined with training.recompute full "
                 "(Megatron-Core disables full recomputation with --overlap-moe-expert-parallel-comm)");
         if (p.pp > 1 && p.schedule != PpSchedule::Interleaved)
-            ck.fail("parallelism.moe_overlap", "moe_overlap ep-overlap with pp > 1 needs pp_schedule interleaved "
+            ck.fail("parallelism.moe_overlap",
+                "moe_overlap ep-overlap with pp > 1 needs pp_schedule interleaved "
                 "(Megatron-Core requires virtual pipeline stages)");
     }
-    if (s.offload.parameters != OffloadTarget::None && p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)
+    if (s.offload.parameters != OffloadTarget::None && p.sharding != Sharding::Zero3
+        && p.sharding != Sharding::FsdpFull)
         ck.fail("offload.parameters", "parameter offload needs fully sharded parameters (zero3 or fsdp-full), not ",
             p.sharding == Sharding::Ddp ? "ddp" : "this sharding");
     if (s.offload.optimizer != OffloadTarget::None && p.sharding == Sharding::Ddp)
         ck.fail("offload.optimizer", "optimizer offload needs a ZeRO or FSDP sharding strategy, not ddp");
     if (s.nccl.minChannels < 0 || s.nccl.minChannels > 64)
-        ck.fail("nccl.min_channels", "min_channels (", s.nccl.minChannels, ") must be between 0 and 64 (NCCL MAXCHANNELS)");
+        ck.fail(
+            "nccl.min_channels", "min_channels (", s.nccl.minChannels, ") must be between 0 and 64 (NCCL MAXCHANNELS)");
     return issues;
 }
 

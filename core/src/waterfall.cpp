@@ -33,12 +33,12 @@ struct Setting {
 };
 
 // One row per scalar member: equality, copy and text all address the same member.
-#define SS_SETTING(PATH, MEMBER, TEXT)                                                                         \
-    Setting                                                                                                    \
-    {                                                                                                          \
-        PATH, [](const Scenario& a, const Scenario& b) { return a.MEMBER == b.MEMBER; },                       \
-            [](Scenario& into, const Scenario& from) { into.MEMBER = from.MEMBER; },                           \
-            [](const Scenario& s) { return TEXT(s.MEMBER); }                                                   \
+#define SS_SETTING(PATH, MEMBER, TEXT)                                                                                 \
+    Setting                                                                                                            \
+    {                                                                                                                  \
+        PATH, [](const Scenario& a, const Scenario& b) { return a.MEMBER == b.MEMBER; },                               \
+            [](Scenario& into, const Scenario& from) { into.MEMBER = from.MEMBER; },                                   \
+            [](const Scenario& s) { return TEXT(s.MEMBER); }                                                           \
     }
 
 std::string enumText(Sharding v) { return toString(v); }
@@ -97,7 +97,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("training.fp8_param_gather", training.fp8ParamGather, boolean),
         SS_SETTING("training.recompute_modules", training.recomputeModules, modulesText),
         // The framework selects the profile its behaviour comes from: the two change together.
-        Setting{ "training.framework",
+        Setting { "training.framework",
             [](const Scenario& a, const Scenario& b) {
                 return a.training.framework == b.training.framework && a.profile.name == b.profile.name;
             },

@@ -30,7 +30,7 @@ bool divides(int64_t d, int64_t n) { return d > 0 && n % d == 0; }
 
 FitSuggestion candidate(const Scenario& s, FitChange change, int64_t value, void (*apply)(Scenario&, int64_t))
 {
-    FitSuggestion f{ change, value, s, {} };
+    FitSuggestion f { change, value, s, {} };
     apply(f.scenario, value);
     return f;
 }
@@ -69,28 +69,35 @@ std::vector<FitSuggestion> fitCandidates(const Scenario& s)
     std::vector<FitSuggestion> c;
     const Parallelism& p = s.parallelism;
     if (s.training.recompute == Recompute::None)
-        c.push_back(candidate(s, FitChange::SelectiveRecompute, 0, [](Scenario& x, int64_t) { x.training.recompute = Recompute::Selective; }));
+        c.push_back(candidate(s, FitChange::SelectiveRecompute, 0,
+            [](Scenario& x, int64_t) { x.training.recompute = Recompute::Selective; }));
     if (s.training.recompute != Recompute::Full)
-        c.push_back(candidate(s, FitChange::FullRecompute, 0, [](Scenario& x, int64_t) { x.training.recompute = Recompute::Full; }));
+        c.push_back(candidate(
+            s, FitChange::FullRecompute, 0, [](Scenario& x, int64_t) { x.training.recompute = Recompute::Full; }));
     if (s.training.microBatch > 1)
         c.push_back(candidate(s, FitChange::HalveMicroBatch, s.training.microBatch / 2,
-                              [](Scenario& x, int64_t v) { x.training.microBatch = decltype(x.training.microBatch)(v); }));
+            [](Scenario& x, int64_t v) { x.training.microBatch = decltype(x.training.microBatch)(v); }));
     if (p.tp > 1 && !p.sequenceParallel)
-        c.push_back(candidate(s, FitChange::SequenceParallel, 0, [](Scenario& x, int64_t) { x.parallelism.sequenceParallel = true; }));
+        c.push_back(candidate(
+            s, FitChange::SequenceParallel, 0, [](Scenario& x, int64_t) { x.parallelism.sequenceParallel = true; }));
     for (int tp = p.tp * 2; tp <= s.cluster.gpusPerNode; tp *= 2) {
         if (!tensorParallelIssues(s.model, tp).empty())
             continue;
-        c.push_back(candidate(s, FitChange::RaiseTensorParallel, tp, [](Scenario& x, int64_t v) { x.parallelism.tp = int(v); }));
+        c.push_back(candidate(
+            s, FitChange::RaiseTensorParallel, tp, [](Scenario& x, int64_t v) { x.parallelism.tp = int(v); }));
         break;
     }
     if (divides(int64_t(p.pp) * 2, s.model.layers))
-        c.push_back(candidate(s, FitChange::DoublePipeline, int64_t(p.pp) * 2, [](Scenario& x, int64_t v) { x.parallelism.pp = int(v); }));
+        c.push_back(candidate(s, FitChange::DoublePipeline, int64_t(p.pp) * 2,
+            [](Scenario& x, int64_t v) { x.parallelism.pp = int(v); }));
     if (p.sharding != Sharding::Zero3 && p.sharding != Sharding::FsdpFull)
-        c.push_back(candidate(s, FitChange::Zero3, 0, [](Scenario& x, int64_t) { x.parallelism.sharding = Sharding::Zero3; }));
+        c.push_back(
+            candidate(s, FitChange::Zero3, 0, [](Scenario& x, int64_t) { x.parallelism.sharding = Sharding::Zero3; }));
     if (s.offload.optimizer == OffloadTarget::None)
-        c.push_back(candidate(s, FitChange::OffloadOptimizer, 0, [](Scenario& x, int64_t) { x.offload.optimizer = OffloadTarget::Cpu; }));
+        c.push_back(candidate(
+            s, FitChange::OffloadOptimizer, 0, [](Scenario& x, int64_t) { x.offload.optimizer = OffloadTarget::Cpu; }));
     c.push_back(candidate(s, FitChange::DoubleNodes, int64_t(s.cluster.nodes) * 2,
-                          [](Scenario& x, int64_t v) { x.cluster.nodes = decltype(x.cluster.nodes)(v); }));
+        [](Scenario& x, int64_t v) { x.cluster.nodes = decltype(x.cluster.nodes)(v); }));
     return c;
 }
 
@@ -110,8 +117,10 @@ FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
         if (t.result.fits)
             advice.fitting.push_back(t);
     if (!advice.fitting.empty()) {
-        std::stable_sort(advice.fitting.begin(), advice.fitting.end(),
-                         [](const FitSuggestion& a, const FitSuggestion& b) { return a.result.step.total() < b.result.step.total(); });
+        std::stable_sort(
+            advice.fitting.begin(), advice.fitting.end(), [](const FitSuggestion& a, const FitSuggestion& b) {
+                return a.result.step.total() < b.result.step.total();
+            });
         if (advice.fitting.size() > kShownFits)
             advice.fitting.resize(kShownFits);
         return advice;

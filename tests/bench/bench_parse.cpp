@@ -55,7 +55,7 @@ int main(int argc, char** argv)
         if (r.warnings.empty())
             std::printf("unexpected: 99,000 unknown keys without a warning\n");
         std::printf("bench: parse_toml_1mb_ms %.1f ms (%zu bytes, 99,000 keys)\n",
-                    std::chrono::duration<double, std::milli>(t1 - t0).count(), toml.size());
+            std::chrono::duration<double, std::milli>(t1 - t0).count(), toml.size());
     }
 
     const auto s = shardscope::core::defaultScenario(catalog);

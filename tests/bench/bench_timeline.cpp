@@ -24,7 +24,8 @@ int main(int argc, char** argv)
                   "mlp": "gelu", "norm": "layernorm", "position_embedding": "learned", "tied_embeddings": true},
         "cluster": {"gpu": "a100-sxm4-80gb", "nodes": 128, "gpus_per_node": 8, "intra_node": "nvlink3", "inter_node": "ib-hdr200"},
         "training": {"seq_len": 2048, "global_batch": 65536, "micro_batch": 1},
-        "parallelism": {"sharding": "zero1", "pp": 1024, "pp_schedule": "1f1b"}})", catalog);
+        "parallelism": {"sharding": "zero1", "pp": 1024, "pp_schedule": "1f1b"}})",
+        catalog);
     if (!parsed.ok())
         return 1;
     const auto r = shardscope::core::evaluate(parsed.scenario);

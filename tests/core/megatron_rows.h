@@ -51,7 +51,7 @@ inline constexpr Table5Row kTable5[] = {
 
 /// The scenario JSON of one calibration row (as /tmp/cal/cal.py builds it), parsed like a user's file.
 inline std::string rowJson(int heads, int hidden, int layers, int tp, int pp, int gpus, int globalBatch, int micro,
-                    const char* recompute, bool sp, int v)
+    const char* recompute, bool sp, int v)
 {
     const bool interleaved = pp > 1 && v > 1;
     const int nodes = std::max(1, gpus / 8), perNode = std::min(8, gpus);

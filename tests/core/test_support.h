@@ -84,8 +84,8 @@ inline const LinkSpec& link(const std::string& id)
 /// Training defaults: bf16-mixed AdamW, zero-paper accounting, micro-batch 1, global batch = one
 /// micro-batch per data-parallel rank (so one micro-batch per step), tp = pp = cp = ep = 1.
 inline Scenario presetScenario(const std::string& modelId, int nodes = 1, int gpusPerNode = 8,
-                               const std::string& gpuId = "h100-sxm5-80gb", const std::string& intra = "nvlink4",
-                               const std::string& inter = "ib-ndr400")
+    const std::string& gpuId = "h100-sxm5-80gb", const std::string& intra = "nvlink4",
+    const std::string& inter = "ib-ndr400")
 {
     Scenario s = defaultScenario(catalog());
     s.name = "test: " + modelId;
@@ -97,9 +97,9 @@ inline Scenario presetScenario(const std::string& modelId, int nodes = 1, int gp
     s.cluster.gpusPerNode = gpusPerNode;
     s.training.microBatch = 1;
     s.training.globalBatch = static_cast<int64_t>(nodes) * gpusPerNode;
-    s.parallelism = Parallelism{};
-    s.offload = Offload{};
-    s.nccl = Nccl{};
+    s.parallelism = Parallelism {};
+    s.offload = Offload {};
+    s.nccl = Nccl {};
     return s;
 }
 
@@ -212,14 +212,15 @@ inline std::string readText(const QString& path)
 } // namespace sstest
 
 /// QVERIFY that |actual − expected| ≤ tol·|expected|, printing both values on failure.
-#define SS_COMPARE_REL(actual, expected, tol)                                                                         \
+#define SS_COMPARE_REL(actual, expected, tol)                                                                          \
     do {                                                                                                               \
         const double ss_a_ = static_cast<double>(actual);                                                              \
         const double ss_e_ = static_cast<double>(expected);                                                            \
-        QVERIFY2(::sstest::relClose(ss_a_, ss_e_, (tol)), qPrintable(::sstest::relMessage(#actual, ss_a_, ss_e_, (tol)))); \
+        QVERIFY2(                                                                                                      \
+            ::sstest::relClose(ss_a_, ss_e_, (tol)), qPrintable(::sstest::relMessage(#actual, ss_a_, ss_e_, (tol))));  \
     } while (false)
 
 /// evaluate() the scenario into `var` and QVERIFY that it is valid.
 #define SS_EVALUATE(var, scenario)                                                                                     \
-    const ::shardscope::core::Result var = ::shardscope::core::evaluate(scenario);                                    \
+    const ::shardscope::core::Result var = ::shardscope::core::evaluate(scenario);                                     \
     QVERIFY2(var.valid, qPrintable(QStringLiteral("invalid scenario: ") + ::sstest::issuesText(var.issues)))

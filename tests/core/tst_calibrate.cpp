@@ -12,7 +12,8 @@
 
 using namespace shardscope::core;
 
-class TestCalibrate : public QObject {
+class TestCalibrate : public QObject
+{
     Q_OBJECT
 private slots:
     void recoversKnownConstants();
@@ -270,8 +271,8 @@ void TestCalibrate::extraMemoryFromThreeRuns()
     for (Figure f : { Figure::AllocatedPeak, Figure::ReservedPeak }) {
         const double truth = predicted(sc[3], megatronProfile(), f) + extra;
         const double fit = predicted(sc[3], c.profile, f);
-        qInfo("held-out run %s: true %.2f GiB, calibrated %.2f GiB (%+.3f GiB)", toString(f), truth / kGiB,
-            fit / kGiB, (fit - truth) / kGiB);
+        qInfo("held-out run %s: true %.2f GiB, calibrated %.2f GiB (%+.3f GiB)", toString(f), truth / kGiB, fit / kGiB,
+            (fit - truth) / kGiB);
         QVERIFY(std::abs(fit - truth) < 1.5 * kGiB);
     }
 }
@@ -289,7 +290,8 @@ void TestCalibrate::refusesTooFewMeasurements()
     CalibrationOptions opts;
     opts.fit = { "gemm_efficiency", "elementwise_traffic" };
     c = calibrate({ one }, megatronProfile(), opts);
-    QVERIFY2(hasError(c.errors, "fit", "1 time measurement cannot fix 2 constants (gemm_efficiency, elementwise_traffic)"),
+    QVERIFY2(
+        hasError(c.errors, "fit", "1 time measurement cannot fix 2 constants (gemm_efficiency, elementwise_traffic)"),
         qPrintable(errorsText(c.errors)));
     // One reserved peak for both memory constants.
     CalibrationRun mem;
@@ -330,7 +332,8 @@ void TestCalibrate::refusesAFitAtItsBound()
     for (int i = 0; i < 3; ++i) {
         CalibrationRun r;
         r.scenario = sc[i];
-        r.measured[static_cast<int>(Figure::AllocatedPeak)] = 0.5 * predicted(sc[i], megatronProfile(), Figure::AllocatedPeak);
+        r.measured[static_cast<int>(Figure::AllocatedPeak)]
+            = 0.5 * predicted(sc[i], megatronProfile(), Figure::AllocatedPeak);
         runs.push_back(r);
     }
     c = calibrate(runs, megatronProfile());
@@ -373,8 +376,9 @@ void TestCalibrate::runsSlowerThanTheModelAllowsAreCalledSlower()
     const auto set = std::find_if(third.fixed.begin(), third.fixed.end(),
         [](const FixedConstant& f) { return f.key == "collective_efficiency"; });
     QVERIFY2(set != third.fixed.end(), notes(third).c_str());
-    QCOMPARE(set->reason, std::string("the runs pushed it to its bound 1.2 (it makes up for the other constants' fit: "
-                                      "the runs are 3x slower than the model overall): fitted without it"));
+    QCOMPARE(set->reason,
+        std::string("the runs pushed it to its bound 1.2 (it makes up for the other constants' fit: "
+                    "the runs are 3x slower than the model overall): fitted without it"));
     QVERIFY2(notes(third).find("faster") == std::string::npos, notes(third).c_str());
 }
 
@@ -384,39 +388,53 @@ void TestCalibrate::badRunsFilesNameTheField_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("fragment");
     const std::string ok = std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {"step_time": 2.0}})";
-    QTest::newRow("not json") << "{" << "" << "";
+    QTest::newRow("not json") << "{"
+                              << ""
+                              << "";
     QTest::newRow("wrong schema") << QString::fromStdString(R"({"schema": "shardscope.runs/2", "runs": [)" + ok + "]}")
-                                  << "schema" << "must be \"shardscope.runs/1\", not 'shardscope.runs/2'";
-    QTest::newRow("no runs") << R"({"schema": "shardscope.runs/1", "runs": []})" << "runs" << "non-empty array";
-    QTest::newRow("invalid scenario")
-        << QString::fromStdString(runsJson(ok + R"(, {"scenario": {"schema": "shardscope.scenario/1", "model":
+                                  << "schema"
+                                  << "must be \"shardscope.runs/1\", not 'shardscope.runs/2'";
+    QTest::newRow("no runs") << R"({"schema": "shardscope.runs/1", "runs": []})"
+                             << "runs"
+                             << "non-empty array";
+    QTest::newRow("invalid scenario") << QString::fromStdString(
+        runsJson(ok + R"(, {"scenario": {"schema": "shardscope.scenario/1", "model":
                {"preset": "llama3-8b"}, "parallelism": {"tp": 3}}, "measured": {"step_time": 1}})"))
-        << "runs[1].scenario.parallelism.tp" << "";
-    QTest::newRow("unknown preset")
-        << QString::fromStdString(runsJson(R"({"scenario": {"schema": "shardscope.scenario/1", "model":
+                                      << "runs[1].scenario.parallelism.tp"
+                                      << "";
+    QTest::newRow("unknown preset") << QString::fromStdString(
+        runsJson(R"({"scenario": {"schema": "shardscope.scenario/1", "model":
                {"preset": "llama9"}}, "measured": {"step_time": 1}})"))
-        << "runs[0].scenario.model.preset" << "unknown model id 'llama9'";
-    QTest::newRow("negative") << QString::fromStdString(runsJson(std::string(R"({"scenario": )") + kValidScenario
-                                     + R"(, "measured": {"step_time": -1.5}})"))
-                              << "runs[0].measured.step_time" << "must be a number > 0 (seconds per optimizer step)";
-    QTest::newRow("zero") << QString::fromStdString(runsJson(ok + "," + std::string(R"({"scenario": )") + kValidScenario
-                                 + R"(, "measured": {"memory_reserved_peak": 0}})"))
-                          << "runs[1].measured.memory_reserved_peak" << "must be a number > 0 (bytes per GPU)";
-    QTest::newRow("text") << QString::fromStdString(runsJson(std::string(R"({"scenario": )") + kValidScenario
-                                 + R"(, "measured": {"tokens_per_second_per_gpu": "9000"}})"))
-                          << "runs[0].measured.tokens_per_second_per_gpu" << "must be a number > 0";
-    QTest::newRow("unknown figure") << QString::fromStdString(runsJson(std::string(R"({"scenario": )") + kValidScenario
-                                           + R"(, "measured": {"tokens_per_second": 9000}})"))
-                                    << "runs[0].measured.tokens_per_second" << "unknown figure";
-    QTest::newRow("no figure") << QString::fromStdString(runsJson(std::string(R"({"scenario": )") + kValidScenario
-                                      + R"(, "measured": {}})"))
-                               << "runs[0].measured" << "has no figure";
+                                    << "runs[0].scenario.model.preset"
+                                    << "unknown model id 'llama9'";
+    QTest::newRow("negative") << QString::fromStdString(
+        runsJson(std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {"step_time": -1.5}})"))
+                              << "runs[0].measured.step_time"
+                              << "must be a number > 0 (seconds per optimizer step)";
+    QTest::newRow("zero") << QString::fromStdString(runsJson(
+        ok + "," + std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {"memory_reserved_peak": 0}})"))
+                          << "runs[1].measured.memory_reserved_peak"
+                          << "must be a number > 0 (bytes per GPU)";
+    QTest::newRow("text") << QString::fromStdString(runsJson(
+        std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {"tokens_per_second_per_gpu": "9000"}})"))
+                          << "runs[0].measured.tokens_per_second_per_gpu"
+                          << "must be a number > 0";
+    QTest::newRow("unknown figure") << QString::fromStdString(
+        runsJson(std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {"tokens_per_second": 9000}})"))
+                                    << "runs[0].measured.tokens_per_second"
+                                    << "unknown figure";
+    QTest::newRow("no figure") << QString::fromStdString(
+        runsJson(std::string(R"({"scenario": )") + kValidScenario + R"(, "measured": {}})"))
+                               << "runs[0].measured"
+                               << "has no figure";
     QTest::newRow("no scenario") << QString::fromStdString(runsJson(R"({"measured": {"step_time": 1}})"))
-                                 << "runs[0].scenario" << "is required";
-    QTest::newRow("two frameworks")
-        << QString::fromStdString(runsJson(ok + R"(, {"scenario": {"schema": "shardscope.scenario/1", "training":
+                                 << "runs[0].scenario"
+                                 << "is required";
+    QTest::newRow("two frameworks") << QString::fromStdString(
+        runsJson(ok + R"(, {"scenario": {"schema": "shardscope.scenario/1", "training":
                {"framework": "pytorch"}}, "measured": {"step_time": 1}})"))
-        << "runs[1].scenario.training.framework" << "'pytorch' differs from runs[0]'s 'megatron'";
+                                    << "runs[1].scenario.training.framework"
+                                    << "'pytorch' differs from runs[0]'s 'megatron'";
 }
 
 void TestCalibrate::badRunsFilesNameTheField()
@@ -467,7 +485,8 @@ void TestCalibrate::profileRoundTrip()
         QCOMPARE(back.profile.*k.member, c.profile.*k.member);
     for (const auto& [key, source] : back.profile.sources) {
         const bool wasFitted = fitted(c, key) != nullptr;
-        QCOMPARE(source.rfind("fitted by shardscope-cli calibrate on 4 runs (runs.json), residual ", 0) == 0, wasFitted);
+        QCOMPARE(
+            source.rfind("fitted by shardscope-cli calibrate on 4 runs (runs.json), residual ", 0) == 0, wasFitted);
     }
     QVERIFY(doc.find("\"fit\"") != std::string::npos);
     QVERIFY(doc.find("\"rms_log_error_after\"") != std::string::npos);

@@ -18,7 +18,8 @@
 
 using namespace shardscope::core;
 
-class TestCalibration : public QObject {
+class TestCalibration : public QObject
+{
     Q_OBJECT
 private slots:
     void initTestCase();
@@ -79,8 +80,9 @@ std::vector<Outcome> allOutcomes(QString& why)
                                  sel ? "selective" : "full", sel == 1, r.virtualStages),
                     res, why))
                 return {};
-            rows.push_back({ QStringLiteral("Table 5 %1 %2").arg(QLatin1String(r.name),
-                                 sel ? QStringLiteral("SP+selective") : QStringLiteral("full recompute")),
+            rows.push_back({ QStringLiteral("Table 5 %1 %2")
+                                 .arg(QLatin1String(r.name),
+                                     sel ? QStringLiteral("SP+selective") : QStringLiteral("full recompute")),
                 res.step.total(), sel ? r.spSelectiveSeconds : r.fullRecomputeSeconds, QStringLiteral("s/iteration") });
         }
     }
@@ -181,9 +183,10 @@ void TestCalibration::errorsAsReadmeStates()
                        .arg(median, 0, 'f', 3)
                        .arg(kReadmeMedianPercent)));
     QVERIFY2(roundsTo(largest, kReadmeMaxPercent),
-        qPrintable(QStringLiteral("largest |error| %1%, README says %2%: update README.md \"Calibration\" and this test")
-                       .arg(largest, 0, 'f', 3)
-                       .arg(kReadmeMaxPercent)));
+        qPrintable(
+            QStringLiteral("largest |error| %1%, README says %2%: update README.md \"Calibration\" and this test")
+                .arg(largest, 0, 'f', 3)
+                .arg(kReadmeMaxPercent)));
 }
 
 QTEST_APPLESS_MAIN(TestCalibration)

@@ -21,7 +21,8 @@ using namespace shardscope::core;
 using detail::collectiveTime;
 using detail::GroupPlacement;
 
-class TestCollective : public QObject {
+class TestCollective : public QObject
+{
     Q_OBJECT
 private slots:
     void ringLatencies_data();
@@ -47,26 +48,26 @@ private slots:
 
 namespace {
 
-enum { LL = 0, LL128 = 1, SIMPLE = 2 };      // tuning.cc NCCL_PROTO_*
-enum { TREE = 0, RING = 1 };                 // tuning.cc NCCL_ALGO_*
-enum { NVLINK = 0, PCI = 1, NET = 2 };       // tuning.cc NCCL_HW_*
+enum { LL = 0, LL128 = 1, SIMPLE = 2 }; // tuning.cc NCCL_PROTO_*
+enum { TREE = 0, RING = 1 }; // tuning.cc NCCL_ALGO_*
+enum { NVLINK = 0, PCI = 1, NET = 2 }; // tuning.cc NCCL_HW_*
 enum { AMPERE = 1, HOPPER = 2, BLACKWELL = 3 }; // tuning.cc compCapIndex
 
 // tuning.cc ncclTunerConstantsDefaults, µs and GB/s.
 constexpr double baseLatencies[2][3] = { { 6.8, 14.0, 8.4 }, { 6.6, 14.0, 8.4 } };
 constexpr double hwLatencies[3][2][3] = {
     { { 0.6, 1.25, 4.0 }, { 0.6, 1.9, 3.4 } }, // NVLINK: Tree, Ring (LL, LL128, Simple)
-    { { 1.0, 1.9, 4.0 }, { 1.0, 2.5, 5.7 } },  // PCI
-    { { 5.0, 8.5, 14 }, { 2.7, 4.0, 14.0 } },  // NET
+    { { 1.0, 1.9, 4.0 }, { 1.0, 2.5, 5.7 } }, // PCI
+    { { 5.0, 8.5, 14 }, { 2.7, 4.0, 14.0 } }, // NET
 };
-constexpr double llMaxBws[4][3] = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 },
-    { 2 * 141.0, 2 * 45.0, 2 * 35.0 } };
-constexpr double perChMaxRingLL128Bws[4][3] = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 36.7 },
-    { 40.0, 40.0, 40.0 } };
-constexpr double perChMaxTreeLL128Bws[4][3] = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 },
-    { 55.6, 31.67, 20.0 } };
-constexpr double perChMaxTreeBws[4][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 },
-    { 70.0, 42.8, 24.0 } };
+constexpr double llMaxBws[4][3]
+    = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 2 * 141.0, 2 * 45.0, 2 * 35.0 } };
+constexpr double perChMaxRingLL128Bws[4][3]
+    = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 } };
+constexpr double perChMaxTreeLL128Bws[4][3]
+    = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
+constexpr double perChMaxTreeBws[4][3]
+    = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 } };
 // getNetOverhead: NCCL_NET_OVERHEAD unset on an Intel x86 host, µs.
 constexpr double netOverhead = 1.0;
 
@@ -153,7 +154,8 @@ void TestCollective::ringLatencies()
     double intraLat = hwLatencies[hw][RING][proto];
     if (nodes > 1)
         intraLat = std::max(intraLat, netOverhead * (proto == SIMPLE ? 3 : 1));
-    const double lat = baseLatencies[RING][proto] + (nsteps - nInter) * intraLat + nInter * hwLatencies[NET][RING][proto];
+    const double lat
+        = baseLatencies[RING][proto] + (nsteps - nInter) * intraLat + nInter * hwLatencies[NET][RING][proto];
     // Bus bandwidth: the slower of the intra-node link and the node's 8 NICs. Ring LL: min(llMaxBw, busBw/2), where
     // no llMaxBws cell (≥ 20.4 GB/s) binds at these speeds; Ring LL128: min(0.92 busBw, nCh × perChMaxRingLL128Bw).
     const double ringBus = nodes > 1 ? std::min(intraBw, 8 * nicBw) : intraBw;
@@ -161,9 +163,10 @@ void TestCollective::ringLatencies()
     if (proto == LL)
         bus = std::min(llMaxBws[HOPPER][nodeIndex(nodes)] * GB, 0.5 * ringBus);
     else if (proto == LL128)
-        bus = std::min(0.92 * ringBus, channels(HOPPER, nodes, nvlink) * perChMaxRingLL128Bws[HOPPER][nodeIndex(nodes)] * GB);
+        bus = std::min(
+            0.92 * ringBus, channels(HOPPER, nodes, nvlink) * perChMaxRingLL128Bws[HOPPER][nodeIndex(nodes)] * GB);
     const double expected = lat * us + (n - 1) / n * S / bus;
-    QCOMPARE(detail::ncclChannels(g, c, Nccl{}), int(channels(HOPPER, nodes, nvlink)));
+    QCOMPARE(detail::ncclChannels(g, c, Nccl {}), int(channels(HOPPER, nodes, nvlink)));
     const detail::CollectiveCost t = collectiveTime(CollectiveOp::AllGather, S, g, c, forced(NcclAlgo::Ring, proto));
     QCOMPARE(t.algo, Algo::Ring);
     QCOMPARE(t.proto, protoOf(proto));
@@ -323,7 +326,8 @@ void TestCollective::perChannelTreeLl128Cap()
         + 2 * ((n / M - 1) * hwLatencies[NVLINK][TREE][LL128] + std::log2(M) * hwLatencies[NET][TREE][LL128]);
     const int ni = nodeIndex(nodes);
     const double nCh = channels(cc, nodes);
-    const double bus = std::min(nCh * perChMaxTreeBws[cc][ni] * GB * 120.0 / 128.0, nCh * perChMaxTreeLL128Bws[cc][ni] * GB);
+    const double bus
+        = std::min(nCh * perChMaxTreeBws[cc][ni] * GB * 120.0 / 128.0, nCh * perChMaxTreeLL128Bws[cc][ni] * GB);
     const auto t = collectiveTime(CollectiveOp::AllReduce, S, g, c, forced(NcclAlgo::Tree, LL128));
     SS_COMPARE_REL(t.time, lat * us + 2 * S / bus, 1e-12);
 }
@@ -348,7 +352,7 @@ void TestCollective::nvlsAllReduceInsideOneNode()
     const double ringLl = (6.6 + 14 * 0.6) * us + f * S / std::min(141 * GB, 0.5 * ring);
     const double ringLl128 = (14.0 + 14 * 1.9) * us + f * S / std::min(0.92 * ring, nCh * 36.7 * GB);
     QVERIFY(nvls < std::min({ ringSimple, ringLl, ringLl128 }));
-    const auto t = collectiveTime(CollectiveOp::AllReduce, S, wholeNodes(1), c, Nccl{});
+    const auto t = collectiveTime(CollectiveOp::AllReduce, S, wholeNodes(1), c, Nccl {});
     QCOMPARE(t.algo, Algo::Nvls);
     QCOMPARE(t.proto, Proto::Simple);
     SS_COMPARE_REL(t.time, nvls, 1e-12);
@@ -362,7 +366,7 @@ void TestCollective::withoutGdrTheNetworkCrossesPcieTwice()
     Cluster c = makeCluster(HOPPER, 2, 450 * GB, 50 * GB);
     const double ncclPcieShare = (16 * 240 / 80.0) / (16 * 32.0 / 8);
     const double S = 256 * MiB;
-    const GroupPlacement pair{ 2, 1, 2 };
+    const GroupPlacement pair { 2, 1, 2 };
     Nccl nccl;
     const auto gdr = collectiveTime(CollectiveOp::SendRecv, S, pair, c, nccl);
     SS_COMPARE_REL(gdr.time, (8.4 + 14.0) * us + S / (50 * GB), 1e-12);
@@ -387,17 +391,18 @@ void TestCollective::patAtOneGpuPerNode()
     const GroupPlacement g { 16, 1, 16 };
     const double patLat = 8.0 + 4 /* log2i(16) */ * 14.0 / 3.5 + 16 * 2.8; // 68.8 µs
     // Ring at one GPU per node: all n − 1 = 15 steps cross the network, each at the Tree NET latency.
-    const double ringSimpleLat = 8.4 + 15 * 14.0;                         // 218.4 µs
-    const double ringLlLat = 6.6 + 15 * 5.0;                             // 81.6 µs
-    const double ringLl128Lat = 14.0 + 15 * 8.5;                         // 141.5 µs
-    const double nCh = 2;                                                  // 2 channels per NIC the group drives
+    const double ringSimpleLat = 8.4 + 15 * 14.0; // 218.4 µs
+    const double ringLlLat = 6.6 + 15 * 5.0; // 81.6 µs
+    const double ringLl128Lat = 14.0 + 15 * 8.5; // 141.5 µs
+    const double nCh = 2; // 2 channels per NIC the group drives
     for (CollectiveOp op : { CollectiveOp::AllGather, CollectiveOp::ReduceScatter }) {
         // 4 MiB: PAT 68.8 + 111.8 = 180.6 µs; ring LL 81.6 + (15/16)·S/min(35, 25 GB/s) = 238.9 µs; ring LL128
         // 141.5 + (15/16)·S/min(46, 2 × 36.7 GB/s) = 227.0 µs; ring Simple 218.4 + (15/16)·S/50 GB/s = 297.0 µs.
         double S = 4 * MiB;
         const double pat = patLat * us + S / (0.75 * nicBw);
         const double ll = ringLlLat * us + 15.0 / 16 * S / std::min(llMaxBws[HOPPER][2] * GB, 0.5 * nicBw);
-        const double ll128 = ringLl128Lat * us + 15.0 / 16 * S / std::min(0.92 * nicBw, nCh * perChMaxRingLL128Bws[HOPPER][2] * GB);
+        const double ll128
+            = ringLl128Lat * us + 15.0 / 16 * S / std::min(0.92 * nicBw, nCh * perChMaxRingLL128Bws[HOPPER][2] * GB);
         const double simple = ringSimpleLat * us + 15.0 / 16 * S / nicBw;
         QVERIFY(pat < std::min({ ll, ll128, simple }));
         detail::CollectiveCost t = collectiveTime(op, S, g, c, Nccl {});

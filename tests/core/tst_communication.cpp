@@ -21,7 +21,8 @@
 
 using namespace shardscope::core;
 
-class TestCommunication : public QObject {
+class TestCommunication : public QObject
+{
     Q_OBJECT
 private slots:
     void tpCommOverlapHidesBehindTheGemms();
@@ -411,7 +412,7 @@ void TestCommunication::byGroupSumsToTotal()
     for (double g : r.bytesByGroup)
         groups += g;
     SS_COMPARE_REL(groups, r.totalCommBytes, 1e-12);
-    std::array<double, 5> fromCollectives{};
+    std::array<double, 5> fromCollectives {};
     for (const Collective& c : r.collectives) {
         // formulas.md §4.1: bytes sent per rank per call — AllReduce 2(n−1)/n·S; ReduceScatter, AllGather and
         // AlltoAll (n−1)/n·S; Send/Recv S.
@@ -566,20 +567,23 @@ void TestCommunication::cpRingStepExposedBeyondItsAttention()
     s.parallelism.cp = 8;
     sstest::setBatch(s, 1, 1);
     const double S = 2.0 * 2 * 16384 * 1024;
-    const double bIn = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth)
-        * s.cluster.intraNode.efficiency;
+    const double bIn
+        = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth) * s.cluster.intraNode.efficiency;
     const double hop = s.cluster.intraNode.latency > 0 ? s.cluster.intraNode.latency : 3.4e-6;
     const double tkv = 8.4e-6 + hop + S / bIn;
     const detail::Shape sh = detail::makeShape(s);
     const Layout layout = makeLayout(s);
     const double c = 8;
-    struct Case { double stepFwd, stepBwd, fwd, bwd; };
+    struct Case {
+        double stepFwd, stepBwd, fwd, bwd;
+    };
     // per-step attention (forward, backward) as a share of t_kv → the exposed time, by hand
     for (const Case& k : { Case { 0, 0, 7 * tkv, 7 * 2 * tkv }, Case { 0.5, 1.5, 7 * 0.5 * tkv, 7 * 0.5 * tkv },
              // 0.9 t_kv of attention per step: the sum over the layer (7.2 t_kv) exceeds the 7 transfers, yet every
              // step leaves 0.1 t_kv exposed
              Case { 0.9, 2.5, 7 * 0.1 * tkv, 0 }, Case { 3, 6, 0, 0 } }) {
-        const detail::LayerComm lc = detail::layerCommunication(s, sh, layout, c * k.stepFwd * tkv, c * k.stepBwd * tkv);
+        const detail::LayerComm lc
+            = detail::layerCommunication(s, sh, layout, c * k.stepFwd * tkv, c * k.stepBwd * tkv);
         SS_COMPARE_REL(lc.cpChunk, S, 1e-12);
         SS_COMPARE_REL(lc.cpCost.time, tkv, 1e-12);
         QVERIFY(std::abs(lc.cpFwdExposed - k.fwd) <= 1e-12 * tkv);
@@ -603,7 +607,7 @@ void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()
     c.peak.attention = c.peak.attentionBwd = 1; // no attention FLOPs (F_core = 0) at any rate
     c.attnLinear = 0.75;
     detail::LayerComm comm;
-    comm.epCost.time = 1;    // dispatch
+    comm.epCost.time = 1; // dispatch
     comm.epCombine.time = 1; // combine
     detail::LayerTimes none = detail::layerTimes(s, sh, c, comm, true, 4);
     QCOMPARE(none.epFwd, 2.0);
@@ -679,10 +683,10 @@ void TestCommunication::nodeLimitedRoutingCutsNetworkBytes()
     Scenario s = sstest::presetScenario("mixtral-8x7b", 2, 8);
     const double S = 64 * MiB;
     const GroupPlacement g { 16, 8, 2 };
-    const double bIn = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth)
-        * s.cluster.intraNode.efficiency;
-    const double bNet = s.cluster.interNode.bandwidth * s.cluster.nics() / s.cluster.gpusPerNode
-        * s.cluster.interNode.efficiency;
+    const double bIn
+        = std::min(s.cluster.gpu.scaleUpBandwidth, s.cluster.intraNode.bandwidth) * s.cluster.intraNode.efficiency;
+    const double bNet
+        = s.cluster.interNode.bandwidth * s.cluster.nics() / s.cluster.gpusPerNode * s.cluster.interNode.efficiency;
     const double hop = s.cluster.interNode.latency > 0 ? s.cluster.interNode.latency : 14e-6;
     const double lat = 8.4e-6 + 15 * hop * 0.5;
     const double naive = lat + std::max(S * 8 / 16 / bNet, S * 7 / 16 / bIn);
@@ -714,8 +718,12 @@ void TestCommunication::latencyOncePerBucket()
     QCOMPARE(ar->count, int64_t(613));
     SS_COMPARE_REL(ar->latencyTime, 613 * 25e-6, 1e-12);
     const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(resultToJson(r))).object();
-    const QJsonObject c0 = j.value(QLatin1String("communication_per_gpu")).toObject()
-                               .value(QLatin1String("collectives")).toArray().at(0).toObject();
+    const QJsonObject c0 = j.value(QLatin1String("communication_per_gpu"))
+                               .toObject()
+                               .value(QLatin1String("collectives"))
+                               .toArray()
+                               .at(0)
+                               .toObject();
     SS_COMPARE_REL(c0.value(QLatin1String("latency_time")).toDouble(), 613 * 25e-6, 1e-12);
 }
 
@@ -794,12 +802,12 @@ void TestCommunication::expertGridPlacesEpGroups()
     sstest::setBatch(s, 1, 1);
     QVERIFY2(validate(s).empty(), qPrintable(sstest::issuesText(validate(s))));
     const Layout l = makeLayout(s);
-    QCOMPARE(l.epGroup, (GroupPlacement{ 8, 8, 1 }));
-    QCOMPARE(l.expertDpGroup, (GroupPlacement{ 2, 1, 2 }));
+    QCOMPARE(l.epGroup, (GroupPlacement { 8, 8, 1 }));
+    QCOMPARE(l.expertDpGroup, (GroupPlacement { 2, 1, 2 }));
     const RankGroup ep = groupOf(s, 13, Group::Ep);
-    QCOMPARE(ep.members, (std::vector<int>{ 8, 9, 10, 11, 12, 13, 14, 15 }));
+    QCOMPARE(ep.members, (std::vector<int> { 8, 9, 10, 11, 12, 13, 14, 15 }));
     const RankGroup edp = groupOf(s, 13, Group::Dp, true);
-    QCOMPARE(edp.members, (std::vector<int>{ 5, 13 }));
+    QCOMPARE(edp.members, (std::vector<int> { 5, 13 }));
     QCOMPARE(rankCoord(s, 13).ep, 5);
     QCOMPARE(rankCoord(s, 13).expertDp, 1);
 }
@@ -818,8 +826,8 @@ void TestCommunication::allgatherDispatcherGathersEveryToken()
     sstest::setBatch(sc, 1, 1);
     SS_EVALUATE(r, sc);
     SS_COMPARE_REL(r.bytesByGroup[int(Group::Ep)], L * 4 * (n - 1) / n * beta * h * T * n, 1e-12);
-    SS_COMPARE_REL(sstest::collectiveBytes(r, Group::Ep, CollectiveOp::AllGather), L * 2 * (n - 1) / n * beta * h * T * n,
-        1e-12);
+    SS_COMPARE_REL(
+        sstest::collectiveBytes(r, Group::Ep, CollectiveOp::AllGather), L * 2 * (n - 1) / n * beta * h * T * n, 1e-12);
 }
 
 void TestCommunication::deepepCrossesTheNetworkOncePerNode()

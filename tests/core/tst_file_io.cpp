@@ -39,7 +39,8 @@ int filesIn(const std::string& dir)
 }
 } // namespace
 
-class TestFileIo : public QObject {
+class TestFileIo : public QObject
+{
     Q_OBJECT
 private slots:
     void writeReplacesAndKeepsMode();
@@ -63,7 +64,7 @@ void TestFileIo::writeReplacesAndKeepsMode()
     QCOMPARE(::chmod(path.c_str(), 0640), 0);
     QVERIFY2(writeFileAtomically(path, "second, longer", error), error.c_str());
     QCOMPARE(slurp(path), std::string("second, longer"));
-    struct stat st{};
+    struct stat st { };
     QCOMPARE(::stat(path.c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 0777), 0640);
     QCOMPARE(filesIn(dir.path().toStdString()), 1); // no temporary left behind
@@ -111,7 +112,7 @@ void TestFileIo::writeFollowsSymlinksAndRefusesDevices()
     QCOMPARE(::symlink(target.c_str(), link.c_str()), 0);
     QVERIFY2(writeFileAtomically(link, "via link", error), error.c_str());
     QCOMPARE(slurp(target), std::string("via link"));
-    struct stat st{};
+    struct stat st { };
     QCOMPARE(::lstat(link.c_str(), &st), 0);
     QVERIFY(S_ISLNK(st.st_mode)); // the link stays a link
     QVERIFY(!writeFileAtomically("/dev/null", "x", error));
@@ -163,12 +164,15 @@ void TestFileIo::terminalEscapes()
     QCOMPARE(escapeForTerminal("a\x1b[2Jb\x07"), std::string("a\\x1b[2Jb\\x07"));
     QCOMPARE(escapeForTerminal("line\nbreak"), std::string("line\\nbreak"));
     QCOMPARE(escapeForTerminal("line\nbreak", true), std::string("line\nbreak"));
-    QCOMPARE(escapeForTerminal("\xc2\x9b" "31m"), std::string("\\u009b31m"));     // C1 CSI in UTF-8
-    QCOMPARE(escapeForTerminal("\xe2\x80\xae" "abc"), std::string("\\u202eabc")); // right-to-left override
+    QCOMPARE(escapeForTerminal("\xc2\x9b"
+                               "31m"),
+        std::string("\\u009b31m")); // C1 CSI in UTF-8
+    QCOMPARE(escapeForTerminal("\xe2\x80\xae"
+                               "abc"),
+        std::string("\\u202eabc")); // right-to-left override
     QCOMPARE(escapeForTerminal("caf\xc3\xa9 \xe2\x9c\x93"), std::string("caf\xc3\xa9 \xe2\x9c\x93"));
     QCOMPARE(escapeForTerminal("bad \xff\xc3"), std::string("bad \\xff\\xc3"));
 }
-
 
 // Issue 23: a save killed between open and rename leaves ".a.json.tmp-PID-N"; the next save of a.json removes the
 // ones whose process no longer runs, and leaves a running writer's (and other targets') alone.

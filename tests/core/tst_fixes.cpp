@@ -19,7 +19,8 @@ QStringList describe(const std::vector<Fix>& fixes)
 }
 } // namespace
 
-class TestFixes : public QObject {
+class TestFixes : public QObject
+{
     Q_OBJECT
 private slots:
     void fiveNodesWithBatch512();
@@ -39,14 +40,11 @@ void TestFixes::fiveNodesWithBatch512()
     s.cluster.nodes = 5;
     QVERIFY(!validate(s).empty());
     QCOMPARE(describe(nearestValidFixes(s)),
-             QStringList({ QStringLiteral("cluster.nodes=4"), QStringLiteral("cluster.nodes=8"),
-                           QStringLiteral("training.global_batch=480"), QStringLiteral("training.global_batch=520") }));
+        QStringList({ QStringLiteral("cluster.nodes=4"), QStringLiteral("cluster.nodes=8"),
+            QStringLiteral("training.global_batch=480"), QStringLiteral("training.global_batch=520") }));
 }
 
-void TestFixes::validScenarioHasNoFixes()
-{
-    QVERIFY(nearestValidFixes(defaultScenario(sstest::catalog())).empty());
-}
+void TestFixes::validScenarioHasNoFixes() { QVERIFY(nearestValidFixes(defaultScenario(sstest::catalog())).empty()); }
 
 void TestFixes::issueNoFieldCuresHasNoFixes()
 {

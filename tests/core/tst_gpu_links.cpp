@@ -42,15 +42,33 @@ void TestGpuLinks::ownLinksByGeneration_data()
     QTest::addColumn<QString>("gpu");
     QTest::addColumn<QString>("up");
     QTest::addColumn<QString>("out");
-    QTest::newRow("a100") << "a100-sxm4-80gb" << "nvlink3" << "ib-hdr200";
-    QTest::newRow("h100") << "h100-sxm5-80gb" << "nvlink4" << "ib-ndr400";
-    QTest::newRow("h200") << "h200-sxm-141gb" << "nvlink4" << "ib-ndr400";
-    QTest::newRow("b200") << "b200-180gb" << "nvlink5" << "ib-ndr400";
-    QTest::newRow("gb200") << "gb200" << "nvlink5" << "ib-ndr400";
-    QTest::newRow("b300") << "b300" << "nvlink5" << "ib-xdr800";
-    QTest::newRow("mi300x") << "mi300x" << "xgmi-mi300" << "roce-400";
-    QTest::newRow("mi355x") << "mi355x" << "xgmi-mi355" << "roce-400";
-    QTest::newRow("h100 pcie") << "h100-pcie-80gb" << "pcie5" << "ib-ndr400";
+    QTest::newRow("a100") << "a100-sxm4-80gb"
+                          << "nvlink3"
+                          << "ib-hdr200";
+    QTest::newRow("h100") << "h100-sxm5-80gb"
+                          << "nvlink4"
+                          << "ib-ndr400";
+    QTest::newRow("h200") << "h200-sxm-141gb"
+                          << "nvlink4"
+                          << "ib-ndr400";
+    QTest::newRow("b200") << "b200-180gb"
+                          << "nvlink5"
+                          << "ib-ndr400";
+    QTest::newRow("gb200") << "gb200"
+                           << "nvlink5"
+                           << "ib-ndr400";
+    QTest::newRow("b300") << "b300"
+                          << "nvlink5"
+                          << "ib-xdr800";
+    QTest::newRow("mi300x") << "mi300x"
+                            << "xgmi-mi300"
+                            << "roce-400";
+    QTest::newRow("mi355x") << "mi355x"
+                            << "xgmi-mi355"
+                            << "roce-400";
+    QTest::newRow("h100 pcie") << "h100-pcie-80gb"
+                               << "pcie5"
+                               << "ib-ndr400";
 }
 
 void TestGpuLinks::ownLinksByGeneration()
@@ -69,7 +87,8 @@ void TestGpuLinks::mismatchedScaleUpLinkWarns()
     Scenario s = sstest::presetScenario("llama3-70b", 8, 8, "h100-sxm5-80gb", "nvlink4", "ib-ndr400");
     s.parallelism.sharding = Sharding::Zero3;
     const auto linkWarnings = [](const Result& r) {
-        return std::count_if(r.warnings.begin(), r.warnings.end(), [](const Issue& i) { return i.field == "cluster.intra_node"; });
+        return std::count_if(
+            r.warnings.begin(), r.warnings.end(), [](const Issue& i) { return i.field == "cluster.intra_node"; });
     };
     const Result h100 = evaluate(s);
     QVERIFY(h100.valid);
@@ -79,8 +98,10 @@ void TestGpuLinks::mismatchedScaleUpLinkWarns()
     const Result b200 = evaluate(s);
     QVERIFY(b200.valid);
     QCOMPARE(linkWarnings(b200), 1);
-    const auto it = std::find_if(b200.warnings.begin(), b200.warnings.end(), [](const Issue& i) { return i.field == "cluster.intra_node"; });
-    QCOMPARE(QString::fromStdString(it->message), QStringLiteral("NVIDIA B200 180GB (HGX B200) comes with nvlink5, not nvlink4"));
+    const auto it = std::find_if(
+        b200.warnings.begin(), b200.warnings.end(), [](const Issue& i) { return i.field == "cluster.intra_node"; });
+    QCOMPARE(QString::fromStdString(it->message),
+        QStringLiteral("NVIDIA B200 180GB (HGX B200) comes with nvlink5, not nvlink4"));
 
     s.cluster.intraNode = sstest::link("nvlink5");
     QCOMPARE(linkWarnings(evaluate(s)), 0);
@@ -107,10 +128,11 @@ void TestGpuLinks::gpuWithoutScaleUpLinkNeverWarns()
 void TestGpuLinks::linksSurviveTheCatalogJson()
 {
     // A scenario with a fully custom GPU object that names links reads them back.
-    const std::string text = R"({"schema":"shardscope.scenario/1","cluster":{"gpu":{"name":"mine","arch":"hopper",)"
-                             R"("bf16_dense_flops":5e14,"memory_bytes":6e10,"memory_bandwidth":2e12,"scale_up_bandwidth":2e11,)"
-                             R"("host_link_bandwidth":3e10,"achievable_matmul_fraction":0.7,"scale_up_link":"nvlink3",)"
-                             R"("scale_out_link":"roce-200","links_source":"my vendor"},"intra_node":"nvlink4"}})";
+    const std::string text
+        = R"({"schema":"shardscope.scenario/1","cluster":{"gpu":{"name":"mine","arch":"hopper",)"
+          R"("bf16_dense_flops":5e14,"memory_bytes":6e10,"memory_bandwidth":2e12,"scale_up_bandwidth":2e11,)"
+          R"("host_link_bandwidth":3e10,"achievable_matmul_fraction":0.7,"scale_up_link":"nvlink3",)"
+          R"("scale_out_link":"roce-200","links_source":"my vendor"},"intra_node":"nvlink4"}})";
     const ScenarioParse p = sstest::parse(text);
     QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
     QCOMPARE(QString::fromStdString(p.scenario.cluster.gpu.scaleUpLink), QStringLiteral("nvlink3"));

@@ -27,7 +27,10 @@ std::string readText(const QString& path)
     return f.readAll().toStdString();
 }
 
-std::string fixture(const char* name) { return readText(QStringLiteral(SHARDSCOPE_IMPORT_DATA "/") + QString::fromUtf8(name)); }
+std::string fixture(const char* name)
+{
+    return readText(QStringLiteral(SHARDSCOPE_IMPORT_DATA "/") + QString::fromUtf8(name));
+}
 
 ImportResult run(ImportSource src, const std::string& text, const Scenario* base = nullptr, ImportOptions options = {})
 {
@@ -69,7 +72,8 @@ double parameters(const Scenario& s)
 
 } // namespace
 
-class TestImport : public QObject {
+class TestImport : public QObject
+{
     Q_OBJECT
 private slots:
     void hfParameterCountsMatchPublishedTotals_data();
@@ -131,7 +135,7 @@ void TestImport::hfParameterCountsMatchPublishedTotals()
     QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
     const double ours = parameters(r.scenario);
     qInfo("%s: ours %.0f, published %.4g, error %+.3f%%", qPrintable(file), ours, published,
-          100.0 * (ours - published) / published);
+        100.0 * (ours - published) / published);
     QVERIFY2(sstest::relClose(ours, published, 0.005), qPrintable(QString::number(ours, 'f', 0)));
     QCOMPARE(origin(r, "model.layers"), std::string("hf-config"));
     QCOMPARE(origin(r, "parallelism.tp"), std::string("default"));
@@ -171,23 +175,28 @@ void TestImport::hfLlamaCountIsTheFormula()
 {
     const ImportResult r8 = run(ImportSource::HfConfig, fixture("llama3-8b.config.json"));
     const double L = 32, h = 4096, q = 32 * 128, kv = 8 * 128, f = 14336, V = 128256;
-    QCOMPARE(parameters(r8.scenario), L * (h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h) + 2 * V * h + h); // 8,030,261,248
+    QCOMPARE(
+        parameters(r8.scenario), L * (h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h) + 2 * V * h + h); // 8,030,261,248
     QCOMPARE(r8.scenario.model.id, std::string("llama3-8b")); // the architecture is the catalog preset's
     const ImportResult q2 = run(ImportSource::HfConfig, fixture("qwen2-7b-instruct.config.json"));
     // Qwen2 7B: 28 layers, h 3584, 28 heads, 4 KV heads (d 128), f 18944, V 152064, untied, q/k/v biases
     // (modeling_qwen2.py: q_proj/k_proj/v_proj bias=True): + L·(q + 2kv).
     const double L2 = 28, h2 = 3584, q2d = 3584, kv2 = 512, f2 = 18944, V2 = 152064;
     QCOMPARE(parameters(q2.scenario),
-        L2 * (h2 * (q2d + 2 * kv2) + q2d * h2 + (q2d + 2 * kv2) + 3 * h2 * f2 + 2 * h2) + 2 * V2 * h2 + h2); // 7,615,616,512
-    QCOMPARE(q2.scenario.model.name, std::string("Qwen/Qwen2-7B-Instruct")); // its own name, though the arch is a preset's
+        L2 * (h2 * (q2d + 2 * kv2) + q2d * h2 + (q2d + 2 * kv2) + 3 * h2 * f2 + 2 * h2) + 2 * V2 * h2
+            + h2); // 7,615,616,512
+    QCOMPARE(
+        q2.scenario.model.name, std::string("Qwen/Qwen2-7B-Instruct")); // its own name, though the arch is a preset's
     // GPT-2: L·(12h² + 13h) + V·h + P·h + 2h with P = 1024 learned positions, tied head = 124,439,808.
     const ImportResult g = run(ImportSource::HfConfig, fixture("gpt2.config.json"));
     QCOMPARE(parameters(g.scenario), 12 * (12.0 * 768 * 768 + 13 * 768) + 50257.0 * 768 + 1024.0 * 768 + 2 * 768);
     // OPT-1.3B (the paper prints only "1.3B"): the same GPT form with max_position_embeddings + 2 learned rows
     // (OPTLearnedPositionalEmbedding's offset) and V = 50272: 1,315,758,080.
-    const ImportResult opt = run(ImportSource::HfConfig, R"({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24,
+    const ImportResult opt
+        = run(ImportSource::HfConfig, R"({"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24,
         "ffn_dim": 8192, "num_attention_heads": 32, "max_position_embeddings": 2048})");
-    QCOMPARE(parameters(opt.scenario), 24 * (12.0 * 2048 * 2048 + 13 * 2048) + 50272.0 * 2048 + 2050.0 * 2048 + 2 * 2048);
+    QCOMPARE(
+        parameters(opt.scenario), 24 * (12.0 * 2048 * 2048 + 13 * 2048) + 50272.0 * 2048 + 2050.0 * 2048 + 2 * 2048);
     QCOMPARE(g.scenario.training.seqLen, int64_t(1024)); // clipped to the learned positions, with a warning
     QVERIFY(hasIssue(g.warnings, "n_positions"));
 }
@@ -196,7 +205,8 @@ void TestImport::jsonSourcesMustBeObjects()
 {
     // A JSON value that is not an object is refused naming what was expected; a syntax error names where it stopped.
     const ImportResult ds = run(ImportSource::DeepSpeed, "[1, 2]");
-    QVERIFY2(hasIssue(ds.errors, "", "a DeepSpeed config must be a JSON object, not array"), qPrintable(dump(ds.errors)));
+    QVERIFY2(
+        hasIssue(ds.errors, "", "a DeepSpeed config must be a JSON object, not array"), qPrintable(dump(ds.errors)));
     const ImportResult hf = run(ImportSource::HfConfig, "3");
     QVERIFY2(hasIssue(hf.errors, "", "a config.json must be a JSON object, not number"), qPrintable(dump(hf.errors)));
     QVERIFY(!run(ImportSource::HfConfig, "{\"hidden_size\": ").ok());
@@ -229,7 +239,8 @@ void TestImport::hfArchitectureDetails()
     QVERIFY2(v2.ok(), qPrintable(dump(v2.errors)));
     QCOMPARE(v2.scenario.model.mla.qLoraRank, int64_t(0));
     // DeepSeek-V2-Lite: 15.7B total (deepseek-ai/DeepSeek-V2-Lite model card "15.7B").
-    QVERIFY2(sstest::relClose(parameters(v2.scenario), 15.7e9, 0.005), qPrintable(QString::number(parameters(v2.scenario))));
+    QVERIFY2(
+        sstest::relClose(parameters(v2.scenario), 15.7e9, 0.005), qPrintable(QString::number(parameters(v2.scenario))));
 }
 
 void TestImport::hfDefaultsAndUnknownKeys()
@@ -279,7 +290,8 @@ void TestImport::deepSpeedMapsStageOffloadPrecisionBatch()
     QCOMPARE(origin(r, "parallelism.sharding"), std::string("deepspeed"));
     QCOMPARE(origin(r, "parallelism.tp"), std::string("default"));
     // MiCS = hybrid sharding in groups of mics_shard_size.
-    const ImportResult mics = run(ImportSource::DeepSpeed, R"({"train_batch_size": 32, "zero_optimization": {"stage": 3, "mics_shard_size": 8}})");
+    const ImportResult mics = run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 32, "zero_optimization": {"stage": 3, "mics_shard_size": 8}})");
     QCOMPARE(mics.scenario.parallelism.sharding, Sharding::FsdpHybrid);
     QCOMPARE(mics.scenario.parallelism.shardGroup, 8);
     // No zero_optimization: stage 0 (plain data parallel); neither bf16 nor fp16: fp32, said in a warning.
@@ -293,20 +305,27 @@ void TestImport::deepSpeedMapsStageOffloadPrecisionBatch()
 void TestImport::deepSpeedBatchRuleNamesTheRule()
 {
     // 512 ≠ 1 × 8 × 32: DeepSpeed's _batch_assertion fails, and so does the import, naming the rule and the ranks.
-    const ImportResult r = run(ImportSource::DeepSpeed, R"({"train_batch_size": 512, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8})");
+    const ImportResult r = run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 512, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8})");
     QVERIFY(!r.ok());
-    QVERIFY2(hasIssue(r.errors, "train_batch_size", "train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel ranks fails: 512 != 1 x 8 x data-parallel ranks 32"),
-             qPrintable(dump(r.errors)));
+    QVERIFY2(hasIssue(r.errors, "train_batch_size",
+                 "train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel "
+                 "ranks fails: 512 != 1 x 8 x data-parallel ranks 32"),
+        qPrintable(dump(r.errors)));
     // The same file with --gpus 64: 1 × 8 × 64 = 512 holds.
     ImportOptions o;
     o.gpus = 64;
-    const ImportResult ok = run(ImportSource::DeepSpeed, R"({"train_batch_size": 512, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8})", nullptr, o);
+    const ImportResult ok = run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 512, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8})", nullptr,
+        o);
     QVERIFY2(ok.ok(), qPrintable(dump(ok.errors)));
     QCOMPARE(ok.scenario.cluster.gpus(), 64);
     QCOMPARE(origin(ok, "cluster.nodes"), std::string("--gpus"));
-    const ImportResult stage = run(ImportSource::DeepSpeed, R"({"train_batch_size": 32, "zero_optimization": {"stage": 4}})");
+    const ImportResult stage
+        = run(ImportSource::DeepSpeed, R"({"train_batch_size": 32, "zero_optimization": {"stage": 4}})");
     QVERIFY(hasIssue(stage.errors, "zero_optimization.stage", "0, 1, 2, 3"));
-    const ImportResult dev = run(ImportSource::DeepSpeed, R"({"train_batch_size": 32, "zero_optimization": {"stage": 3, "offload_param": {"device": "gpu"}}})");
+    const ImportResult dev = run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 32, "zero_optimization": {"stage": 3, "offload_param": {"device": "gpu"}}})");
     QVERIFY(hasIssue(dev.errors, "zero_optimization.offload_param.device", "none, cpu, nvme"));
 }
 
@@ -331,13 +350,14 @@ void TestImport::deepSpeedDerivesAndWarns()
 void TestImport::shellWordsLikeBash()
 {
     // Quotes, escapes, continuations and comments as bash splits them; the words are only read.
-    const std::string script = "torchrun --nnodes 2 \\\n  --nproc-per-node=8 pretrain_gpt.py \\\n"
-                               "  --num-layers 32 --hidden-size '4096' \"--num-attention-heads\" 32 # a comment --seq-length 1\n"
-                               "  --seq-length 4096 --micro-batch-size 1 --global-batch-size 64 --bf16 \\\n"
-                               "  --group-query-attention --num-query-groups 8 --swiglu --normalization RMSNorm \\\n"
-                               "  --position-embedding-type rope --untie-embeddings-and-output-weights --disable-bias-linear \\\n"
-                               "  --ffn-hidden-size 14336 --vocab-size 128256 --tensor-model-parallel-size 2 --sequence-parallel \\\n"
-                               "  --recompute-granularity selective --use-distributed-optimizer --hidden-dropout 0 --attention-dropout 0";
+    const std::string script
+        = "torchrun --nnodes 2 \\\n  --nproc-per-node=8 pretrain_gpt.py \\\n"
+          "  --num-layers 32 --hidden-size '4096' \"--num-attention-heads\" 32 # a comment --seq-length 1\n"
+          "  --seq-length 4096 --micro-batch-size 1 --global-batch-size 64 --bf16 \\\n"
+          "  --group-query-attention --num-query-groups 8 --swiglu --normalization RMSNorm \\\n"
+          "  --position-embedding-type rope --untie-embeddings-and-output-weights --disable-bias-linear \\\n"
+          "  --ffn-hidden-size 14336 --vocab-size 128256 --tensor-model-parallel-size 2 --sequence-parallel \\\n"
+          "  --recompute-granularity selective --use-distributed-optimizer --hidden-dropout 0 --attention-dropout 0";
     const ImportResult r = run(ImportSource::MegatronArgs, script);
     QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
     const Scenario& s = r.scenario;
@@ -356,13 +376,16 @@ void TestImport::shellWordsLikeBash()
     QVERIFY(!s.training.fp8ParamGather);
     // --grad-reduce-in-bf16 wins over --accumulate-allreduce-grads-in-fp32 (arguments.py validate_args);
     // --fp8-param-gather with an FP8 format keeps FP8 parameters.
-    const ImportResult g = run(ImportSource::MegatronArgs, script + " --grad-reduce-in-bf16 --accumulate-allreduce-grads-in-fp32"
-                                                                    " --fp8-format hybrid --fp8-param-gather");
+    const ImportResult g = run(ImportSource::MegatronArgs,
+        script
+            + " --grad-reduce-in-bf16 --accumulate-allreduce-grads-in-fp32"
+              " --fp8-format hybrid --fp8-param-gather");
     QVERIFY2(g.ok(), qPrintable(dump(g.errors)));
     QCOMPARE(g.scenario.training.gradReduce, GradReduce::Bf16);
     QVERIFY(g.scenario.training.fp8ParamGather);
-    QCOMPARE(run(ImportSource::MegatronArgs, script + " --accumulate-allreduce-grads-in-fp32").scenario.training.gradReduce,
-             GradReduce::Fp32);
+    QCOMPARE(
+        run(ImportSource::MegatronArgs, script + " --accumulate-allreduce-grads-in-fp32").scenario.training.gradReduce,
+        GradReduce::Fp32);
     const ImportResult noFp8 = run(ImportSource::MegatronArgs, script + " --fp8-param-gather");
     QVERIFY(!noFp8.scenario.training.fp8ParamGather);
     QVERIFY(hasIssue(noFp8.warnings, "--fp8-param-gather", "--fp8-format"));
@@ -421,12 +444,15 @@ torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py ${GPT_MODEL_ARGS[@]} ${TRAINING_
 
 void TestImport::megatronRefusesShellExpansionInAUsedFlag()
 {
-    const ImportResult r = run(ImportSource::MegatronArgs, "TP=8\ntorchrun pretrain_gpt.py --tensor-model-parallel-size $TP --num-layers \"${LAYERS}\" --hidden-size `echo 1`");
+    const ImportResult r = run(ImportSource::MegatronArgs,
+        "TP=8\ntorchrun pretrain_gpt.py --tensor-model-parallel-size $TP --num-layers \"${LAYERS}\" --hidden-size "
+        "`echo 1`");
     QVERIFY(!r.ok());
     QVERIFY2(hasIssue(r.errors, "--tensor-model-parallel-size", "shell expansion"), qPrintable(dump(r.errors)));
     QVERIFY(hasIssue(r.errors, "--num-layers", "${LAYERS}"));
     QVERIFY(hasIssue(r.errors, "--hidden-size", "`echo"));
-    const ImportResult bad = run(ImportSource::MegatronArgs, "--num-layers 2 --hidden-size 64 --normalization BatchNorm");
+    const ImportResult bad
+        = run(ImportSource::MegatronArgs, "--num-layers 2 --hidden-size 64 --normalization BatchNorm");
     QVERIFY(hasIssue(bad.errors, "--normalization", "LayerNorm or RMSNorm"));
     const ImportResult none = run(ImportSource::MegatronArgs, "echo hello");
     QVERIFY(hasIssue(none.errors, "", "no --flags"));
@@ -436,31 +462,37 @@ void TestImport::megatronPipelineLayoutAndMxfp8()
 {
     // --pipeline-model-parallel-layout is kept as Megatron takes it; its stage count ÷ pp is the virtual stages
     // (megatron/training/arguments.py). 32 layers on pp 4 × 2 virtual stages, the first and last chunk lighter.
-    const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --pipeline-model-parallel-size 4 ";
-    const ImportResult l = run(ImportSource::MegatronArgs, model + "--pipeline-model-parallel-layout 'Et*3|(t*4|)*6t*5L'");
+    const std::string model
+        = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --pipeline-model-parallel-size 4 ";
+    const ImportResult l
+        = run(ImportSource::MegatronArgs, model + "--pipeline-model-parallel-layout 'Et*3|(t*4|)*6t*5L'");
     QVERIFY2(l.ok(), qPrintable(dump(l.errors)));
     QCOMPARE(l.scenario.parallelism.pipelineLayout, std::string("Et*3|(t*4|)*6t*5L"));
     QCOMPARE(l.scenario.parallelism.virtualStages, 2);
     QCOMPARE(l.scenario.parallelism.schedule, PpSchedule::Interleaved);
     QCOMPARE(origin(l, "parallelism.pipeline_layout"), std::string("megatron-args"));
     QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--pipeline-model-parallel-layout 'Et*8|q'").errors,
-                     "--pipeline-model-parallel-layout", "'q'"));
+        "--pipeline-model-parallel-layout", "'q'"));
     // --decoder-first/last-pipeline-num-layers (transformer_config.py, uneven PP): 6 first, 6 last, the middle two
     // stages share 32 − 12 = 20 evenly, 10 each.
-    const ImportResult fl = run(ImportSource::MegatronArgs, model + "--decoder-first-pipeline-num-layers 6 "
-                                                                    "--decoder-last-pipeline-num-layers 6");
+    const ImportResult fl = run(ImportSource::MegatronArgs,
+        model
+            + "--decoder-first-pipeline-num-layers 6 "
+              "--decoder-last-pipeline-num-layers 6");
     QVERIFY2(fl.ok(), qPrintable(dump(fl.errors)));
-    QCOMPARE(fl.scenario.parallelism.pipelineLayout, std::string("E" + std::string(6, 't') + "|" + std::string(10, 't')
-                                                                  + "|" + std::string(10, 't') + "|" + std::string(6, 't') + "L"));
+    QCOMPARE(fl.scenario.parallelism.pipelineLayout,
+        std::string("E" + std::string(6, 't') + "|" + std::string(10, 't') + "|" + std::string(10, 't') + "|"
+            + std::string(6, 't') + "L"));
     QVERIFY(validate(fl.scenario).empty());
     // 7 first layers leave 25 for 3 stages: not even.
     QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--decoder-first-pipeline-num-layers 7").errors,
-                     "--decoder-first-pipeline-num-layers", "evenly"));
+        "--decoder-first-pipeline-num-layers", "evenly"));
     // --fp8-recipe mxfp8 (transformer_config.py fp8_recipe) with --fp8-format: block-scaled FP8.
     const ImportResult mx = run(ImportSource::MegatronArgs, model + "--bf16 --fp8-format e4m3 --fp8-recipe mxfp8");
     QVERIFY2(mx.ok(), qPrintable(dump(mx.errors)));
     QCOMPARE(mx.scenario.training.precision, Precision::Mxfp8);
-    const ImportResult delayed = run(ImportSource::MegatronArgs, model + "--bf16 --fp8-format hybrid --fp8-recipe delayed");
+    const ImportResult delayed
+        = run(ImportSource::MegatronArgs, model + "--bf16 --fp8-format hybrid --fp8-recipe delayed");
     QCOMPARE(delayed.scenario.training.precision, Precision::Fp8Mixed);
     QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--fp8-recipe mxfp9").errors, "--fp8-recipe", "mxfp9"));
 
@@ -493,8 +525,10 @@ void TestImport::hfSlidingWindow()
     std::string types;
     for (int i = 0; i < 6; ++i)
         types += std::string(i ? "," : "") + ((i + 1) % 3 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
-    const ImportResult every3 = run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 6,)"
-                                                            R"( "sliding_window": 1024, "layer_types": [)" + types + "]}");
+    const ImportResult every3 = run(ImportSource::HfConfig,
+        R"({"model_type": "llama", "num_hidden_layers": 6,)"
+        R"( "sliding_window": 1024, "layer_types": [)"
+            + types + "]}");
     QVERIFY2(every3.ok(), qPrintable(dump(every3.errors)));
     QCOMPARE(every3.scenario.model.slidingWindow, int64_t(1024));
     QCOMPARE(every3.scenario.model.slidingWindowPattern, 3);
@@ -503,20 +537,24 @@ void TestImport::hfSlidingWindow()
     // n-th → modelled as every 2nd, with a warning.
     const ImportResult qwenOff = run(ImportSource::HfConfig, R"({"model_type": "qwen2", "sliding_window": 4096})");
     QCOMPARE(qwenOff.scenario.model.slidingWindow, int64_t(0));
-    const ImportResult qwen = run(ImportSource::HfConfig, R"({"model_type": "qwen2", "num_hidden_layers": 4,)"
-                                                          R"( "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 2})");
+    const ImportResult qwen = run(ImportSource::HfConfig,
+        R"({"model_type": "qwen2", "num_hidden_layers": 4,)"
+        R"( "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 2})");
     QVERIFY2(qwen.ok(), qPrintable(dump(qwen.errors)));
     QCOMPARE(qwen.scenario.model.slidingWindowPattern, 2);
     QVERIFY(hasIssue(qwen.warnings, "layer_types", "not every n-th"));
-    QVERIFY(hasIssue(run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 2, "sliding_window": 8,)"
-                                                 R"( "layer_types": ["sliding_attention"]})").errors,
-                     "layer_types", "1 entries for 2 layers"));
+    QVERIFY(hasIssue(run(ImportSource::HfConfig,
+                         R"({"model_type": "llama", "num_hidden_layers": 2, "sliding_window": 8,)"
+                         R"( "layer_types": ["sliding_attention"]})")
+                         .errors,
+        "layer_types", "1 entries for 2 layers"));
 }
 
 void TestImport::megatronMoeAndMla()
 {
     // DeepSeek-V3 as launch-config --target megatron writes it (the pattern string quoted for bash).
-    const std::string args = R"ARGS(--num-layers 61 --hidden-size 7168 --num-attention-heads 128 --multi-latent-attention
+    const std::string args
+        = R"ARGS(--num-layers 61 --hidden-size 7168 --num-attention-heads 128 --multi-latent-attention
         --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128
         --ffn-hidden-size 18432 --swiglu --normalization RMSNorm --position-embedding-type rope
         --untie-embeddings-and-output-weights --disable-bias-linear --num-experts 256 --moe-router-topk 8
@@ -534,50 +572,57 @@ void TestImport::megatronMoeAndMla()
     QCOMPARE(r.scenario.parallelism.moeOverlap, MoeOverlap::None);
     // Megatron-Core's all-to-all overlap and group-limited routing (transformer_config.py
     // overlap_moe_expert_parallel_comm, moe_router_group_topk): DeepSeek-V3's 4 nodes per token.
-    const ImportResult o4 = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                                            "--num-experts 8 --moe-router-topk 8 "
-                                                            "--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm "
-                                                            "--moe-router-group-topk 4");
+    const ImportResult o4 = run(ImportSource::MegatronArgs,
+        "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+        "--num-experts 8 --moe-router-topk 8 "
+        "--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm "
+        "--moe-router-group-topk 4");
     QVERIFY2(o4.ok(), qPrintable(dump(o4.errors)));
     QCOMPARE(o4.scenario.parallelism.moeOverlap, MoeOverlap::EpOverlap);
     QCOMPARE(o4.scenario.model.moe.maxNodesPerToken, 4);
     // Virtual stages: 32 layers / pp 4 = 8 per stage, 2 per virtual stage → 4 chunks per rank, interleaved.
-    const ImportResult v = run(ImportSource::MegatronArgs, "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-                                                           "--pipeline-model-parallel-size 4 "
-                                                           "--num-layers-per-virtual-pipeline-stage 2");
+    const ImportResult v = run(ImportSource::MegatronArgs,
+        "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+        "--pipeline-model-parallel-size 4 "
+        "--num-layers-per-virtual-pipeline-stage 2");
     QVERIFY2(v.ok(), qPrintable(dump(v.errors)));
     QCOMPARE(v.scenario.parallelism.virtualStages, 4);
     QCOMPARE(v.scenario.parallelism.schedule, PpSchedule::Interleaved);
-    const ImportResult v3 = run(ImportSource::MegatronArgs, "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-                                                            "--pipeline-model-parallel-size 4 "
-                                                            "--num-layers-per-virtual-pipeline-stage 3");
+    const ImportResult v3 = run(ImportSource::MegatronArgs,
+        "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+        "--pipeline-model-parallel-size 4 "
+        "--num-layers-per-virtual-pipeline-stage 3");
     QVERIFY(hasIssue(v3.errors, "--num-layers-per-virtual-pipeline-stage", "must divide"));
-    const ImportResult late = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                                              "--num-experts 4 --moe-layer-freq [1,0,1,1]");
+    const ImportResult late = run(ImportSource::MegatronArgs,
+        "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+        "--num-experts 4 --moe-layer-freq [1,0,1,1]");
     QVERIFY(hasIssue(late.errors, "--moe-layer-freq", "only leading dense layers"));
-    const ImportResult evalish = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                                                 "--num-experts 4 --moe-layer-freq '__import__(\"os\")'");
+    const ImportResult evalish = run(ImportSource::MegatronArgs,
+        "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+        "--num-experts 4 --moe-layer-freq '__import__(\"os\")'");
     QVERIFY(hasIssue(evalish.errors, "--moe-layer-freq"));
     // "(pattern)*r" repeats the pattern r times (Megatron's own examples and SimuMax's launchers write "*1")
-    const ImportResult once = run(ImportSource::MegatronArgs, "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                                              "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*1'");
+    const ImportResult once = run(ImportSource::MegatronArgs,
+        "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+        "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*1'");
     QVERIFY2(once.ok(), qPrintable(dump(once.errors)));
     QCOMPARE(once.scenario.model.moe.denseLayers, 1);
-    const ImportResult twice = run(ImportSource::MegatronArgs, "--num-layers 8 --hidden-size 64 --num-attention-heads 4 "
-                                                               "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*2'");
+    const ImportResult twice = run(ImportSource::MegatronArgs,
+        "--num-layers 8 --hidden-size 64 --num-attention-heads 4 "
+        "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)*2'");
     QVERIFY(hasIssue(twice.errors, "--moe-layer-freq", "only leading dense layers"));
     // megatron/core/recompute.py: block recomputes the first --recompute-num-layers layers of a stage; 0 none at all
     const char* full = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --recompute-granularity full ";
-    const ImportResult block0 = run(ImportSource::MegatronArgs,
-        std::string(full) + "--recompute-method block --recompute-num-layers 0");
+    const ImportResult block0
+        = run(ImportSource::MegatronArgs, std::string(full) + "--recompute-method block --recompute-num-layers 0");
     QVERIFY2(block0.ok(), qPrintable(dump(block0.errors)));
     QCOMPARE(block0.scenario.training.recompute, Recompute::None);
-    const ImportResult block2 = run(ImportSource::MegatronArgs,
-        std::string(full) + "--recompute-method block --recompute-num-layers 2");
+    const ImportResult block2
+        = run(ImportSource::MegatronArgs, std::string(full) + "--recompute-method block --recompute-num-layers 2");
     QCOMPARE(block2.scenario.training.recompute, Recompute::Full);
     QVERIFY(hasIssue(block2.warnings, "--recompute-method", "first --recompute-num-layers"));
-    const ImportResult uniform0 = run(ImportSource::MegatronArgs,
-        std::string(full) + "--recompute-method uniform --recompute-num-layers 0");
+    const ImportResult uniform0
+        = run(ImportSource::MegatronArgs, std::string(full) + "--recompute-method uniform --recompute-num-layers 0");
     QVERIFY(hasIssue(uniform0.errors, "--recompute-num-layers", "at least 1"));
 }
 
@@ -586,19 +631,21 @@ void TestImport::megatronExpertTpDispatcherAndRecomputeModules()
     // megatron/training/arguments.py and transformer_config.py: --expert-tensor-parallel-size (default tp),
     // --moe-token-dispatcher-type (default allgather; flex with --moe-flex-dispatcher-backend, default deepep),
     // --recompute-modules (nargs='*', read with selective granularity).
-    const std::string moe = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --num-experts 8 --moe-router-topk 2 "
-                            "--tensor-model-parallel-size 4 --sequence-parallel --expert-model-parallel-size 8 ";
+    const std::string moe
+        = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --num-experts 8 --moe-router-topk 2 "
+          "--tensor-model-parallel-size 4 --sequence-parallel --expert-model-parallel-size 8 ";
     ImportOptions o;
     o.gpus = 16;
     const ImportResult r = run(ImportSource::MegatronArgs,
-        moe + "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type flex --recompute-granularity selective "
+        moe
+            + "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type flex --recompute-granularity selective "
               "--recompute-modules moe_act layernorm --micro-batch-size 1",
         nullptr, o);
     QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
     QCOMPARE(r.scenario.parallelism.expertTp, 1);
     QCOMPARE(r.scenario.model.moe.dispatcher, MoeDispatcher::DeepEp);
     QVERIFY(r.scenario.training.recomputeModules.has_value());
-    QCOMPARE(*r.scenario.training.recomputeModules, (RecomputeModules{ .moeAct = true, .layernorm = true }));
+    QCOMPARE(*r.scenario.training.recomputeModules, (RecomputeModules { .moeAct = true, .layernorm = true }));
     QVERIFY2(validate(r.scenario).empty(), qPrintable(dump(validate(r.scenario))));
     // Megatron's defaults: expert TP = TP, the allgather dispatcher, core_attn
     const ImportResult d = run(ImportSource::MegatronArgs, moe + "--recompute-granularity selective", nullptr, o);
@@ -619,8 +666,8 @@ void TestImport::megatronExpertTpDispatcherAndRecomputeModules()
     const ImportResult bad = run(ImportSource::MegatronArgs,
         moe + "--recompute-granularity selective --recompute-modules core_attn attention", nullptr, o);
     QVERIFY2(hasIssue(bad.errors, "--recompute-modules", "shared_experts"), qPrintable(dump(bad.errors)));
-    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, moe + "--moe-enable-deepep", nullptr, o).errors, "--moe-enable-deepep",
-        "flex"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, moe + "--moe-enable-deepep", nullptr, o).errors,
+        "--moe-enable-deepep", "flex"));
     QVERIFY(hasIssue(run(ImportSource::MegatronArgs, moe + "--moe-token-dispatcher-type nccl", nullptr, o).errors,
         "--moe-token-dispatcher-type", "alltoall"));
     // MLA's module is Megatron's but not modelled: a warning; modules with full recompute: ignored with a warning
@@ -628,9 +675,9 @@ void TestImport::megatronExpertTpDispatcherAndRecomputeModules()
         moe + "--recompute-granularity selective --recompute-modules mla_up_proj moe", nullptr, o);
     QVERIFY2(mla.ok(), qPrintable(dump(mla.errors)));
     QVERIFY(hasIssue(mla.warnings, "--recompute-modules", "mla_up_proj"));
-    QCOMPARE(*mla.scenario.training.recomputeModules, (RecomputeModules{ .moe = true }));
-    const ImportResult full = run(ImportSource::MegatronArgs,
-        moe + "--recompute-granularity full --recompute-modules moe", nullptr, o);
+    QCOMPARE(*mla.scenario.training.recomputeModules, (RecomputeModules { .moe = true }));
+    const ImportResult full
+        = run(ImportSource::MegatronArgs, moe + "--recompute-granularity full --recompute-modules moe", nullptr, o);
     QVERIFY(hasIssue(full.warnings, "--recompute-modules", "selective"));
     QVERIFY(!full.scenario.training.recomputeModules.has_value());
 
@@ -645,10 +692,11 @@ void TestImport::megatronExpertTpDispatcherAndRecomputeModules()
         QCOMPARE(back.scenario.model.moe.dispatcher, disp);
         QCOMPARE(back.scenario.training.recomputeModules, a.training.recomputeModules);
     }
-    a.training.recomputeModules = RecomputeModules{};
+    a.training.recomputeModules = RecomputeModules {};
     const std::string none = launchConfig(a, LaunchTarget::Megatron);
     QVERIFY(none.find("--recompute-modules\n") != std::string::npos);
-    QCOMPARE(importConfig(ImportSource::MegatronArgs, none, a, false, {}, sstest::catalog()).scenario.training.recomputeModules,
+    QCOMPARE(importConfig(ImportSource::MegatronArgs, none, a, false, {}, sstest::catalog())
+                 .scenario.training.recomputeModules,
         a.training.recomputeModules);
 }
 
@@ -692,7 +740,8 @@ selective_ac_option = "op"
 [training]
 local_batch_size = 2
 seq_len = 16_384
-)", nullptr, o);
+)",
+        nullptr, o);
     QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
     const Scenario& s = r.scenario;
     QCOMPARE(s.parallelism.sharding, Sharding::FsdpHybrid);
@@ -719,7 +768,8 @@ seq_len = 16_384
     QVERIFY(hasIssue(run(ImportSource::TorchTitan, dsv3 + "expert_tensor_parallel_degree = 4\n", nullptr, o).errors,
         "parallelism.expert_tensor_parallel_degree", "1 or the tensor_parallel_degree"));
     // selective every 2nd layer: modelled as none, with a warning.
-    const ImportResult n = run(ImportSource::TorchTitan, "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"2\"\n");
+    const ImportResult n
+        = run(ImportSource::TorchTitan, "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"2\"\n");
     QCOMPARE(n.scenario.training.recompute, Recompute::None);
     QVERIFY(hasIssue(n.warnings, "activation_checkpoint.selective_ac_option"));
     const ImportResult flavor = run(ImportSource::TorchTitan, "[model]\nname = \"llama3\"\nflavor = \"3B\"\n");
@@ -727,7 +777,8 @@ seq_len = 16_384
     const ImportResult mode = run(ImportSource::TorchTitan, "[activation_checkpoint]\nmode = \"sometimes\"\n");
     QVERIFY(hasIssue(mode.errors, "activation_checkpoint.mode", "none, full, selective"));
     // An explicit shard degree fixes the GPU count: 4 × tp 2 = 8 GPUs, contradicting --gpus 64.
-    const ImportResult clash = run(ImportSource::TorchTitan, "[parallelism]\ndata_parallel_shard_degree = 4\ntensor_parallel_degree = 2\n", nullptr, o);
+    const ImportResult clash = run(ImportSource::TorchTitan,
+        "[parallelism]\ndata_parallel_shard_degree = 4\ntensor_parallel_degree = 2\n", nullptr, o);
     QVERIFY(hasIssue(clash.errors, "parallelism.data_parallel_shard_degree", "--gpus is 64"));
 }
 
@@ -735,14 +786,22 @@ void TestImport::tomlSubsetIsStrict_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message");
-    QTest::newRow("multi-line string") << "[job]\na = \"\"\"x\"\"\"" << "multi-line strings";
-    QTest::newRow("date") << "[job]\nwhen = 1979-05-27" << "dates and times";
-    QTest::newRow("array of tables") << "[[job]]\n" << "arrays of tables";
-    QTest::newRow("duplicate key") << "[job]\na = 1\na = 2" << "defined twice";
-    QTest::newRow("duplicate table") << "[job]\n[job]" << "defined twice";
-    QTest::newRow("bare word") << "[job]\na = hello" << "strings need quotes";
-    QTest::newRow("nesting") << QString("a = ") + QString("[").repeated(40) + QString("]").repeated(40) << "deeper than";
-    QTest::newRow("unterminated") << "a = \"abc" << "unterminated string";
+    QTest::newRow("multi-line string") << "[job]\na = \"\"\"x\"\"\""
+                                       << "multi-line strings";
+    QTest::newRow("date") << "[job]\nwhen = 1979-05-27"
+                          << "dates and times";
+    QTest::newRow("array of tables") << "[[job]]\n"
+                                     << "arrays of tables";
+    QTest::newRow("duplicate key") << "[job]\na = 1\na = 2"
+                                   << "defined twice";
+    QTest::newRow("duplicate table") << "[job]\n[job]"
+                                     << "defined twice";
+    QTest::newRow("bare word") << "[job]\na = hello"
+                               << "strings need quotes";
+    QTest::newRow("nesting") << QString("a = ") + QString("[").repeated(40) + QString("]").repeated(40)
+                             << "deeper than";
+    QTest::newRow("unterminated") << "a = \"abc"
+                                  << "unterminated string";
     QTest::newRow("binary") << QString::fromLatin1("a = 1\n\x01\x02\x03") << "expected a key";
 }
 
@@ -781,9 +840,11 @@ void TestImport::hostileInputIsRefusedFast()
 void TestImport::importersNeverDivideByZeroOrRecurse()
 {
     // torchtitan: each degree within its bound, the product 2^32 x 2^16 x 2^16 = 2^64 wraps to 0 in 64 bits.
-    const ImportResult tt = run(ImportSource::TorchTitan, "[parallelism]\ndata_parallel_replicate_degree = 4294967296\n"
-                                                          "tensor_parallel_degree = 65536\npipeline_parallel_degree = 65536\n");
-    QVERIFY2(hasIssue(tt.errors, "parallelism.tensor_parallel_degree", "at most 1000000000 GPUs"), qPrintable(dump(tt.errors)));
+    const ImportResult tt = run(ImportSource::TorchTitan,
+        "[parallelism]\ndata_parallel_replicate_degree = 4294967296\n"
+        "tensor_parallel_degree = 65536\npipeline_parallel_degree = 65536\n");
+    QVERIFY2(hasIssue(tt.errors, "parallelism.tensor_parallel_degree", "at most 1000000000 GPUs"),
+        qPrintable(dump(tt.errors)));
     // Megatron: --swiglu's default ffn int(4 x 16 x 2/3 / 64) x 64 = int(42.67 / 64) x 64 = 0, the default expert size.
     const ImportResult mg = run(ImportSource::MegatronArgs,
         "--num-layers 2 --hidden-size 16 --num-attention-heads 2 --swiglu --num-experts 4 "
@@ -815,25 +876,35 @@ void TestImport::importersNeverDivideByZeroOrRecurse()
 // Issue 23 item 4: whole numbers are range-checked before they are narrowed; 2^32 + 32 is not 32.
 void TestImport::wholeNumbersNeverWrap()
 {
-    const ImportResult hf = run(ImportSource::HfConfig, R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size":
+    const ImportResult hf
+        = run(ImportSource::HfConfig, R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size":
         14336, "num_hidden_layers": 4294967328, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256})");
-    QVERIFY2(hasIssue(hf.errors, "num_hidden_layers", "from 0 to 1000000000, not 4294967328"), qPrintable(dump(hf.errors)));
-    QVERIFY(hasIssue(run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 1000000000000})").errors,
-                     "num_hidden_layers", "from 0 to 1000000000"));
+    QVERIFY2(
+        hasIssue(hf.errors, "num_hidden_layers", "from 0 to 1000000000, not 4294967328"), qPrintable(dump(hf.errors)));
+    QVERIFY(
+        hasIssue(run(ImportSource::HfConfig, R"({"model_type": "llama", "num_hidden_layers": 1000000000000})").errors,
+            "num_hidden_layers", "from 0 to 1000000000"));
     // DeepSpeed: 2^32 + 2 was read as cp 2, 10^12 as a negative degree ("must all be positive").
     for (const char* sp : { "4294967298", "1000000000000" }) {
-        const ImportResult ds = run(ImportSource::DeepSpeed, std::string(R"({"train_batch_size": 8, "sequence_parallel_size": )") + sp + "}");
-        QVERIFY2(hasIssue(ds.errors, "sequence_parallel_size", std::string("from 1 to 1000000000, not ") + sp), qPrintable(dump(ds.errors)));
+        const ImportResult ds = run(
+            ImportSource::DeepSpeed, std::string(R"({"train_batch_size": 8, "sequence_parallel_size": )") + sp + "}");
+        QVERIFY2(hasIssue(ds.errors, "sequence_parallel_size", std::string("from 1 to 1000000000, not ") + sp),
+            qPrintable(dump(ds.errors)));
     }
-    const ImportResult mg = run(ImportSource::MegatronArgs, "--num-layers 4294967328 --hidden-size 64 --num-attention-heads 4");
+    const ImportResult mg
+        = run(ImportSource::MegatronArgs, "--num-layers 4294967328 --hidden-size 64 --num-attention-heads 4");
     QVERIFY2(hasIssue(mg.errors, "--num-layers", "from 1 to 1000000000"), qPrintable(dump(mg.errors)));
     QVERIFY(hasIssue(run(ImportSource::MegatronArgs, "--seq-length 99999999999999999999").errors, "--seq-length",
-                     "from 1 to 9000000000000000"));
+        "from 1 to 9000000000000000"));
     // tp x pp x cp of Megatron arguments: 65536^2 = 2^32 wrapped to 0 in an int.
-    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, "--tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536").errors,
-                     "--tensor-model-parallel-size", "at most 1000000000 GPUs"));
+    QVERIFY(hasIssue(
+        run(ImportSource::MegatronArgs, "--tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536")
+            .errors,
+        "--tensor-model-parallel-size", "at most 1000000000 GPUs"));
     // The TOML reader refuses integers beyond 64 bits; torchtitan's own bounds hold below.
-    QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[parallelism]\ntensor_parallel_degree = 18446744073709551618\n").errors, "", "out of range"));
+    QVERIFY(
+        hasIssue(run(ImportSource::TorchTitan, "[parallelism]\ntensor_parallel_degree = 18446744073709551618\n").errors,
+            "", "out of range"));
 }
 
 // Issue 23 item 3: 99,000 keys took 18.6 s (a linear scan per key); warnings are capped at kMaxIssuesListed.
@@ -879,8 +950,10 @@ void TestImport::tomlIsLinearAndWarningsAreCapped()
 void TestImport::scriptsReadAsBashReadsThem()
 {
     // A here-document's body is the command's input, not its arguments (bash manual §3.6.6).
-    const ImportResult h = run(ImportSource::MegatronArgs, "cat > notes.txt <<EOF\n--tensor-model-parallel-size 8\nEOF\n"
-        "cat <<-'END'\n\t--pipeline-model-parallel-size 4\n\tEND\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+    const ImportResult h = run(ImportSource::MegatronArgs,
+        "cat > notes.txt <<EOF\n--tensor-model-parallel-size 8\nEOF\n"
+        "cat <<-'END'\n\t--pipeline-model-parallel-size 4\n\tEND\ntorchrun pretrain_gpt.py --num-layers 2 "
+        "--hidden-size 64 "
         "--num-attention-heads 4 --vocab-size 1000 --context-parallel-size 2\n");
     QVERIFY2(h.ok(), qPrintable(dump(h.errors)));
     QCOMPARE(h.scenario.parallelism.tp, 1);
@@ -890,24 +963,28 @@ void TestImport::scriptsReadAsBashReadsThem()
     // Not a number anywhere a number is read.
     for (const char* v : { "nan", "inf", "-inf", "1e999" })
         QVERIFY2(hasIssue(run(ImportSource::MegatronArgs, std::string("--num-layers 2 --hidden-dropout ") + v).errors,
-                          "--hidden-dropout", "finite number"), v);
+                     "--hidden-dropout", "finite number"),
+            v);
     // CRLF line ends with backslash continuations, and a byte-order mark.
-    const ImportResult crlf = run(ImportSource::MegatronArgs, "\xEF\xBB\xBFtorchrun pretrain_gpt.py \\\r\n  --num-layers 3 \\\r\n"
-                                                              "  --hidden-size 64 \\\r\n  --num-attention-heads 4\r\n");
+    const ImportResult crlf = run(ImportSource::MegatronArgs,
+        "\xEF\xBB\xBFtorchrun pretrain_gpt.py \\\r\n  --num-layers 3 \\\r\n"
+        "  --hidden-size 64 \\\r\n  --num-attention-heads 4\r\n");
     QVERIFY2(crlf.ok(), qPrintable(dump(crlf.errors)));
     QCOMPARE(crlf.scenario.model.layers, 3);
     QCOMPARE(crlf.scenario.model.heads, 4);
-    const ImportResult toml = run(ImportSource::TorchTitan, "\xEF\xBB\xBF[parallelism]\r\ntensor_parallel_degree = 2\r\n");
+    const ImportResult toml
+        = run(ImportSource::TorchTitan, "\xEF\xBB\xBF[parallelism]\r\ntensor_parallel_degree = 2\r\n");
     QVERIFY2(toml.ok(), qPrintable(dump(toml.errors)));
     QCOMPARE(toml.scenario.parallelism.tp, 2);
     const std::string bomJson = "\xEF\xBB\xBF" + fixture("gpt2.config.json");
-    ImportSource detected{};
+    ImportSource detected {};
     QVERIFY(detectImportSource("config.json", bomJson, detected));
     QCOMPARE(detected, ImportSource::HfConfig);
     QVERIFY2(run(ImportSource::HfConfig, bomJson).ok(), "a BOM before a config.json");
     // $( ... ) inside a variable: the flag it is the value of is named, not the next one.
-    const ImportResult sub = run(ImportSource::MegatronArgs, "ARGS=\"--num-layers $(python -c 'print(2)') --hidden-size 64\"\n"
-                                                             "torchrun pretrain_gpt.py $ARGS --num-attention-heads 4\n");
+    const ImportResult sub = run(ImportSource::MegatronArgs,
+        "ARGS=\"--num-layers $(python -c 'print(2)') --hidden-size 64\"\n"
+        "torchrun pretrain_gpt.py $ARGS --num-attention-heads 4\n");
     QVERIFY2(hasIssue(sub.errors, "--num-layers", "$(python -c 'print(2)')"), qPrintable(dump(sub.errors)));
     QVERIFY2(!hasIssue(sub.errors, "--hidden-size"), qPrintable(dump(sub.errors)));
 }
@@ -916,20 +993,25 @@ void TestImport::scriptsReadAsBashReadsThem()
 // bf16 (no fp32 master copy): ShardScope's bf16; the default "float32" leaves mixed_precision_param in charge.
 void TestImport::torchtitanTrainingDtype()
 {
-    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"bfloat16\"\n").scenario.training.precision, Precision::Bf16);
-    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"float32\"\n").scenario.training.precision, Precision::Bf16Mixed);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"bfloat16\"\n").scenario.training.precision,
+        Precision::Bf16);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"float32\"\n").scenario.training.precision,
+        Precision::Bf16Mixed);
     QCOMPARE(run(ImportSource::TorchTitan, "[training]\ndtype = \"float32\"\nmixed_precision_param = \"float32\"\n")
-                 .scenario.training.precision, Precision::Fp32);
+                 .scenario.training.precision,
+        Precision::Fp32);
     QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[training]\ndtype = \"float16\"\n").errors, "training.dtype",
-                     "bfloat16, float32"));
+        "bfloat16, float32"));
     // mixed_precision_reduce: FSDP2's reduce dtype (job_config.py, default "float32").
-    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"bfloat16\"\n").scenario.training.gradReduce,
-             GradReduce::Bf16);
-    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"float32\"\n").scenario.training.gradReduce,
-             GradReduce::Fp32);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"bfloat16\"\n")
+                 .scenario.training.gradReduce,
+        GradReduce::Bf16);
+    QCOMPARE(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"float32\"\n")
+                 .scenario.training.gradReduce,
+        GradReduce::Fp32);
     QCOMPARE(run(ImportSource::TorchTitan, "[training]\n").scenario.training.gradReduce, GradReduce::Framework);
     QVERIFY(hasIssue(run(ImportSource::TorchTitan, "[training]\nmixed_precision_reduce = \"int8\"\n").errors,
-                     "training.mixed_precision_reduce", "bfloat16, float32"));
+        "training.mixed_precision_reduce", "bfloat16, float32"));
 }
 
 void TestImport::scenarioSourceWritesBackComplete()
@@ -950,7 +1032,8 @@ void TestImport::optionsGpusAndGpu()
 {
     ImportOptions o;
     o.gpus = 12; // not a multiple of 8 GPUs per node
-    QVERIFY(hasIssue(run(ImportSource::HfConfig, fixture("gpt2.config.json"), nullptr, o).errors, "--gpus", "whole number of nodes"));
+    QVERIFY(hasIssue(run(ImportSource::HfConfig, fixture("gpt2.config.json"), nullptr, o).errors, "--gpus",
+        "whole number of nodes"));
     o.gpus = 4;
     o.gpu = "a100-sxm4-80gb";
     const ImportResult r = run(ImportSource::HfConfig, fixture("gpt2.config.json"), nullptr, o);
@@ -965,7 +1048,7 @@ void TestImport::optionsGpusAndGpu()
 
 void TestImport::detectsTheFormat()
 {
-    ImportSource s{};
+    ImportSource s {};
     QVERIFY(detectImportSource("x/config.json", fixture("llama3-8b.config.json"), s));
     QCOMPARE(s, ImportSource::HfConfig);
     QVERIFY(detectImportSource("ds.json", "{ \"zero_optimization\": {} }", s));
@@ -1007,7 +1090,7 @@ void TestImport::roundTripThroughLaunchConfigurations()
     const ScenarioParse parsed = parseScenario(readText(file), sstest::catalog());
     QVERIFY(parsed.ok());
     const Scenario& a = parsed.scenario;
-    LaunchTarget t{};
+    LaunchTarget t {};
     QVERIFY(parseLaunchTarget(target.toStdString(), t));
     if (!launchConfigIssues(a, t).empty())
         QSKIP("launch-config refuses this layout for this target (documented above)");

@@ -10,7 +10,8 @@
 
 using namespace shardscope::core;
 
-class TestKernelRates : public QObject {
+class TestKernelRates : public QObject
+{
     Q_OBJECT
 private slots:
     void attentionRates_data();
@@ -37,7 +38,7 @@ double input(const Result& r, const char* key, const char* name)
 Scenario flashScenario(const std::string& gpu, double seq, int64_t headDim)
 {
     Scenario s = sstest::presetScenario("llama3-8b", 1, 8, gpu, gpu.rfind("a100", 0) == 0 ? "nvlink3" : "nvlink4",
-                                        gpu.rfind("a100", 0) == 0 ? "ib-hdr200" : "ib-ndr400");
+        gpu.rfind("a100", 0) == 0 ? "ib-hdr200" : "ib-ndr400");
     s.training.seqLen = static_cast<int64_t>(seq);
     s.training.flashAttention = true;
     s.training.precision = Precision::Bf16Mixed;
@@ -66,7 +67,10 @@ const char* termText(const Result& r, const char* key, const char* name)
 // hd64 cuDNN 432 at 8K. FlashAttention-2 forward + backward on H100 (Dao 2023 Fig. 7), non-causal / causal: hd128
 // 320/265 at 2K, 326/294 at 4K, 335/308 at 8K, 338/328 at 16K; hd64 294/273 at 8K. On A100 (Fig. 4), causal hd128:
 // 133 at 1K, 182 at 8K.
-double causalBwd(double nonCausalBwd, double fbNonCausal, double fbCausal) { return nonCausalBwd * fbCausal / fbNonCausal; }
+double causalBwd(double nonCausalBwd, double fbNonCausal, double fbCausal)
+{
+    return nonCausalBwd * fbCausal / fbNonCausal;
+}
 
 /// A100: the forward + backward rate R split by the H100 FlashAttention-2 ratio r = fwd/bwd: 3.5/R = 1/f + 2.5/b.
 std::pair<double, double> a100Split(double R, double h100Fwd, double h100Bwd)
@@ -86,29 +90,39 @@ void TestKernelRates::attentionRates_data()
     QTest::addColumn<double>("fwd");
     QTest::addColumn<double>("bwd");
     // Causal, TFLOP/s as the benchmarks print them.
-    QTest::newRow("H100 cuDNN hd128 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 128 << 529.0 << causalBwd(518, 335, 308);
-    QTest::newRow("H100 FA3 hd128 4K") << "h100-sxm5-80gb" << "fa3" << 4096.0 << 128 << 579.0 << causalBwd(542, 326, 294);
-    QTest::newRow("H100 FA2 hd128 2K") << "h100-sxm5-80gb" << "fa2" << 2048.0 << 128 << 298.0 << causalBwd(291, 320, 265);
-    QTest::newRow("H100 cuDNN hd64 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 64 << 379.0 << causalBwd(432, 294, 273);
+    QTest::newRow("H100 cuDNN hd128 8K") << "h100-sxm5-80gb"
+                                         << "cudnn" << 8192.0 << 128 << 529.0 << causalBwd(518, 335, 308);
+    QTest::newRow("H100 FA3 hd128 4K") << "h100-sxm5-80gb"
+                                       << "fa3" << 4096.0 << 128 << 579.0 << causalBwd(542, 326, 294);
+    QTest::newRow("H100 FA2 hd128 2K") << "h100-sxm5-80gb"
+                                       << "fa2" << 2048.0 << 128 << 298.0 << causalBwd(291, 320, 265);
+    QTest::newRow("H100 cuDNN hd64 8K") << "h100-sxm5-80gb"
+                                        << "cudnn" << 8192.0 << 64 << 379.0 << causalBwd(432, 294, 273);
     // Head dim 256: forward measured (Fig. 5f: cuDNN 497 at 8K); backward not published, the 128 value.
-    QTest::newRow("H100 cuDNN hd256 8K") << "h100-sxm5-80gb" << "cudnn" << 8192.0 << 256 << 497.0 << causalBwd(518, 335, 308);
+    QTest::newRow("H100 cuDNN hd256 8K") << "h100-sxm5-80gb"
+                                         << "cudnn" << 8192.0 << 256 << 497.0 << causalBwd(518, 335, 308);
     // Between measured lengths: linear in log2(s) between 4K and 8K.
     {
         const double f = std::log2(5792.0) - 12;
-        QTest::newRow("H100 cuDNN hd128 5792") << "h100-sxm5-80gb" << "cudnn" << 5792.0 << 128 << 518.0 + (529.0 - 518.0) * f
+        QTest::newRow("H100 cuDNN hd128 5792") << "h100-sxm5-80gb"
+                                               << "cudnn" << 5792.0 << 128 << 518.0 + (529.0 - 518.0) * f
                                                << causalBwd(499, 326, 294) * (1 - f) + causalBwd(518, 335, 308) * f;
     }
     // Beyond 16K: the 16K values.
-    QTest::newRow("H100 cuDNN hd128 64K") << "h100-sxm5-80gb" << "cudnn" << 65536.0 << 128 << 539.0 << causalBwd(516, 338, 328);
+    QTest::newRow("H100 cuDNN hd128 64K") << "h100-sxm5-80gb"
+                                          << "cudnn" << 65536.0 << 128 << 539.0 << causalBwd(516, 338, 328);
     // A100: only FlashAttention-2's forward + backward is published; split by the H100 FA2 forward/backward ratio
     // (forward 333 at 8K, 260 at 1K; backward non-causal 318 at 8K, 260 at 1K; FA2 fwd+bwd on H100 at 1K 294/221).
     {
         const auto [f8, b8] = a100Split(182, 333, causalBwd(318, 335, 308));
-        QTest::newRow("A100 FA2 hd128 8K") << "a100-sxm4-80gb" << "fa2" << 8192.0 << 128 << f8 << b8;
+        QTest::newRow("A100 FA2 hd128 8K") << "a100-sxm4-80gb"
+                                           << "fa2" << 8192.0 << 128 << f8 << b8;
         const auto [f1, b1] = a100Split(133, 260, causalBwd(260, 294, 221));
-        QTest::newRow("A100 FA2 hd128 1K") << "a100-sxm4-80gb" << "fa2" << 1024.0 << 128 << f1 << b1;
+        QTest::newRow("A100 FA2 hd128 1K") << "a100-sxm4-80gb"
+                                           << "fa2" << 1024.0 << 128 << f1 << b1;
         // Megatron's cuDNN on an A100: Transformer Engine runs FlashAttention-2 there.
-        QTest::newRow("A100 cuDNN → FA2 8K") << "a100-sxm4-80gb" << "cudnn" << 8192.0 << 128 << f8 << b8;
+        QTest::newRow("A100 cuDNN → FA2 8K") << "a100-sxm4-80gb"
+                                             << "cudnn" << 8192.0 << 128 << f8 << b8;
     }
 }
 
@@ -127,9 +141,9 @@ void TestKernelRates::attentionRates()
     QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues.front().message.c_str());
     // The GPUs here are the benchmark's own, so the fraction of peak times their peak gives the measured rate back.
     QVERIFY2(sstest::relClose(input(r, "step_time.compute", "R_attn"), fwd * 1e12, 1e-9),
-             qPrintable(QString::number(input(r, "step_time.compute", "R_attn"), 'g', 12)));
+        qPrintable(QString::number(input(r, "step_time.compute", "R_attn"), 'g', 12)));
     QVERIFY2(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), bwd * 1e12, 1e-9),
-             qPrintable(QString::number(input(r, "step_time.compute", "R_attn,b"), 'g', 12)));
+        qPrintable(QString::number(input(r, "step_time.compute", "R_attn,b"), 'g', 12)));
 }
 
 void TestKernelRates::kernelNotOnThisGpuFallsBackToFa2()
@@ -163,7 +177,8 @@ void TestKernelRates::attentionKernelFollowsTheFramework()
         Scenario t = s;
         QVERIFY(applyFramework(t, f, sstest::catalog()));
         QCOMPARE(int(t.profile.attentionKernel), int(AttentionKernel::Fa2));
-        QVERIFY(sstest::relClose(input(explain(t), "step_time.compute", "R_attn"), t.profile.attentionEfficiency * 333e12, 1e-9));
+        QVERIFY(sstest::relClose(
+            input(explain(t), "step_time.compute", "R_attn"), t.profile.attentionEfficiency * 333e12, 1e-9));
     }
 }
 
@@ -184,7 +199,7 @@ void TestKernelRates::attentionBackwardIsTwoAndAHalfForwards()
     const double core = 2 * T * seq * q;
     const double expected = L * core * (1 / Rf + 2.5 / Rb) * (1 / 0.5 - 1);
     QVERIFY2(sstest::relClose(rb.step.compute - ra.step.compute, expected, 1e-9),
-             qPrintable(QString::number(rb.step.compute - ra.step.compute, 'g', 12)));
+        qPrintable(QString::number(rb.step.compute - ra.step.compute, 'g', 12)));
 }
 
 void TestKernelRates::recomputedAttentionRunsAtTheForwardRate()
@@ -200,7 +215,7 @@ void TestKernelRates::recomputedAttentionRunsAtTheForwardRate()
     QVERIFY(ra.valid && rb.valid);
     const double core = 2.0 * 8192 * 8192 * 4096, L = 32, Rf = 529e12;
     QVERIFY2(sstest::relClose(rb.step.recompute - ra.step.recompute, L * core / Rf, 1e-9),
-             qPrintable(QString::number(rb.step.recompute - ra.step.recompute, 'g', 12)));
+        qPrintable(QString::number(rb.step.recompute - ra.step.recompute, 'g', 12)));
 }
 
 void TestKernelRates::fp8LinearRate()
@@ -211,10 +226,11 @@ void TestKernelRates::fp8LinearRate()
     Scenario s = flashScenario("h100-sxm5-80gb", 8192, 128);
     s.training.precision = Precision::Fp8Mixed;
     const double bf16 = 989e12 * 0.803;
-    QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_lin"), bf16 * 0.80 * 1.69 * 1979 / (2 * 989), 1e-9));
+    QVERIFY(
+        sstest::relClose(input(explain(s), "step_time.compute", "R_lin"), bf16 * 0.80 * 1.69 * 1979 / (2 * 989), 1e-9));
     QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
     QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_lin"),
-                             bf16 * s.profile.gemmEfficiency * 1.58 * 1979 / (2 * 989), 1e-9));
+        bf16 * s.profile.gemmEfficiency * 1.58 * 1979 / (2 * 989), 1e-9));
 }
 
 void TestKernelRates::hostOverheadAddsPerLayer()

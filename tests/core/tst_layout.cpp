@@ -10,7 +10,8 @@
 
 using namespace shardscope::core;
 
-class TestLayout : public QObject {
+class TestLayout : public QObject
+{
     Q_OBJECT
 private slots:
     void denseThreeD();
@@ -39,13 +40,13 @@ void TestLayout::denseThreeD()
     QCOMPARE(l.dpcp, 4);
     QCOMPARE(l.shardGroup, 4); // ZeRO shards over every data-parallel rank
     QCOMPARE(l.replicas, 1);
-    QCOMPARE(l.ep, 1);         // dense model
+    QCOMPARE(l.ep, 1); // dense model
     QCOMPARE(l.virtualStages, 5);
     QCOMPARE(l.microBatches, int64_t(64));
     // tp 8 fills a node; dp ranks are 8 apart: 4 nodes, one member each; pipeline neighbours 32 ranks apart.
-    QCOMPARE(l.tpGroup, (GroupPlacement{ 8, 8, 1 }));
-    QCOMPARE(l.dpcpGroup, (GroupPlacement{ 4, 1, 4 }));
-    QCOMPARE(l.ppPair, (GroupPlacement{ 2, 1, 2 }));
+    QCOMPARE(l.tpGroup, (GroupPlacement { 8, 8, 1 }));
+    QCOMPARE(l.dpcpGroup, (GroupPlacement { 4, 1, 4 }));
+    QCOMPARE(l.ppPair, (GroupPlacement { 2, 1, 2 }));
     QCOMPARE(makeLayout(s, 2).microBatches, int64_t(128)); // the same scenario at dp 2 (min_gpus)
 }
 
@@ -59,13 +60,13 @@ void TestLayout::hybridShardGroups()
     Layout l = makeLayout(s);
     QCOMPARE(l.shardGroup, 8);
     QCOMPARE(l.replicas, 4);
-    QCOMPARE(l.shardGroupPlacement, (GroupPlacement{ 8, 8, 1 }));
-    QCOMPARE(l.replicaGroup, (GroupPlacement{ 4, 1, 4 })); // one member per node, 8 ranks apart
+    QCOMPARE(l.shardGroupPlacement, (GroupPlacement { 8, 8, 1 }));
+    QCOMPARE(l.replicaGroup, (GroupPlacement { 4, 1, 4 })); // one member per node, 8 ranks apart
     s.parallelism.shardGroup = 16;
     l = makeLayout(s);
     QCOMPARE(l.shardGroup, 16);
     QCOMPARE(l.replicas, 2);
-    QCOMPARE(l.shardGroupPlacement, (GroupPlacement{ 16, 8, 2 }));
+    QCOMPARE(l.shardGroupPlacement, (GroupPlacement { 16, 8, 2 }));
     s.parallelism.shardGroup = 64;
     QCOMPARE(makeLayout(s).shardGroup, 32);
 }
@@ -83,9 +84,9 @@ void TestLayout::expertsAndContext()
     QCOMPARE(l.dpcp, 8);
     QCOMPARE(l.ep, 4);
     QCOMPARE(l.expertDp, 2);
-    QCOMPARE(l.epGroup, (GroupPlacement{ 4, 4, 1 }));       // 4 members 2 apart: 8 ranks, one node
-    QCOMPARE(l.expertDpGroup, (GroupPlacement{ 2, 1, 2 })); // 2 members 8 apart: two nodes
-    QCOMPARE(l.cpPair, (GroupPlacement{ 2, 2, 1 }));
+    QCOMPARE(l.epGroup, (GroupPlacement { 4, 4, 1 })); // 4 members 2 apart: 8 ranks, one node
+    QCOMPARE(l.expertDpGroup, (GroupPlacement { 2, 1, 2 })); // 2 members 8 apart: two nodes
+    QCOMPARE(l.cpPair, (GroupPlacement { 2, 2, 1 }));
     s.model.moe.experts = 0; // a dense model ignores ep
     QCOMPARE(makeLayout(s).ep, 1);
 }
@@ -123,7 +124,8 @@ void TestLayout::strategyLadder()
 {
     const auto ladder = comparedStrategies();
     QCOMPARE(ladder.size(), size_t(6));
-    const Sharding order[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
+    const Sharding order[]
+        = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
     for (size_t i = 0; i < ladder.size(); ++i)
         QCOMPARE(ladder[i].sharding, order[i]);
     QCOMPARE(ladder[4].optimizer, OffloadTarget::Cpu);

@@ -9,7 +9,8 @@
 
 using namespace shardscope::core;
 
-class TestLessonUnits : public QObject {
+class TestLessonUnits : public QObject
+{
     Q_OBJECT
 private slots:
     void bytesFollowTheSetting();
@@ -23,11 +24,11 @@ void TestLessonUnits::bytesFollowTheSetting()
     QVERIFY(r.valid);
     QCOMPARE(QString::fromStdString(renderLessonText("{gpu.memory}", s, r)), QStringLiteral("80.00 GiB"));
     QCOMPARE(QString::fromStdString(renderLessonText("{gpu.memory}", s, r, nullptr, LessonBytes::Decimal)),
-             QStringLiteral("85.90 GB"));
+        QStringLiteral("85.90 GB"));
     // Unsuffixed figures change unit; a suffixed one does not.
     const QString binary = QString::fromStdString(renderLessonText("{memory.total} | {memory.total:GiB}", s, r));
-    const QString decimal = QString::fromStdString(renderLessonText("{memory.total} | {memory.total:GiB}", s, r, nullptr,
-                                                                    LessonBytes::Decimal));
+    const QString decimal = QString::fromStdString(
+        renderLessonText("{memory.total} | {memory.total:GiB}", s, r, nullptr, LessonBytes::Decimal));
     QVERIFY2(binary.section(QStringLiteral(" | "), 0, 0).endsWith(QStringLiteral(" GiB")), qPrintable(binary));
     QVERIFY2(decimal.section(QStringLiteral(" | "), 0, 0).endsWith(QStringLiteral(" GB")), qPrintable(decimal));
     QCOMPARE(decimal.section(QStringLiteral(" | "), 1, 1), binary.section(QStringLiteral(" | "), 1, 1));

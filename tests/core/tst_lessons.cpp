@@ -19,7 +19,8 @@
 using namespace shardscope::core;
 using nlohmann::json;
 
-class TestLessons : public QObject {
+class TestLessons : public QObject
+{
     Q_OBJECT
 private slots:
     void lessonFilesAreSortedJson();
@@ -55,7 +56,10 @@ std::string baseName(const std::string& path) { return std::filesystem::path(pat
 QString errorsText(const LessonParse& p) { return sstest::issuesText(p.errors); }
 
 /// Loads a shipped lesson by file name (QVERIFY-friendly: returns an empty lesson with errors if missing).
-LessonParse shipped(const std::string& fileName) { return readLessonFile(kLessonDir + "/" + fileName, sstest::catalog()); }
+LessonParse shipped(const std::string& fileName)
+{
+    return readLessonFile(kLessonDir + "/" + fileName, sstest::catalog());
+}
 
 void addLessonRows()
 {
@@ -94,8 +98,8 @@ const json* at(const json& j, const std::string& dotted)
 
 bool isPrefixPath(const std::string& prefix, const std::string& path)
 {
-    return path == prefix || (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0
-                                 && path[prefix.size()] == '.');
+    return path == prefix
+        || (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '.');
 }
 
 /// A lesson document with one or more steps; `steps` is the JSON text of the steps array's members.
@@ -124,7 +128,7 @@ void TestLessons::lessonFilesAreSortedJson()
         // Numbered names ("01-...json") so that sorting gives the teaching order.
         const std::string name = baseName(f);
         QVERIFY2(name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0]))
-                     && std::isdigit(static_cast<unsigned char>(name[1])) && name[2] == '-',
+                && std::isdigit(static_cast<unsigned char>(name[1])) && name[2] == '-',
             name.c_str());
     }
     QVERIFY(lessonFiles(kLessonDir + "/does-not-exist").empty());
@@ -254,15 +258,19 @@ void TestLessons::changedListsThePatchedFields()
                 continue;
             const bool listed = std::any_of(step.changed.begin(), step.changed.end(),
                 [&](const std::string& c) { return isPrefixPath(c, f) || isPrefixPath(f, c); });
-            QVERIFY2(listed, qPrintable(QStringLiteral("step %1: patched field %2 changed but is not in `changed`")
-                                           .arg(i).arg(QString::fromStdString(f))));
+            QVERIFY2(listed,
+                qPrintable(QStringLiteral("step %1: patched field %2 changed but is not in `changed`")
+                               .arg(i)
+                               .arg(QString::fromStdString(f))));
         }
         // …and nothing else is listed: every changed field was patched by this step.
         for (const auto& c : step.changed) {
             const bool fromPatch = std::any_of(patched.begin(), patched.end(),
                 [&](const std::string& f) { return isPrefixPath(c, f) || isPrefixPath(f, c); });
-            QVERIFY2(fromPatch, qPrintable(QStringLiteral("step %1: %2 is in `changed` but the step does not patch it")
-                                           .arg(i).arg(QString::fromStdString(c))));
+            QVERIFY2(fromPatch,
+                qPrintable(QStringLiteral("step %1: %2 is in `changed` but the step does not patch it")
+                               .arg(i)
+                               .arg(QString::fromStdString(c))));
             QVERIFY(c != "name" && c != "schema");
         }
         // A step without a patch repeats the previous scenario exactly.
@@ -309,22 +317,24 @@ void TestLessons::mergePatchChainsAndNullRestoresDefault()
     QVERIFY(s[0].scenario.parallelism.sequenceParallel);
     QCOMPARE(s[0].scenario.training.seqLen, int64_t(4096));
     QCOMPARE(s[0].scenario.model, def.model);
-    QCOMPARE(s[0].changed, (std::vector<std::string>{ "parallelism.sequence_parallel", "parallelism.tp", "training.seq_len" }));
+    QCOMPARE(s[0].changed,
+        (std::vector<std::string> { "parallelism.sequence_parallel", "parallelism.tp", "training.seq_len" }));
     // Step 1 keeps step 0's other fields.
     QCOMPARE(s[1].scenario.parallelism.tp, 4);
     QVERIFY(s[1].scenario.parallelism.sequenceParallel);
     QCOMPARE(s[1].scenario.training.seqLen, int64_t(4096));
-    QCOMPARE(s[1].changed, std::vector<std::string>{ "parallelism.tp" });
+    QCOMPARE(s[1].changed, std::vector<std::string> { "parallelism.tp" });
     // Step 2 has no patch: same scenario, nothing changed.
     QCOMPARE(s[2].scenario.parallelism, s[1].scenario.parallelism);
     QVERIFY(s[2].changed.empty());
     // null removes the field: back to the default.
     QCOMPARE(s[3].scenario.training.seqLen, def.training.seqLen);
-    QCOMPARE(s[3].changed, std::vector<std::string>{ "training.seq_len" });
+    QCOMPARE(s[3].changed, std::vector<std::string> { "training.seq_len" });
     // A catalog entry with overrides; a name set by the patch is kept, otherwise lesson title + step title.
     QCOMPARE(s[4].scenario.cluster.gpu.memoryBytes, 103079215104.0);
     // (its own memory drops the catalog's driver figure, which was for the catalog's memory: both fields change)
-    QCOMPARE(s[4].changed, (std::vector<std::string>{ "cluster.gpu.memory_bytes", "cluster.gpu.reported_memory_bytes" }));
+    QCOMPARE(
+        s[4].changed, (std::vector<std::string> { "cluster.gpu.memory_bytes", "cluster.gpu.reported_memory_bytes" }));
     QCOMPARE(s[4].scenario.name, std::string("mine"));
     QCOMPARE(s[0].scenario.name, std::string("Test lesson: a"));
 }
@@ -335,53 +345,75 @@ void TestLessons::malformedLessonsNameTheStep_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("fragment");
     const std::string ok = R"({"title": "fine", "text": "{memory.total}", "highlight": ["memory.total"]})";
-    QTest::newRow("not JSON") << "{\"schema\": " << "" << "";
-    QTest::newRow("not an object") << "[1, 2]" << "" << "object";
-    QTest::newRow("bad schema") << QString::fromStdString(lessonDoc(ok, "shardscope.lesson/0")) << "schema" << "not supported";
-    QTest::newRow("missing schema")
-        << R"({"id": "x", "title": "t", "steps": [{"title": "a", "text": "b"}]})" << "schema" << "required";
-    QTest::newRow("missing id") << R"({"schema": "shardscope.lesson/1", "title": "t", "steps": [{"title": "a", "text": "b"}]})"
-                                << "id" << "required";
-    QTest::newRow("no steps") << QString::fromStdString(lessonDoc("")) << "steps" << "non-empty";
-    QTest::newRow("step not an object") << QString::fromStdString(lessonDoc(ok + ", 7")) << "steps[1]" << "object";
-    QTest::newRow("step without text")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t"})")) << "steps[1].text" << "required";
-    QTest::newRow("tp does not divide heads")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"tp": 6}}})"))
-        << "steps[1].scenario.parallelism.tp" << "must divide heads";
-    QTest::newRow("global batch not a multiple")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"training": {"global_batch": 100}}})"))
-        << "steps[1].scenario.training.global_batch" << "multiple";
-    QTest::newRow("unknown preset")
-        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "x", "scenario": {"model": {"preset": "gpt-5"}}})"))
-        << "steps[0].scenario.model.preset" << "unknown model";
-    QTest::newRow("wrong type in scenario")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"cluster": {"nodes": "four"}}})"))
-        << "steps[1].scenario.cluster.nodes" << "";
-    QTest::newRow("typo in a scenario field")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"tpp": 2}}})"))
-        << "steps[1].scenario.parallelism.tpp" << "not a scenario field";
+    QTest::newRow("not JSON") << "{\"schema\": "
+                              << ""
+                              << "";
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << ""
+                                   << "object";
+    QTest::newRow("bad schema") << QString::fromStdString(lessonDoc(ok, "shardscope.lesson/0")) << "schema"
+                                << "not supported";
+    QTest::newRow("missing schema") << R"({"id": "x", "title": "t", "steps": [{"title": "a", "text": "b"}]})"
+                                    << "schema"
+                                    << "required";
+    QTest::newRow("missing id")
+        << R"({"schema": "shardscope.lesson/1", "title": "t", "steps": [{"title": "a", "text": "b"}]})"
+        << "id"
+        << "required";
+    QTest::newRow("no steps") << QString::fromStdString(lessonDoc("")) << "steps"
+                              << "non-empty";
+    QTest::newRow("step not an object") << QString::fromStdString(lessonDoc(ok + ", 7")) << "steps[1]"
+                                        << "object";
+    QTest::newRow("step without text") << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t"})"))
+                                       << "steps[1].text"
+                                       << "required";
+    QTest::newRow("tp does not divide heads") << QString::fromStdString(
+        lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"tp": 6}}})"))
+                                              << "steps[1].scenario.parallelism.tp"
+                                              << "must divide heads";
+    QTest::newRow("global batch not a multiple") << QString::fromStdString(
+        lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"training": {"global_batch": 100}}})"))
+                                                 << "steps[1].scenario.training.global_batch"
+                                                 << "multiple";
+    QTest::newRow("unknown preset") << QString::fromStdString(
+        lessonDoc(R"({"title": "t", "text": "x", "scenario": {"model": {"preset": "gpt-5"}}})"))
+                                    << "steps[0].scenario.model.preset"
+                                    << "unknown model";
+    QTest::newRow("wrong type in scenario") << QString::fromStdString(
+        lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"cluster": {"nodes": "four"}}})"))
+                                            << "steps[1].scenario.cluster.nodes"
+                                            << "";
+    QTest::newRow("typo in a scenario field") << QString::fromStdString(
+        lessonDoc(ok + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"tpp": 2}}})"))
+                                              << "steps[1].scenario.parallelism.tpp"
+                                              << "not a scenario field";
     QTest::newRow("scenario not an object")
         << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "x", "scenario": [1]})")) << "steps[0].scenario"
         << "merge patch";
-    QTest::newRow("unknown placeholder")
-        << QString::fromStdString(lessonDoc(ok + R"(, {"title": "t", "text": "total {memory.totl}"})")) << "steps[1].text"
-        << "{memory.totl}";
-    QTest::newRow("unknown unit suffix")
-        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "{memory.total:furlongs}"})")) << "steps[0].text"
-        << "{memory.total:furlongs}";
-    QTest::newRow("unit on a time")
-        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "{step_time.total:GB}"})")) << "steps[0].text"
-        << "{step_time.total:GB}";
-    QTest::newRow("unknown highlight")
-        << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "x", "highlight": ["memory.optimiser"]})"))
-        << "steps[0].highlight[0]" << "memory.optimiser";
+    QTest::newRow("unknown placeholder") << QString::fromStdString(
+        lessonDoc(ok + R"(, {"title": "t", "text": "total {memory.totl}"})"))
+                                         << "steps[1].text"
+                                         << "{memory.totl}";
+    QTest::newRow("unknown unit suffix") << QString::fromStdString(
+        lessonDoc(R"({"title": "t", "text": "{memory.total:furlongs}"})"))
+                                         << "steps[0].text"
+                                         << "{memory.total:furlongs}";
+    QTest::newRow("unit on a time") << QString::fromStdString(
+        lessonDoc(R"({"title": "t", "text": "{step_time.total:GB}"})"))
+                                    << "steps[0].text"
+                                    << "{step_time.total:GB}";
+    QTest::newRow("unknown highlight") << QString::fromStdString(
+        lessonDoc(R"({"title": "t", "text": "x", "highlight": ["memory.optimiser"]})"))
+                                       << "steps[0].highlight[0]"
+                                       << "memory.optimiser";
     QTest::newRow("highlight not an array")
         << QString::fromStdString(lessonDoc(R"({"title": "t", "text": "x", "highlight": "memory.total"})"))
-        << "steps[0].highlight" << "array";
-    QTest::newRow("invalid step after valid ones")
-        << QString::fromStdString(lessonDoc(ok + "," + ok + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"pp_schedule": "interleaved", "pp": 4, "virtual_stages": 2}, "training": {"global_batch": 80}, "cluster": {"nodes": 4}}})"))
-        << "steps[2].scenario.parallelism.pp_schedule" << "multiple of pp";
+        << "steps[0].highlight"
+        << "array";
+    QTest::newRow("invalid step after valid ones") << QString::fromStdString(lessonDoc(ok + "," + ok
+        + R"(, {"title": "t", "text": "x", "scenario": {"parallelism": {"pp_schedule": "interleaved", "pp": 4, "virtual_stages": 2}, "training": {"global_batch": 80}, "cluster": {"nodes": 4}}})"))
+                                                   << "steps[2].scenario.parallelism.pp_schedule"
+                                                   << "multiple of pp";
 }
 
 void TestLessons::malformedLessonsNameTheStep()
@@ -392,27 +424,29 @@ void TestLessons::malformedLessonsNameTheStep()
     const LessonParse p = parseLesson(text.toStdString(), sstest::catalog());
     QVERIFY(!p.ok());
     QVERIFY2(hasErrorAt(p, field.toStdString(), fragment.toStdString()),
-        qPrintable(QStringLiteral("expected an error at '%1' containing '%2', got: %3").arg(field, fragment, errorsText(p))));
+        qPrintable(
+            QStringLiteral("expected an error at '%1' containing '%2', got: %3").arg(field, fragment, errorsText(p))));
 }
 
 void TestLessons::unknownPlaceholdersAreReported()
 {
-    QCOMPARE(unknownPlaceholders("{memory.total} and {step_time.total}"), std::vector<std::string>{});
+    QCOMPARE(unknownPlaceholders("{memory.total} and {step_time.total}"), std::vector<std::string> {});
     QCOMPARE(unknownPlaceholders("{memory.totl} {x} {prev.step_time.total} {change.fits}"),
-        (std::vector<std::string>{ "memory.totl", "x", "change.fits" }));
+        (std::vector<std::string> { "memory.totl", "x", "change.fits" }));
     // Braces that are not {identifier} are plain text.
-    QCOMPARE(unknownPlaceholders("a set {1, 2}, an empty {} and { spaced }, JSON {\"a\": 1}"), std::vector<std::string>{});
+    QCOMPARE(
+        unknownPlaceholders("a set {1, 2}, an empty {} and { spaced }, JSON {\"a\": 1}"), std::vector<std::string> {});
     QCOMPARE(unknownPlaceholders("{memory.total:GB} {prev.memory.total:TiB} {memory.total:parsecs}"),
-        std::vector<std::string>{ "memory.total:parsecs" });
+        std::vector<std::string> { "memory.total:parsecs" });
     const auto names = lessonPlaceholders();
     // The placeholders the issue names, all known.
-    for (const char* n : { "memory.total", "memory.parameters", "memory.gradients", "memory.optimizer_states",
-             "memory.activations", "memory.gathered_parameters", "memory.communication_buffers",
-             "memory.framework_overhead", "capacity", "fits", "step_time.total", "step_time.compute", "step_time.recompute",
-             "step_time.exposed_communication", "step_time.pipeline_bubble", "step_time.offload", "throughput.mfu",
-             "throughput.tokens_per_second", "throughput.model_tflops_per_gpu", "params", "active_params", "min_gpus",
-             "comm.total_bytes", "comm.dp", "comm.tp", "comm.pp", "layout.dp", "layout.micro_batches",
-             "host_memory_per_node" }) {
+    for (const char* n :
+        { "memory.total", "memory.parameters", "memory.gradients", "memory.optimizer_states", "memory.activations",
+            "memory.gathered_parameters", "memory.communication_buffers", "memory.framework_overhead", "capacity",
+            "fits", "step_time.total", "step_time.compute", "step_time.recompute", "step_time.exposed_communication",
+            "step_time.pipeline_bubble", "step_time.offload", "throughput.mfu", "throughput.tokens_per_second",
+            "throughput.model_tflops_per_gpu", "params", "active_params", "min_gpus", "comm.total_bytes", "comm.dp",
+            "comm.tp", "comm.pp", "layout.dp", "layout.micro_batches", "host_memory_per_node" }) {
         QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
         QVERIFY2(unknownPlaceholders(std::string("{") + n + "}").empty(), n);
     }
@@ -440,7 +474,8 @@ void TestLessons::renderingUsesHumanUnits()
     QVERIFY2(!mfu.empty() && mfu.back() == '%', mfu.c_str());
     QCOMPARE(mfu, QString::number(100 * r.throughput.mfu, 'f', 1).toStdString() + "%");
     const std::string step = render("{step_time.total}");
-    QVERIFY2(step.size() > 2 && (step.compare(step.size() - 2, 2, " s") == 0 || step.compare(step.size() - 3, 3, " ms") == 0),
+    QVERIFY2(step.size() > 2
+            && (step.compare(step.size() - 2, 2, " s") == 0 || step.compare(step.size() - 3, 3, " ms") == 0),
         step.c_str());
     QVERIFY2(render("{throughput.tokens_per_second}").find("tokens/s") != std::string::npos, "tokens/s");
     // Unknown placeholders and plain braces stay verbatim; known ones are replaced wherever they are.
@@ -521,19 +556,25 @@ void TestLessons::rulesOfThumbTimeVerdicts()
     auto overhead = [](double part, double total) { return part / (total - part); };
     // ZeRO-3 vs ZeRO-2: "does not hold" on the fast network (below 10% slower), "holds" on the slow one (10–20%).
     QVERIFY2(change(r[1], r[0]) < 0.10,
-        qPrintable(QStringLiteral("lesson 12 step 2 says the rule does not hold; ZeRO-3 is %1% slower").arg(100 * change(r[1], r[0]))));
+        qPrintable(QStringLiteral("lesson 12 step 2 says the rule does not hold; ZeRO-3 is %1% slower")
+                       .arg(100 * change(r[1], r[0]))));
     QVERIFY2(change(r[3], r[2]) >= 0.10 && change(r[3], r[2]) <= 0.20,
-        qPrintable(QStringLiteral("lesson 12 step 4 says the rule holds; ZeRO-3 is %1% slower").arg(100 * change(r[3], r[2]))));
+        qPrintable(QStringLiteral("lesson 12 step 4 says the rule holds; ZeRO-3 is %1% slower")
+                       .arg(100 * change(r[3], r[2]))));
     // CPU offload: more than 40% at the small batch, 20–40% at the larger one.
-    const double o4 = overhead(r[4].step.offload, r[4].step.total()), o5 = overhead(r[5].step.offload, r[5].step.total());
-    QVERIFY2(o4 > 0.40, qPrintable(QStringLiteral("lesson 12 step 5 says offload adds more than 40%; it adds %1%").arg(100 * o4)));
-    QVERIFY2(o5 >= 0.20 && o5 <= 0.40, qPrintable(QStringLiteral("lesson 12 step 6 says offload adds 20–40%; it adds %1%").arg(100 * o5)));
+    const double o4 = overhead(r[4].step.offload, r[4].step.total()),
+                 o5 = overhead(r[5].step.offload, r[5].step.total());
+    QVERIFY2(o4 > 0.40,
+        qPrintable(QStringLiteral("lesson 12 step 5 says offload adds more than 40%; it adds %1%").arg(100 * o4)));
+    QVERIFY2(o5 >= 0.20 && o5 <= 0.40,
+        qPrintable(QStringLiteral("lesson 12 step 6 says offload adds 20–40%; it adds %1%").arg(100 * o5)));
     // 4-stage pipeline: about 25% at m = 8 (share of the step between 20 and 30%), far less at m = 32.
     QCOMPARE(r[6].pp, 4);
     QCOMPARE(r[6].microBatches, int64_t(8));
     const double share6 = r[6].step.pipelineBubble / r[6].step.total();
     const double share7 = r[7].step.pipelineBubble / r[7].step.total();
-    QVERIFY2(share6 >= 0.20 && share6 <= 0.30, qPrintable(QStringLiteral("bubble share at m = 8: %1%").arg(100 * share6)));
+    QVERIFY2(
+        share6 >= 0.20 && share6 <= 0.30, qPrintable(QStringLiteral("bubble share at m = 8: %1%").arg(100 * share6)));
     QVERIFY2(share7 < 0.15, qPrintable(QStringLiteral("bubble share at m = 32: %1%").arg(100 * share7)));
     // The bubble formula conventions quoted in the text bracket the model's figure at m = 8.
     QVERIFY(share6 <= 3.0 / 8.0 + 0.02);
@@ -572,11 +613,13 @@ void TestLessons::contextParallelismClaims()
     QVERIFY2(r[3].fits && r[3].cp == 8, "step 4 says c = 8 fits");
     QVERIFY2(r[3].step.total() < r[1].step.total(), "step 4: selective + CP beats full recomputation");
     // 5: the ring crosses nodes (warned) and hides behind attention (under 1% of its time exposed).
-    QVERIFY(std::any_of(r[4].warnings.begin(), r[4].warnings.end(), [](const Issue& w) { return w.field == "parallelism.cp"; }));
+    QVERIFY(std::any_of(
+        r[4].warnings.begin(), r[4].warnings.end(), [](const Issue& w) { return w.field == "parallelism.cp"; }));
     QVERIFY(groupTime(r[4], Group::Cp, false) > 0);
     QVERIFY2(groupTime(r[4], Group::Cp, true) < 0.01 * groupTime(r[4], Group::Cp, false), "step 5 says the ring hides");
     // 6: at 8K tokens most of the ring is exposed and exposed communication is most of the step.
-    QVERIFY2(groupTime(r[5], Group::Cp, true) > 0.5 * groupTime(r[5], Group::Cp, false), "step 6 says the ring no longer hides");
+    QVERIFY2(groupTime(r[5], Group::Cp, true) > 0.5 * groupTime(r[5], Group::Cp, false),
+        "step 6 says the ring no longer hides");
     QVERIFY2(r[5].step.exposedCommunication > 0.5 * r[5].step.total(), "step 6 says communication dominates");
 }
 
@@ -604,7 +647,8 @@ void TestLessons::expertParallelismClaims()
     QVERIFY(sstest::relClose(groupTime(r[1], Group::Ep, true), groupTime(r[1], Group::Ep, false), 1e-9));
     // 3: TP 2 fits, pushes the EP group over two nodes (warned), and the all-to-all gets slower.
     QVERIFY(r[2].fits);
-    QVERIFY(std::any_of(r[2].warnings.begin(), r[2].warnings.end(), [](const Issue& w) { return w.field == "parallelism.ep"; }));
+    QVERIFY(std::any_of(
+        r[2].warnings.begin(), r[2].warnings.end(), [](const Issue& w) { return w.field == "parallelism.ep"; }));
     QVERIFY(groupTime(r[2], Group::Ep, false) > 2 * groupTime(r[1], Group::Ep, false));
     // 4 → 5: ZeRO-3 with EP moves fewer data-parallel bytes, and spends less time on them, than ZeRO-3 alone (which
     // of the two steps is shorter depends on how much of the gathers the experts' grouped GEMMs hide: not claimed).

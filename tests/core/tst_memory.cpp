@@ -15,7 +15,8 @@
 
 using namespace shardscope::core;
 
-class TestMemory : public QObject {
+class TestMemory : public QObject
+{
     Q_OBJECT
 private slots:
     void zeroPaperTable1_data();
@@ -61,8 +62,8 @@ private slots:
 
 namespace {
 
-constexpr double GB = 1e9;             // the ZeRO paper's GB (formulas.md §0.2)
-constexpr double GiB = 1073741824.0;   // DeepSpeed prints GiB (2^30)
+constexpr double GB = 1e9; // the ZeRO paper's GB (formulas.md §0.2)
+constexpr double GiB = 1073741824.0; // DeepSpeed prints GiB (2^30)
 
 /// Cluster shape for N data-parallel GPUs at tp = pp = cp = 1: one node up to 8 GPUs, then 8 per node.
 void setGpus(Scenario& s, int n)
@@ -87,10 +88,13 @@ void TestMemory::zeroPaperTable1_data()
 {
     QTest::addColumn<double>("psi");
     QTest::addColumn<int>("n");
-    QTest::addColumn<QString>("pOs");     // printed P_os cell
-    QTest::addColumn<QString>("pOsG");    // printed P_os+g cell
-    QTest::addColumn<QString>("pOsGP");   // printed P_os+g+p cell
-    struct Row { int n; const char* c[9]; };
+    QTest::addColumn<QString>("pOs"); // printed P_os cell
+    QTest::addColumn<QString>("pOsG"); // printed P_os+g cell
+    QTest::addColumn<QString>("pOsGP"); // printed P_os+g+p cell
+    struct Row {
+        int n;
+        const char* c[9];
+    };
     const Row rows[] = {
         { 1, { "120", "120", "120", "2048", "2048", "2048", "16000", "16000", "16000" } },
         { 4, { "52.5", "41.3", "30", "896", "704", "512", "7000", "5500", "4000" } },
@@ -118,7 +122,11 @@ void TestMemory::zeroPaperTable1()
     const double N = n;
     // formulas.md §1.1 (ZeRO §5, K = 12): per-GPU bytes
     //   P_os      : 2Ψ + 2Ψ + 12Ψ/N      P_os+g : 2Ψ + (2 + 12)Ψ/N      P_os+g+p : (2 + 2 + 12)Ψ/N      DDP : 16Ψ
-    struct Stage { Sharding sharding; double params, grads, opt; QString printed; };
+    struct Stage {
+        Sharding sharding;
+        double params, grads, opt;
+        QString printed;
+    };
     const Stage stages[3] = {
         { Sharding::Zero1, 2 * psi, 2 * psi, 12 * psi / N, pOs },
         { Sharding::Zero2, 2 * psi, 2 * psi / N, 12 * psi / N, pOsG },
@@ -144,7 +152,8 @@ void TestMemory::zeroPaperTable1()
         const bool within05 = std::fabs(printed * GB - exact) <= 0.005 * exact;
         const bool withinDigit = std::fabs(printed - exact / GB) < unit;
         QVERIFY2(within05 || withinDigit,
-            qPrintable(QStringLiteral("paper prints %1 GB, formula gives %2 GB").arg(st.printed).arg(exact / GB, 0, 'g', 10)));
+            qPrintable(
+                QStringLiteral("paper prints %1 GB, formula gives %2 GB").arg(st.printed).arg(exact / GB, 0, 'g', 10)));
         if (!within05)
             qInfo("ZeRO Table 1 cell %s (%s): printed %s GB vs exact %.7g GB — agrees only to its printed precision",
                 QTest::currentDataTag(), toString(st.sharding), qPrintable(st.printed), exact / GB);
@@ -169,9 +178,12 @@ void TestMemory::deepspeedZero3Estimator_data()
     QTest::addColumn<int>("offParam");
     QTest::addColumn<QString>("printedCpu");
     QTest::addColumn<QString>("printedGpu");
-    QTest::newRow("optimizer+parameters offloaded") << 1 << 1 << "71.69" << "0.12";
-    QTest::newRow("optimizer offloaded") << 1 << 0 << "63.72" << "0.78";
-    QTest::newRow("no offload") << 0 << 0 << "1.43" << "6.09";
+    QTest::newRow("optimizer+parameters offloaded") << 1 << 1 << "71.69"
+                                                    << "0.12";
+    QTest::newRow("optimizer offloaded") << 1 << 0 << "63.72"
+                                         << "0.78";
+    QTest::newRow("no offload") << 0 << 0 << "1.43"
+                                << "6.09";
 }
 
 void TestMemory::deepspeedZero3Estimator()
@@ -251,8 +263,8 @@ void TestMemory::megatronBytesPerParameter_data()
 {
     QTest::addColumn<int>("precision");
     QTest::addColumn<int>("dp");
-    QTest::addColumn<double>("nonDistributed");  // bytes per parameter, DDP
-    QTest::addColumn<double>("distributed");     // bytes per parameter, distributed optimizer (zero1)
+    QTest::addColumn<double>("nonDistributed"); // bytes per parameter, DDP
+    QTest::addColumn<double>("distributed"); // bytes per parameter, distributed optimizer (zero1)
     // | bf16 params, fp32 grads | 18 | 6 + 12/d |   | fp32 params, fp32 grads | 16 | 8 + 8/d |
     // | fp16 params, fp16 grads | 20 | 4 + 16/d |: of those, the 4 B of fp32 main gradients (sharded with the
     // optimizer) exist only at the optimizer step (megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads,
@@ -284,7 +296,7 @@ void TestMemory::megatronBytesPerParameter()
     s.parallelism.sharding = Sharding::Zero1; // Megatron's distributed optimizer = ZeRO-1 (formulas.md §10.2)
     SS_EVALUATE(rz, s);
     if (static_cast<Precision>(precision) == Precision::Fp16Mixed)
-    SS_COMPARE_REL(sstest::modelStates(rz.memory), distributed * psi, 1e-9);
+        SS_COMPARE_REL(sstest::modelStates(rz.memory), distributed * psi, 1e-9);
 }
 
 void TestMemory::megatronFp16MainGradsAtTheStep()
@@ -323,8 +335,8 @@ Scenario activationScenario(int layers, int tp, bool sp, Recompute rc)
     s.model = sstest::gptModel(layers, kH, int(kA), 4 * kH, kV, kS);
     s.training.seqLen = kS;
     s.training.precision = Precision::Bf16Mixed; // β = 2
-    s.training.flashAttention = false;           // eager attention: the 5as²b terms
-    s.training.dropout = true;                   // dropout masks stored
+    s.training.flashAttention = false; // eager attention: the 5as²b terms
+    s.training.dropout = true; // dropout masks stored
     s.training.recompute = rc;
     s.parallelism.sharding = Sharding::Ddp;
     s.parallelism.tp = tp;
@@ -576,11 +588,17 @@ void TestMemory::moreShardingNeverRaisesModelStates()
                     const double more = sstest::modelStates(results[k + 1].stages[st].memory);
                     const double less = sstest::modelStates(results[k].stages[st].memory);
                     QVERIFY2(more <= less * (1 + 1e-12),
-                        qPrintable(where + QStringLiteral(": %1 %2 > %3 %4")
-                                               .arg(toString(order[k + 1])).arg(more).arg(toString(order[k])).arg(less)));
+                        qPrintable(where
+                            + QStringLiteral(": %1 %2 > %3 %4")
+                                  .arg(toString(order[k + 1]))
+                                  .arg(more)
+                                  .arg(toString(order[k]))
+                                  .arg(less)));
                     if (sharded) // each step shards one more component over dp > 1: strictly less
-                        QVERIFY2(more < less, qPrintable(where + QStringLiteral(": %1 does not save over %2")
-                                                                      .arg(toString(order[k + 1]), toString(order[k]))));
+                        QVERIFY2(more < less,
+                            qPrintable(where
+                                + QStringLiteral(": %1 does not save over %2")
+                                      .arg(toString(order[k + 1]), toString(order[k]))));
                 }
                 const double ddp = sstest::modelStates(results[0].stages[st].memory);
                 const double go = sstest::modelStates(gradOp.stages[st].memory);
@@ -592,7 +610,7 @@ void TestMemory::moreShardingNeverRaisesModelStates()
                     return sstest::modelStates(m) + m.gatheredParameters + m.activations;
                 };
                 QVERIFY2(held(full) <= held(gradOp) * (1 + 1e-12),
-                         qPrintable(where + QStringLiteral(": fsdp-full above fsdp-grad-op")));
+                    qPrintable(where + QStringLiteral(": fsdp-full above fsdp-grad-op")));
             }
         }
     }
@@ -996,7 +1014,8 @@ void TestMemory::transformerEngineFp8SavesLinearInputsInFp8()
     SS_EVALUATE(bf16, s);
     s.training.precision = Precision::Fp8Mixed;
     SS_EVALUATE(fp8, s);
-    SS_COMPARE_REL(bf16.memory.activations - fp8.memory.activations, L * (2 - 1) * T * (2 * h / t + (h + f) / t), 1e-12);
+    SS_COMPARE_REL(
+        bf16.memory.activations - fp8.memory.activations, L * (2 - 1) * T * (2 * h / t + (h + f) / t), 1e-12);
     // PyTorch's Float8Linear: the same activations in bf16 and FP8
     QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
     SS_EVALUATE(ptFp8, s);
@@ -1044,7 +1063,8 @@ void TestMemory::pytorchTpSavesGatheredInputs()
         if (term.key == "memory.activations")
             for (const TermInput& in : term.inputs) {
                 if (in.name == "A_in") {
-                    SS_COMPARE_REL(in.value, beta * T * kH8 / t + beta * T * kH8 / t + beta * T * kH8 * (1 - 1 / t), 1e-12);
+                    SS_COMPARE_REL(
+                        in.value, beta * T * kH8 / t + beta * T * kH8 / t + beta * T * kH8 * (1 - 1 / t), 1e-12);
                     seen = true;
                 }
                 if (in.name == "G_tp")
@@ -1104,11 +1124,11 @@ void TestMemory::recomputeModulesDropTheirActivations()
     s.training.seqLen = int64_t(T);
     s.training.recompute = Recompute::Selective;
     SS_EVALUATE(core, s);
-    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true, .layernorm = true };
+    s.training.recomputeModules = RecomputeModules { .coreAttn = true, .mlp = true, .layernorm = true };
     SS_EVALUATE(more, s);
     SS_COMPARE_REL(core.memory.activations - more.memory.activations, L * (2 * beta * T * h + 3 * beta * T * f), 1e-9);
     // the explicit default list is the default
-    s.training.recomputeModules = RecomputeModules{ .coreAttn = true };
+    s.training.recomputeModules = RecomputeModules { .coreAttn = true };
     SS_EVALUATE(same, s);
     QCOMPARE(same.memory.activations, core.memory.activations);
 }
@@ -1125,15 +1145,15 @@ void TestMemory::recomputeModulesOnTheMoeBlock()
     s.training.recompute = Recompute::Selective;
     s.parallelism.ep = 8;
     SS_EVALUATE(core, s);
-    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moe = true };
+    s.training.recomputeModules = RecomputeModules { .coreAttn = true, .moe = true };
     SS_EVALUATE(moe, s);
-    SS_COMPARE_REL(core.memory.activations - moe.memory.activations, L * (T * k * (beta * h + 3 * beta * fe) + 4 * T * E),
-        1e-9);
-    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moeAct = true };
+    SS_COMPARE_REL(
+        core.memory.activations - moe.memory.activations, L * (T * k * (beta * h + 3 * beta * fe) + 4 * T * E), 1e-9);
+    s.training.recomputeModules = RecomputeModules { .coreAttn = true, .moeAct = true };
     SS_EVALUATE(act, s);
     SS_COMPARE_REL(core.memory.activations - act.memory.activations, L * T * k * beta * fe, 1e-9);
     // mlp is a dense layer's MLP: Mixtral has none
-    s.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true };
+    s.training.recomputeModules = RecomputeModules { .coreAttn = true, .mlp = true };
     SS_EVALUATE(mlp, s);
     SS_COMPARE_REL(mlp.memory.activations, core.memory.activations, 1e-12);
 }

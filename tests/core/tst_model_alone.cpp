@@ -7,7 +7,8 @@
 
 using namespace shardscope::core;
 
-class TstModelAlone : public QObject {
+class TstModelAlone : public QObject
+{
     Q_OBJECT
 private slots:
     void refusesAScenarioWithoutLayersNamingTheField()

@@ -8,7 +8,8 @@
 
 using namespace shardscope::core;
 
-class TestParameters : public QObject {
+class TestParameters : public QObject
+{
     Q_OBJECT
 private slots:
     void presetCountsExact_data();
@@ -49,8 +50,8 @@ int64_t gptFormula(int64_t L, int64_t h, int64_t V, int64_t positions)
 void TestParameters::presetCountsExact_data()
 {
     QTest::addColumn<QString>("preset");
-    QTest::addColumn<qint64>("byFormula");  // the catalogs.md formula evaluated here
-    QTest::addColumn<qint64>("published");  // the catalogs.md "Derived params" column, as printed
+    QTest::addColumn<qint64>("byFormula"); // the catalogs.md formula evaluated here
+    QTest::addColumn<qint64>("published"); // the catalogs.md "Derived params" column, as printed
     // Llama 2 7B: 32 layers, h 4096, 32 heads (MHA), d 128, ffn 11008, V 32000
     QTest::newRow("llama2-7b") << "llama2-7b" << qint64(llamaFormula(32, 4096, 32, 32, 128, 11008, 32000))
                                << qint64(6'738'415'616);
@@ -65,8 +66,7 @@ void TestParameters::presetCountsExact_data()
     QTest::newRow("llama3.1-70b") << "llama3.1-70b" << qint64(llamaFormula(80, 8192, 64, 8, 128, 28672, 128256))
                                   << qint64(70'553'706'496);
     // Llama 3.1 405B: 126 layers, h 16384, 128 heads / 8 KV, ffn 53248
-    QTest::newRow("llama3.1-405b") << "llama3.1-405b"
-                                   << qint64(llamaFormula(126, 16384, 128, 8, 128, 53248, 128256))
+    QTest::newRow("llama3.1-405b") << "llama3.1-405b" << qint64(llamaFormula(126, 16384, 128, 8, 128, 53248, 128256))
                                    << qint64(405'853'388'800);
     // GPT-3 175B: 96 layers, h 12288, V 50257, learned positions 2048
     QTest::newRow("gpt3-175b") << "gpt3-175b" << qint64(gptFormula(96, 12288, 50257, 2048)) << qint64(174'604'259'328);
@@ -85,7 +85,7 @@ void TestParameters::presetCountsExact()
     const ModelSize n = modelSize(sstest::presetModel(preset.toStdString()));
     QCOMPARE(static_cast<qint64>(n.total), published);
     QCOMPARE(static_cast<double>(static_cast<qint64>(n.total)), n.total); // a whole number
-    QCOMPARE(n.active, n.total);                                            // dense: every parameter is active
+    QCOMPARE(n.active, n.total); // dense: every parameter is active
 }
 
 void TestParameters::moeActiveCounts_data()

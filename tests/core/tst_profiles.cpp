@@ -18,7 +18,8 @@
 
 using namespace shardscope::core;
 
-class TestProfiles : public QObject {
+class TestProfiles : public QObject
+{
     Q_OBJECT
 private slots:
     void shippedProfilesParse();
@@ -134,7 +135,8 @@ void TestProfiles::badProfilesNameFieldAndRule_data()
                                << "framework: 'jax' is not one of: megatron, deepspeed, pytorch, pytorch-compile";
     QTest::newRow("schema") << R"({"schema": "shardscope.profile/9", "id": "x", "framework": "pytorch", "values": {}})"
                             << "schema: 'shardscope.profile/9' is not supported";
-    QTest::newRow("not json") << "{\"schema\": " << "";
+    QTest::newRow("not json") << "{\"schema\": "
+                              << "";
     QTest::newRow("no values") << R"({"schema": "shardscope.profile/1", "id": "x", "framework": "pytorch"})"
                                << "values: is required";
 }
@@ -211,7 +213,8 @@ void TestProfiles::calibratedProfileTravelsWithTheScenario()
         return parseScenario(j.dump(), sstest::catalog());
     };
     // A value edited by hand: used as written, with a warning that the checksum no longer matches.
-    const ScenarioParse tampered = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 0.7; });
+    const ScenarioParse tampered
+        = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 0.7; });
     QVERIFY(tampered.ok());
     QCOMPARE(tampered.scenario.profile.gemmEfficiency, 0.7);
     QCOMPARE(tampered.warnings.size(), size_t(1));
@@ -223,7 +226,8 @@ void TestProfiles::calibratedProfileTravelsWithTheScenario()
     const ScenarioParse missing = edited([](json& j) { j["calibration"].erase("profile"); });
     QCOMPARE(missing.errors.size(), size_t(1));
     QCOMPARE(missing.errors.front().field, std::string("calibration.profile"));
-    const ScenarioParse bounds = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 5; });
+    const ScenarioParse bounds
+        = edited([](json& j) { j["calibration"]["profile"]["values"]["gemm_efficiency"]["value"] = 5; });
     QVERIFY(!bounds.ok());
     QCOMPARE(bounds.errors.front().field, std::string("calibration.profile"));
     QVERIFY(bounds.errors.front().message.find("gemm_efficiency") != std::string::npos);
@@ -243,7 +247,7 @@ void TestProfiles::logitBytesFollowTheFramework()
     const double s = 8192, batch = 1, V = 128256, t = 1;
     const double expected = (12.0 - 6.0) * s * batch * V / t; // one micro-batch's logits at the loss
     QVERIFY2(sstest::relClose(b.memory.activations - a.memory.activations, expected, 1e-9),
-             qPrintable(QString::number(b.memory.activations - a.memory.activations, 'g', 12)));
+        qPrintable(QString::number(b.memory.activations - a.memory.activations, 'g', 12)));
 }
 
 void TestProfiles::selectiveOpKeepsEveryOtherMatmul()
@@ -263,7 +267,7 @@ void TestProfiles::selectiveOpKeepsEveryOtherMatmul()
     const Result rn = evaluate(none), rs = evaluate(sel);
     QVERIFY(rn.valid && rs.valid);
     QVERIFY2(sstest::relClose(rn.memory.activations - rs.memory.activations, L * (full - op), 1e-9),
-             qPrintable(QString::number(rn.memory.activations - rs.memory.activations, 'g', 12)));
+        qPrintable(QString::number(rn.memory.activations - rs.memory.activations, 'g', 12)));
 }
 
 void TestProfiles::selectiveOpRecomputesUnsavedMatmuls()
@@ -281,7 +285,8 @@ void TestProfiles::selectiveOpRecomputesUnsavedMatmuls()
     const Result r = evaluate(s);
     QVERIFY(r.valid);
     QCOMPARE(r.microBatches, int64_t(1));
-    QVERIFY2(sstest::relClose(r.step.recompute, L * perLayer, 1e-9), qPrintable(QString::number(r.step.recompute, 'g', 12)));
+    QVERIFY2(
+        sstest::relClose(r.step.recompute, L * perLayer, 1e-9), qPrintable(QString::number(r.step.recompute, 'g', 12)));
 }
 
 QTEST_APPLESS_MAIN(TestProfiles)

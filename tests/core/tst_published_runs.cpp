@@ -43,7 +43,8 @@
 
 using namespace shardscope::core;
 
-class TestPublishedRuns : public QObject {
+class TestPublishedRuns : public QObject
+{
     Q_OBJECT
 private slots:
     void initTestCase();
@@ -60,16 +61,16 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// One published row as a scenario, with what was measured (0 = not published).
 struct Row {
     QString name;
-    QString source;            ///< file and row
+    QString source; ///< file and row
     /// The publication or benchmark file the row comes from: what leave-one-source-out cross-validation leaves out whole.
     QString origin;
-    bool fittedOn = true;      ///< a calibration source (shared calibration rules); validation rows never are
+    bool fittedOn = true; ///< a calibration source (shared calibration rules); validation rows never are
     /// its verdict is checked here (a run that ran never "does not fit"); validation rows are checked by
     /// tst_validation_runs
     bool fitChecked = true;
     Scenario scenario;
     bool built = false;
-    QString why;               ///< why it did not build
+    QString why; ///< why it did not build
     double measuredTokensPerGpu = 0;
     double measuredReservedBytes = 0;
     double measuredAllocatedBytes = 0; ///< PyTorch max_allocated (SimuMax's table), 0 = not published
@@ -126,17 +127,19 @@ std::vector<Row> torchtitanRows()
                        .arg(tech.value(QStringLiteral("label")).toString())
                        .arg(o.value(QStringLiteral("seq_len")).toInt());
         row.origin = QStringLiteral("torchtitan benchmarks/llama3_h100_202412_torchtitan.md");
-        row.source = QStringLiteral("torchtitan_runs.json rows[%1] (Table %2)").arg(index++).arg(o.value(QStringLiteral("table")).toInt());
+        row.source = QStringLiteral("torchtitan_runs.json rows[%1] (Table %2)")
+                         .arg(index++)
+                         .arg(o.value(QStringLiteral("table")).toInt());
         const QString model = o.value(QStringLiteral("model")).toString();
         const std::string preset = model.endsWith(QLatin1String("405B")) ? "llama3.1-405b"
-            : model.endsWith(QLatin1String("70B"))                        ? "llama3.1-70b"
-                                                                          : "llama3.1-8b";
+            : model.endsWith(QLatin1String("70B"))                       ? "llama3.1-70b"
+                                                                         : "llama3.1-8b";
         const int gpus = o.value(QStringLiteral("num_gpus")).toInt();
         Scenario& s = row.scenario;
         s = sstest::presetScenario(preset, gpus / 8, 8, "h100-sxm5-80gb", "nvlink4", "roce-400");
-        s.cluster.gpu.memoryBytes = 96 * kGiB;    // "96GB HBM2e" (data: hardware)
-        s.cluster.gpu.reportedMemoryBytes = 0;    // no driver figure published for this part: the datasheet's
-        s.cluster.gpu.memoryBandwidth = 2.4e12;   // "2.4 TB/s per GPU"
+        s.cluster.gpu.memoryBytes = 96 * kGiB; // "96GB HBM2e" (data: hardware)
+        s.cluster.gpu.reportedMemoryBytes = 0; // no driver figure published for this part: the datasheet's
+        s.cluster.gpu.memoryBandwidth = 2.4e12; // "2.4 TB/s per GPU"
         s.parallelism.sharding = Sharding::FsdpFull;
         s.parallelism.tp = par.value(QStringLiteral("tp")).toInt();
         s.parallelism.pp = par.value(QStringLiteral("pp")).toInt();
@@ -156,15 +159,17 @@ std::vector<Row> torchtitanRows()
         s.training.seqLen = o.value(QStringLiteral("seq_len")).toInt();
         s.training.microBatch = micro;
         s.training.globalBatch = static_cast<int64_t>(local) * dp;
-        const QString ac = o.value(QStringLiteral("activation_checkpointing")).toObject().value(QStringLiteral("mode")).toString();
+        const QString ac
+            = o.value(QStringLiteral("activation_checkpointing")).toObject().value(QStringLiteral("mode")).toString();
         s.training.recompute = ac == QLatin1String("full") ? Recompute::Full
             : ac == QLatin1String("selective")             ? Recompute::SelectiveOp
                                                            : Recompute::None;
-        s.training.precision = tech.value(QStringLiteral("float8_linear")).toBool() ? Precision::Fp8Mixed : Precision::Bf16Mixed;
+        s.training.precision
+            = tech.value(QStringLiteral("float8_linear")).toBool() ? Precision::Fp8Mixed : Precision::Bf16Mixed;
         s.training.flashAttention = true;
         s.name = row.name.toStdString();
-        row.built = setFramework(s, tech.value(QStringLiteral("torch_compile")).toBool() ? Framework::PyTorchCompile
-                                                                                          : Framework::PyTorch,
+        row.built = setFramework(s,
+            tech.value(QStringLiteral("torch_compile")).toBool() ? Framework::PyTorchCompile : Framework::PyTorch,
             row.why);
         row.measuredTokensPerGpu = o.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
         row.measuredReservedBytes = o.value(QStringLiteral("peak_memory_gib")).toDouble() * kGiB; // max_reserved, GiB
@@ -185,9 +190,15 @@ struct MptShape {
 };
 // scripts/train/yamls/pretrain/mpt-*.yaml (n_layers, d_model, n_heads); checked against the rows' NumParams.
 constexpr MptShape kMpt[] = {
-    { "MPT-125m", 12, 768, 12 }, { "MPT-350m", 24, 1024, 16 }, { "MPT-760m", 24, 1536, 12 },
-    { "MPT-1b", 24, 2048, 16 },  { "MPT-3b", 32, 2560, 20 },   { "MPT-7b", 32, 4096, 32 },
-    { "MPT-13b", 40, 5120, 40 }, { "MPT-30b", 48, 7168, 56 },  { "MPT-70b", 80, 8192, 64 },
+    { "MPT-125m", 12, 768, 12 },
+    { "MPT-350m", 24, 1024, 16 },
+    { "MPT-760m", 24, 1536, 12 },
+    { "MPT-1b", 24, 2048, 16 },
+    { "MPT-3b", 32, 2560, 20 },
+    { "MPT-7b", 32, 4096, 32 },
+    { "MPT-13b", 40, 5120, 40 },
+    { "MPT-30b", 48, 7168, 56 },
+    { "MPT-70b", 80, 8192, 64 },
 };
 
 std::vector<Row> llmFoundryRows()
@@ -202,12 +213,16 @@ std::vector<Row> llmFoundryRows()
         const QString gpuType = o.value(QStringLiteral("gpu_type")).toString();
         const int gpus = o.value(QStringLiteral("num_gpus")).toInt();
         const int seq = o.value(QStringLiteral("seq_len")).toInt();
-        row.name = QStringLiteral("llm-foundry %1 %2 x%3 s%4 %5").arg(model, gpuType).arg(gpus).arg(seq)
+        row.name = QStringLiteral("llm-foundry %1 %2 x%3 s%4 %5")
+                       .arg(model, gpuType)
+                       .arg(gpus)
+                       .arg(seq)
                        .arg(o.value(QStringLiteral("precision")).toString());
         row.origin = QStringLiteral("llm-foundry scripts/train/benchmarking/README.md");
-        row.source = QStringLiteral("llm_foundry_runs.json rows[%1] (README line %2)")
-                         .arg(index++)
-                         .arg(o.value(QStringLiteral("source")).toObject().value(QStringLiteral("readme_line")).toInt());
+        row.source
+            = QStringLiteral("llm_foundry_runs.json rows[%1] (README line %2)")
+                  .arg(index++)
+                  .arg(o.value(QStringLiteral("source")).toObject().value(QStringLiteral("readme_line")).toInt());
         const MptShape* shape = nullptr;
         for (const MptShape& m : kMpt)
             if (model == QLatin1String(m.name))
@@ -218,23 +233,28 @@ std::vector<Row> llmFoundryRows()
             continue;
         }
         const bool h100 = gpuType == QLatin1String("h100_80gb");
-        const std::string gpuId = h100 ? "h100-sxm5-80gb" : gpuType == QLatin1String("a100_40gb") ? "a100-sxm4-40gb" : "a100-sxm4-80gb";
+        const std::string gpuId = h100              ? "h100-sxm5-80gb"
+            : gpuType == QLatin1String("a100_40gb") ? "a100-sxm4-40gb"
+                                                    : "a100-sxm4-80gb";
         // A100 tables: "1600 Gbps node-node interconnect (RoCE)" = 8 × 200 Gb/s; H100: not stated, NDR InfiniBand.
         const int perNode = std::min(gpus, 8);
         Scenario& s = row.scenario;
-        s = sstest::presetScenario("llama3-8b", gpus / perNode, perNode, gpuId, h100 ? "nvlink4" : "nvlink3",
-            h100 ? "ib-ndr400" : "roce-200");
+        s = sstest::presetScenario(
+            "llama3-8b", gpus / perNode, perNode, gpuId, h100 ? "nvlink4" : "nvlink3", h100 ? "ib-ndr400" : "roce-200");
         s.model = sstest::gptModel(shape->layers, shape->hidden, shape->heads, 4 * shape->hidden, 50368, seq);
         s.model.name = model.toStdString();
-        s.parallelism.sharding = o.value(QStringLiteral("sharding_strategy")).toString() == QLatin1String("SHARD_GRAD_OP")
+        s.parallelism.sharding
+            = o.value(QStringLiteral("sharding_strategy")).toString() == QLatin1String("SHARD_GRAD_OP")
             ? Sharding::FsdpGradOp
             : Sharding::FsdpFull;
         s.training.seqLen = seq;
         s.training.microBatch = o.value(QStringLiteral("micro_batch_size")).toInt();
         s.training.globalBatch = o.value(QStringLiteral("global_batch_size_seqs")).toInt();
-        s.training.recompute = o.value(QStringLiteral("activation_checkpointing")).toBool() ? Recompute::Full : Recompute::None;
-        s.training.precision = o.value(QStringLiteral("precision")).toString() == QLatin1String("amp_fp8") ? Precision::Fp8Mixed
-                                                                                                          : Precision::Bf16Mixed;
+        s.training.recompute
+            = o.value(QStringLiteral("activation_checkpointing")).toBool() ? Recompute::Full : Recompute::None;
+        s.training.precision = o.value(QStringLiteral("precision")).toString() == QLatin1String("amp_fp8")
+            ? Precision::Fp8Mixed
+            : Precision::Bf16Mixed;
         s.training.flashAttention = true;
         s.name = row.name.toStdString();
         row.built = setFramework(s, Framework::PyTorch, row.why);
@@ -274,16 +294,18 @@ std::vector<Row> megatronRows()
         const double tokens = double(r.globalBatch) * kSeq;
         const double flops = narayananFlops(r.globalBatch, r.layers, r.hidden);
         add(QStringLiteral("Megatron Table 1 %1B").arg(r.paramsB),
-            rowJson(r.heads, r.hidden, r.layers, r.tp, r.pp, r.gpus, r.globalBatch, 1, "full", false, table1Chunks(r.layers, r.pp)),
+            rowJson(r.heads, r.hidden, r.layers, r.tp, r.pp, r.gpus, r.globalBatch, 1, "full", false,
+                table1Chunks(r.layers, r.pp)),
             [=](const Result&) { return tokens / (flops / (r.measuredTflops * 1e12 * r.gpus)) / r.gpus; });
     }
     for (const Table5Row& r : kTable5)
         for (int sel = 0; sel < 2; ++sel) {
             const double seconds = sel ? r.spSelectiveSeconds : r.fullRecomputeSeconds;
             const double tokens = double(r.globalBatch) * kSeq;
-            add(QStringLiteral("Megatron Table 5 %1 %2").arg(QLatin1String(r.name), sel ? QStringLiteral("SP+selective") : QStringLiteral("full")),
-                rowJson(r.heads, r.hidden, r.layers, r.tp, r.pp, r.gpus, r.globalBatch, r.microBatch, sel ? "selective" : "full",
-                    sel == 1, r.virtualStages),
+            add(QStringLiteral("Megatron Table 5 %1 %2")
+                    .arg(QLatin1String(r.name), sel ? QStringLiteral("SP+selective") : QStringLiteral("full")),
+                rowJson(r.heads, r.hidden, r.layers, r.tp, r.pp, r.gpus, r.globalBatch, r.microBatch,
+                    sel ? "selective" : "full", sel == 1, r.virtualStages),
                 [=](const Result&) { return tokens / seconds / r.gpus; });
         }
     return rows;
@@ -298,7 +320,8 @@ QString simumaxArgs(const QJsonObject& o)
     const auto n = [&o](const char* key) { return o.value(QLatin1String(key)).toInt(); };
     const int dp = n("dp"), layers = n("layers"), seq = n("seq_len");
     QStringList a { QStringLiteral("torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py --use-mcore-models --bf16"),
-        QStringLiteral("--accumulate-allreduce-grads-in-fp32 --use-distributed-optimizer --use-flash-attn --sequence-parallel"),
+        QStringLiteral(
+            "--accumulate-allreduce-grads-in-fp32 --use-distributed-optimizer --use-flash-attn --sequence-parallel"),
         QStringLiteral("--recompute-granularity full --recompute-method block --recompute-num-layers 0"),
         QStringLiteral("--disable-bias-linear --swiglu --normalization RMSNorm --untie-embeddings-and-output-weights"),
         QStringLiteral("--position-embedding-type rope --no-position-embedding"),
@@ -309,20 +332,25 @@ QString simumaxArgs(const QJsonObject& o)
         a << QStringLiteral("--context-parallel-size %1 --cp-comm-type a2a").arg(n("cp"));
     const QString model = o.value(QStringLiteral("model")).toString();
     if (model == QLatin1String("llama3_70b"))
-        a << QStringLiteral("--hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention "
-                            "--num-query-groups 8 --vocab-size 128256");
+        a << QStringLiteral(
+            "--hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention "
+            "--num-query-groups 8 --vocab-size 128256");
     else if (model == QLatin1String("llama3_405b"))
-        a << QStringLiteral("--hidden-size 16384 --ffn-hidden-size 53248 --num-attention-heads 128 --group-query-attention "
-                            "--num-query-groups 16 --vocab-size 128256");
+        a << QStringLiteral(
+            "--hidden-size 16384 --ffn-hidden-size 53248 --num-attention-heads 128 --group-query-attention "
+            "--num-query-groups 16 --vocab-size 128256");
     else {
         const bool v2 = model == QLatin1String("deepseek_v2");
         a << QStringLiteral("--num-attention-heads 128 --multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 "
                             "--qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128 --qk-layernorm")
-          << (v2 ? QStringLiteral("--hidden-size 5120 --ffn-hidden-size 12288 --vocab-size 102400 --num-experts 160 "
-                                  "--moe-router-topk 6 --moe-ffn-hidden-size 1536 --moe-shared-expert-intermediate-size 3072")
-                 : QStringLiteral("--hidden-size 7168 --ffn-hidden-size 18432 --vocab-size 129280 --num-experts 256 "
-                                  "--moe-router-topk 8 --moe-ffn-hidden-size 2048 --moe-shared-expert-intermediate-size 2048"))
-          << QStringLiteral("--expert-model-parallel-size %1 --moe-router-num-groups %1 --moe-router-group-topk 3").arg(n("ep"))
+          << (v2 ? QStringLiteral(
+                  "--hidden-size 5120 --ffn-hidden-size 12288 --vocab-size 102400 --num-experts 160 "
+                  "--moe-router-topk 6 --moe-ffn-hidden-size 1536 --moe-shared-expert-intermediate-size 3072")
+                 : QStringLiteral(
+                     "--hidden-size 7168 --ffn-hidden-size 18432 --vocab-size 129280 --num-experts 256 "
+                     "--moe-router-topk 8 --moe-ffn-hidden-size 2048 --moe-shared-expert-intermediate-size 2048"))
+          << QStringLiteral("--expert-model-parallel-size %1 --moe-router-num-groups %1 --moe-router-group-topk 3")
+                 .arg(n("ep"))
           << QStringLiteral("--moe-layer-freq '([0]*1+[1]*%1)*1'").arg(layers - 1)
           << QStringLiteral("--moe-token-dispatcher-type alltoall --moe-grouped-gemm --moe-permute-fusion "
                             "--moe-expert-capacity-factor 1 --moe-pad-expert-input-to-capacity");
@@ -345,8 +373,8 @@ std::vector<Row> simumaxRows()
         // until it is, its rows are predicted out of sample, like validation rows
         row.fittedOn = false;
         Scenario base = sstest::presetScenario("llama3-8b", 1, 8, "b200-180gb", "nvlink5", "ib-ndr400");
-        const ImportResult imp = importConfig(ImportSource::MegatronArgs, simumaxArgs(o).toStdString(), base, false, {},
-            sstest::catalog());
+        const ImportResult imp = importConfig(
+            ImportSource::MegatronArgs, simumaxArgs(o).toStdString(), base, false, {}, sstest::catalog());
         row.built = imp.ok();
         row.why = sstest::issuesText(imp.errors);
         row.scenario = imp.scenario;
@@ -375,12 +403,15 @@ std::vector<Row> validationRows()
         Row row;
         row.name = o.value(QStringLiteral("name")).toString();
         row.source = QStringLiteral("validation_runs.json rows[%1]").arg(index++);
-        row.origin = o.value(QStringLiteral("source")).toObject().value(QStringLiteral("document")).toString()
+        row.origin = o.value(QStringLiteral("source"))
+                         .toObject()
+                         .value(QStringLiteral("document"))
+                         .toString()
                          .section(QStringLiteral(", "), 0, 0);
         row.fittedOn = false;
         row.fitChecked = false;
-        const ScenarioParse p = sstest::parse(
-            QJsonDocument(o.value(QStringLiteral("scenario")).toObject()).toJson().toStdString());
+        const ScenarioParse p
+            = sstest::parse(QJsonDocument(o.value(QStringLiteral("scenario")).toObject()).toJson().toStdString());
         row.built = p.ok();
         row.why = sstest::issuesText(p.errors);
         row.scenario = p.scenario;
@@ -406,8 +437,8 @@ std::vector<std::string> fittedKeys(const FrameworkProfile& p)
 
 /// Fits `start`'s fitted constants on `train`; when the runs cannot fix them all, the last ones are dropped (kept at
 /// start's value) until they can. nullopt when not even one can be fitted.
-std::optional<FrameworkProfile> refit(const std::vector<const Row*>& train, const FrameworkProfile& start,
-    std::vector<std::string> keys)
+std::optional<FrameworkProfile> refit(
+    const std::vector<const Row*>& train, const FrameworkProfile& start, std::vector<std::string> keys)
 {
     std::vector<CalibrationRun> runs;
     for (const Row* r : train) {
@@ -533,7 +564,8 @@ std::vector<const Row*> group(FrameworkFamily family, std::string_view kind, boo
     return out;
 }
 
-constexpr FrameworkFamily kFamilies[] = { FrameworkFamily::Megatron, FrameworkFamily::PyTorch, FrameworkFamily::DeepSpeed };
+constexpr FrameworkFamily kFamilies[]
+    = { FrameworkFamily::Megatron, FrameworkFamily::PyTorch, FrameworkFamily::DeepSpeed };
 
 const char* enumName(FrameworkFamily f)
 {
@@ -588,7 +620,8 @@ std::vector<GeneratedBand> generatedBands(bool memory)
             generations.sort();
             g.generations = generations.join(QLatin1Char(' '));
             std::vector<std::pair<QString, int>> origins(byOrigin.begin(), byOrigin.end());
-            std::stable_sort(origins.begin(), origins.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+            std::stable_sort(
+                origins.begin(), origins.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
             QStringList parts;
             for (const auto& [origin, n] : origins)
                 parts << QStringLiteral("%1 (%2 run%3)").arg(origin).arg(n).arg(n == 1 ? "" : "s");
@@ -640,19 +673,24 @@ QString bandsFileText()
         }
     QString out = QStringLiteral(
         "// SPDX-License-Identifier: GPL-3.0-or-later\n"
-        "// Generated by tests/core/tst_published_runs.cpp from the leave-one-source-out predictions of %1 published runs\n"
+        "// Generated by tests/core/tst_published_runs.cpp from the leave-one-source-out predictions of %1 published "
+        "runs\n"
         "// (%2 sources; docs/model.md §uncertainty). Do not edit: regenerate with\n"
         "//   SHARDSCOPE_PUBLISHED_RUNS_WRITE_BANDS=1 build/tests/core/tst_published_runs\n"
-        "// (twice when the bands moved: coverage is measured with the bands the core was built with); the test fails while\n"
+        "// (twice when the bands moved: coverage is measured with the bands the core was built with); the test fails "
+        "while\n"
         "// this file differs from what the data gives.\n"
-        "// Columns: family, kind, runs, sources, median |error| %, 80% band of measured/predicted (lo, hi), GPU generations,\n"
-        "// provenance, coverage (share of the kind's held-out predictions inside the range the core gives them), largest\n"
+        "// Columns: family, kind, runs, sources, median |error| %, 80% band of measured/predicted (lo, hi), GPU "
+        "generations,\n"
+        "// provenance, coverage (share of the kind's held-out predictions inside the range the core gives them), "
+        "largest\n"
         "// share of the step any run counts as assumed-hidden communication (throughput only; 0 for memory).\n")
                       .arg(runs)
                       .arg(origins.size());
     for (bool memory : { false, true }) {
         const std::vector<GeneratedBand> bands = generatedBands(memory);
-        out += memory ? QStringLiteral("// Memory: PyTorch's reserved peak (torchtitan's Memory column); the other sources publish none.\n")
+        out += memory ? QStringLiteral(
+                   "// Memory: PyTorch's reserved peak (torchtitan's Memory column); the other sources publish none.\n")
                       : QStringLiteral("// Throughput: tokens/s per GPU.\n");
         out += QStringLiteral("inline constexpr std::array<ErrorBand, %1> %2 { {\n")
                    .arg(bands.size())
@@ -677,9 +715,10 @@ QString bandsFileText()
         if (r->fittedOn)
             calibration.push_back(ratio(*r, false));
     const ErrorBand floor = summarizeRatios(calibration);
-    out += QStringLiteral("// The floor of a calibrated time range: the band of the %1 Megatron-LM plain runs the shipped profile was\n"
-                          "// fitted on, held out.\n"
-                          "inline constexpr double kCalibrationFloorLo = %2, kCalibrationFloorHi = %3;\n")
+    out += QStringLiteral(
+        "// The floor of a calibrated time range: the band of the %1 Megatron-LM plain runs the shipped profile was\n"
+        "// fitted on, held out.\n"
+        "inline constexpr double kCalibrationFloorLo = %2, kCalibrationFloorHi = %3;\n")
                .arg(floor.runs)
                .arg(floor.lo, 0, 'f', 2)
                .arg(floor.hi, 0, 'f', 2);
@@ -724,8 +763,9 @@ void writeRuns(const std::vector<Row>& rows, const QString& dir)
         QJsonObject measured { { QStringLiteral("tokens_per_second_per_gpu"), r.measuredTokensPerGpu } };
         if (r.measuredReservedBytes > 0)
             measured.insert(QStringLiteral("memory_reserved_peak"), r.measuredReservedBytes);
-        const QJsonObject scenario =
-            QJsonDocument::fromJson(QByteArray::fromStdString(scenarioToJson(r.scenario, sstest::catalog()))).object();
+        const QJsonObject scenario
+            = QJsonDocument::fromJson(QByteArray::fromStdString(scenarioToJson(r.scenario, sstest::catalog())))
+                  .object();
         byProfile[r.scenario.profile.id].append(
             QJsonObject { { QStringLiteral("scenario"), scenario }, { QStringLiteral("measured"), measured } });
     }
@@ -767,15 +807,15 @@ void TestPublishedRuns::initTestCase()
         const double tp = r.heldOutTokensPerGpu;
         QString mem;
         if (r.measuredReservedBytes > 0)
-            mem = QString::asprintf("%9.1f %9.1f %+7.1f%%", r.heldOutReservedBytes / kGiB, r.measuredReservedBytes / kGiB,
-                (r.heldOutReservedBytes / r.measuredReservedBytes - 1) * 100);
+            mem = QString::asprintf("%9.1f %9.1f %+7.1f%%", r.heldOutReservedBytes / kGiB,
+                r.measuredReservedBytes / kGiB, (r.heldOutReservedBytes / r.measuredReservedBytes - 1) * 100);
         qInfo("%-62s %-22s %10.0f %10.0f %10.0f %+7.1f%% %s", qPrintable(r.name), toString(runKind(r.scenario)).c_str(),
-            r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu, (tp / r.measuredTokensPerGpu - 1) * 100,
-            qPrintable(mem));
+            r.result.throughput.tokensPerSecondPerGpu, tp, r.measuredTokensPerGpu,
+            (tp / r.measuredTokensPerGpu - 1) * 100, qPrintable(mem));
     }
     // Memory breakdown of every row that publishes a reserved peak (GiB): what the error is made of.
-    qInfo("%-62s %6s %6s %6s %6s %6s %6s %6s %8s %8s", "row (memory, GiB)", "params", "grads", "optim", "activ", "gather",
-        "buffer", "slack", "reserved", "measured");
+    qInfo("%-62s %6s %6s %6s %6s %6s %6s %6s %8s %8s", "row (memory, GiB)", "params", "grads", "optim", "activ",
+        "gather", "buffer", "slack", "reserved", "measured");
     for (const Row& r : rows) {
         if (!r.built || r.measuredReservedBytes <= 0)
             continue;
@@ -808,14 +848,16 @@ void TestPublishedRuns::initTestCase()
         ++n;
     }
     if (n > 0)
-        qInfo("SimuMax B200 table, %d rows, held out (leave-one-source-out): step time mean |error| %.1f%% (worst %.1f%%), "
+        qInfo("SimuMax B200 table, %d rows, held out (leave-one-source-out): step time mean |error| %.1f%% (worst "
+              "%.1f%%), "
               "SimuMax's own %.1f%%; allocated memory mean |error| %.1f%% (worst %.1f%%), SimuMax's own %.2f%%",
             n, 100 * ourSum / n, 100 * ourWorst, 100 * theirSum / n, 100 * ourMemSum / n, 100 * ourMemWorst,
             100 * theirMemSum / n);
     const auto [tin, tn] = coverage(false);
     const auto [min, mn] = coverage(true);
     qInfo("coverage of the 80%% ranges on the leave-one-source-out predictions: throughput %d of %d rows (%.0f%%), "
-          "memory %d of %d (%.0f%%)", tin, tn, 100.0 * tin / std::max(1, tn), min, mn, 100.0 * min / std::max(1, mn));
+          "memory %d of %d (%.0f%%)",
+        tin, tn, 100.0 * tin / std::max(1, tn), min, mn, 100.0 * min / std::max(1, mn));
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_PUBLISHED_RUNS_WRITE"); !dir.isEmpty())
         writeRuns(rows, dir);
     qInfo("README.md / docs/model.md table by kind:\n%s", qPrintable(readmeLines().join(QLatin1Char('\n'))));
@@ -836,7 +878,8 @@ void TestPublishedRuns::everyRowBuilds()
         // a run that really ran never "does not fit" (issues 10 and 20), whatever its framework (validation rows:
         // tst_validation_runs reports them); it may be borderline, having used the headroom
         if (r.fitChecked && r.result.verdict == Verdict::DoesNotFit)
-            doesNotFit << QStringLiteral("%1 (micro-batch %4, %5): %2 GiB of %3 GiB allocatable; activations %6, gathered %7")
+            doesNotFit << QStringLiteral(
+                "%1 (micro-batch %4, %5): %2 GiB of %3 GiB allocatable; activations %6, gathered %7")
                               .arg(r.name)
                               .arg(r.result.memory.total() / kGiB, 0, 'f', 1)
                               .arg(r.result.allocatable / kGiB, 0, 'f', 1)
@@ -885,8 +928,9 @@ void TestPublishedRuns::readmeTableEqualsCoreTable()
         for (const QString& l : readmeLines())
             if (!text.contains(l))
                 missing << l;
-        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("%1's table by kind of run lacks the lines\n%2")
-                                                   .arg(QString::fromUtf8(file), missing.join(QLatin1Char('\n')))));
+        QVERIFY2(missing.isEmpty(),
+            qPrintable(QStringLiteral("%1's table by kind of run lacks the lines\n%2")
+                           .arg(QString::fromUtf8(file), missing.join(QLatin1Char('\n')))));
     }
 }
 

@@ -9,7 +9,8 @@
 
 using namespace sstest;
 
-class TestRankMap : public QObject {
+class TestRankMap : public QObject
+{
     Q_OBJECT
 private slots:
     void coordinatesByHand();
@@ -54,10 +55,10 @@ void TestRankMap::coordinatesByHand()
 void TestRankMap::groupsByHand()
 {
     const auto gs = groupsOf(grid(), 5); // 5 = 1 + 2·(0 + 2·(1 + 0)): tp 1, cp 0, dp 1, pp 0
-    QCOMPARE(membersOf(gs, Group::Tp), (std::vector<int>{ 4, 5 }));
-    QCOMPARE(membersOf(gs, Group::Cp), (std::vector<int>{ 5, 7 }));
-    QCOMPARE(membersOf(gs, Group::Dp), (std::vector<int>{ 1, 3, 5, 7 })); // dense gradients: dp × cp
-    QCOMPARE(membersOf(gs, Group::Pp), (std::vector<int>{ 5, 13 }));
+    QCOMPARE(membersOf(gs, Group::Tp), (std::vector<int> { 4, 5 }));
+    QCOMPARE(membersOf(gs, Group::Cp), (std::vector<int> { 5, 7 }));
+    QCOMPARE(membersOf(gs, Group::Dp), (std::vector<int> { 1, 3, 5, 7 })); // dense gradients: dp × cp
+    QCOMPARE(membersOf(gs, Group::Pp), (std::vector<int> { 5, 13 }));
     for (const auto& g : gs)
         QCOMPARE(g.crossesNodes, g.group == Group::Pp); // stages are 8 ranks apart: the next node
 }
@@ -70,8 +71,8 @@ void TestRankMap::expertGroups()
     s.parallelism.tp = 2;
     s.parallelism.ep = 4;
     const auto gs = groupsOf(s, 0);
-    QCOMPARE(membersOf(gs, Group::Ep), (std::vector<int>{ 0, 2, 4, 6 }));
-    QCOMPARE(membersOf(gs, Group::Dp, true), (std::vector<int>{ 0, 8 }));
+    QCOMPARE(membersOf(gs, Group::Ep), (std::vector<int> { 0, 2, 4, 6 }));
+    QCOMPARE(membersOf(gs, Group::Dp, true), (std::vector<int> { 0, 8 }));
 }
 
 void TestRankMap::spillWarnings()

@@ -9,7 +9,8 @@
 
 using namespace shardscope::core;
 
-class TestScenarioName : public QObject {
+class TestScenarioName : public QObject
+{
     Q_OBJECT
 private slots:
     void defaultScenarioIsNamedFromItsContent();
@@ -48,8 +49,9 @@ void TestScenarioName::nameFollowsLayoutAndStrategy_data()
                                    << QStringLiteral("Llama 3 70B, 4 x 8 H100 80GB, ZeRO-3 + CPU optimizer offload");
     QTest::newRow("cpu both") << 4 << 1 << 1 << 1 << int(Sharding::Zero3) << cpu << cpu
                               << QStringLiteral("Llama 3 70B, 4 x 8 H100 80GB, ZeRO-3 + CPU offload");
-    QTest::newRow("cpu + nvme") << 4 << 1 << 1 << 1 << int(Sharding::Zero3) << cpu << nvme
-                                << QStringLiteral("Llama 3 70B, 4 x 8 H100 80GB, ZeRO-3 + CPU optimizer offload + NVMe parameter offload");
+    QTest::newRow("cpu + nvme")
+        << 4 << 1 << 1 << 1 << int(Sharding::Zero3) << cpu << nvme
+        << QStringLiteral("Llama 3 70B, 4 x 8 H100 80GB, ZeRO-3 + CPU optimizer offload + NVMe parameter offload");
 }
 
 void TestScenarioName::nameFollowsLayoutAndStrategy()
@@ -82,7 +84,8 @@ void TestScenarioName::gpuNameDropsVendorNotesAndFormFactor()
     s.parallelism.pp = 4;
     s.parallelism.ep = 8;
     // "NVIDIA B200 180GB (HGX B200)": vendor and the parenthesised note go.
-    QCOMPARE(QString::fromStdString(scenarioTitle(s)), QStringLiteral("Mixtral 8x22B, 16 x 8 B200 180GB, ZeRO-1, TP 2 x PP 4 x EP 8"));
+    QCOMPARE(QString::fromStdString(scenarioTitle(s)),
+        QStringLiteral("Mixtral 8x22B, 16 x 8 B200 180GB, ZeRO-1, TP 2 x PP 4 x EP 8"));
     s.cluster.gpu = sstest::gpu("mi300x"); // "AMD Instinct MI300X"
     QVERIFY(QString::fromStdString(generatedName(s)).contains(QStringLiteral(", 16 x 8 Instinct MI300X,")));
     s.cluster.gpu = sstest::gpu("h100-pcie-80gb"); // PCIe is not an SXM form factor word: it stays
@@ -112,7 +115,8 @@ void TestScenarioName::fileRoundTripKeepsNamesGeneratedOrTyped()
     QVERIFY(back.ok());
     QCOMPARE(back.scenario, s);
     back.scenario.cluster.nodes = 2;
-    QCOMPARE(QString::fromStdString(scenarioTitle(back.scenario)), QStringLiteral("Llama 3 70B, 2 x 8 H100 80GB, ZeRO-3"));
+    QCOMPARE(
+        QString::fromStdString(scenarioTitle(back.scenario)), QStringLiteral("Llama 3 70B, 2 x 8 H100 80GB, ZeRO-3"));
     // A file that carries the generated name of its own content (another tool wrote it) reads as unnamed.
     std::string named = text;
     named.replace(named.find("\"name\": \"\""), 10, "\"name\": \"Llama 3 70B, 8 x 8 H100 80GB, ZeRO-3\"");
@@ -125,7 +129,8 @@ void TestScenarioName::fileRoundTripKeepsNamesGeneratedOrTyped()
     const ScenarioParse unnamed = parseScenario(R"({"schema": "shardscope.scenario/1", "cluster": {"nodes": 2}})", cat);
     QVERIFY(unnamed.ok());
     QVERIFY(unnamed.scenario.name.empty());
-    QCOMPARE(QString::fromStdString(scenarioTitle(unnamed.scenario)), QStringLiteral("Llama 3 70B, 2 x 8 H100 80GB, ZeRO-3"));
+    QCOMPARE(QString::fromStdString(scenarioTitle(unnamed.scenario)),
+        QStringLiteral("Llama 3 70B, 2 x 8 H100 80GB, ZeRO-3"));
 }
 
 QTEST_APPLESS_MAIN(TestScenarioName)

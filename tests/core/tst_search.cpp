@@ -14,7 +14,8 @@
 
 using namespace sstest;
 
-class TestSearch : public QObject {
+class TestSearch : public QObject
+{
     Q_OBJECT
 private slots:
     void bruteForceAgrees();
@@ -76,7 +77,7 @@ void TestSearch::bruteForceAgrees()
                                         const bool full = sh == Sharding::Zero3 || sh == Sharding::FsdpFull;
                                         if ((sh == Sharding::Ddp && off > 0) || (!full && off > 1))
                                             continue;
-                                        LayoutChoice l{ G, sh, tp, pp, cp, 1, v, sched, mb, rc,
+                                        LayoutChoice l { G, sh, tp, pp, cp, 1, v, sched, mb, rc,
                                             off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None,
                                             off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None };
                                         const Scenario s = applyLayout(base, l);
@@ -89,7 +90,8 @@ void TestSearch::bruteForceAgrees()
     QCOMPARE(res.feasible, feasible);
     for (const auto& p : res.points) {
         const auto& l = p.layout;
-        const int off = l.offloadParameters != OffloadTarget::None ? 2 : (l.offloadOptimizer != OffloadTarget::None ? 1 : 0);
+        const int off
+            = l.offloadParameters != OffloadTarget::None ? 2 : (l.offloadOptimizer != OffloadTarget::None ? 1 : 0);
         QVERIFY(fitting.count({ l.tp, l.pp, l.cp, l.microBatch, int(l.schedule), l.virtualStages, int(l.recompute),
             int(l.sharding), off, 0 }));
         const Result r = evaluate(applyLayout(base, l));
@@ -123,7 +125,8 @@ void TestSearch::paretoFrontIsExact()
             // off the front: dominated, or an exact duplicate of a front point's (time, memory)
             bool duplicate = false;
             for (size_t f : front)
-                duplicate |= res.points[f].stepTime == res.points[i].stepTime && res.points[f].memory == res.points[i].memory;
+                duplicate
+                    |= res.points[f].stepTime == res.points[i].stepTime && res.points[f].memory == res.points[i].memory;
             QVERIFY2(dominated || duplicate, "a non-dominated point is missing from the front");
         }
     }
@@ -179,8 +182,8 @@ void TestSearch::smallSpaceBestIsSelectiveRecompute()
         noneAt8Fits |= p.layout.microBatch == 8 && p.layout.recompute == Recompute::None;
     QVERIFY(!noneAt8Fits);
     // Best first: the first point with micro-batch 8 is the best layout at that micro-batch.
-    const auto best = std::find_if(res.points.begin(), res.points.end(),
-        [](const SearchPoint& p) { return p.layout.microBatch == 8; });
+    const auto best = std::find_if(
+        res.points.begin(), res.points.end(), [](const SearchPoint& p) { return p.layout.microBatch == 8; });
     QVERIFY(best != res.points.end());
     QCOMPARE(int(best->layout.sharding), int(Sharding::Ddp)); // enum class: compare as int (Qt 6.4 toString)
     QCOMPARE(int(best->layout.recompute), int(Recompute::Selective));
@@ -239,8 +242,11 @@ void TestSearch::equalScoresRankLessMemoryFirst()
         QVERIFY(rankedBefore(a, b));
         if (std::abs(a.score - b.score) <= 1e-12 * a.score && a.memory != b.memory) {
             ++ties;
-            QVERIFY2(a.memory < b.memory, qPrintable(QStringLiteral("rank %1: %2 B before %3 B at the same tokens/s")
-                                                         .arg(i).arg(a.memory).arg(b.memory)));
+            QVERIFY2(a.memory < b.memory,
+                qPrintable(QStringLiteral("rank %1: %2 B before %3 B at the same tokens/s")
+                               .arg(i)
+                               .arg(a.memory)
+                               .arg(b.memory)));
         }
     }
     QVERIFY2(ties > 0, "no equal-throughput layouts with different memory: the test would not see the rule");
@@ -251,17 +257,17 @@ void TestSearch::defaultHeadroomKeepsTenPercentFree()
     // The default: 10% of the GPU stays free (vLLM's gpu_memory_utilization 0.9); 0 is a choice, not the default.
     // Layouts must fit the scenario's usable memory: the A100 80GB's driver-reported 81920 MiB (nvidia-smi), less
     // the 1 GiB CUDA context, less 10% of 81920 MiB.
-    QCOMPARE(Cluster{}.memoryHeadroom, 0.10);
+    QCOMPARE(Cluster {}.memoryHeadroom, 0.10);
     Scenario s = smallScenario();
     QCOMPARE(s.cluster.gpu.reportedMemoryBytes, 81920.0 * 1024 * 1024);
     const double usable = 81920.0 * 1024 * 1024 - 1024.0 * 1024 * 1024 - 0.10 * 81920.0 * 1024 * 1024;
     QCOMPARE(usableMemory(s), usable);
-    const SearchResult tight = search(s, SearchOptions{});
+    const SearchResult tight = search(s, SearchOptions {});
     QVERIFY(tight.feasible > 0);
     for (const SearchPoint& p : tight.points)
         QVERIFY(p.memory <= usable);
     s.cluster.memoryHeadroom = 0;
-    const SearchResult full = search(s, SearchOptions{});
+    const SearchResult full = search(s, SearchOptions {});
     QVERIFY(full.feasible > tight.feasible); // the layouts between 90% and 100% of the GPU are back
     QCOMPARE(full.evaluated, tight.evaluated);
 }
@@ -280,8 +286,8 @@ void TestSearch::overlapEfficiencyChargesAssumedHiddenCommunication()
     };
     const Result r = explain(s);
     QVERIFY(r.valid);
-    const auto term = std::find_if(r.terms.begin(), r.terms.end(),
-        [](const Term& t) { return t.key == "communication.assumed_hidden_seconds"; });
+    const auto term = std::find_if(
+        r.terms.begin(), r.terms.end(), [](const Term& t) { return t.key == "communication.assumed_hidden_seconds"; });
     QVERIFY(term != r.terms.end());
     QVERIFY(hiddenOf(r) > 0.1 * r.step.total()); // most of ZeRO-3's gathers are counted hidden
     QVERIFY(std::abs(term->value - hiddenOf(r)) <= 1e-12 * hiddenOf(r));

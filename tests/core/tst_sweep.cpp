@@ -6,7 +6,8 @@
 
 using namespace sstest;
 
-class TestSweep : public QObject {
+class TestSweep : public QObject
+{
     Q_OBJECT
 private slots:
     void pointsEqualEvaluate_data();
@@ -114,7 +115,7 @@ void TestSweep::sizingFindsFewestNodes()
     Scenario base = presetScenario("llama3-70b", 1, 8);
     base.training.seqLen = 4096;
     base.training.globalBatch = 256;
-    const std::vector<const GpuSpec*> gpus{ &gpu("h100-sxm5-80gb"), &gpu("h200-sxm-141gb") };
+    const std::vector<const GpuSpec*> gpus { &gpu("h100-sxm5-80gb"), &gpu("h200-sxm-141gb") };
     // ZeRO-3 with full recompute: activations (2sbh per layer) no longer bound the fit, only 16Ψ/N does.
     const auto rows = sizeCluster(base, gpus, { defaultSweepStrategies()[4] }, 1e12);
     QCOMPARE(rows.size(), size_t(2));
@@ -143,10 +144,10 @@ void TestSweep::minGpusIsTheFewestValidFit_data()
     for (const QString& f : shippedScenarioFiles())
         QTest::newRow(qPrintable(QFileInfo(f).fileName())) << QString::fromStdString(readText(f));
     // expert_tp 1 lets ep 8 span tp 4 × dp: dp need only be even (ep·expert_tp = 8 | 4·dp), not a multiple of 8
-    QTest::newRow("Mixtral 8x7B, tp 4, ep 8 over tp × dp (expert_tp 1)")
-        << QStringLiteral(R"({"schema":"shardscope.scenario/1","model":{"preset":"mixtral-8x7b"},)"
-                          R"("cluster":{"nodes":2,"gpus_per_node":8},"training":{"global_batch":96,"seq_len":4096},)"
-                          R"("parallelism":{"sharding":"zero1","tp":4,"sequence_parallel":true,"ep":8,"expert_tp":1}})");
+    QTest::newRow("Mixtral 8x7B, tp 4, ep 8 over tp × dp (expert_tp 1)") << QStringLiteral(
+        R"({"schema":"shardscope.scenario/1","model":{"preset":"mixtral-8x7b"},)"
+        R"("cluster":{"nodes":2,"gpus_per_node":8},"training":{"global_batch":96,"seq_len":4096},)"
+        R"("parallelism":{"sharding":"zero1","tp":4,"sequence_parallel":true,"ep":8,"expert_tp":1}})");
 }
 
 void TestSweep::minGpusIsTheFewestValidFit()

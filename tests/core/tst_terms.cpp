@@ -16,7 +16,8 @@
 
 using namespace shardscope::core;
 
-class TestTerms : public QObject {
+class TestTerms : public QObject
+{
     Q_OBJECT
 private slots:
     void numbersReadBack();
@@ -57,8 +58,8 @@ void TestTerms::expressionKeepsTheOrderOfOperations()
     QCOMPARE(e.value(), 64.0);
     QCOMPARE(e.inputs.size(), size_t(5)); // w once, although it appears twice
     QCOMPARE(e.inputs[0].name, std::string("w"));
-    const Fast f = Fast::input("w", 2) * (Fast::input("R", 3) + Fast::input("H", 4)) + Fast::constant(3) * Fast::input("w", 2)
-            * Fast::input("U_l", 5) + Fast::input("r", 4) * Fast::input("U_l", 5);
+    const Fast f = Fast::input("w", 2) * (Fast::input("R", 3) + Fast::input("H", 4))
+        + Fast::constant(3) * Fast::input("w", 2) * Fast::input("U_l", 5) + Fast::input("r", 4) * Fast::input("U_l", 5);
     QCOMPARE(f.value(), 64.0);
 
     const Expr a = Expr::input("a", 0.1), b = Expr::input("b", 0.2), c = Expr::input("c", 0.3);
@@ -71,7 +72,8 @@ void TestTerms::expressionKeepsTheOrderOfOperations()
     QCOMPARE(sum.value(), 0.6);
     QVERIFY((a + b + c).value() != 0.6);
     // A named quantity: its symbol in the formula, its arithmetic in the expression, its own row in the inputs.
-    const Expr T = Expr::named("T", Expr::input("s", 8192) / Expr::input("c", 4) * Expr::input("b", 1), "tokens", "tokens");
+    const Expr T
+        = Expr::named("T", Expr::input("s", 8192) / Expr::input("c", 4) * Expr::input("b", 1), "tokens", "tokens");
     const Expr act = Expr::constant(2) * T;
     QCOMPARE(act.formula, std::string("2·T"));
     QCOMPARE(act.expression, std::string("2*(8192/4*1)"));
@@ -145,14 +147,18 @@ void TestTerms::everyScenario()
         const QString key = QString::fromStdString(t.key);
         double v = 0;
         std::string error;
-        QVERIFY2(evaluateExpression(t.expression, v, &error), qPrintable(key + ": " + QString::fromStdString(error + " in " + t.expression)));
+        QVERIFY2(evaluateExpression(t.expression, v, &error),
+            qPrintable(key + ": " + QString::fromStdString(error + " in " + t.expression)));
         const double tol = 1e-9 * std::max(1.0, std::abs(t.value));
         QVERIFY2(std::abs(v - t.value) <= tol || (t.value != 0 && std::abs(v / t.value - 1) <= 1e-9),
-                 qPrintable(QStringLiteral("%1: expression gives %2, value %3: %4").arg(key).arg(v, 0, 'g', 17)
-                                .arg(t.value, 0, 'g', 17).arg(QString::fromStdString(t.expression))));
+            qPrintable(QStringLiteral("%1: expression gives %2, value %3: %4")
+                           .arg(key)
+                           .arg(v, 0, 'g', 17)
+                           .arg(t.value, 0, 'g', 17)
+                           .arg(QString::fromStdString(t.expression))));
         QVERIFY2(!t.formula.empty() && !t.label.empty() && !t.source.empty() && !t.anchor.empty(), qPrintable(key));
         QVERIFY2(t.source.find("formulas.md") == std::string::npos && t.source.find("shared/") == std::string::npos,
-                 qPrintable(key));
+            qPrintable(key));
         if (t.group == TermGroup::Memory)
             memory += t.value;
         else if (t.group == TermGroup::StepTime)
@@ -169,11 +175,13 @@ void TestTerms::everyScenario()
         for (size_t i = 0; i < keys.size(); ++i) {
             QCOMPARE(terms[i]->key, std::string(keys[i].key));
             QCOMPARE(terms[i]->label, std::string(keys[i].label));
-            QCOMPARE(terms[i]->value, g == TermGroup::Memory ? breakdownValue(r.memory, keys[i].key) : breakdownValue(r.step, keys[i].key));
+            QCOMPARE(terms[i]->value,
+                g == TermGroup::Memory ? breakdownValue(r.memory, keys[i].key) : breakdownValue(r.step, keys[i].key));
             if (g == TermGroup::Memory) {
                 double v = 0;
                 QVERIFY(evaluateExpression(terms[i]->expression, v));
-                QVERIFY2(v == terms[i]->value, qPrintable(QString::fromStdString(terms[i]->key + ": " + terms[i]->expression)));
+                QVERIFY2(v == terms[i]->value,
+                    qPrintable(QString::fromStdString(terms[i]->key + ": " + terms[i]->expression)));
             }
         }
     }
@@ -215,7 +223,8 @@ void TestTerms::activationsWithContextParallelByHand()
     // 1F1B with pp 1 keeps one micro-batch: 80 layers + the embedding (8·T token ids) + the head (2·β·T·h + 6·T·V).
     const double V = 128256;
     const double expected = 80 * perLayer + 8 * T + (2 * beta * T * h + 6 * T * V);
-    QVERIFY2(sstest::relClose(act->value, expected, 1e-12), qPrintable(sstest::relMessage("activations", act->value, expected, 1e-12)));
+    QVERIFY2(sstest::relClose(act->value, expected, 1e-12),
+        qPrintable(sstest::relMessage("activations", act->value, expected, 1e-12)));
     QCOMPARE(act->value, r.memory.activations);
 }
 
@@ -260,7 +269,7 @@ void TestTerms::pytorchMemoryPhases()
         std::string error;
         QVERIFY2(evaluateExpression(t.expression, v, &error), qPrintable(QString::fromStdString(t.key + ": " + error)));
         QVERIFY2(sstest::relClose(v, t.value, 1e-9) || std::abs(v - t.value) <= 1e-9,
-                 qPrintable(QString::fromStdString(t.key + ": " + t.expression)));
+            qPrintable(QString::fromStdString(t.key + ": " + t.expression)));
         memory += t.value;
     }
     QVERIFY(sstest::relClose(memory, r.memory.total(), 1e-12));

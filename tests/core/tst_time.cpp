@@ -9,7 +9,8 @@
 
 using namespace shardscope::core;
 
-class TestTime : public QObject {
+class TestTime : public QObject
+{
     Q_OBJECT
 private slots:
     void oneFOneBBubble();
@@ -183,7 +184,8 @@ void TestTime::stepPartsSumToTotal()
                                .value(QLatin1String("step_time"))
                                .toObject();
     double sum = 0;
-    for (const char* k : { "compute", "recompute", "exposed_communication", "pipeline_bubble", "offload", "optimizer" }) {
+    for (const char* k :
+        { "compute", "recompute", "exposed_communication", "pipeline_bubble", "offload", "optimizer" }) {
         const QJsonValue v = st.value(QLatin1String(k));
         QVERIFY2(v.isDouble() && v.toDouble() >= 0, k);
         sum += v.toDouble();
@@ -392,7 +394,8 @@ void TestTime::pipelineLayoutSlowestStageSetsTheStep()
     SS_COMPARE_REL(stageTime(r.stages[0]), 3 * layer, 1e-12);
     SS_COMPARE_REL(stageTime(r.stages[1]), 5 * layer, 1e-12);
     SS_COMPARE_REL(stageTime(r.stages[2]), 4 * layer, 1e-12);
-    const double sum = stageTime(r.stages[0]) + stageTime(r.stages[1]) + stageTime(r.stages[2]) + stageTime(r.stages[3]);
+    const double sum
+        = stageTime(r.stages[0]) + stageTime(r.stages[1]) + stageTime(r.stages[2]) + stageTime(r.stages[3]);
     SS_COMPARE_REL(r.step.pipelineBubble, sum - 5 * layer, 1e-12);
     QVERIFY(r.step.total() > even.step.total());
 }
@@ -435,7 +438,7 @@ void TestTime::recomputeModulesRunTheirForwardAgain()
     sstest::setBatch(sc, 1, 1);
     SS_EVALUATE(core, sc);
     QCOMPARE(core.step.recompute, 0.0);
-    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .mlp = true };
+    sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .mlp = true };
     SS_EVALUATE(mlp, sc);
     const GpuSpec& g = sc.cluster.gpu;
     const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * sc.profile.gemmEfficiency;
@@ -461,13 +464,13 @@ void TestTime::recomputeModulesRunTheirForwardAgain()
     m.moe.sharedExperts = int(shared);
     sc.model = m;
     sc.profile.elementwiseTraffic = 0;
-    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .moe = true };
+    sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .moe = true };
     SS_EVALUATE(moe, sc);
     const double grouped = gemm * 0.302 / 0.488;
     SS_COMPARE_REL(moe.step.recompute,
         Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + 2 * T * k * 3 * hm * fe / grouped), 1e-12);
     // shared_experts: their GEMMs only
-    sc.training.recomputeModules = RecomputeModules{ .coreAttn = true, .sharedExperts = true };
+    sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .sharedExperts = true };
     SS_EVALUATE(sharedOnly, sc);
     SS_COMPARE_REL(sharedOnly.step.recompute, Lm * 2 * T * shared * 3 * hm * fe / gemm, 1e-12);
 }

@@ -7,7 +7,8 @@
 
 using namespace sstest;
 
-class TestTimeline : public QObject {
+class TestTimeline : public QObject
+{
     Q_OBJECT
 private slots:
     void totalEqualsStepTime_data();
@@ -61,7 +62,8 @@ void TestTimeline::totalEqualsStepTime()
     const Result r = evaluate(s);
     QVERIFY2(r.valid, qPrintable(issuesText(r.issues)));
     const Timeline t = buildTimeline(s, r);
-    QVERIFY2(relClose(t.total, r.step.total(), 1e-9), qPrintable(relMessage("timeline total", t.total, r.step.total(), 1e-9)));
+    QVERIFY2(relClose(t.total, r.step.total(), 1e-9),
+        qPrintable(relMessage("timeline total", t.total, r.step.total(), 1e-9)));
 }
 
 void TestTimeline::everyMicroBatchOnEveryStage()
@@ -115,7 +117,8 @@ void TestTimeline::zeroBubbleIsCloseToItsFormula()
     const Scenario s = pipelineScenario(PpSchedule::ZeroBubble, 8, 1, 64);
     const Result r = evaluate(s);
     const Timeline t = buildTimeline(s, r);
-    QVERIFY2(relClose(t.total, r.step.total(), 0.05), qPrintable(relMessage("zero-bubble timeline", t.total, r.step.total(), 0.05)));
+    QVERIFY2(relClose(t.total, r.step.total(), 0.05),
+        qPrintable(relMessage("zero-bubble timeline", t.total, r.step.total(), 0.05)));
     int w = 0;
     for (const auto& blk : t.blocks)
         w += blk.kind == BlockKind::WeightGrad;
@@ -157,7 +160,8 @@ void TestTimeline::elidedMicroBatchesKeepTheTotal()
     QVERIFY2(int64_t(t.blocks.size()) <= bound + 4 * pp, qPrintable(QString::number(t.blocks.size())));
     QVERIFY2(relClose(t.total, full.total, 1e-9), qPrintable(relMessage("elided total", t.total, full.total, 1e-9)));
     // The elided steady state holds every micro-batch the stage stores, so the peak is the full simulation's.
-    QVERIFY2(relClose(t.peakBytes, full.peakBytes, 1e-9), qPrintable(relMessage("elided peak", t.peakBytes, full.peakBytes, 1e-9)));
+    QVERIFY2(relClose(t.peakBytes, full.peakBytes, 1e-9),
+        qPrintable(relMessage("elided peak", t.peakBytes, full.peakBytes, 1e-9)));
     std::vector<int> elided(size_t(pp), 0);
     int lastForward = -1;
     for (const auto& b : t.blocks) {
@@ -179,7 +183,10 @@ void TestTimeline::elidedMicroBatchesKeepTheTotal()
         std::sort(spans.begin(), spans.end());
         for (size_t k = 1; k < spans.size(); ++k)
             QVERIFY2(spans[k].first >= spans[k - 1].second - 1e-12 * t.total,
-                     qPrintable(QString("stage %1: block at %2 starts before %3").arg(stage).arg(spans[k].first).arg(spans[k - 1].second)));
+                qPrintable(QString("stage %1: block at %2 starts before %3")
+                               .arg(stage)
+                               .arg(spans[k].first)
+                               .arg(spans[k - 1].second)));
     }
 }
 
@@ -203,7 +210,8 @@ void TestTimeline::longestPipelineIsBounded()
     QVERIFY(t.notDrawn.empty());
     QVERIFY2(t.blocks.size() <= 200'000 + 4 * 1024, qPrintable(QString::number(t.blocks.size())));
     QVERIFY(t.microBatchesDrawn < t.microBatches);
-    QVERIFY2(relClose(t.total, r.step.total(), 1e-9), qPrintable(relMessage("timeline total", t.total, r.step.total(), 1e-9)));
+    QVERIFY2(relClose(t.total, r.step.total(), 1e-9),
+        qPrintable(relMessage("timeline total", t.total, r.step.total(), 1e-9)));
     // Fewer micro-batches are drawn than stage 0 stores (1,024), yet memory peaks where the Result's does:
     // static memory + every stored activation of the fullest stage.
     double peak = 0;

@@ -17,7 +17,8 @@
 
 using namespace shardscope::core;
 
-class TestUncertainty : public QObject {
+class TestUncertainty : public QObject
+{
     Q_OBJECT
 private slots:
     void rangePercentNamesBothSides();
@@ -145,7 +146,8 @@ void TestUncertainty::severalKindsTakeTheWidest()
     applyFramework(megH100, Framework::Megatron, sstest::catalog());
     const ChosenBand x = throughputBand(megH100);
     QCOMPARE(x.kind, BasisKind::Extrapolated);
-    QVERIFY2(x.basis.find("plain on Megatron-LM, hopper GPUs; published on ampere") != std::string::npos, x.basis.c_str());
+    QVERIFY2(
+        x.basis.find("plain on Megatron-LM, hopper GPUs; published on ampere") != std::string::npos, x.basis.c_str());
     QVERIFY(x.band.lo <= throughputBand(meg).band.lo && x.band.hi >= throughputBand(plain).band.hi);
     // fsdp-at-scale from dp ≥ 256 with a sharded strategy, not with DDP.
     Scenario big = llama8b(8192, Precision::Bf16Mixed, 32);
@@ -196,14 +198,17 @@ void TestUncertainty::jsonFieldsAsDesigned()
         return a.size() == 2 && a[0].toDouble() <= point && point <= a[1].toDouble();
     };
     QVERIFY(isRange(mem.value(QStringLiteral("total_range")), r.memory.total()));
-    QVERIFY(isRange(j.value(QStringLiteral("step_time")).toObject().value(QStringLiteral("total_range")), r.step.total()));
-    QVERIFY(isRange(j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("tokens_per_second_per_gpu_range")),
+    QVERIFY(
+        isRange(j.value(QStringLiteral("step_time")).toObject().value(QStringLiteral("total_range")), r.step.total()));
+    QVERIFY(isRange(
+        j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("tokens_per_second_per_gpu_range")),
         r.throughput.tokensPerSecondPerGpu));
     const QJsonObject u = j.value(QStringLiteral("uncertainty")).toObject();
     QCOMPARE(u.value(QStringLiteral("band")).toDouble(), 0.8);
     QCOMPARE(u.value(QStringLiteral("kind")).toString(), QStringLiteral("plain"));
     QCOMPARE(u.value(QStringLiteral("basis_kind")).toString(), QStringLiteral("validated"));
-    QVERIFY2(u.value(QStringLiteral("basis")).toString().startsWith(QLatin1String("validated: leave-one-source-out on ")),
+    QVERIFY2(
+        u.value(QStringLiteral("basis")).toString().startsWith(QLatin1String("validated: leave-one-source-out on ")),
         qPrintable(u.value(QStringLiteral("basis")).toString()));
     // the sources are the band's provenance; the coverage its share of held-out predictions inside their range
     const ErrorBand& band = throughputBand(llama8b(8192, Precision::Bf16Mixed)).band;
@@ -312,7 +317,8 @@ void TestUncertainty::calibratedProfileNarrows()
     QCOMPARE(r.uncertainty.sources, std::vector<std::string> { "4 of your runs" });
     QCOMPARE(r.uncertainty.throughputRuns, 4);
     QCOMPARE(r.uncertainty.memoryRuns, 3);
-    QVERIFY(r.tokensPerGpuRange.hi - r.tokensPerGpuRange.lo < published.tokensPerGpuRange.hi - published.tokensPerGpuRange.lo);
+    QVERIFY(r.tokensPerGpuRange.hi - r.tokensPerGpuRange.lo
+        < published.tokensPerGpuRange.hi - published.tokensPerGpuRange.lo);
     QVERIFY(r.memoryRange.hi - r.memoryRange.lo < published.memoryRange.hi - published.memoryRange.lo);
     // Never narrower than the floors: the Megatron calibration rows' band (time), ± the allocator slack (memory).
     const ErrorBand floorBand = calibrationTimeFloor();
@@ -328,7 +334,8 @@ void TestUncertainty::calibratedProfileNarrows()
     QCOMPARE(throughputBand(step).band.lo, std::min(floor->lo, 1 / 1.1));
     // Too few figures of a kind: the published band stands.
     Scenario few = base;
-    few.profile.fit.figures = { { "tokens_per_second_per_gpu", 1000, 1000 }, { "tokens_per_second_per_gpu", 1010, 1000 } };
+    few.profile.fit.figures
+        = { { "tokens_per_second_per_gpu", 1000, 1000 }, { "tokens_per_second_per_gpu", 1010, 1000 } };
     QCOMPARE(evaluate(few).uncertainty.basisKind, std::string("validated"));
     // A fit worse than the published band: the range is the user's scatter, never narrower.
     Scenario poor = base;

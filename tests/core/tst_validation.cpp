@@ -14,7 +14,8 @@
 
 using namespace shardscope::core;
 
-class TestValidation : public QObject {
+class TestValidation : public QObject
+{
     Q_OBJECT
 private slots:
     void minimalScenarioIsTheDefault();
@@ -101,13 +102,16 @@ void TestValidation::tpMustDivideKvHeadsOrBeAMultiple()
     // Custom GQA model: 24 heads, 8 KV heads. tp 3 divides the heads but neither divides nor is a multiple of 8.
     const std::string model
         = R"("model":{"layers":4,"hidden":1536,"heads":24,"kv_heads":8,"ffn_hidden":6144,"vocab":32000},)";
-    const auto bad = issuesOf(model + R"("cluster":{"nodes":1,"gpus_per_node":3},"training":{"global_batch":3},)"
-                                      R"("parallelism":{"tp":3})");
+    const auto bad = issuesOf(model
+        + R"("cluster":{"nodes":1,"gpus_per_node":3},"training":{"global_batch":3},)"
+          R"("parallelism":{"tp":3})");
     QVERIFY2(sstest::hasIssue(bad, "parallelism.tp", "kv_heads"), qPrintable(sstest::issuesText(bad)));
     // tp 8 = kv_heads and tp 2 dividing it are fine (no issue at all).
     for (const char* tp : { "8", "2" }) {
-        const auto ok = issuesOf(model + R"("cluster":{"nodes":1,"gpus_per_node":8},"training":{"global_batch":8},)"
-                                         R"("parallelism":{"tp":)" + std::string(tp) + "}");
+        const auto ok = issuesOf(model
+            + R"("cluster":{"nodes":1,"gpus_per_node":8},"training":{"global_batch":8},)"
+              R"("parallelism":{"tp":)"
+            + std::string(tp) + "}");
         QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
     }
 }
@@ -133,8 +137,8 @@ void TestValidation::moeOverlapRules()
     QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
     auto bad = with(R"({"sharding":"zero1","ep":1,"moe_overlap":"dualpipe"})");
     QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "ep > 1"), qPrintable(sstest::issuesText(bad)));
-    bad = with(R"({"sharding":"zero1","ep":8,"moe_overlap":"ep-overlap"})",
-        R"({"global_batch":64,"recompute":"full"})");
+    bad = with(
+        R"({"sharding":"zero1","ep":8,"moe_overlap":"ep-overlap"})", R"({"global_batch":64,"recompute":"full"})");
     QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "recompute"), qPrintable(sstest::issuesText(bad)));
     bad = with(R"({"sharding":"zero1","ep":4,"pp":2,"pp_schedule":"1f1b","moe_overlap":"ep-overlap"})");
     QVERIFY2(sstest::hasIssue(bad, "parallelism.moe_overlap", "interleaved"), qPrintable(sstest::issuesText(bad)));
@@ -147,24 +151,35 @@ void TestValidation::pipelineLayoutRules_data()
     // stages divisible by pp). Llama 3 8B has 32 layers; one node of 8 GPUs, pp 4, tp 2.
     QTest::addColumn<QString>("parallelism");
     QTest::addColumn<QString>("fragment"); // "" = valid
-    QTest::newRow("uneven 7/9/9/7") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})" << "";
-    QTest::newRow("repeat groups") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|(t*8|)*2,t*8L"})" << "";
+    QTest::newRow("uneven 7/9/9/7") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})"
+                                    << "";
+    QTest::newRow("repeat groups") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|(t*8|)*2,t*8L"})"
+                                   << "";
     QTest::newRow("interleaved 8 chunks") << R"({"tp":2,"pp":4,"pp_schedule":"interleaved","virtual_stages":2,)"
                                              R"("pipeline_layout":"Et*4|(tttt|)*6t*4L"})"
                                           << "";
-    QTest::newRow("3 stages for pp 4") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*10|t*11|t*11L"})" << "3 stages";
-    QTest::newRow("virtual stages without interleaving")
-        << R"({"tp":2,"pp":4,"pipeline_layout":"Et*4|(tttt|)*6t*4L"})" << "interleaved";
-    QTest::newRow("31 layers") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*8|t*8|t*8L"})" << "31 transformer layers";
-    QTest::newRow("no embedding") << R"({"tp":2,"pp":4,"pipeline_layout":"t*8|t*8|t*8|t*8L"})" << "embedding (E)";
-    QTest::newRow("embedding not first") << R"({"tp":2,"pp":4,"pipeline_layout":"tEt*7|t*8|t*8|t*8L"})" << "first";
-    QTest::newRow("two losses") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8L|t*8|t*8L"})" << "loss (L)";
-    QTest::newRow("loss not last") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|t*8|Lt*8"})" << "last";
-    QTest::newRow("unknown character") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|x*8|t*8L"})" << "'x'";
+    QTest::newRow("3 stages for pp 4") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*10|t*11|t*11L"})"
+                                       << "3 stages";
+    QTest::newRow("virtual stages without interleaving") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*4|(tttt|)*6t*4L"})"
+                                                         << "interleaved";
+    QTest::newRow("31 layers") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*7|t*8|t*8|t*8L"})"
+                               << "31 transformer layers";
+    QTest::newRow("no embedding") << R"({"tp":2,"pp":4,"pipeline_layout":"t*8|t*8|t*8|t*8L"})"
+                                  << "embedding (E)";
+    QTest::newRow("embedding not first") << R"({"tp":2,"pp":4,"pipeline_layout":"tEt*7|t*8|t*8|t*8L"})"
+                                         << "first";
+    QTest::newRow("two losses") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8L|t*8|t*8L"})"
+                                << "loss (L)";
+    QTest::newRow("loss not last") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|t*8|Lt*8"})"
+                                   << "last";
+    QTest::newRow("unknown character") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|x*8|t*8L"})"
+                                       << "'x'";
     QTest::newRow("MTP layer, no MTP model") << R"({"tp":2,"pp":4,"pipeline_layout":"Et*8|t*8|t*8|t*8mL"})"
                                              << "multi-token";
-    QTest::newRow("hostile repeat") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*99999|)*99999L"})" << "100000";
-    QTest::newRow("unclosed parenthesis") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*8|t*8|t*8|t*8L"})" << "'('";
+    QTest::newRow("hostile repeat") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*99999|)*99999L"})"
+                                    << "100000";
+    QTest::newRow("unclosed parenthesis") << R"({"tp":2,"pp":4,"pipeline_layout":"E(t*8|t*8|t*8|t*8L"})"
+                                          << "'('";
 }
 
 void TestValidation::pipelineLayoutRules()
@@ -172,12 +187,13 @@ void TestValidation::pipelineLayoutRules()
     QFETCH(QString, parallelism);
     QFETCH(QString, fragment);
     const auto issues = issuesOf(R"("model":{"preset":"llama3-8b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
-                                 R"("training":{"global_batch":64},"parallelism":)" + parallelism.toStdString());
+                                 R"("training":{"global_batch":64},"parallelism":)"
+        + parallelism.toStdString());
     if (fragment.isEmpty())
         QVERIFY2(issues.empty(), qPrintable(sstest::issuesText(issues)));
     else
         QVERIFY2(sstest::hasIssue(issues, "parallelism.pipeline_layout", fragment.toStdString()),
-                 qPrintable(sstest::issuesText(issues)));
+            qPrintable(sstest::issuesText(issues)));
 }
 
 void TestValidation::slidingWindowAndMxfp8Rules()
@@ -186,7 +202,7 @@ void TestValidation::slidingWindowAndMxfp8Rules()
     QVERIFY2(sstest::hasIssue(bad, "model.sliding_window"), qPrintable(sstest::issuesText(bad)));
     bad = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window_pattern":6})");
     QVERIFY2(sstest::hasIssue(bad, "model.sliding_window_pattern", "needs model.sliding_window"),
-             qPrintable(sstest::issuesText(bad)));
+        qPrintable(sstest::issuesText(bad)));
     bad = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window":4096,"sliding_window_pattern":-2})");
     QVERIFY2(sstest::hasIssue(bad, "model.sliding_window_pattern"), qPrintable(sstest::issuesText(bad)));
     auto ok = issuesOf(R"("model":{"preset":"llama3-8b","sliding_window":1024,"sliding_window_pattern":6})");
@@ -260,8 +276,8 @@ void TestValidation::parameterOffloadNeedsFullSharding()
 {
     QFETCH(QString, sharding);
     QFETCH(bool, allowed);
-    const auto issues = issuesOf(R"("parallelism":{"sharding":")" + sharding.toStdString()
-        + R"("},"offload":{"parameters":"cpu"})");
+    const auto issues
+        = issuesOf(R"("parallelism":{"sharding":")" + sharding.toStdString() + R"("},"offload":{"parameters":"cpu"})");
     QCOMPARE(sstest::hasIssue(issues, "offload.parameters"), !allowed);
     if (allowed)
         QVERIFY2(issues.empty(), qPrintable(sstest::issuesText(issues)));
@@ -271,14 +287,22 @@ void TestValidation::unknownIds_data()
 {
     QTest::addColumn<QString>("members");
     QTest::addColumn<QString>("field");
-    QTest::newRow("model preset") << R"("model":{"preset":"llama-99b"})" << "model.preset";
-    QTest::newRow("gpu") << R"("cluster":{"gpu":"h900"})" << "cluster.gpu";
-    QTest::newRow("gpu object id") << R"("cluster":{"gpu":{"id":"h900","memory_bytes":1e11}})" << "cluster.gpu.id";
-    QTest::newRow("intra-node link") << R"("cluster":{"intra_node":"nvlink9"})" << "cluster.intra_node";
-    QTest::newRow("inter-node link") << R"("cluster":{"inter_node":"ib-zdr"})" << "cluster.inter_node";
-    QTest::newRow("enum value") << R"("parallelism":{"sharding":"zero4"})" << "parallelism.sharding";
-    QTest::newRow("precision value") << R"("training":{"precision":"bf17"})" << "training.precision";
-    QTest::newRow("moe_overlap value") << R"("parallelism":{"moe_overlap":"always"})" << "parallelism.moe_overlap";
+    QTest::newRow("model preset") << R"("model":{"preset":"llama-99b"})"
+                                  << "model.preset";
+    QTest::newRow("gpu") << R"("cluster":{"gpu":"h900"})"
+                         << "cluster.gpu";
+    QTest::newRow("gpu object id") << R"("cluster":{"gpu":{"id":"h900","memory_bytes":1e11}})"
+                                   << "cluster.gpu.id";
+    QTest::newRow("intra-node link") << R"("cluster":{"intra_node":"nvlink9"})"
+                                     << "cluster.intra_node";
+    QTest::newRow("inter-node link") << R"("cluster":{"inter_node":"ib-zdr"})"
+                                     << "cluster.inter_node";
+    QTest::newRow("enum value") << R"("parallelism":{"sharding":"zero4"})"
+                                << "parallelism.sharding";
+    QTest::newRow("precision value") << R"("training":{"precision":"bf17"})"
+                                     << "training.precision";
+    QTest::newRow("moe_overlap value") << R"("parallelism":{"moe_overlap":"always"})"
+                                       << "parallelism.moe_overlap";
 }
 
 void TestValidation::unknownIds()
@@ -316,8 +340,9 @@ void TestValidation::expertGridRules()
     ok = issuesOf(R"("model":{"preset":"llama3-8b"},"parallelism":{"tp":2,"expert_tp":2})");
     QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
     // DeepEP needs GPUs to move tokens between (token_dispatcher.py: "requires TPxEP > 1")
-    bad = issuesOf(R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},"cluster":{"nodes":2,"gpus_per_node":8},)"
-                   R"("training":{"global_batch":64},"parallelism":{"sharding":"zero1","ep":1})");
+    bad = issuesOf(
+        R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},"cluster":{"nodes":2,"gpus_per_node":8},)"
+        R"("training":{"global_batch":64},"parallelism":{"sharding":"zero1","ep":1})");
     QVERIFY2(sstest::hasIssue(bad, "model.moe.dispatcher", "ep × expert_tp"), qPrintable(sstest::issuesText(bad)));
 }
 
@@ -340,36 +365,56 @@ void TestValidation::recomputeModulesRules()
     // an unknown name is refused when read, listing the allowed ones
     const ScenarioParse p = sstest::parse(doc(R"("training":{"recompute_modules":["mla_up_proj"]})"));
     QVERIFY(!p.ok());
-    QVERIFY2(sstest::hasIssue(p.errors, "training.recompute_modules", "shared_experts"), qPrintable(sstest::issuesText(p.errors)));
+    QVERIFY2(sstest::hasIssue(p.errors, "training.recompute_modules", "shared_experts"),
+        qPrintable(sstest::issuesText(p.errors)));
 }
 
 void TestValidation::wrongTypes_data()
 {
     QTest::addColumn<QString>("members");
     QTest::addColumn<QString>("field");
-    QTest::newRow("nodes: \"four\"") << R"("cluster":{"nodes":"four"})" << "cluster.nodes";
-    QTest::newRow("nodes: true") << R"("cluster":{"nodes":true})" << "cluster.nodes";
-    QTest::newRow("nodes: 1e300") << R"("cluster":{"nodes":1e300})" << "cluster.nodes";
-    QTest::newRow("nodes: 3.5") << R"("cluster":{"nodes":3.5})" << "cluster.nodes";
-    QTest::newRow("tp: \"2\"") << R"("parallelism":{"tp":"2"})" << "parallelism.tp";
-    QTest::newRow("tp: 5e9 (beyond int)") << R"("parallelism":{"tp":5e9})" << "parallelism.tp";
-    QTest::newRow("global_batch: 2.5") << R"("training":{"global_batch":2.5})" << "training.global_batch";
-    QTest::newRow("seq_len: null") << R"("training":{"seq_len":null})" << "training.seq_len";
-    QTest::newRow("flash_attention: 1") << R"("training":{"flash_attention":1})" << "training.flash_attention";
-    QTest::newRow("precision: 16") << R"("training":{"precision":16})" << "training.precision";
-    QTest::newRow("model: []") << R"("model":[])" << "model";
-    QTest::newRow("training: \"x\"") << R"("training":"x")" << "training";
-    QTest::newRow("gpu: 7") << R"("cluster":{"gpu":7})" << "cluster.gpu";
-    QTest::newRow("hidden: \"big\"") << R"("model":{"preset":"llama3-8b","hidden":"big"})" << "model.hidden";
-    QTest::newRow("moe: 8") << R"("model":{"preset":"mixtral-8x7b","moe":8})" << "model.moe";
-    QTest::newRow("name: 3") << R"("name":3)" << "name";
-    QTest::newRow("expert_tp 0") << R"("parallelism":{"expert_tp":0})" << "parallelism.expert_tp";
-    QTest::newRow("expert_tp -4") << R"("parallelism":{"expert_tp":-4})" << "parallelism.expert_tp";
+    QTest::newRow("nodes: \"four\"") << R"("cluster":{"nodes":"four"})"
+                                     << "cluster.nodes";
+    QTest::newRow("nodes: true") << R"("cluster":{"nodes":true})"
+                                 << "cluster.nodes";
+    QTest::newRow("nodes: 1e300") << R"("cluster":{"nodes":1e300})"
+                                  << "cluster.nodes";
+    QTest::newRow("nodes: 3.5") << R"("cluster":{"nodes":3.5})"
+                                << "cluster.nodes";
+    QTest::newRow("tp: \"2\"") << R"("parallelism":{"tp":"2"})"
+                               << "parallelism.tp";
+    QTest::newRow("tp: 5e9 (beyond int)") << R"("parallelism":{"tp":5e9})"
+                                          << "parallelism.tp";
+    QTest::newRow("global_batch: 2.5") << R"("training":{"global_batch":2.5})"
+                                       << "training.global_batch";
+    QTest::newRow("seq_len: null") << R"("training":{"seq_len":null})"
+                                   << "training.seq_len";
+    QTest::newRow("flash_attention: 1") << R"("training":{"flash_attention":1})"
+                                        << "training.flash_attention";
+    QTest::newRow("precision: 16") << R"("training":{"precision":16})"
+                                   << "training.precision";
+    QTest::newRow("model: []") << R"("model":[])"
+                               << "model";
+    QTest::newRow("training: \"x\"") << R"("training":"x")"
+                                     << "training";
+    QTest::newRow("gpu: 7") << R"("cluster":{"gpu":7})"
+                            << "cluster.gpu";
+    QTest::newRow("hidden: \"big\"") << R"("model":{"preset":"llama3-8b","hidden":"big"})"
+                                     << "model.hidden";
+    QTest::newRow("moe: 8") << R"("model":{"preset":"mixtral-8x7b","moe":8})"
+                            << "model.moe";
+    QTest::newRow("name: 3") << R"("name":3)"
+                             << "name";
+    QTest::newRow("expert_tp 0") << R"("parallelism":{"expert_tp":0})"
+                                 << "parallelism.expert_tp";
+    QTest::newRow("expert_tp -4") << R"("parallelism":{"expert_tp":-4})"
+                                  << "parallelism.expert_tp";
     QTest::newRow("recompute_modules: \"moe\"") << R"("training":{"recompute_modules":"moe"})"
-                                                 << "training.recompute_modules";
+                                                << "training.recompute_modules";
     QTest::newRow("recompute_modules: unknown") << R"("training":{"recompute_modules":["core_attn","attn"]})"
                                                 << "training.recompute_modules";
-    QTest::newRow("recompute_modules: [1]") << R"("training":{"recompute_modules":[1]})" << "training.recompute_modules";
+    QTest::newRow("recompute_modules: [1]") << R"("training":{"recompute_modules":[1]})"
+                                            << "training.recompute_modules";
     QTest::newRow("dispatcher: nccl") << R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"nccl"}})"
                                       << "model.moe.dispatcher";
     QTest::newRow("custom gpu missing fields") << R"("cluster":{"gpu":{"name":"mine","bf16_dense_flops":1e15}})"
@@ -389,30 +434,46 @@ void TestValidation::absurdOrNegativeNumbers_data()
 {
     QTest::addColumn<QString>("members");
     QTest::addColumn<QString>("field");
-    QTest::newRow("nodes -2") << R"("cluster":{"nodes":-2})" << "cluster.nodes";
-    QTest::newRow("nodes 0") << R"("cluster":{"nodes":0})" << "cluster.nodes";
-    QTest::newRow("nodes 1e9") << R"("cluster":{"nodes":1000000000})" << "cluster.nodes";
-    QTest::newRow("gpus_per_node -8") << R"("cluster":{"gpus_per_node":-8})" << "cluster.gpus_per_node";
-    QTest::newRow("seq_len 0") << R"("training":{"seq_len":0})" << "training.seq_len";
-    QTest::newRow("micro_batch -1") << R"("training":{"micro_batch":-1})" << "training.micro_batch";
-    QTest::newRow("global_batch -512") << R"("training":{"global_batch":-512})" << "training.global_batch";
-    QTest::newRow("tp 0") << R"("parallelism":{"tp":0})" << "parallelism.tp";
-    QTest::newRow("pp -1") << R"("parallelism":{"pp":-1})" << "parallelism.pp";
-    QTest::newRow("layers -1") << R"("model":{"preset":"llama3-8b","layers":-1})" << "model.layers";
+    QTest::newRow("nodes -2") << R"("cluster":{"nodes":-2})"
+                              << "cluster.nodes";
+    QTest::newRow("nodes 0") << R"("cluster":{"nodes":0})"
+                             << "cluster.nodes";
+    QTest::newRow("nodes 1e9") << R"("cluster":{"nodes":1000000000})"
+                               << "cluster.nodes";
+    QTest::newRow("gpus_per_node -8") << R"("cluster":{"gpus_per_node":-8})"
+                                      << "cluster.gpus_per_node";
+    QTest::newRow("seq_len 0") << R"("training":{"seq_len":0})"
+                               << "training.seq_len";
+    QTest::newRow("micro_batch -1") << R"("training":{"micro_batch":-1})"
+                                    << "training.micro_batch";
+    QTest::newRow("global_batch -512") << R"("training":{"global_batch":-512})"
+                                       << "training.global_batch";
+    QTest::newRow("tp 0") << R"("parallelism":{"tp":0})"
+                          << "parallelism.tp";
+    QTest::newRow("pp -1") << R"("parallelism":{"pp":-1})"
+                           << "parallelism.pp";
+    QTest::newRow("layers -1") << R"("model":{"preset":"llama3-8b","layers":-1})"
+                               << "model.layers";
     QTest::newRow("max_nodes_per_token -1")
         << R"("model":{"preset":"mixtral-8x7b","moe":{"experts":8,"top_k":2,"expert_ffn_hidden":14336,)"
            R"("max_nodes_per_token":-1}})"
         << "model.moe.max_nodes_per_token";
-    QTest::newRow("hidden 0") << R"("model":{"preset":"llama3-8b","hidden":0})" << "model.hidden";
-    QTest::newRow("params 1e300") << R"("model":{"preset":"llama3-8b","params":1e300})" << "model.params";
-    QTest::newRow("params -5") << R"("model":{"preset":"llama3-8b","params":-5})" << "model.params";
-    QTest::newRow("misc_bytes 1e300") << R"("cluster":{"misc_bytes":1e300})" << "cluster.misc_bytes";
+    QTest::newRow("hidden 0") << R"("model":{"preset":"llama3-8b","hidden":0})"
+                              << "model.hidden";
+    QTest::newRow("params 1e300") << R"("model":{"preset":"llama3-8b","params":1e300})"
+                                  << "model.params";
+    QTest::newRow("params -5") << R"("model":{"preset":"llama3-8b","params":-5})"
+                               << "model.params";
+    QTest::newRow("misc_bytes 1e300") << R"("cluster":{"misc_bytes":1e300})"
+                                      << "cluster.misc_bytes";
     QTest::newRow("gpu memory -1") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":-1}})"
                                    << "cluster.gpu.memory_bytes";
     QTest::newRow("link bandwidth 0") << R"("cluster":{"inter_node":{"id":"ib-ndr400","bandwidth":0}})"
                                       << "cluster.inter_node.bandwidth";
-    QTest::newRow("min_channels 65") << R"("nccl":{"min_channels":65})" << "nccl.min_channels";
-    QTest::newRow("expert_tp 1e6") << R"("parallelism":{"expert_tp":1000000})" << "parallelism.expert_tp";
+    QTest::newRow("min_channels 65") << R"("nccl":{"min_channels":65})"
+                                     << "nccl.min_channels";
+    QTest::newRow("expert_tp 1e6") << R"("parallelism":{"expert_tp":1000000})"
+                                   << "parallelism.expert_tp";
     // Issue 12: an NVLink domain holds at least one GPU; power is not negative; a shard group holds dp x cp ranks
     // at most (default: 4 x 8 GPUs, dp 32).
     QTest::newRow("scale_up_domain 0") << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","scale_up_domain":0}})"
@@ -429,10 +490,13 @@ void TestValidation::absurdOrNegativeNumbers_data()
                                          << "model.moe.top_k";
     // Issue 21: the headroom is a share of the GPU (0 to 0.5); a driver reports at most the datasheet's memory; and
     // some memory must be left for the model: 1.5 GiB less the 1 GiB CUDA context less 50% (0.75 GiB) is below 0.
-    QTest::newRow("memory_headroom -0.1") << R"("cluster":{"memory_headroom":-0.1})" << "cluster.memory_headroom";
-    QTest::newRow("memory_headroom 0.6") << R"("cluster":{"memory_headroom":0.6})" << "cluster.memory_headroom";
+    QTest::newRow("memory_headroom -0.1") << R"("cluster":{"memory_headroom":-0.1})"
+                                          << "cluster.memory_headroom";
+    QTest::newRow("memory_headroom 0.6") << R"("cluster":{"memory_headroom":0.6})"
+                                         << "cluster.memory_headroom";
     QTest::newRow("reported above datasheet")
-        << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","reported_memory_bytes":9e10}})" << "cluster.gpu.reported_memory_bytes";
+        << R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","reported_memory_bytes":9e10}})"
+        << "cluster.gpu.reported_memory_bytes";
     QTest::newRow("no usable memory")
         << R"("cluster":{"memory_headroom":0.5,"gpu":{"id":"h100-sxm5-80gb","memory_bytes":1610612736}})"
         << "cluster.gpu.memory_bytes";
@@ -525,8 +589,8 @@ void TestValidation::deepNestingRejected()
         objects += R"({"a":)";
     objects += "1" + std::string(200, '}');
     for (const std::string& deep : { arrays, objects }) {
-        for (const std::string& text : { doc(R"("name":)" + deep), doc(R"("model":{"preset":"llama3-8b","x":)" + deep + "}"),
-                 deep }) {
+        for (const std::string& text :
+            { doc(R"("name":)" + deep), doc(R"("model":{"preset":"llama3-8b","x":)" + deep + "}"), deep }) {
             const ScenarioParse p = sstest::parse(text);
             QVERIFY(!p.ok());
             QVERIFY2(!p.errors.front().message.empty(), "the error says why");
@@ -553,7 +617,8 @@ void TestValidation::notAnObjectOrNotJson_data()
     QTest::newRow("trailing comma") << QByteArray(R"({"schema":"shardscope.scenario/1",})");
     QTest::newRow("single quotes") << QByteArray(R"({'schema':'shardscope.scenario/1'})");
     QTest::newRow("bare word") << QByteArray("scenario");
-    QTest::newRow("invalid UTF-8 in a string") << QByteArray("{\"schema\":\"shardscope.scenario/1\",\"name\":\"\xff\"}");
+    QTest::newRow("invalid UTF-8 in a string")
+        << QByteArray("{\"schema\":\"shardscope.scenario/1\",\"name\":\"\xff\"}");
 }
 
 void TestValidation::notAnObjectOrNotJson()
@@ -567,14 +632,15 @@ void TestValidation::notAnObjectOrNotJson()
 void TestValidation::unknownFieldsAreWarnings()
 {
     // DESIGN/issue: unknown fields are kept as warnings, not errors.
-    const ScenarioParse p = sstest::parse(doc(
-        R"("colour":"blue","model":{"preset":"llama3-8b","bar":2},"training":{"foo":true},)"
-        R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","shiny":1},"nodes":1,"gpus_per_node":8},)"
-        R"("parallelism":{"zero":3},"nccl":{"NCCL_ALGO":"ring"},"offload":{"x":0})"));
+    const ScenarioParse p
+        = sstest::parse(doc(R"("colour":"blue","model":{"preset":"llama3-8b","bar":2},"training":{"foo":true},)"
+                            R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","shiny":1},"nodes":1,"gpus_per_node":8},)"
+                            R"("parallelism":{"zero":3},"nccl":{"NCCL_ALGO":"ring"},"offload":{"x":0})"));
     QVERIFY2(p.ok(), qPrintable(sstest::issuesText(p.errors)));
     for (const char* f : { "colour", "model.bar", "training.foo", "cluster.gpu.shiny", "parallelism.zero",
              "nccl.NCCL_ALGO", "offload.x" })
-        QVERIFY2(sstest::hasIssue(p.warnings, f), qPrintable(QString::fromLatin1(f) + ": " + sstest::issuesText(p.warnings)));
+        QVERIFY2(sstest::hasIssue(p.warnings, f),
+            qPrintable(QString::fromLatin1(f) + ": " + sstest::issuesText(p.warnings)));
     QCOMPARE(int(p.warnings.size()), 7);
     // the known fields beside them were read
     QVERIFY(p.scenario.model.id == "llama3-8b");
@@ -666,8 +732,8 @@ void TestValidation::roundTrip_data()
     QTest::addColumn<QString>("text");
     for (const QString& f : sstest::shippedScenarioFiles())
         QTest::newRow(qPrintable(QFileInfo(f).fileName())) << QString::fromStdString(sstest::readText(f));
-    QTest::newRow("gpu override")
-        << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":103079215104}})"));
+    QTest::newRow("gpu override") << QString::fromStdString(
+        doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","memory_bytes":103079215104}})"));
     QTest::newRow("custom gpu and link") << QString::fromStdString(doc(
         R"("cluster":{"gpu":{"name":"my accelerator","arch":"hopper","bf16_dense_flops":5e14,"memory_bytes":6e10,)"
         R"("memory_bandwidth":2e12,"scale_up_bandwidth":2e11,"host_link_bandwidth":3e10,"achievable_matmul_fraction":0.7},)"
@@ -678,20 +744,21 @@ void TestValidation::roundTrip_data()
         R"("max_nodes_per_token":2}},"parallelism":{"ep":4,"moe_overlap":"dualpipe"})"));
     QTest::newRow("preset with overrides") << QString::fromStdString(
         doc(R"("model":{"preset":"llama3-8b","layers":16,"params":7.5e9},"training":{"seq_len":4096})"));
-    QTest::newRow("MoE preset made dense") << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":null})"));
-    QTest::newRow("gradient reduce dtype and FP8 parameters")
-        << QString::fromStdString(doc(R"("cluster":{"gpu":"h100-sxm5-80gb"},"parallelism":{"sharding":"zero1"},)"
-                                      R"("training":{"precision":"fp8-mixed","grad_reduce_dtype":"bf16","fp8_param_gather":true})"));
-    QTest::newRow("expert TP, dispatcher, recompute modules")
-        << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},)"
-                                      R"("parallelism":{"tp":4,"ep":8,"expert_tp":1},)"
-                                      R"("training":{"recompute":"selective","recompute_modules":["moe_act","layernorm"]})"));
+    QTest::newRow("MoE preset made dense")
+        << QString::fromStdString(doc(R"("model":{"preset":"mixtral-8x7b","moe":null})"));
+    QTest::newRow("gradient reduce dtype and FP8 parameters") << QString::fromStdString(
+        doc(R"("cluster":{"gpu":"h100-sxm5-80gb"},"parallelism":{"sharding":"zero1"},)"
+            R"("training":{"precision":"fp8-mixed","grad_reduce_dtype":"bf16","fp8_param_gather":true})"));
+    QTest::newRow("expert TP, dispatcher, recompute modules") << QString::fromStdString(
+        doc(R"("model":{"preset":"mixtral-8x7b","moe":{"dispatcher":"deepep"}},)"
+            R"("parallelism":{"tp":4,"ep":8,"expert_tp":1},)"
+            R"("training":{"recompute":"selective","recompute_modules":["moe_act","layernorm"]})"));
     QTest::newRow("empty recompute modules")
         << QString::fromStdString(doc(R"("training":{"recompute":"selective","recompute_modules":[]})"));
-    QTest::newRow("pipeline layout, sliding window, mxfp8")
-        << QString::fromStdString(doc(R"("model":{"preset":"llama3-8b","sliding_window":4096,"sliding_window_pattern":2},)"
-                                      R"("cluster":{"gpu":"b200-180gb","intra_node":"nvlink5"},"training":{"precision":"mxfp8"},)"
-                                      R"("parallelism":{"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})"));
+    QTest::newRow("pipeline layout, sliding window, mxfp8") << QString::fromStdString(
+        doc(R"("model":{"preset":"llama3-8b","sliding_window":4096,"sliding_window_pattern":2},)"
+            R"("cluster":{"gpu":"b200-180gb","intra_node":"nvlink5"},"training":{"precision":"mxfp8"},)"
+            R"("parallelism":{"tp":2,"pp":4,"pipeline_layout":"Et*7|t*9|t*9|t*7L"})"));
     QTest::newRow("priced GPU made unpriced")
         << QString::fromStdString(doc(R"("cluster":{"gpu":{"id":"h100-sxm5-80gb","hourly_price_usd":0}})"));
 }
@@ -704,7 +771,8 @@ void TestValidation::roundTrip()
     QVERIFY2(first.ok(), qPrintable(sstest::issuesText(first.errors)));
     const std::string written = scenarioToJson(first.scenario, sstest::catalog());
     const ScenarioParse second = sstest::parse(written);
-    QVERIFY2(second.ok(), qPrintable(sstest::issuesText(second.errors) + QStringLiteral("\n") + QString::fromStdString(written)));
+    QVERIFY2(second.ok(),
+        qPrintable(sstest::issuesText(second.errors) + QStringLiteral("\n") + QString::fromStdString(written)));
     QVERIFY2(second.warnings.empty(), qPrintable(sstest::issuesText(second.warnings)));
     QVERIFY2(second.scenario == first.scenario, written.c_str());
     // and writing again gives the same text

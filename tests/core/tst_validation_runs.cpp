@@ -42,7 +42,8 @@
 
 using namespace shardscope::core;
 
-class TestValidationRuns : public QObject {
+class TestValidationRuns : public QObject
+{
     Q_OBJECT
 private slots:
     void initTestCase();
@@ -57,7 +58,7 @@ namespace {
 struct Row {
     QString name;
     QString framework;
-    QString kind;           ///< runKind(), "plain" or the kinds separated by spaces
+    QString kind; ///< runKind(), "plain" or the kinds separated by spaces
     bool built = false;
     QString why;
     double measuredTokensPerGpu = 0;
@@ -85,7 +86,10 @@ double quantile(std::vector<double> v, double p)
     return v[i] + (at - i) * (v[j] - v[i]);
 }
 
-QString percent(double e, bool sign) { return (sign && e >= 0 ? QStringLiteral("+") : QString()) + QString::number(100 * e, 'f', 0) + QLatin1Char('%'); }
+QString percent(double e, bool sign)
+{
+    return (sign && e >= 0 ? QStringLiteral("+") : QString()) + QString::number(100 * e, 'f', 0) + QLatin1Char('%');
+}
 
 /// README's table: one line per framework and kind of run (a row counts under each of its kinds), then "all".
 QStringList summaryLines()
@@ -103,8 +107,8 @@ QStringList summaryLines()
         std::vector<double> abs;
         for (double e : errors)
             abs.push_back(std::fabs(e));
-        const auto worst = std::max_element(errors.begin(), errors.end(),
-            [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+        const auto worst = std::max_element(
+            errors.begin(), errors.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
         lines << QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 |")
                      .arg(key.first, key.second)
                      .arg(errors.size())
@@ -136,7 +140,8 @@ void requireLinesIn(const QString& file, const QStringList& lines, const char* s
         if (!text.contains(l))
             missing << l;
     QVERIFY2(missing.isEmpty(),
-        qPrintable(QStringLiteral("%1 %2 does not hold the measured lines; regenerate it from this test's output. Missing:\n%3")
+        qPrintable(QStringLiteral(
+            "%1 %2 does not hold the measured lines; regenerate it from this test's output. Missing:\n%3")
                        .arg(file, QLatin1String(section), missing.join(QLatin1Char('\n')))));
 }
 
@@ -161,7 +166,8 @@ void TestValidationRuns::initTestCase()
         }
         row.framework = QLatin1String(toString(p.scenario.training.framework));
         row.kind = QString::fromStdString(toString(runKind(p.scenario)));
-        row.measuredTokensPerGpu = sstest::validation::measuredTokensPerGpu(o.value(QStringLiteral("measured")).toObject(), p.scenario, row.why);
+        row.measuredTokensPerGpu = sstest::validation::measuredTokensPerGpu(
+            o.value(QStringLiteral("measured")).toObject(), p.scenario, row.why);
         row.result = evaluate(p.scenario);
         row.built = row.result.valid && row.measuredTokensPerGpu > 0;
         if (!row.result.valid)
@@ -170,7 +176,8 @@ void TestValidationRuns::initTestCase()
     }
 
     std::printf("\nValidation on held-out runs (tokens/s per GPU; error = predicted/measured - 1)\n"
-                "| Run | Framework | Kind | Measured | Predicted | Error | Memory verdict |\n|---|---|---|---:|---:|---:|---|\n");
+                "| Run | Framework | Kind | Measured | Predicted | Error | Memory verdict "
+                "|\n|---|---|---|---:|---:|---:|---|\n");
     for (const QString& l : rowLines())
         std::printf("%s\n", qPrintable(l));
     std::printf("\n| Framework | Kind | N | Median error | Median abs error | 80%% abs error | Largest error |\n"

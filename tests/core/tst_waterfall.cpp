@@ -33,7 +33,8 @@ std::vector<std::string> allSettings(const Waterfall& w)
 }
 } // namespace
 
-class TestWaterfall : public QObject {
+class TestWaterfall : public QObject
+{
     Q_OBJECT
 private slots:
     void settingsAreInFixedOrder();
@@ -88,7 +89,7 @@ void TestWaterfall::differingSettingsIgnoreTheName()
     b.nccl.algo = NcclAlgo::Ring;
     b.model = sstest::presetModel("llama3-8b");
     const auto d = differingSettings(a, b);
-    QCOMPARE(d, (std::vector<std::string>{ "model", "parallelism.tp", "nccl.algo" }));
+    QCOMPARE(d, (std::vector<std::string> { "model", "parallelism.tp", "nccl.algo" }));
 }
 
 void TestWaterfall::settingValuesUseFileSpelling()
@@ -179,7 +180,7 @@ void TestWaterfall::invalidIntermediateMergesWithNext()
     // To force a merge: B has tp = 8 and a global batch that only divides with that tp.
     const Scenario a = defaultScenario(sstest::catalog());
     Scenario b = a;
-    b.training.globalBatch = 12;  // dp 32 does not divide 12 -> invalid until tp = 8 makes dp = 4
+    b.training.globalBatch = 12; // dp 32 does not divide 12 -> invalid until tp = 8 makes dp = 4
     b.parallelism.tp = 8;
     QVERIFY(validate(b).empty());
     Scenario mid = a;
@@ -188,7 +189,7 @@ void TestWaterfall::invalidIntermediateMergesWithNext()
     const Waterfall w = buildWaterfall(a, b);
     QVERIFY2(w.ok, w.error.c_str());
     QCOMPARE(w.steps.size(), size_t(1));
-    QCOMPARE(w.steps[0].settings, (std::vector<std::string>{ "training.global_batch", "parallelism.tp" }));
+    QCOMPARE(w.steps[0].settings, (std::vector<std::string> { "training.global_batch", "parallelism.tp" }));
     QVERIFY(sstest::relClose(w.memoryA + sumMemory(w), w.memoryB, 1e-9));
     QVERIFY(sstest::relClose(w.stepTimeA + sumTime(w), w.stepTimeB, 1e-9));
 }

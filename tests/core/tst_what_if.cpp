@@ -44,7 +44,8 @@ Scenario base()
 }
 } // namespace
 
-class TestWhatIf : public QObject {
+class TestWhatIf : public QObject
+{
     Q_OBJECT
 private slots:
     void comparesTheZeroLadderAndOffloads();
@@ -66,11 +67,12 @@ void TestWhatIf::comparesTheZeroLadderAndOffloads()
     const Scenario s = defaultScenario(sstest::catalog());
     const StrategyComparison c = compareStrategies(s);
     QCOMPARE(labels(c), QStringList({ "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3", "ZeRO-3\n+CPU opt.", "ZeRO-3\n+CPU all" }));
-    const Sharding sharding[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
-    const OffloadTarget optimizer[] = { OffloadTarget::None, OffloadTarget::None, OffloadTarget::None, OffloadTarget::None,
-                                        OffloadTarget::Cpu, OffloadTarget::Cpu };
-    const OffloadTarget parameters[] = { OffloadTarget::None, OffloadTarget::None, OffloadTarget::None, OffloadTarget::None,
-                                         OffloadTarget::None, OffloadTarget::Cpu };
+    const Sharding sharding[]
+        = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
+    const OffloadTarget optimizer[] = { OffloadTarget::None, OffloadTarget::None, OffloadTarget::None,
+        OffloadTarget::None, OffloadTarget::Cpu, OffloadTarget::Cpu };
+    const OffloadTarget parameters[] = { OffloadTarget::None, OffloadTarget::None, OffloadTarget::None,
+        OffloadTarget::None, OffloadTarget::None, OffloadTarget::Cpu };
     for (size_t i = 0; i < c.size(); ++i) {
         Scenario expected = s; // only sharding and offload change
         expected.parallelism.sharding = sharding[i];
@@ -117,7 +119,7 @@ void TestWhatIf::variantFiguresAreTheCoresWithTerms()
         QCOMPARE(v.result.step.total(), r.step.total());
         QCOMPARE(v.result.fits, r.fits);
         QCOMPARE(v.result.terms.size(), r.terms.size()); // a chart's tooltip shows them without evaluating again
-        QCOMPARE(v.result.minGpus, 0);                   // not shown per variant, so not computed
+        QCOMPARE(v.result.minGpus, 0); // not shown per variant, so not computed
     }
 }
 
@@ -143,10 +145,10 @@ void TestWhatIf::candidatesInOrderWithTheirValues()
     // pp 2 divides 80.
     const Scenario s = base();
     const std::vector<FitSuggestion> c = fitCandidates(s);
-    QCOMPARE(changes(c), QList<int>({ int(FitChange::SelectiveRecompute), int(FitChange::FullRecompute),
-                                      int(FitChange::HalveMicroBatch), int(FitChange::SequenceParallel),
-                                      int(FitChange::RaiseTensorParallel), int(FitChange::DoublePipeline),
-                                      int(FitChange::Zero3), int(FitChange::OffloadOptimizer), int(FitChange::DoubleNodes) }));
+    QCOMPARE(changes(c),
+        QList<int>({ int(FitChange::SelectiveRecompute), int(FitChange::FullRecompute), int(FitChange::HalveMicroBatch),
+            int(FitChange::SequenceParallel), int(FitChange::RaiseTensorParallel), int(FitChange::DoublePipeline),
+            int(FitChange::Zero3), int(FitChange::OffloadOptimizer), int(FitChange::DoubleNodes) }));
     QCOMPARE(c[2].value, int64_t(4 / 2));
     QCOMPARE(c[4].value, int64_t(2 * 2));
     QCOMPARE(c[5].value, int64_t(1 * 2));

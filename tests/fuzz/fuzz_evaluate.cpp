@@ -20,9 +20,13 @@ namespace {
 
 using namespace shardscope_fuzz;
 
-class Bytes {
+class Bytes
+{
 public:
-    Bytes(const uint8_t* p, size_t n) : m_p(p), m_n(n) {}
+    Bytes(const uint8_t* p, size_t n)
+        : m_p(p)
+        , m_n(n)
+    { }
     bool empty() const { return m_n == 0; }
     uint8_t u8()
     {
@@ -79,11 +83,7 @@ public:
         default: return typical;
         }
     }
-    template <class T>
-    T oneOf(std::initializer_list<T> values)
-    {
-        return *(values.begin() + u8() % values.size());
-    }
+    template <class T> T oneOf(std::initializer_list<T> values) { return *(values.begin() + u8() % values.size()); }
 
 private:
     const uint8_t* m_p;
@@ -104,10 +104,15 @@ const std::vector<Mutator>& mutators()
         [](Scenario& s, Bytes& b) { s.model.ffnHidden = b.integer(16 << 20); },
         [](Scenario& s, Bytes& b) { s.model.vocab = b.integer(100000000); },
         [](Scenario& s, Bytes& b) { s.model.maxSeq = b.integer(100000000); },
-        [](Scenario& s, Bytes& b) { s.model.mlp = b.oneOf({ Mlp::Gelu, Mlp::Relu, Mlp::SwiGlu }); },
-        [](Scenario& s, Bytes& b) { s.model.norm = b.oneOf({ Norm::LayerNorm, Norm::RmsNorm }); },
         [](Scenario& s, Bytes& b) {
-            s.model.position = b.oneOf({ PositionEmbedding::Learned, PositionEmbedding::Rope, PositionEmbedding::Alibi });
+            s.model.mlp = b.oneOf({ Mlp::Gelu, Mlp::Relu, Mlp::SwiGlu });
+        },
+        [](Scenario& s, Bytes& b) {
+            s.model.norm = b.oneOf({ Norm::LayerNorm, Norm::RmsNorm });
+        },
+        [](Scenario& s, Bytes& b) {
+            s.model.position
+                = b.oneOf({ PositionEmbedding::Learned, PositionEmbedding::Rope, PositionEmbedding::Alibi });
         },
         [](Scenario& s, Bytes& b) { s.model.tiedEmbeddings = b.u8() & 1; },
         [](Scenario& s, Bytes& b) { s.model.qkvBias = b.u8() & 1; },
@@ -136,7 +141,9 @@ const std::vector<Mutator>& mutators()
         [](Scenario& s, Bytes& b) { s.cluster.gpu.hostLinkBandwidth = b.real(6.4e10); },
         [](Scenario& s, Bytes& b) { s.cluster.gpu.achievableMatmulFraction = b.real(0.8); },
         [](Scenario& s, Bytes& b) { s.cluster.gpu.hourlyPriceUsd = b.real(3); },
-        [](Scenario& s, Bytes& b) { s.cluster.gpu.arch = b.oneOf<const char*>({ "ampere", "hopper", "blackwell", "", "x" }); },
+        [](Scenario& s, Bytes& b) {
+            s.cluster.gpu.arch = b.oneOf<const char*>({ "ampere", "hopper", "blackwell", "", "x" });
+        },
         // cluster and links
         [](Scenario& s, Bytes& b) { s.cluster.nodes = b.integer32(10000000); },
         [](Scenario& s, Bytes& b) { s.cluster.gpusPerNode = b.integer32(1024); },
@@ -145,7 +152,8 @@ const std::vector<Mutator>& mutators()
         [](Scenario& s, Bytes& b) { s.cluster.intraNode.latency = b.real(1e-6); },
         [](Scenario& s, Bytes& b) { s.cluster.intraNode.efficiency = b.real(0.8); },
         [](Scenario& s, Bytes& b) {
-            s.cluster.intraNode.kind = b.oneOf({ LinkKind::ScaleUp, LinkKind::ScaleOut, LinkKind::Host, LinkKind::Storage });
+            s.cluster.intraNode.kind
+                = b.oneOf({ LinkKind::ScaleUp, LinkKind::ScaleOut, LinkKind::Host, LinkKind::Storage });
         },
         [](Scenario& s, Bytes& b) { s.cluster.interNode.bandwidth = b.real(5e10); },
         [](Scenario& s, Bytes& b) { s.cluster.interNode.latency = b.real(5e-6); },
@@ -158,13 +166,16 @@ const std::vector<Mutator>& mutators()
         [](Scenario& s, Bytes& b) { s.training.globalBatch = b.integer(1000000000); },
         [](Scenario& s, Bytes& b) { s.training.microBatch = b.integer(1000000000); },
         [](Scenario& s, Bytes& b) {
-            s.training.precision = b.oneOf({ Precision::Fp32, Precision::Bf16Mixed, Precision::Fp16Mixed, Precision::Bf16,
-                Precision::Fp8Mixed });
+            s.training.precision = b.oneOf(
+                { Precision::Fp32, Precision::Bf16Mixed, Precision::Fp16Mixed, Precision::Bf16, Precision::Fp8Mixed });
         },
         [](Scenario& s, Bytes& b) {
-            s.training.optimizer = b.oneOf({ Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Adafactor });
+            s.training.optimizer
+                = b.oneOf({ Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Adafactor });
         },
-        [](Scenario& s, Bytes& b) { s.training.recompute = b.oneOf({ Recompute::None, Recompute::Selective, Recompute::Full }); },
+        [](Scenario& s, Bytes& b) {
+            s.training.recompute = b.oneOf({ Recompute::None, Recompute::Selective, Recompute::Full });
+        },
         [](Scenario& s, Bytes& b) { s.training.flashAttention = b.u8() & 1; },
         [](Scenario& s, Bytes& b) { s.training.dropout = b.u8() & 1; },
         [](Scenario& s, Bytes& b) {
@@ -181,15 +192,23 @@ const std::vector<Mutator>& mutators()
         [](Scenario& s, Bytes& b) { s.parallelism.ep = b.integer32(1 << 20); },
         [](Scenario& s, Bytes& b) { s.parallelism.sequenceParallel = b.u8() & 1; },
         [](Scenario& s, Bytes& b) {
-            s.parallelism.schedule = b.oneOf({ PpSchedule::GPipe, PpSchedule::OneFOneB, PpSchedule::Interleaved,
-                PpSchedule::ZeroBubble });
+            s.parallelism.schedule
+                = b.oneOf({ PpSchedule::GPipe, PpSchedule::OneFOneB, PpSchedule::Interleaved, PpSchedule::ZeroBubble });
         },
         [](Scenario& s, Bytes& b) { s.parallelism.virtualStages = b.integer32(1024); },
         [](Scenario& s, Bytes& b) { s.parallelism.shardGroup = b.integer32(10000000); },
-        [](Scenario& s, Bytes& b) { s.offload.optimizer = b.oneOf({ OffloadTarget::None, OffloadTarget::Cpu, OffloadTarget::Nvme }); },
-        [](Scenario& s, Bytes& b) { s.offload.parameters = b.oneOf({ OffloadTarget::None, OffloadTarget::Cpu, OffloadTarget::Nvme }); },
-        [](Scenario& s, Bytes& b) { s.nccl.algo = b.oneOf({ NcclAlgo::Auto, NcclAlgo::Ring, NcclAlgo::Tree }); },
-        [](Scenario& s, Bytes& b) { s.nccl.proto = b.oneOf({ NcclProto::Auto, NcclProto::Simple, NcclProto::LL, NcclProto::LL128 }); },
+        [](Scenario& s, Bytes& b) {
+            s.offload.optimizer = b.oneOf({ OffloadTarget::None, OffloadTarget::Cpu, OffloadTarget::Nvme });
+        },
+        [](Scenario& s, Bytes& b) {
+            s.offload.parameters = b.oneOf({ OffloadTarget::None, OffloadTarget::Cpu, OffloadTarget::Nvme });
+        },
+        [](Scenario& s, Bytes& b) {
+            s.nccl.algo = b.oneOf({ NcclAlgo::Auto, NcclAlgo::Ring, NcclAlgo::Tree });
+        },
+        [](Scenario& s, Bytes& b) {
+            s.nccl.proto = b.oneOf({ NcclProto::Auto, NcclProto::Simple, NcclProto::LL, NcclProto::LL128 });
+        },
         [](Scenario& s, Bytes& b) { s.nccl.minChannels = b.integer32(64); },
         [](Scenario& s, Bytes& b) { s.nccl.gdr = b.u8() & 1; },
     };

@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     using namespace shardscope_fuzz;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    const ImportResult r = importConfig(ImportSource::SHARDSCOPE_FUZZ_IMPORT, text, defaultScenario(catalog()), true, {},
-                                        catalog());
+    const ImportResult r
+        = importConfig(ImportSource::SHARDSCOPE_FUZZ_IMPORT, text, defaultScenario(catalog()), true, {}, catalog());
     checkIssues("import errors", r.errors, false);
     checkIssues("import warnings", r.warnings, false);
     if (r.errors.size() > kMaxIssuesListed + 1 || r.warnings.size() > kMaxIssuesListed + 1)
-        fail("an uncapped issue list", std::to_string(r.errors.size()) + " errors, " + std::to_string(r.warnings.size())
-                 + " warnings");
+        fail("an uncapped issue list",
+            std::to_string(r.errors.size()) + " errors, " + std::to_string(r.warnings.size()) + " warnings");
     if (r.ok())
         checkScenario(r.scenario);
     return 0;

@@ -46,7 +46,8 @@ const Allowlist kDeepSpeedKeys = {
     { "data_parallel_size", "ds:__init__.py:158-161; runtime/config.py:728 (batch check's world size)" },
     { "bf16", "ds:runtime/constants.py:123; config-json.md BFLOAT16 training options" },
     { "bf16.enabled", "ds:runtime/constants.py:126" },
-    { "communication_data_type", "ds:runtime/constants.py (COMMUNICATION_DATA_TYPE); config-json.md Communication options" },
+    { "communication_data_type",
+        "ds:runtime/constants.py (COMMUNICATION_DATA_TYPE); config-json.md Communication options" },
     { "fp16", "ds:runtime/constants.py:151; config-json.md FP16 training options" },
     { "fp16.enabled", "ds:runtime/constants.py:153" },
     { "fp16.loss_scale", "ds:runtime/constants.py:157 (0 = dynamic)" },
@@ -60,8 +61,10 @@ const Allowlist kDeepSpeedKeys = {
     { "optimizer.params.betas", "torch.optim.AdamW constructor; config-json.md Optimizer Parameters example" },
     { "optimizer.params.eps", "torch.optim.AdamW constructor; config-json.md Optimizer Parameters example" },
     { "optimizer.params.weight_decay", "torch.optim.AdamW constructor; config-json.md Optimizer Parameters example" },
-    { "optimizer.params.momentum", "torch.optim.SGD constructor (DeepSpeed falls back to torch.optim, engine.py:1499)" },
-    { "activation_checkpointing", "ds:runtime/activation_checkpointing/config.py:45; config-json.md Activation Checkpointing" },
+    { "optimizer.params.momentum",
+        "torch.optim.SGD constructor (DeepSpeed falls back to torch.optim, engine.py:1499)" },
+    { "activation_checkpointing",
+        "ds:runtime/activation_checkpointing/config.py:45; config-json.md Activation Checkpointing" },
     { "activation_checkpointing.partition_activations", "ds:runtime/activation_checkpointing/config.py:27" },
     { "activation_checkpointing.cpu_checkpointing", "ds:runtime/activation_checkpointing/config.py:42" },
     { "activation_checkpointing.contiguous_memory_optimization", "ds:runtime/activation_checkpointing/config.py:33" },
@@ -99,13 +102,15 @@ const Allowlist kMegatronFlags = {
     { "--sequence-parallel", "mpc:94 (bool field, store_true)" },
     { "--num-layers-per-virtual-pipeline-stage", "mgargs:3114" },
     { "--num-virtual-stages-per-pipeline-rank", "mgargs:3116" },
-    { "--pipeline-model-parallel-layout", "mgargs:3103 (parsed by core/transformer/pipeline_parallel_layer_layout.py)" },
+    { "--pipeline-model-parallel-layout",
+        "mgargs:3103 (parsed by core/transformer/pipeline_parallel_layer_layout.py)" },
     { "--use-distributed-optimizer", "mgargs:3156" },
     { "--use-megatron-fsdp", "mg:training/config/common_config.py:92 (DistributedInitConfig field)" },
     { "--use-torch-fsdp2", "mg:training/config/common_config.py:95 (DistributedInitConfig field)" },
     { "--torch-fsdp2-no-reshard-after-forward", "mgargs:3218" },
     { "--data-parallel-sharding-strategy", "mgargs:3190" },
-    { "--num-distributed-optimizer-instances", "mgargs:3216; HSDP when > 1, core/distributed/fsdp/mcore_fsdp_adapter.py:346" },
+    { "--num-distributed-optimizer-instances",
+        "mgargs:3216; HSDP when > 1, core/distributed/fsdp/mcore_fsdp_adapter.py:346" },
     { "--ckpt-format", "mgtrain:486 (CheckpointConfig field)" },
     { "--overlap-grad-reduce", "mgargs:3121" },
     { "--overlap-param-gather", "mgargs:3148" },
@@ -182,18 +187,19 @@ const Allowlist kTorchrunFlags = {
 
 // Values checked against the flag's choices.
 const std::map<std::string, std::set<std::string>> kMegatronChoices = {
-    { "--normalization", { "LayerNorm", "RMSNorm" } },                                             // tc:256
+    { "--normalization", { "LayerNorm", "RMSNorm" } }, // tc:256
     { "--position-embedding-type", { "learned_absolute", "rope", "yarn", "mrope", "relative", "none" } }, // mgargs:2397
-    { "--recompute-granularity", { "full", "selective" } },                                       // tc:532
-    { "--recompute-method", { "uniform", "block" } },                                             // tc:543
-    { "--attention-backend", { "flash", "fused", "unfused", "local", "auto" } },                  // enums.py:51
-    { "--data-parallel-sharding-strategy", { "no_shard", "optim", "optim_grads", "optim_grads_params" } }, // mgargs:3190
-    { "--fp8-format", { "e4m3", "hybrid" } },                                                     // tc:587
-    { "--fp8-recipe", { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } },              // tc:594
-    { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } },                       // tc:891
-    { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } },                      // tc:898
-    { "--optimizer", { "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon" } },   // mgargs:2913
-    { "--ckpt-format", { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } },                  // mgtrain:486
+    { "--recompute-granularity", { "full", "selective" } }, // tc:532
+    { "--recompute-method", { "uniform", "block" } }, // tc:543
+    { "--attention-backend", { "flash", "fused", "unfused", "local", "auto" } }, // enums.py:51
+    { "--data-parallel-sharding-strategy",
+        { "no_shard", "optim", "optim_grads", "optim_grads_params" } }, // mgargs:3190
+    { "--fp8-format", { "e4m3", "hybrid" } }, // tc:587
+    { "--fp8-recipe", { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } }, // tc:594
+    { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } }, // tc:891
+    { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } }, // tc:898
+    { "--optimizer", { "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon" } }, // mgargs:2913
+    { "--ckpt-format", { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } }, // mgtrain:486
 };
 
 // NCCL environment variables (NVIDIA/nccl v2.30.7).
@@ -207,15 +213,16 @@ const Allowlist kNcclVariables = {
 };
 const std::map<std::string, std::set<std::string>> kNcclValues = {
     { "NCCL_ALGO", { "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT" } }, // init.cc:53
-    { "NCCL_PROTO", { "LL", "LL128", "Simple" } },                                                  // init.cc:55
+    { "NCCL_PROTO", { "LL", "LL128", "Simple" } }, // init.cc:55
     { "NCCL_NET_GDR_LEVEL", { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS" } }, // topo.cc:34
-    { "NCCL_NVLS_ENABLE", { "0", "1", "2" } },                                                       // nvls.cc:253-270
+    { "NCCL_NVLS_ENABLE", { "0", "1", "2" } }, // nvls.cc:253-270
 };
 
 // PyTorch imports the FSDP fragment may use: "module" -> names (empty set: plain `import module`).
 const std::map<std::string, std::set<std::string>> kPythonImports = {
-    { "torch.distributed.device_mesh", { "init_device_mesh" } },                // torch/distributed/device_mesh.py __all__
-    { "torch.distributed.fsdp", { "fully_shard", "MixedPrecisionPolicy", "CPUOffloadPolicy" } }, // fsdp/__init__.py (2.6+)
+    { "torch.distributed.device_mesh", { "init_device_mesh" } }, // torch/distributed/device_mesh.py __all__
+    { "torch.distributed.fsdp",
+        { "fully_shard", "MixedPrecisionPolicy", "CPUOffloadPolicy" } }, // fsdp/__init__.py (2.6+)
     { "torch.distributed.algorithms._checkpoint.checkpoint_wrapper", { "checkpoint_wrapper" } },
     { "torch.distributed.tensor.parallel", { "parallelize_module", "ColwiseParallel", "RowwiseParallel" } },
     { "torch.distributed.tensor.experimental", { "context_parallel" } }, // tensor/experimental/__init__.py __all__
@@ -248,7 +255,8 @@ Evaluated load(const QString& path)
     if (!f.open(QIODevice::ReadOnly))
         qFatal("cannot open %s", qPrintable(path));
     const QByteArray text = f.readAll();
-    const ScenarioParse p = parseScenario(std::string_view(text.constData(), static_cast<size_t>(text.size())), catalog());
+    const ScenarioParse p
+        = parseScenario(std::string_view(text.constData(), static_cast<size_t>(text.size())), catalog());
     if (!p.ok())
         qFatal("%s does not parse", qPrintable(path));
     return { p.scenario, evaluate(p.scenario) };
@@ -257,8 +265,10 @@ Evaluated load(const QString& path)
 void addScenarioRows()
 {
     QTest::addColumn<QString>("path");
-    for (const QString& dir : { QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios"), QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS) })
-        for (const QString& name : QDir(dir).entryList({ QStringLiteral("*.shardscope.json") }, QDir::Files, QDir::Name))
+    for (const QString& dir :
+        { QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios"), QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS) })
+        for (const QString& name :
+            QDir(dir).entryList({ QStringLiteral("*.shardscope.json") }, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(name)) << QDir(dir).filePath(name);
 }
 
@@ -292,7 +302,8 @@ std::vector<std::string> lines(const std::string& text)
 
 } // namespace
 
-class TestLaunchConfigKeys : public QObject {
+class TestLaunchConfigKeys : public QObject
+{
     Q_OBJECT
 private slots:
     void parseTargets();
@@ -313,9 +324,7 @@ private slots:
 void TestLaunchConfigKeys::parseTargets()
 {
     const std::pair<const char*, LaunchTarget> good[] = { { "deepspeed", LaunchTarget::DeepSpeed },
-                                                          { "fsdp", LaunchTarget::Fsdp },
-                                                          { "megatron", LaunchTarget::Megatron },
-                                                          { "nccl-env", LaunchTarget::NcclEnv } };
+        { "fsdp", LaunchTarget::Fsdp }, { "megatron", LaunchTarget::Megatron }, { "nccl-env", LaunchTarget::NcclEnv } };
     for (const auto& [text, expected] : good) {
         LaunchTarget t = LaunchTarget::DeepSpeed;
         QVERIFY2(parseLaunchTarget(text, t), text);
@@ -349,7 +358,8 @@ void TestLaunchConfigKeys::deepSpeedKeys()
 
     // DeepSpeed's batch rule (config-json.md "Batch Size Related Parameters"): train = micro x accumulation x dp.
     QCOMPARE(j["train_batch_size"].get<int64_t>(),
-             j["train_micro_batch_size_per_gpu"].get<int64_t>() * j["gradient_accumulation_steps"].get<int64_t>() * e.result.dp);
+        j["train_micro_batch_size_per_gpu"].get<int64_t>() * j["gradient_accumulation_steps"].get<int64_t>()
+            * e.result.dp);
     const int stage = j["zero_optimization"]["stage"].get<int>();
     QVERIFY(stage >= 0 && stage <= 3); // ZeroStageEnum, ds:runtime/zero/config.py:77
     for (const char* block : { "offload_param", "offload_optimizer" }) {
@@ -379,7 +389,7 @@ void TestLaunchConfigKeys::megatronFlags()
     static const std::regex flag(R"(--[a-z0-9][a-z0-9-]*)");
     for (const auto& f : tokens(text, flag))
         QVERIFY2(kMegatronFlags.count(f) || kTorchrunFlags.count(f),
-                 qPrintable(QString::fromStdString("not a verified Megatron-LM/torchrun flag: " + f)));
+            qPrintable(QString::fromStdString("not a verified Megatron-LM/torchrun flag: " + f)));
 
     // Values inside MEGATRON_ARGS=( ... ) against the flags' choices; every flag given at most once.
     bool inside = false;
@@ -398,7 +408,8 @@ void TestLaunchConfigKeys::megatronFlags()
         in >> name >> value;
         QVERIFY2(seen.insert(name).second, qPrintable(QString::fromStdString("flag given twice: " + name)));
         if (auto c = kMegatronChoices.find(name); c != kMegatronChoices.end())
-            QVERIFY2(c->second.count(value), qPrintable(QString::fromStdString(name + " " + value + " is not a choice")));
+            QVERIFY2(
+                c->second.count(value), qPrintable(QString::fromStdString(name + " " + value + " is not a choice")));
     }
     QVERIFY(!seen.empty());
     // Megatron-FSDP v1 runs on the distributed optimizer and needs the fsdp_dtensor checkpoint format (mgargs:1128-1135, 1169).
@@ -478,7 +489,8 @@ void TestLaunchConfigKeys::deterministic()
     QFETCH(QString, path);
     const Evaluated e = load(path);
     QVERIFY2(e.result.valid, qPrintable(path));
-    for (LaunchTarget t : { LaunchTarget::DeepSpeed, LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv }) {
+    for (LaunchTarget t :
+        { LaunchTarget::DeepSpeed, LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv }) {
         if (!launchConfigIssues(e.scenario, t).empty())
             continue;
         const std::string once = launchConfig(e.scenario, t);
@@ -504,17 +516,20 @@ void TestLaunchConfigKeys::contextParallelLayouts()
     QCOMPARE(ds["train_micro_batch_size_per_gpu"].get<int>() * ds["gradient_accumulation_steps"].get<int>() * 4, 32);
 
     const std::string py = launchConfig(e.scenario, LaunchTarget::Fsdp);
-    QVERIFY2(py.find("mesh = init_device_mesh(\"cuda\", (4, 4), mesh_dim_names=(\"dp\", \"cp\"))") != std::string::npos, py.c_str());
+    QVERIFY2(py.find("mesh = init_device_mesh(\"cuda\", (4, 4), mesh_dim_names=(\"dp\", \"cp\"))") != std::string::npos,
+        py.c_str());
     QVERIFY(py.find("dp_cp_mesh = mesh[\"dp\", \"cp\"]._flatten(\"dp_cp\")") != std::string::npos);
     QVERIFY(py.find("fsdp_kwargs = dict(mesh=dp_cp_mesh,") != std::string::npos);
-    QVERIFY(py.find("with context_parallel(mesh[\"cp\"], buffers=[inputs, labels], buffer_seq_dims=[1, 1]") != std::string::npos);
+    QVERIFY(py.find("with context_parallel(mesh[\"cp\"], buffers=[inputs, labels], buffer_seq_dims=[1, 1]")
+        != std::string::npos);
     QVERIFY(py.find("GRAD_ACCUM = 8 ") != std::string::npos); // 32 sequences / (micro 1 x dp 4)
 
     // HSDP with cp 2 and shard groups of 8 (dp x cp) ranks on 32 GPUs: replicate 4 x shard 4 x cp 2.
     const Evaluated h = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-hybrid-llama3-8b.shardscope.json"));
     QVERIFY(h.result.valid);
     const std::string hp = launchConfig(h.scenario, LaunchTarget::Fsdp);
-    QVERIFY2(hp.find("(4, 4, 2), mesh_dim_names=(\"dp_replicate\", \"dp_shard\", \"cp\"))") != std::string::npos, hp.c_str());
+    QVERIFY2(hp.find("(4, 4, 2), mesh_dim_names=(\"dp_replicate\", \"dp_shard\", \"cp\"))") != std::string::npos,
+        hp.c_str());
     QVERIFY(hp.find("fsdp_kwargs = dict(mesh=mesh[\"dp_replicate\", \"dp_shard_cp\"],") != std::string::npos);
 }
 

@@ -37,12 +37,12 @@ struct Stats {
     double p99 = 0;
     double max = 0;
     double editMedian = 0; ///< edit() alone: the GUI thread's part before the background evaluation
-    double cpuMedian = 0;  ///< GUI thread CPU time per sample (edit, view updates, replots; not the evaluation)
+    double cpuMedian = 0; ///< GUI thread CPU time per sample (edit, view updates, replots; not the evaluation)
 };
 
 double threadCpuMs()
 {
-    timespec ts{};
+    timespec ts {};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
@@ -51,7 +51,7 @@ Stats stats(std::vector<double> ms)
 {
     std::sort(ms.begin(), ms.end());
     const auto at = [&](double q) { return ms[std::min(ms.size() - 1, size_t(q * double(ms.size() - 1) + 0.5))]; };
-    return {at(0.5), at(0.99), ms.back()};
+    return { at(0.5), at(0.99), ms.back() };
 }
 
 /// Alternates nodes (base, base+1, ...) and TP (base, 2 x base) edits, like dragging those sliders.
@@ -63,8 +63,9 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
         QApplication::processEvents(QEventLoop::WaitForMoreEvents);
     const int baseNodes = scenario.cluster.nodes;
     const int baseTp = scenario.parallelism.tp;
-    const int altTp = scenario.model.heads % (baseTp * 2) == 0 && baseTp * 2 <= scenario.cluster.gpusPerNode ? baseTp * 2
-                                                                                                               : std::max(1, baseTp / 2);
+    const int altTp = scenario.model.heads % (baseTp * 2) == 0 && baseTp * 2 <= scenario.cluster.gpusPerNode
+        ? baseTp * 2
+        : std::max(1, baseTp / 2);
     std::vector<double> samples;
     std::vector<double> edits;
     std::vector<double> cpu;
@@ -75,10 +76,12 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
         const double cpu0 = threadCpuMs();
         if (i % 3 == 2) {
             const int tp = doc->scenario().parallelism.tp == baseTp ? altTp : baseTp;
-            doc->edit(QStringLiteral("TP"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
+            doc->edit(QStringLiteral("TP"), QStringLiteral("parallelism.tp"),
+                [tp](core::Scenario& s) { s.parallelism.tp = tp; });
         } else {
             const int nodes = baseNodes + (i & 3) * std::max(1, baseNodes / 4);
-            doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+            doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+                [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
         }
         const double editMs = double(timer.nsecsElapsed()) / 1e6;
         if (doc->isEvaluating()) { // the views update when the background result arrives
@@ -97,8 +100,9 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
     }
     if (qEnvironmentVariableIsSet("GUI_BENCH_VERBOSE"))
         for (QCustomPlot* plot : window.findChildren<QCustomPlot*>())
-            std::printf("  %s: average replot %.3f ms (%dx%d)\n", qPrintable(plot->parentWidget()->metaObject()->className()),
-                        plot->replotTime(true), plot->width(), plot->height());
+            std::printf("  %s: average replot %.3f ms (%dx%d)\n",
+                qPrintable(plot->parentWidget()->metaObject()->className()), plot->replotTime(true), plot->width(),
+                plot->height());
     Stats out = stats(samples);
     out.editMedian = stats(edits).median;
     out.cpuMedian = stats(cpu).median;
@@ -123,16 +127,18 @@ int main(int argc, char* argv[])
         const char* name;
         core::Scenario scenario;
     } cases[] = {
-        {"default", core::defaultScenario(test::catalog())},
-        {"moe-mixtral-8x22b-h100", test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"))},
-        {"3d-llama3.1-405b-h100", test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json"))},
+        { "default", core::defaultScenario(test::catalog()) },
+        { "moe-mixtral-8x22b-h100",
+            test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")) },
+        { "3d-llama3.1-405b-h100",
+            test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json")) },
     };
     Stats worst;
     for (const auto& c : cases) {
         const Stats s = run(window, c.scenario, iterations);
         std::printf("gui_bench: %-24s %d edits: median %.3f ms (edit() %.3f ms; GUI thread CPU %.3f ms), "
                     "p99 %.3f ms, max %.3f ms\n",
-                    c.name, iterations, s.median, s.editMedian, s.cpuMedian, s.p99, s.max);
+            c.name, iterations, s.median, s.editMedian, s.cpuMedian, s.p99, s.max);
         worst.median = std::max(worst.median, s.median);
         worst.p99 = std::max(worst.p99, s.p99);
     }

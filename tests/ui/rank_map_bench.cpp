@@ -35,7 +35,7 @@ int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
     double refreshMax = 0, hoverMax = 0;
-    for (const auto [nodes, perNode] : {std::pair{16384, 8}, std::pair{9765, 1024}}) {
+    for (const auto [nodes, perNode] : { std::pair { 16384, 8 }, std::pair { 9765, 1024 } }) {
         core::Scenario s = core::defaultScenario(test::catalog());
         s.cluster.nodes = nodes;
         s.cluster.gpusPerNode = perNode;
@@ -46,7 +46,7 @@ int main(int argc, char** argv)
         doc.reset(s, QString());
         if (!doc.result().valid) {
             std::fprintf(stderr, "rank_map_bench: %d x %d is invalid: %s\n", nodes, perNode,
-                         doc.result().issues.front().message.c_str());
+                doc.result().issues.front().message.c_str());
             return 1;
         }
         ui::RankMapPane pane(&doc);
@@ -54,7 +54,7 @@ int main(int argc, char** argv)
         pane.show(); // laid out at its size, so the replot draws every cell as the tab would
         QApplication::processEvents();
         auto* maxNodes = pane.findChild<QSpinBox*>();
-        for (const int shown : {16, maxNodes->maximum()}) {
+        for (const int shown : { 16, maxNodes->maximum() }) {
             maxNodes->setValue(shown);
             QElapsedTimer t;
             t.start();
@@ -62,19 +62,19 @@ int main(int argc, char** argv)
             pane.chart()->plot()->replot(QCustomPlot::rpImmediateRefresh);
             const double refresh = ms(t);
             t.restart();
-            for (int rank : {0, perNode - 1, 3 * perNode + 5})
+            for (int rank : { 0, perNode - 1, 3 * perNode + 5 })
                 (void)pane.chart()->rankToolTip(rank);
             const double hover = ms(t) / 3;
             std::printf("rank_map_bench: %d nodes x %d GPUs, %d nodes asked: refresh + replot %.1f ms, %d cells, "
                         "tooltip %.2f ms, plot %d x %d px\n",
-                        nodes, perNode, shown, refresh, pane.chart()->cellCount(), hover, pane.chart()->plot()->width(),
-                        pane.chart()->plot()->height());
+                nodes, perNode, shown, refresh, pane.chart()->cellCount(), hover, pane.chart()->plot()->width(),
+                pane.chart()->plot()->height());
             std::fflush(stdout);
             refreshMax = std::max(refreshMax, refresh);
             hoverMax = std::max(hoverMax, hover);
         }
     }
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     std::printf("bench: rank_map_refresh_max_ms %.1f ms\n", refreshMax);
     std::printf("bench: rank_map_hover_max_ms %.2f ms\n", hoverMax);

@@ -47,7 +47,8 @@ int main(int argc, char* argv[])
         return 0;
     }
     if (args.size() != 4 || (mode != QLatin1String("save") && mode != QLatin1String("autosave")))
-        return fail(QStringLiteral("usage: save_victim save TARGET FIRST SETTINGS.ini | autosave DIR ORIGINAL|- SETTINGS.ini | exit"));
+        return fail(QStringLiteral(
+            "usage: save_victim save TARGET FIRST SETTINGS.ini | autosave DIR ORIGINAL|- SETTINGS.ini | exit"));
 
     const core::Catalog& catalog = test::catalog();
     ui::AppSettings settings(args[3], nullptr);
@@ -79,9 +80,8 @@ int main(int argc, char* argv[])
         if (!files.openFile(args[2], &error))
             return fail(error);
     }
-    QObject::connect(files.autosave(), &ui::Autosaver::autosaved, &app, [](const QString& path) {
-        say(QStringLiteral("autosaved %1").arg(path));
-    });
+    QObject::connect(files.autosave(), &ui::Autosaver::autosaved, &app,
+        [](const QString& path) { say(QStringLiteral("autosaved %1").arg(path)); });
     QObject::connect(files.autosave(), &ui::Autosaver::statusMessage, &app, [](const QString& text) { fail(text); });
     doc.edit(QStringLiteral("crash"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { test::victimEdit(s); });
     doc.pin(test::victimPin(catalog));

@@ -54,7 +54,10 @@
 using namespace shardscope;
 
 namespace {
-bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
+bool close(double a, double b, double rel = 1e-9)
+{
+    return std::abs(a - b) <= rel * std::max({ 1.0, std::abs(a), std::abs(b) });
+}
 
 /// Runs the pane's search and waits for it.
 bool runSearch(ui::SearchPane& pane)
@@ -119,7 +122,7 @@ void TestAnalysis::searchFillsTableLikeCore()
     QCOMPARE(pane.scatter()->pointCount(), int(expected.feasible));
     QCOMPARE(pane.scatter()->paretoCount(), int(expected.pareto.size()));
     // Same order (deterministic for any thread count), same figures.
-    for (int row : {0, 1, int(expected.points.size()) / 2, int(expected.points.size()) - 1}) {
+    for (int row : { 0, 1, int(expected.points.size()) / 2, int(expected.points.size()) - 1 }) {
         const core::SearchPoint& got = pane.model()->point(row);
         const core::SearchPoint& want = expected.points[size_t(row)];
         QCOMPARE(got.index, want.index);
@@ -127,10 +130,10 @@ void TestAnalysis::searchFillsTableLikeCore()
         QCOMPARE(got.memory, want.memory);
     }
     // MFU per row equals evaluate() of that layout.
-    for (int row : {0, int(expected.points.size()) - 1}) {
+    for (int row : { 0, int(expected.points.size()) - 1 }) {
         const core::Result r = core::evaluate(core::applyLayout(doc.scenario(), pane.model()->point(row).layout));
         QVERIFY2(close(pane.model()->mfu(row), r.throughput.mfu, 1e-9),
-                 qPrintable(QStringLiteral("%1 vs %2").arg(pane.model()->mfu(row)).arg(r.throughput.mfu)));
+            qPrintable(QStringLiteral("%1 vs %2").arg(pane.model()->mfu(row)).arg(r.throughput.mfu)));
     }
 }
 
@@ -192,7 +195,8 @@ void TestAnalysis::applyIsOneUndoableEdit()
     const QModelIndex second = pane.proxy()->mapFromSource(pane.model()->index(5, ui::SearchTableModel::Strategy));
     pane.table()->scrollTo(second);
     const QRect cell = pane.table()->visualRect(second);
-    QTest::mouseClick(pane.table()->viewport(), Qt::LeftButton, {}, cell.center()); // the press a real double-click starts with
+    QTest::mouseClick(
+        pane.table()->viewport(), Qt::LeftButton, {}, cell.center()); // the press a real double-click starts with
     QTest::mouseDClick(pane.table()->viewport(), Qt::LeftButton, {}, cell.center());
     QCOMPARE(doc.scenario(), core::applyLayout(before, pane.model()->point(5).layout));
 }
@@ -237,7 +241,7 @@ void TestAnalysis::searchOverlapEfficiencyIsASetting()
     // The layouts of a search fit in the scenario's usable memory, 15% headroom here: the H100's driver-reported
     // 81559 MiB less the 1 GiB CUDA context less 15% of 81559 MiB.
     doc.edit(QStringLiteral("headroom 15%"), QStringLiteral("cluster.memory_headroom"),
-             [](core::Scenario& s) { s.cluster.memoryHeadroom = 0.15; });
+        [](core::Scenario& s) { s.cluster.memoryHeadroom = 0.15; });
     QVERIFY(runSearch(pane));
     QVERIFY(pane.model()->rowCount() > 0);
     const double usable = 81559.0 * 1048576 - 1073741824.0 - 0.15 * 81559.0 * 1048576;
@@ -257,7 +261,7 @@ void TestAnalysis::strategiesFilterStaysOpen()
     const QList<QAction*> actions = menu->actions();
     QCOMPARE(actions.size(), 7);
     // Two clicks uncheck two strategies; the menu stays open for the next.
-    for (int i : {0, 2}) {
+    for (int i : { 0, 2 }) {
         QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(actions[i]).center());
         QVERIFY(menu->isVisible());
         QVERIFY(!actions[i]->isChecked());
@@ -288,7 +292,7 @@ void TestAnalysis::whyNotThisLayout()
     ui::WaterfallChart* chart = pane.whyNotChart();
     QVERIFY(chart && chart->isVisible());
     const core::Waterfall w = core::buildWaterfall(core::applyLayout(doc.scenario(), pane.model()->point(0).layout),
-                                                   core::applyLayout(doc.scenario(), pane.model()->point(row).layout));
+        core::applyLayout(doc.scenario(), pane.model()->point(row).layout));
     QVERIFY(w.ok && !w.steps.empty());
     QCOMPARE(chart->rowCount(), int(w.steps.size()) + 2); // A, each step, B
     QVERIFY(close(w.stepTimeA, pane.model()->point(0).stepTime));
@@ -309,17 +313,16 @@ void TestAnalysis::guaranteedFitSaysWhichEnd()
     pane.findChild<QDoubleSpinBox*>()->setValue(60);
     QVERIFY(runSearch(pane));
     QVERIFY(pane.model()->rowCount() > 4);
-    const auto header = [&](int column) {
-        return pane.model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
-    };
+    const auto header
+        = [&](int column) { return pane.model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString(); };
     QCOMPARE(header(ui::SearchTableModel::StepTime), QStringLiteral("Step time (slow end, η 60 %)"));
     QCOMPARE(header(ui::SearchTableModel::TokensPerSecond), QStringLiteral("Tokens/s (slow end, η 60 %)"));
     QCOMPARE(header(ui::SearchTableModel::Memory), QStringLiteral("Memory/GPU (top of range)"));
     QCOMPARE(header(ui::SearchTableModel::Gpus), QStringLiteral("GPUs"));
     QVERIFY2(pane.scatter()->plot()->xAxis->label().startsWith(QStringLiteral("step time, slow end, η 60 % (")),
-             qPrintable(pane.scatter()->plot()->xAxis->label()));
+        qPrintable(pane.scatter()->plot()->xAxis->label()));
     QCOMPARE(pane.scatter()->title(),
-             QStringLiteral("Feasible layouts: step time (slow end, η 60 %) against memory per GPU (top of range)"));
+        QStringLiteral("Feasible layouts: step time (slow end, η 60 %) against memory per GPU (top of range)"));
 
     const int row = 4;
     pane.table()->selectRow(pane.proxy()->mapFromSource(pane.model()->index(row, 0)).row());
@@ -327,8 +330,7 @@ void TestAnalysis::guaranteedFitSaysWhichEnd()
     ui::WaterfallChart* chart = pane.whyNotChart();
     QVERIFY(chart && chart->isVisible());
     const core::Waterfall w = core::buildWaterfall(core::applyLayout(doc.scenario(), pane.model()->point(0).layout),
-                                                   core::applyLayout(doc.scenario(), pane.model()->point(row).layout),
-                                                   pane.options());
+        core::applyLayout(doc.scenario(), pane.model()->point(row).layout), pane.options());
     QVERIFY(w.ok && !w.steps.empty());
     QVERIFY(close(w.stepTimeA, pane.model()->point(0).stepTime));
     QVERIFY(close(w.stepTimeB, pane.model()->point(row).stepTime));
@@ -337,8 +339,8 @@ void TestAnalysis::guaranteedFitSaysWhichEnd()
     for (QCPAxisRect* rect : chart->plot()->axisRects())
         titles << rect->axis(QCPAxis::atBottom)->label();
     QVERIFY2(titles.size() == 2 && titles[0].startsWith(QStringLiteral("memory per GPU, top of range ("))
-                 && titles[1].startsWith(QStringLiteral("step time, slow end, η 60 % (")),
-             qPrintable(titles.join(QStringLiteral(" | "))));
+            && titles[1].startsWith(QStringLiteral("step time, slow end, η 60 % (")),
+        qPrintable(titles.join(QStringLiteral(" | "))));
     chart->window()->close();
 }
 
@@ -367,7 +369,8 @@ void TestAnalysis::searchMarksStaleResults()
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
     QVERIFY(test::settle(doc));
     QVERIFY(!pane.isStale()); // the search varies TP itself
-    doc.edit(QStringLiteral("seq"), QStringLiteral("training.seq_len"), [](core::Scenario& s) { s.training.seqLen = 4096; });
+    doc.edit(
+        QStringLiteral("seq"), QStringLiteral("training.seq_len"), [](core::Scenario& s) { s.training.seqLen = 4096; });
     QVERIFY(test::settle(doc));
     QVERIFY(pane.isStale());
 }
@@ -396,7 +399,7 @@ void TestAnalysis::sweepPointsEqualEvaluate()
     int checked = 0;
     for (size_t i = 0; i < pane.values().size(); ++i) {
         const core::Scenario s = core::applyAxis(core::applyStrategy(doc.scenario(), strategies[size_t(strategy)]),
-                                                 core::SweepAxis(axis), pane.values()[i], test::catalog());
+            core::SweepAxis(axis), pane.values()[i], test::catalog());
         const core::Result r = core::evaluate(s);
         const double memory = pane.chart(0)->plotted(strategy, int(i));
         if (!r.valid) {
@@ -436,9 +439,9 @@ void TestAnalysis::sizingMatchesCore()
 {
     ui::ScenarioDocument doc(test::catalog());
     ui::SizingPane pane(&doc);
-    pane.setCheckedGpus({"h100-sxm5-80gb", "mi300x"});
+    pane.setCheckedGpus({ "h100-sxm5-80gb", "mi300x" });
     pane.refresh();
-    std::vector<const core::GpuSpec*> gpus{test::catalog().gpu("h100-sxm5-80gb"), test::catalog().gpu("mi300x")};
+    std::vector<const core::GpuSpec*> gpus { test::catalog().gpu("h100-sxm5-80gb"), test::catalog().gpu("mi300x") };
     const auto expected = core::sizeCluster(doc.scenario(), gpus, core::defaultSweepStrategies(), pane.tokens());
     QCOMPARE(pane.model()->rowCount(), int(expected.size()));
     QCOMPARE(pane.chart()->gpuCount(), 2);
@@ -464,7 +467,7 @@ void TestAnalysis::sizingMatchesCore()
         pane.resize(1000, 700);
         pane.show();
         QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        for (const auto metric : {ui::SizingChart::Metric::TrainDays, ui::SizingChart::Metric::Cost}) {
+        for (const auto metric : { ui::SizingChart::Metric::TrainDays, ui::SizingChart::Metric::Cost }) {
             pane.chart()->setRows(pane.model()->rows(), metric);
             pane.chart()->replotNow();
             QVERIFY(pane.grab().save(dir + QStringLiteral("/sizing-%1.png").arg(int(metric))));
@@ -477,7 +480,7 @@ void TestAnalysis::sizingChartTitleFollowsTheMetric()
     // The chart says what its bars are: the title changes with the metric, as the value axis does.
     ui::ScenarioDocument doc(test::catalog());
     ui::SizingPane pane(&doc);
-    pane.setCheckedGpus({"h100-sxm5-80gb"});
+    pane.setCheckedGpus({ "h100-sxm5-80gb" });
     pane.refresh();
     const std::vector<core::SizingRow> rows = pane.model()->rows();
     ui::SizingChart chart;
@@ -497,7 +500,7 @@ void TestAnalysis::sizingLabelsNeverCollide()
     // bar ("4,096", "1,234", "$12.3M"), in a narrow and a wide chart: every label drawn lies inside the plot and
     // clear of every other label and every other bar; a label left out still has its figure in the bar's tooltip;
     // in the wide chart a level or upright label fits every bar.
-    const char* gpus[] = {"h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x"};
+    const char* gpus[] = { "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x" };
     const std::vector<core::SweepStrategy> strategies = core::defaultSweepStrategies();
     std::vector<core::SizingRow> rows;
     for (int g = 0; g < 4; ++g)
@@ -517,9 +520,10 @@ void TestAnalysis::sizingLabelsNeverCollide()
     ui::SizingChart chart;
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    for (const auto metric : {ui::SizingChart::Metric::MinGpus, ui::SizingChart::Metric::TrainDays, ui::SizingChart::Metric::Cost}) {
+    for (const auto metric :
+        { ui::SizingChart::Metric::MinGpus, ui::SizingChart::Metric::TrainDays, ui::SizingChart::Metric::Cost }) {
         chart.setRows(rows, metric);
-        for (const QSize size : {QSize(420, 320), QSize(640, 360), QSize(1600, 500)}) {
+        for (const QSize size : { QSize(420, 320), QSize(640, 360), QSize(1600, 500) }) {
             chart.resize(size);
             QCoreApplication::sendPostedEvents();
             chart.replotNow();
@@ -528,10 +532,12 @@ void TestAnalysis::sizingLabelsNeverCollide()
             int drawn = 0;
             for (int i = 0; i < chart.labelCount(); ++i) {
                 const QRectF label = chart.labelRect(i);
-                const QString at = QStringLiteral("metric %1, %2 px, label %3").arg(int(metric)).arg(size.width()).arg(i);
+                const QString at
+                    = QStringLiteral("metric %1, %2 px, label %3").arg(int(metric)).arg(size.width()).arg(i);
                 if (label.isEmpty()) {
                     const QPointF centre = chart.barRect(i).center() + QPointF(0, -1);
-                    QVERIFY2(!chart.toolTipAt(centre.toPoint()).isEmpty() || chart.barRect(i).height() < 2, qPrintable(at));
+                    QVERIFY2(
+                        !chart.toolTipAt(centre.toPoint()).isEmpty() || chart.barRect(i).height() < 2, qPrintable(at));
                     continue;
                 }
                 ++drawn;
@@ -539,13 +545,16 @@ void TestAnalysis::sizingLabelsNeverCollide()
                 for (int j = 0; j < chart.labelCount(); ++j) {
                     if (j == i)
                         continue;
-                    QVERIFY2(!label.intersects(chart.labelRect(j)), qPrintable(at + QStringLiteral(" meets label %1").arg(j)));
-                    QVERIFY2(!label.intersects(chart.barRect(j)), qPrintable(at + QStringLiteral(" meets bar %1").arg(j)));
+                    QVERIFY2(!label.intersects(chart.labelRect(j)),
+                        qPrintable(at + QStringLiteral(" meets label %1").arg(j)));
+                    QVERIFY2(
+                        !label.intersects(chart.barRect(j)), qPrintable(at + QStringLiteral(" meets bar %1").arg(j)));
                 }
             }
             qInfo("metric %d at %d x %d: %d of 24 labels drawn", int(metric), size.width(), size.height(), drawn);
             if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
-                QVERIFY(chart.grab().save(dir + QStringLiteral("/sizing-labels-%1-%2.png").arg(int(metric)).arg(size.width())));
+                QVERIFY(chart.grab().save(
+                    dir + QStringLiteral("/sizing-labels-%1-%2.png").arg(int(metric)).arg(size.width())));
             QVERIFY(drawn > 0);
             if (size.width() >= 1600)
                 QCOMPARE(drawn, 24);
@@ -568,11 +577,11 @@ void TestAnalysis::sizingTableModelIsConsistent()
     ui::ScenarioDocument doc(test::catalog());
     ui::SizingPane pane(&doc);
     QAbstractItemModelTester tester(pane.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    pane.setCheckedGpus({"h100-sxm5-80gb", "mi300x"});
+    pane.setCheckedGpus({ "h100-sxm5-80gb", "mi300x" });
     pane.refresh();
     const int two = pane.model()->rowCount();
     QVERIFY(two > 0);
-    pane.setCheckedGpus({"h100-sxm5-80gb"});
+    pane.setCheckedGpus({ "h100-sxm5-80gb" });
     pane.refresh();
     QCOMPARE(pane.model()->rowCount(), two / 2);
     ui::Units::setByteUnit(ui::ByteUnit::GB);
@@ -588,9 +597,12 @@ void TestAnalysis::timelineTotalEqualsStepTime_data()
     QTest::addColumn<int>("schedule"); // -1: as in the file
     QTest::newRow("default (no pipeline)") << QStringLiteral("resources/scenarios/default.shardscope.json") << -1;
     QTest::newRow("interleaved") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") << -1;
-    QTest::newRow("1f1b") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") << int(core::PpSchedule::OneFOneB);
-    QTest::newRow("gpipe") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") << int(core::PpSchedule::GPipe);
-    QTest::newRow("zero bubble") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") << int(core::PpSchedule::ZeroBubble);
+    QTest::newRow("1f1b") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")
+                          << int(core::PpSchedule::OneFOneB);
+    QTest::newRow("gpipe") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")
+                           << int(core::PpSchedule::GPipe);
+    QTest::newRow("zero bubble") << QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")
+                                 << int(core::PpSchedule::ZeroBubble);
     QTest::newRow("moe") << QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json") << -1;
     QTest::newRow("offload") << QStringLiteral("resources/scenarios/offload-llama3-8b-cpu.shardscope.json") << -1;
 }
@@ -615,10 +627,11 @@ void TestAnalysis::timelineTotalEqualsStepTime()
     QVERIFY(chart->blockCount() > 0);
     // The chart ends where core::buildTimeline ends, and that is the step time. Zero bubble is the exception the
     // core documents (tst_timeline): its greedy ZB-H1 simulation is within 5 % of the bubble formula.
-    const double tolerance = s.parallelism.pp > 1 && s.parallelism.schedule == core::PpSchedule::ZeroBubble ? 0.05 : 1e-9;
+    const double tolerance
+        = s.parallelism.pp > 1 && s.parallelism.schedule == core::PpSchedule::ZeroBubble ? 0.05 : 1e-9;
     QVERIFY(close(chart->total(), chart->timeline().total, 1e-12));
     QVERIFY2(close(chart->total(), doc.result().step.total(), tolerance),
-             qPrintable(QStringLiteral("%1 vs %2").arg(chart->total()).arg(doc.result().step.total())));
+        qPrintable(QStringLiteral("%1 vs %2").arg(chart->total()).arg(doc.result().step.total())));
     QCOMPARE(chart->timeline().stages, doc.result().pp);
     QVERIFY(chart->toolTipAt(QPoint(-10, -10)).size() > 0);
     // The summary wraps only between its items: "bubble 2.38 s (17.5 %)" was cut after "2.38".
@@ -682,7 +695,7 @@ void TestAnalysis::timelineOfTheLongestPipelineIsBounded()
     // steady-state block explains itself.
     core::Scenario s = threeD();
     core::ModelSpec& m = s.model;
-    m = core::ModelSpec{};
+    m = core::ModelSpec {};
     m.name = "1,024-layer test model";
     m.layers = 1024;
     m.hidden = 1024;
@@ -713,7 +726,8 @@ void TestAnalysis::timelineOfTheLongestPipelineIsBounded()
     QVERIFY(t.microBatchesDrawn > 0 && t.microBatchesDrawn < 65536);
     QVERIFY2(chart->blockCount() <= 2 * 200'000, qPrintable(QString::number(chart->blockCount())));
     QVERIFY(close(chart->total(), doc.result().step.total(), 1e-9));
-    QString shown = QStringLiteral("showing %1 of %2 micro-batches").arg(ui::groupedInt(t.microBatchesDrawn), ui::groupedInt(65536));
+    QString shown = QStringLiteral("showing %1 of %2 micro-batches")
+                        .arg(ui::groupedInt(t.microBatchesDrawn), ui::groupedInt(65536));
     shown.replace(QLatin1Char(' '), QChar::Nbsp);
     QVERIFY2(pane.summary().contains(shown), qPrintable(pane.summary()));
     int elided = -1;
@@ -751,7 +765,7 @@ void TestAnalysis::rankMapColoursTpGroups()
     // white text at 1.6:1 and 2.3:1.
     for (int a = 0; a < 16; ++a)
         QVERIFY2(ui::contrastRatio(chart.cellColor(a), chart.cellTextColor(a)) >= 4.3,
-                 qPrintable(chart.cellColor(a).name() + QStringLiteral(" / ") + chart.cellTextColor(a).name()));
+            qPrintable(chart.cellColor(a).name() + QStringLiteral(" / ") + chart.cellTextColor(a).name()));
     QCOMPARE(ui::contrastRatio(Qt::white, Qt::black), 21.0);
     QVERIFY(qAbs(ui::contrastRatio(QColor(0x00, 0x9E, 0x73), Qt::white) - 3.42) < 0.01); // L = 0.2569: 1.05 / 0.3069
     // Megatron order: TP fastest, so ranks 0-3 form the first group.
@@ -846,8 +860,10 @@ void TestAnalysis::rankMapIsBoundedAtTheLimits()
     pane.refresh();
     QCOMPARE(pane.chart()->cellCount(), ui::RankMapChart::kMaxCells);
     QCOMPARE(pane.chart()->nodesShown(), ui::RankMapChart::kMaxCells / 1024);
-    QVERIFY2(pane.noteText().contains(QStringLiteral("Showing 4 of %1 nodes").arg(QLocale().toString(9765))), qPrintable(pane.noteText()));
-    QVERIFY2(pane.noteText().contains(QStringLiteral("At most %1 GPUs").arg(QLocale().toString(4096))), qPrintable(pane.noteText()));
+    QVERIFY2(pane.noteText().contains(QStringLiteral("Showing 4 of %1 nodes").arg(QLocale().toString(9765))),
+        qPrintable(pane.noteText()));
+    QVERIFY2(pane.noteText().contains(QStringLiteral("At most %1 GPUs").arg(QLocale().toString(4096))),
+        qPrintable(pane.noteText()));
     const QString dpSize = QString::number(9765 * 1024 / 32);
     bool found = false;
     for (int row = 0; row < pane.groupsTable()->rowCount(); ++row)
@@ -876,7 +892,7 @@ void TestAnalysis::tabsInMainWindow()
     QVERIFY(tabs->showTab(QStringLiteral("search")));
     QVERIFY(finished.wait(60000));
     QVERIFY(tabs->search()->model()->rowCount() > 0);
-    for (const char* id : {"sweep", "sizing", "timeline", "rankmap", "explorer"}) {
+    for (const char* id : { "sweep", "sizing", "timeline", "rankmap", "explorer" }) {
         QVERIFY(tabs->showTab(QString::fromLatin1(id)));
         QCoreApplication::processEvents();
         tabs->replotNow();

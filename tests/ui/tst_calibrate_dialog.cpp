@@ -85,7 +85,8 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
 
     QVERIFY2(dialog.fit(), qPrintable(dialog.message()));
     const auto& fit = dialog.calibration();
-    const auto gemm = std::find_if(fit.fitted.begin(), fit.fitted.end(), [](const auto& f) { return f.key == "gemm_efficiency"; });
+    const auto gemm
+        = std::find_if(fit.fitted.begin(), fit.fitted.end(), [](const auto& f) { return f.key == "gemm_efficiency"; });
     QVERIFY(gemm != fit.fitted.end());
     QVERIFY(std::abs(gemm->after - 0.6) < 1e-3);
     QVERIFY(dialog.message().contains(QStringLiteral("Fitted on 3 runs")));
@@ -93,7 +94,8 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QCOMPARE(dialog.residualChart()->plottableCount(), 2);
     QVERIFY(dialog.residualChart()->legend->visible());
     QCOMPARE(dialog.residualChart()->plottable(0)->interface1D()->dataCount(), 3);
-    QVERIFY(std::abs(dialog.residualChart()->plottable(0)->interface1D()->dataMainValue(0) - (0.8 / 0.6 - 1) * 100) < 15);
+    QVERIFY(
+        std::abs(dialog.residualChart()->plottable(0)->interface1D()->dataMainValue(0) - (0.8 / 0.6 - 1) * 100) < 15);
     // Each bar is named by run and figure in words, not by the runs file's key ("tokens_per_second_per_gpu").
     auto ticker = dialog.residualChart()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(ticker);
@@ -110,7 +112,8 @@ void TestCalibrateDialog::fitsSavesAndUsesAProfile()
     QCOMPARE(doc.scenario().profile.id, std::string("my-cluster"));
     QCOMPARE(doc.undoStack()->count(), steps + 1);
     // The profile is saved with the scenario (`calibration`) and reopening restores it.
-    const core::ScenarioParse reopened = core::parseScenario(core::scenarioToJson(doc.scenario(), test::catalog()), test::catalog());
+    const core::ScenarioParse reopened
+        = core::parseScenario(core::scenarioToJson(doc.scenario(), test::catalog()), test::catalog());
     QVERIFY(reopened.ok());
     QVERIFY(reopened.scenario.profile == doc.scenario().profile);
     // The calibrated scenario predicts what the cluster measured.
@@ -162,7 +165,7 @@ void TestCalibrateDialog::columnHeadersAreNotClipped()
     for (int c = 1; c < table->columnCount(); ++c) {
         const QString text = table->horizontalHeaderItem(c)->text();
         QVERIFY2(header->sectionSize(c) >= QFontMetrics(header->font()).horizontalAdvance(text) + 8,
-                 qPrintable(QStringLiteral("%1: %2 px").arg(text).arg(header->sectionSize(c))));
+            qPrintable(QStringLiteral("%1: %2 px").arg(text).arg(header->sectionSize(c))));
     }
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
         dialog.addCurrentScenario();
@@ -221,7 +224,7 @@ void TestCalibrateDialog::residualChartFollowsTheTheme()
         dialog.setMeasured(i, core::Figure::TokensPerSecondPerGpu, slowClusterTokens(runs[size_t(i)]));
     QVERIFY2(dialog.fit(), qPrintable(dialog.message()));
     QCustomPlot* chart = dialog.residualChart();
-    for (const bool dark : {true, false}) {
+    for (const bool dark : { true, false }) {
         const QPalette palette = dark ? ui::AppTheme::darkPalette() : ui::AppTheme::lightPalette();
         dialog.setPalette(palette); // the PaletteChange a theme switch sends
         const QColor base = palette.color(QPalette::Base);
@@ -232,7 +235,8 @@ void TestCalibrateDialog::residualChartFollowsTheTheme()
         for (int i = 0; i < chart->plottableCount(); ++i) {
             const QColor fill = chart->plottable(i)->brush().color();
             QVERIFY2(ui::contrastRatio(fill, base) >= 3.0,
-                     qPrintable(QStringLiteral("%1 on %2: %3").arg(fill.name(), base.name()).arg(ui::contrastRatio(fill, base))));
+                qPrintable(
+                    QStringLiteral("%1 on %2: %3").arg(fill.name(), base.name()).arg(ui::contrastRatio(fill, base))));
         }
         QVERIFY(chart->plottable(0)->brush().color() != chart->plottable(1)->brush().color());
         if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
@@ -252,7 +256,8 @@ void TestCalibrateDialog::mainWindowOffersItAndNamesTheProfile()
     QVERIFY(window.findChild<QAction*>(QStringLiteral("calibrateAction")));
     auto* label = window.statusBar()->findChild<QLabel*>(QStringLiteral("profileLabel"));
     QVERIFY(label);
-    QCOMPARE(label->text(), QStringLiteral("Profile: ") + QString::fromStdString(window.document()->scenario().profile.name));
+    QCOMPARE(label->text(),
+        QStringLiteral("Profile: ") + QString::fromStdString(window.document()->scenario().profile.name));
     core::FrameworkProfile mine = window.document()->scenario().profile;
     mine.name = "My cluster";
     window.document()->edit(QStringLiteral("profile"), QStringLiteral("training.framework"),

@@ -43,10 +43,7 @@ double stackedAt(QCPBars* bars, double key)
 }
 
 /// The tooltip as text to search: the line-break hints (zero-width spaces) of expressions removed.
-QString plain(const QString& tip)
-{
-    return QString(tip).remove(QChar(0x200B));
-}
+QString plain(const QString& tip) { return QString(tip).remove(QChar(0x200B)); }
 
 /// Middle of stacked segment `item` (a series of the memory chart) of bar 1, in pixels.
 QPoint segmentCentre(const ui::MemoryChart& chart, int item)
@@ -55,11 +52,10 @@ QPoint segmentCentre(const ui::MemoryChart& chart, int item)
     for (int i = 0; i < item; ++i)
         below += chart.stack().bars(i)->data()->at(0)->value;
     const double mid = below + chart.stack().bars(item)->data()->at(0)->value / 2;
-    return {int(chart.plot()->xAxis->coordToPixel(1)), int(chart.plot()->yAxis->coordToPixel(mid))};
+    return { int(chart.plot()->xAxis->coordToPixel(1)), int(chart.plot()->yAxis->coordToPixel(mid)) };
 }
 
-template <class Chart>
-void showChart(Chart& chart)
+template <class Chart> void showChart(Chart& chart)
 {
     chart.resize(700, 450);
     chart.show();
@@ -120,9 +116,9 @@ void TestCharts::memoryBarMatchesResult()
 
 void TestCharts::memorySeriesAreTheCoreTerms()
 {
-    for (const QString& file : {QStringLiteral("resources/scenarios/default.shardscope.json"),
-                                QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"),
-                                QStringLiteral("resources/scenarios/offload-llama3-8b-cpu.shardscope.json")}) {
+    for (const QString& file : { QStringLiteral("resources/scenarios/default.shardscope.json"),
+             QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"),
+             QStringLiteral("resources/scenarios/offload-llama3-8b-cpu.shardscope.json") }) {
         const core::Scenario s = test::loadScenario(file);
         const core::Result r = core::explain(s);
         QVERIFY(r.valid);
@@ -207,8 +203,8 @@ void TestCharts::clickOpensDerivation()
 
 void TestCharts::kpiAndStatusAreTheTerms()
 {
-    for (const QString& file : {QStringLiteral("resources/scenarios/default.shardscope.json"),
-                                QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")}) {
+    for (const QString& file : { QStringLiteral("resources/scenarios/default.shardscope.json"),
+             QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") }) {
         const core::Scenario s = test::loadScenario(file);
         const core::Result r = core::explain(s);
         QVERIFY(r.valid);
@@ -228,13 +224,15 @@ void TestCharts::kpiAndStatusAreTheTerms()
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.step_time")), ui::Units::seconds(step));
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.fits")), ui::Units::bytes(total));
         QCOMPARE(kpis.valueText(QStringLiteral("kpi.tokens_per_second")),
-                 ui::Units::tokensPerSecond(ui::findTerm(r.terms, "throughput.tokens_per_second")->value));
-        QCOMPARE(kpis.valueText(QStringLiteral("kpi.mfu")), ui::Units::percent(ui::findTerm(r.terms, "throughput.mfu")->value));
+            ui::Units::tokensPerSecond(ui::findTerm(r.terms, "throughput.tokens_per_second")->value));
+        QCOMPARE(kpis.valueText(QStringLiteral("kpi.mfu")),
+            ui::Units::percent(ui::findTerm(r.terms, "throughput.mfu")->value));
         // The cards' tooltips list the terms the figures add up from, and the terms themselves.
         const QString stepTip = kpis.cardToolTip(QStringLiteral("kpi.step_time"));
         for (const core::Term* t : core::termsOf(r.terms, core::TermGroup::StepTime))
             QVERIFY2(stepTip.contains(QString::fromStdString(t->label)), qPrintable(stepTip));
-        QVERIFY(plain(kpis.cardToolTip(QStringLiteral("kpi.mfu"))).contains(QString::fromStdString(ui::findTerm(r.terms, "throughput.mfu")->expression)));
+        QVERIFY(plain(kpis.cardToolTip(QStringLiteral("kpi.mfu")))
+                    .contains(QString::fromStdString(ui::findTerm(r.terms, "throughput.mfu")->expression)));
         // The status line names the largest memory term with its value, the total and (when it fits) the step.
         const QString status = ui::summarize(core::whatIf(s)).text;
         QVERIFY2(status.contains(QString::fromStdString(largest->label).toLower()), qPrintable(status));
@@ -290,7 +288,7 @@ void TestCharts::excessLabelsStayInsidePlot()
     chart.setComparison(core::compareStrategies(s));
     QCOMPARE(chart.capacityMarks().excessCount(), chart.barCount());
     showChart(chart);
-    for (const QSize size : {QSize(582, 341), QSize(582, 305), QSize(400, 200), QSize(700, 450)}) {
+    for (const QSize size : { QSize(582, 341), QSize(582, 305), QSize(400, 200), QSize(700, 450) }) {
         chart.resize(size);
         chart.replotNow();
         const QRect plotArea = chart.plot()->axisRect()->rect();
@@ -298,9 +296,14 @@ void TestCharts::excessLabelsStayInsidePlot()
             const QRectF label = chart.capacityMarks().labelRect(i);
             QVERIFY(!label.isEmpty());
             QVERIFY2(label.top() >= plotArea.top() - 1 && label.bottom() <= plotArea.bottom() + 1,
-                     qPrintable(QStringLiteral("bar %1 at %2x%3: label %4..%5, plot %6..%7")
-                                    .arg(i).arg(size.width()).arg(size.height()).arg(label.top()).arg(label.bottom())
-                                    .arg(plotArea.top()).arg(plotArea.bottom())));
+                qPrintable(QStringLiteral("bar %1 at %2x%3: label %4..%5, plot %6..%7")
+                               .arg(i)
+                               .arg(size.width())
+                               .arg(size.height())
+                               .arg(label.top())
+                               .arg(label.bottom())
+                               .arg(plotArea.top())
+                               .arg(plotArea.bottom())));
         }
     }
 }
@@ -310,7 +313,8 @@ void TestCharts::excessLabelsNeverOverlap()
     // Llama 3.1 405B with 16 pipeline stages, every stage over 80 GiB: at 1280 x 800 the memory chart is about 300
     // pixels wide, 18 per bar, and the "+N" labels ran into each other. Drawn labels keep apart; the largest excess
     // keeps its label; with room (1400 pixels) every label is drawn.
-    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json"));
+    const core::Scenario s
+        = test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json"));
     const core::Result r = core::evaluate(s);
     QCOMPARE(int(r.stages.size()), 16);
     ui::MemoryChart chart;
@@ -320,7 +324,7 @@ void TestCharts::excessLabelsNeverOverlap()
     for (int i = 1; i < chart.barCount(); ++i)
         if (chart.barTotal(i) > chart.barTotal(largest))
             largest = i;
-    for (const int width : {300, 1400}) {
+    for (const int width : { 300, 1400 }) {
         chart.resize(width, 340);
         chart.replotNow();
         QVector<QRectF> drawn;
@@ -345,7 +349,8 @@ void TestCharts::memoryTooltipExplains()
     showChart(chart);
     QCustomPlot* plot = chart.plot();
     // Middle of the lowest segment (parameters).
-    const QPoint onParameters(int(plot->xAxis->coordToPixel(1)), int(plot->yAxis->coordToPixel(r.memory.parameters / 2 / 1073741824.0)));
+    const QPoint onParameters(
+        int(plot->xAxis->coordToPixel(1)), int(plot->yAxis->coordToPixel(r.memory.parameters / 2 / 1073741824.0)));
     const QString tip = chart.toolTipAt(onParameters);
     QVERIFY2(tip.contains(QStringLiteral("Parameters")), qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("Formula")));
@@ -396,7 +401,8 @@ void TestCharts::unitsFollowSetting()
 
 void TestCharts::commRowsMatchCollectives()
 {
-    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
+    const core::Scenario s
+        = test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
     const core::Result r = core::evaluate(s);
     QVERIFY(r.valid);
     QVERIFY(!r.collectives.empty());
@@ -431,7 +437,8 @@ void TestCharts::strategyChartShowsVariants()
     chart.setComparison(core::compareStrategies(s));
     QVERIFY(chart.barCount() >= 4);
     showChart(chart);
-    const QString tip = chart.toolTipAt(QPoint(int(chart.plot()->xAxis->coordToPixel(4)), int(chart.plot()->yAxis->coordToPixel(1))));
+    const QString tip
+        = chart.toolTipAt(QPoint(int(chart.plot()->xAxis->coordToPixel(4)), int(chart.plot()->yAxis->coordToPixel(1))));
     QVERIFY2(tip.contains(QStringLiteral("ZeRO-3")), qPrintable(tip));
     // The variant under the mouse is explained by its own terms.
     QVERIFY2(tip.contains(QStringLiteral("Substituted")), qPrintable(tip));
@@ -456,23 +463,24 @@ void TestCharts::rangesAsWhiskersAndBorderline()
     ui::KpiPanel kpis;
     kpis.setResult(s, r);
     QVERIFY2(kpis.cardToolTip(QStringLiteral("kpi.fits")).contains(QStringLiteral("80% range")),
-             qPrintable(kpis.cardToolTip(QStringLiteral("kpi.fits"))));
+        qPrintable(kpis.cardToolTip(QStringLiteral("kpi.fits"))));
     // The default scenario (Megatron-LM on H100) has no published Megatron-LM run of its GPU generation (issue 21); the
     // tooltip's sentence says so.
     QCOMPARE(r.uncertainty.basisKind, std::string("extrapolated"));
     QCOMPARE(ui::rangeNote(r.step.total(), r.stepTimeRange, r.uncertainty, r.uncertainty.throughputRuns),
-             QStringLiteral("%1 (extrapolated)").arg(QString::fromStdString(core::rangePercent(r.step.total(), r.stepTimeRange))));
+        QStringLiteral("%1 (extrapolated)")
+            .arg(QString::fromStdString(core::rangePercent(r.step.total(), r.stepTimeRange))));
     QVERIFY2(ui::stepRangeSentence(r).contains(QStringLiteral("extrapolated: no published run of this kind")),
-             qPrintable(ui::stepRangeSentence(r)));
+        qPrintable(ui::stepRangeSentence(r)));
     // The same run on PyTorch: published PyTorch plain runs on H100 cover throughput and memory.
     core::Scenario py = s;
     core::applyFramework(py, core::Framework::PyTorch, test::catalog());
     const core::Result rp = core::explain(py);
     QCOMPARE(rp.uncertainty.basisKind, std::string("validated"));
     QCOMPARE(ui::rangeNote(rp.step.total(), rp.stepTimeRange, rp.uncertainty, rp.uncertainty.throughputRuns),
-             QStringLiteral("%1 (validated on %2 runs)")
-                 .arg(QString::fromStdString(core::rangePercent(rp.step.total(), rp.stepTimeRange)))
-                 .arg(rp.uncertainty.throughputRuns));
+        QStringLiteral("%1 (validated on %2 runs)")
+            .arg(QString::fromStdString(core::rangePercent(rp.step.total(), rp.stepTimeRange)))
+            .arg(rp.uncertainty.throughputRuns));
     // Usable memory between the estimate and the top of its range: no headroom, a GPU whose datasheet memory is that
     // plus the 1 GiB CUDA context.
     s.cluster.memoryHeadroom = 0;
@@ -536,13 +544,13 @@ void TestCharts::tickLabelsKeepApart()
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
     chart.replotNow();
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    for (QCPAxis* axis : { plot->xAxis, plot->yAxis }) {
         const QList<ui::DrawnTickLabel> labels = ui::drawnTickLabels(axis);
         QVERIFY2(labels.size() >= 2, qPrintable(QString::number(labels.size())));
         for (qsizetype i = 0; i < labels.size(); ++i)
             for (qsizetype j = i + 1; j < labels.size(); ++j)
                 QVERIFY2(!labels[i].rect.intersects(labels[j].rect),
-                         qPrintable(QStringLiteral("'%1' touches '%2'").arg(labels[i].text, labels[j].text)));
+                    qPrintable(QStringLiteral("'%1' touches '%2'").arg(labels[i].text, labels[j].text)));
         for (const auto& l : labels)
             QVERIFY2(l.text.size() <= 6, qPrintable(l.text)); // SI-abbreviated, not "970000000"
     }
@@ -554,7 +562,7 @@ void TestCharts::shortAxisShowsTwoLabels()
     // 48-pixel readability floor left step 5). Every short axis (60 pixels or more: two labels of "0.5" and a gap)
     // shows two labels or more, still apart.
     QFont font;
-    for (const double upper : {4.6, 0.93, 46.0, 9.7, 1.9})
+    for (const double upper : { 4.6, 0.93, 46.0, 9.7, 1.9 })
         for (int length = 60; length <= 100; length += 5) {
             ui::FitTicker ticker;
             ui::TickSpace space;
@@ -572,12 +580,13 @@ void TestCharts::shortAxisShowsTwoLabels()
                     inside << ticks[i];
                     insideLabels << labels[i];
                 }
-            const QString where = QStringLiteral("0..%1 on %2 px: %3").arg(upper).arg(length).arg(insideLabels.join(QLatin1Char(' ')));
+            const QString where
+                = QStringLiteral("0..%1 on %2 px: %3").arg(upper).arg(length).arg(insideLabels.join(QLatin1Char(' ')));
             QVERIFY2(inside.size() >= 2, qPrintable(where));
             for (qsizetype i = 1; i < inside.size(); ++i)
                 QVERIFY2(space.pixel(inside[i], range) - space.pixel(inside[i - 1], range)
-                             >= space.minDistance(space.extent(insideLabels[i - 1]), space.extent(insideLabels[i])),
-                         qPrintable(where));
+                        >= space.minDistance(space.extent(insideLabels[i - 1]), space.extent(insideLabels[i])),
+                    qPrintable(where));
         }
 }
 
@@ -588,7 +597,7 @@ void TestCharts::exportedSweepNamesItsAxis()
     ui::SweepChart chart(ui::SweepChart::Metric::Memory);
     const auto values = core::defaultSweepValues(s, core::SweepAxis::SeqLen);
     chart.setCurves(core::sweep(s, core::SweepAxis::SeqLen, values, core::defaultSweepStrategies(), test::catalog()),
-                    core::SweepAxis::SeqLen, double(s.training.seqLen), core::evaluate(s).capacity);
+        core::SweepAxis::SeqLen, double(s.training.seqLen), core::evaluate(s).capacity);
     QVERIFY(chart.plot()->xAxis->label().isEmpty());
     const std::unique_ptr<ui::ChartBase> copy = chart.copy();
     QCOMPARE(copy->plot()->xAxis->label(), QStringLiteral("Sequence length"));
@@ -598,7 +607,8 @@ void TestCharts::strategyChartShowsOwnStrategy()
 {
     // FSDP hybrid is none of the six compared strategies: the scenario's own bar is added, highlighted, and the
     // step-time chart does not list it twice (its first row is the scenario).
-    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/fsdp-hybrid-llama2-13b.shardscope.json"));
+    const core::Scenario s
+        = test::loadScenario(QStringLiteral("resources/scenarios/fsdp-hybrid-llama2-13b.shardscope.json"));
     QCOMPARE(s.parallelism.sharding, core::Sharding::FsdpHybrid);
     const core::StrategyComparison comparison = core::compareStrategies(s);
     QCOMPARE(comparison.size(), size_t(7));
@@ -632,7 +642,8 @@ void TestCharts::strategyChartKeepsCurrentLabel()
     QStringList lines; // drawn line by line: name, then step time
     for (const ui::DrawnTickLabel& l : ui::drawnTickLabels(chart.plot()->xAxis))
         lines << l.text;
-    QVERIFY2(lines.filter(QRegularExpression(QStringLiteral(" s$"))).size() < 6, qPrintable(lines.join(QLatin1Char('|'))));
+    QVERIFY2(
+        lines.filter(QRegularExpression(QStringLiteral(" s$"))).size() < 6, qPrintable(lines.join(QLatin1Char('|'))));
     QVERIFY2(lines.contains(QStringLiteral("▸ ZeRO-3")), qPrintable(lines.join(QLatin1Char('|'))));
 }
 
@@ -642,7 +653,7 @@ void TestCharts::sweepCapacityLabelAvoidsCurves()
     ui::SweepChart chart(ui::SweepChart::Metric::Memory);
     const double gib = double(1ULL << 30);
     std::vector<core::SweepCurve> curves(3);
-    const double xs[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+    const double xs[] = { 8, 16, 32, 64, 128, 256, 512, 1024 };
     for (size_t c = 0; c < curves.size(); ++c)
         for (size_t i = 0; i < std::size(xs); ++i) {
             core::SweepPoint p;

@@ -76,7 +76,8 @@ void settle(QWidget* window)
 
 void setTp(ui::ScenarioDocument* doc, int tp)
 {
-    doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
+    doc->edit(
+        QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [tp](core::Scenario& s) { s.parallelism.tp = tp; });
     QVERIFY(test::settle(*doc));
 }
 } // namespace
@@ -145,7 +146,8 @@ void TestCompare::pinsSaveLoadRoundTrip()
     QCOMPARE(root.value(QStringLiteral("schema")).toString(), QStringLiteral("shardscope.scenario/1"));
     const QJsonArray array = root.value(QStringLiteral("pins")).toArray();
     QCOMPARE(array.size(), 2);
-    QCOMPARE(array[1].toObject().value(QStringLiteral("parallelism")).toObject().value(QStringLiteral("tp")).toInt(), 8);
+    QCOMPARE(
+        array[1].toObject().value(QStringLiteral("parallelism")).toObject().value(QStringLiteral("tp")).toInt(), 8);
     // The core (and so shardscope-cli) still reads the file, without warnings.
     const core::ScenarioParse parsed = core::parseScenario(bytes.toStdString(), test::catalog());
     QVERIFY(parsed.ok());
@@ -229,7 +231,8 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QCOMPARE(doc->pins().size(), size_t(0));
     QVERIFY(!clear->isEnabled());
     QCOMPARE(changed.count(), 8); // two pins, their two undos and two redos, unpin, clear: edits send none
-    QCOMPARE(changed.last().at(0).value<std::vector<core::Scenario>>().size(), size_t(0)); // the signal carries the list
+    QCOMPARE(
+        changed.last().at(0).value<std::vector<core::Scenario>>().size(), size_t(0)); // the signal carries the list
     doc->undoStack()->undo();
     QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(1));
@@ -274,7 +277,8 @@ void TestCompare::manyPinsAreKept()
     window->resize(1400, 900);
     window->show();
     QVERIFY(QTest::qWaitForWindowExposed(window));
-    for (ui::MemoryChart* chart : view->memoryCharts()) // their legend is shared, beside the columns: the plot has the width
+    for (ui::MemoryChart* chart :
+        view->memoryCharts()) // their legend is shared, beside the columns: the plot has the width
         QVERIFY2(chart->plot()->width() >= 250, qPrintable(QString::number(chart->plot()->width())));
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(window->grab().save(dir + QStringLiteral("/compare-six-pins.png")));
@@ -299,7 +303,7 @@ void TestCompare::newScenarioClearsPins()
 void TestCompare::brokenPinIsSkippedWithWarning()
 {
     const core::Scenario s = core::defaultScenario(test::catalog());
-    std::string json = ui::appendPins(core::scenarioToJson(s, test::catalog()), {s, s}, test::catalog());
+    std::string json = ui::appendPins(core::scenarioToJson(s, test::catalog()), { s, s }, test::catalog());
     // Break the second pin's GPU id.
     const size_t second = json.find("\"h100-sxm5-80gb\"", json.find("\"pins\"") + 200);
     QVERIFY(second != std::string::npos);
@@ -324,18 +328,20 @@ void TestCompare::pinsAreCappedAtTheFileLimit()
     {
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(ui::appendPins(core::scenarioToJson(s, test::catalog()), seventy, test::catalog())));
+        f.write(QByteArray::fromStdString(
+            ui::appendPins(core::scenarioToJson(s, test::catalog()), seventy, test::catalog())));
     }
     const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
     QVERIFY(load.ok());
     QCOMPARE(load.pins.size(), size_t(64));
     QCOMPARE(load.warnings,
-             QStringList{QStringLiteral("pins: holds 70 scenarios; at most 64 are read: the first 64 are kept, the other 6 ignored")});
+        QStringList { QStringLiteral(
+            "pins: holds 70 scenarios; at most 64 are read: the first 64 are kept, the other 6 ignored") });
 
     ui::ScenarioDocument doc(test::catalog());
     for (int i = 0; i < 64; ++i)
         QVERIFY(doc.pin(s));
-        QVERIFY(test::settle(doc));
+    QVERIFY(test::settle(doc));
     const int undoSteps = doc.undoStack()->count();
     QVERIFY(!doc.pin(s));
     QCOMPARE(int(doc.pins().size()), 64);
@@ -350,7 +356,7 @@ void TestCompare::compareViewShowsPinsOnOneScale()
     QVERIFY(test::settle(*doc));
     pinCurrent(doc);
     doc->edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
-              [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+        [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
     pinCurrent(doc);
     ui::CompareView* view = m_window->compare()->view();
     QCOMPARE(view->memoryCharts().size(), 3);
@@ -440,8 +446,8 @@ void TestCompare::launchPanelFollowsTheDocument()
 {
     ui::ScenarioDocument* doc = m_window->document();
     ui::LaunchConfigPanel* panel = m_window->launchDock()->panel();
-    for (core::LaunchTarget t : {core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp, core::LaunchTarget::Megatron,
-                                 core::LaunchTarget::NcclEnv}) {
+    for (core::LaunchTarget t : { core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp, core::LaunchTarget::Megatron,
+             core::LaunchTarget::NcclEnv }) {
         panel->setTarget(t);
         QCOMPARE(panel->text(), QString::fromStdString(core::launchConfig(doc->scenario(), t)));
     }
@@ -496,8 +502,9 @@ void TestCompare::launchDockLeavesTheChartsTheMainArea()
     // Issue 23 item 8: the launch panel took half the window at 1280 x 800 (88 monospace columns). Opened from the
     // View menu it takes at most 30% of the window's width now, at 1280 x 800 and 1920 x 1080; the central area keeps
     // the rest, and the panel's own controls still fit it.
-    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
-        ui::AppSettings settings(m_dir.filePath(QStringLiteral("launch-%1.ini").arg(size.width())), nullptr); // no saved layout
+    for (const QSize size : { QSize(1280, 800), QSize(1920, 1080) }) {
+        ui::AppSettings settings(
+            m_dir.filePath(QStringLiteral("launch-%1.ini").arg(size.width())), nullptr); // no saved layout
         ui::MainWindow window(test::catalog(), &settings);
         window.resize(size);
         window.show();
@@ -551,7 +558,7 @@ void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
     m_window->compare()->showComparison();
     QWidget* compare = m_window->compare()->window();
     QVERIFY(QTest::qWaitForWindowExposed(compare));
-    for (int tp : {1, 2, 4}) {
+    for (int tp : { 1, 2, 4 }) {
         setTp(doc, tp);
         m_window->compare()->pinCurrent();
     }
@@ -565,10 +572,12 @@ void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
         }
         for (QToolButton* b : view->findChildren<QToolButton*>())
             if (b->isVisible())
-                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(),
+                    qPrintable(b->text()));
         for (QPushButton* b : view->findChildren<QPushButton*>())
             if (b->isVisible())
-                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+                QVERIFY2(b->height() >= b->sizeHint().height() && b->width() >= b->sizeHint().width(),
+                    qPrintable(b->text()));
     };
     measure("pinned while open");
     // Every pin's row of the step-time chart has its label (the second was dropped in a 1280 x 800 screenshot).
@@ -576,20 +585,22 @@ void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
     // With three pins the window still fits a 1280 x 800 screen's work area (776 pixels under a panel); it was 895
     // pixels at its smallest once the charts were counted.
     qInfo("compare window minimum height with three pins: %d", compare->minimumSizeHint().height());
-    QVERIFY2(compare->minimumSizeHint().height() <= 776, qPrintable(QString::number(compare->minimumSizeHint().height())));
+    QVERIFY2(
+        compare->minimumSizeHint().height() <= 776, qPrintable(QString::number(compare->minimumSizeHint().height())));
     // The same pins, the window opened with them there: the strip is as tall.
     const int whileOpen = view->memoryCharts().front()->height();
     ui::MainWindow other(test::catalog(), m_settings);
     for (const core::Scenario& s : doc->pins())
         other.document()->pin(s);
-        QVERIFY(test::settle(*other.document()));
+    QVERIFY(test::settle(*other.document()));
     other.show();
     other.compare()->showComparison();
     QVERIFY(QTest::qWaitForWindowExposed(other.compare()->window()));
     settle(other.compare()->window());
     const int openedWith = other.compare()->view()->memoryCharts().front()->height();
     qInfo("memory chart height: pinned while open %d, opened with the pins %d", whileOpen, openedWith);
-    QVERIFY2(std::abs(whileOpen - openedWith) <= 4, qPrintable(QStringLiteral("%1 vs %2").arg(whileOpen).arg(openedWith)));
+    QVERIFY2(
+        std::abs(whileOpen - openedWith) <= 4, qPrintable(QStringLiteral("%1 vs %2").arg(whileOpen).arg(openedWith)));
     other.document()->undoStack()->setClean();
     compare->hide();
 }
@@ -615,7 +626,7 @@ void TestCompare::waterfallShowsEveryStepAtTheDefaultSize()
     pinCurrent(doc);
     QWidget* compare = m_window->compare()->window();
     ui::CompareView* view = m_window->compare()->view();
-    for (const QRect screen : {compare->screen()->availableGeometry(), QRect(0, 24, 1280, 776)}) {
+    for (const QRect screen : { compare->screen()->availableGeometry(), QRect(0, 24, 1280, 776) }) {
         compare->setGeometry(ui::fittedGeometry(screen, QSize(1400, 950), compare->minimumSizeHint()));
 
         compare->show();
@@ -628,8 +639,8 @@ void TestCompare::waterfallShowsEveryStepAtTheDefaultSize()
         for (QCPAxisRect* rect : chart->plot()->axisRects()) {
             const int left = int(ui::drawnTickLabels(rect->axis(QCPAxis::atLeft)).size());
             const int right = int(ui::drawnTickLabels(rect->axis(QCPAxis::atRight)).size());
-            qInfo("window %d x %d, chart %d x %d: %d rows, %d labels left, %d right", compare->width(), compare->height(),
-                  chart->width(), chart->height(), rows, left, right);
+            qInfo("window %d x %d, chart %d x %d: %d rows, %d labels left, %d right", compare->width(),
+                compare->height(), chart->width(), chart->height(), rows, left, right);
             QCOMPARE(right, rows);
             if (rect == chart->plot()->axisRect())
                 QCOMPARE(left, rows);
@@ -664,7 +675,7 @@ void TestCompare::pinnedExcessLabelsStayInsideThePlot()
     QCOMPARE(view->memoryCharts().size(), 2);
     ui::MemoryChart* chart = view->memoryCharts().back();
     QCOMPARE(chart->barCount(), 4);
-    for (const QSize size : {QSize(1268, 740), QSize(1400, 950), QSize(900, 700)}) {
+    for (const QSize size : { QSize(1268, 740), QSize(1400, 950), QSize(900, 700) }) {
         compare->resize(size);
         settle(compare);
         QCPAxisRect* rect = chart->plot()->axisRect();
@@ -677,13 +688,18 @@ void TestCompare::pinnedExcessLabelsStayInsideThePlot()
                 continue;
             ++drawn;
             const QString where = QStringLiteral("bar %1 at %2 px: label %3..%4, plot %5..%6")
-                                      .arg(i).arg(size.width()).arg(label.left()).arg(label.right())
-                                      .arg(rect->left()).arg(rect->right());
+                                      .arg(i)
+                                      .arg(size.width())
+                                      .arg(label.left())
+                                      .arg(label.right())
+                                      .arg(rect->left())
+                                      .arg(rect->right());
             QVERIFY2(label.left() >= rect->left() - 1 && label.right() <= rect->right() + 1, qPrintable(where));
             for (const ui::DrawnTickLabel& t : ticks)
                 QVERIFY2(!label.intersects(t.rect), qPrintable(where + QStringLiteral(" touches '%1'").arg(t.text)));
         }
-        QVERIFY2(chart->capacityMarks().labelRect(0).isValid(), qPrintable(QString::number(size.width()))); // the largest excess keeps its label
+        QVERIFY2(chart->capacityMarks().labelRect(0).isValid(),
+            qPrintable(QString::number(size.width()))); // the largest excess keeps its label
         QVERIFY(drawn >= 1);
     }
     compare->hide();
@@ -691,10 +707,7 @@ void TestCompare::pinnedExcessLabelsStayInsideThePlot()
 
 namespace {
 /// rect of child (a widget inside top) in top's coordinates.
-QRect rectIn(const QWidget* child, const QWidget* top)
-{
-    return QRect(child->mapTo(top, QPoint(0, 0)), child->size());
-}
+QRect rectIn(const QWidget* child, const QWidget* top) { return QRect(child->mapTo(top, QPoint(0, 0)), child->size()); }
 /// A drawn tick label of plot in top's coordinates.
 QRectF labelIn(const QRectF& label, const QCustomPlot* plot, const QWidget* top)
 {
@@ -714,29 +727,34 @@ void TestCompare::compareChartsKeepLegendsClearOfTheirPlots()
     ui::CompareView* view = m_window->compare()->view();
     compare->show();
     QVERIFY(QTest::qWaitForWindowExposed(compare));
-    for (int tp : {1, 2, 4, 8}) {
+    for (int tp : { 1, 2, 4, 8 }) {
         setTp(doc, tp);
         pinCurrent(doc);
         if (doc->pins().size() < 2)
             continue;
-        for (const QSize size : {QSize(1020, 750), QSize(1280, 776), QSize(400, 300)}) {
+        for (const QSize size : { QSize(1020, 750), QSize(1280, 776), QSize(400, 300) }) {
             compare->resize(size);
             settle(compare);
-            const QString at = QStringLiteral("%1 pins, window %2 x %3").arg(doc->pins().size()).arg(compare->width()).arg(compare->height());
-            qInfo("%s: memory charts %d high, step-time chart %d", qPrintable(at), view->memoryCharts().front()->height(),
-                  view->timeChart()->height());
+            const QString at = QStringLiteral("%1 pins, window %2 x %3")
+                                   .arg(doc->pins().size())
+                                   .arg(compare->width())
+                                   .arg(compare->height());
+            qInfo("%s: memory charts %d high, step-time chart %d", qPrintable(at),
+                view->memoryCharts().front()->height(), view->timeChart()->height());
             // A window manager squeezes a window to the screen's work area (1280 x 800 under a panel and a title bar:
             // about 746 pixels), and then the charts overlapped. The window takes any size from 400 x 300 up; the view
             // keeps at least its minimum size (scrolling in a smaller window), and up to three pins need no scrolling
             // at 1020 x 750.
-            QVERIFY2(compare->width() <= std::max(size.width(), 400) && compare->height() <= std::max(size.height(), 300),
-                     qPrintable(at));
-            QVERIFY2(view->height() >= view->minimumSizeHint().height() && view->width() >= view->minimumSizeHint().width(),
-                     qPrintable(at));
+            QVERIFY2(
+                compare->width() <= std::max(size.width(), 400) && compare->height() <= std::max(size.height(), 300),
+                qPrintable(at));
+            QVERIFY2(
+                view->height() >= view->minimumSizeHint().height() && view->width() >= view->minimumSizeHint().width(),
+                qPrintable(at));
             if (doc->pins().size() <= 3 && size.width() >= 1020)
                 QVERIFY2(view->minimumSizeHint().height() <= 750 - 12,
-                         qPrintable(at + QStringLiteral(": needs %1").arg(view->minimumSizeHint().height())));
-            QList<ui::ChartBase*> charts{view->timeChart()};
+                    qPrintable(at + QStringLiteral(": needs %1").arg(view->minimumSizeHint().height())));
+            QList<ui::ChartBase*> charts { view->timeChart() };
             for (ui::MemoryChart* m : view->memoryCharts())
                 charts << m;
             QList<QRect> legends;
@@ -746,35 +764,43 @@ void TestCompare::compareChartsKeepLegendsClearOfTheirPlots()
                     // Whole: as wide as one column of entries and as tall as its rows at that width.
                     const int rows = l->hasHeightForWidth() ? l->heightForWidth(l->width()) : l->sizeHint().height();
                     QVERIFY2(l->width() >= l->minimumSizeHint().width() && l->height() >= rows,
-                             qPrintable(at + QStringLiteral(": legend %1 x %2 cut").arg(l->width()).arg(l->height())));
+                        qPrintable(at + QStringLiteral(": legend %1 x %2 cut").arg(l->width()).arg(l->height())));
                 }
             QVERIFY2(!legends.isEmpty(), qPrintable(at));
             for (ui::ChartBase* chart : charts) {
                 QCustomPlot* plot = chart->plot();
                 QVERIFY2(plot->height() >= plot->minimumHeight() && plot->width() >= plot->minimumWidth(),
-                         qPrintable(at + QStringLiteral(": plot %1 x %2").arg(plot->width()).arg(plot->height())));
+                    qPrintable(at + QStringLiteral(": plot %1 x %2").arg(plot->width()).arg(plot->height())));
                 // What shows of the plot (a pin's column scrolled out of view shows nothing).
                 const QRect plotRect = plot->visibleRegion().boundingRect().translated(plot->mapTo(view, QPoint(0, 0)));
                 for (const QRect& legend : legends)
                     QVERIFY2(!legend.intersects(plotRect),
-                             qPrintable(at + QStringLiteral(": a legend at %1,%2 %3 x %4 covers '%5'")
-                                                 .arg(legend.x()).arg(legend.y()).arg(legend.width()).arg(legend.height())
-                                                 .arg(chart->title())));
+                        qPrintable(at
+                            + QStringLiteral(": a legend at %1,%2 %3 x %4 covers '%5'")
+                                  .arg(legend.x())
+                                  .arg(legend.y())
+                                  .arg(legend.width())
+                                  .arg(legend.height())
+                                  .arg(chart->title())));
             }
             for (ui::MemoryChart* m : view->memoryCharts()) {
                 const QList<ui::DrawnTickLabel> usable = ui::drawnTickLabels(m->plot()->yAxis2);
                 QCOMPARE(usable.size(), 1);
                 const QRectF label = labelIn(usable.front().rect, m->plot(), view);
-                QVERIFY2(QRectF(rectIn(m->plot(), view)).contains(label), qPrintable(at + QStringLiteral(": usable label cut")));
+                QVERIFY2(QRectF(rectIn(m->plot(), view)).contains(label),
+                    qPrintable(at + QStringLiteral(": usable label cut")));
             }
             // The step-time axis title: below the tick labels, inside the plot, above the legend.
             QCPAxis* x = view->timeChart()->plot()->xAxis;
             const QList<ui::DrawnTickLabel> ticks = ui::drawnTickLabels(x);
             QVERIFY(!ticks.isEmpty());
-            const double titleBottom = ticks.front().rect.bottom() + x->labelPadding()
-                                       + QFontMetricsF(x->labelFont()).height();
+            const double titleBottom
+                = ticks.front().rect.bottom() + x->labelPadding() + QFontMetricsF(x->labelFont()).height();
             QVERIFY2(titleBottom <= view->timeChart()->plot()->height() + 1,
-                     qPrintable(at + QStringLiteral(": axis title ends at %1 of %2").arg(titleBottom).arg(view->timeChart()->plot()->height())));
+                qPrintable(at
+                    + QStringLiteral(": axis title ends at %1 of %2")
+                          .arg(titleBottom)
+                          .arg(view->timeChart()->plot()->height())));
         }
     }
     compare->hide();

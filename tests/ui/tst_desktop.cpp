@@ -114,10 +114,7 @@ void TestDesktop::cleanup()
     delete m_settings;
 }
 
-QAction* TestDesktop::action(const QString& objectName) const
-{
-    return m_window->findChild<QAction*>(objectName);
-}
+QAction* TestDesktop::action(const QString& objectName) const { return m_window->findChild<QAction*>(objectName); }
 
 void TestDesktop::defaultGeometryFitsTheScreen_data()
 {
@@ -154,18 +151,18 @@ void TestDesktop::everyPanelUsableAt1280x720()
     // A 1280 x 720 screen less a title bar, frame and panel leaves about 1260 x 660 for the window's contents.
     const QSize minimum = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
     QVERIFY2(minimum.width() <= 1260 && minimum.height() <= 660,
-             qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
+        qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
     m_window->resize(1260, 660);
     QCoreApplication::processEvents();
     QCOMPARE(m_window->size(), QSize(1260, 660));
     // Every panel is on screen, at least its minimum size ...
-    for (QWidget* w : std::initializer_list<QWidget*>{m_window->editor(), m_window->issues(), m_window->kpis(),
-                                                      m_window->statusLine(), m_window->memoryChart(), m_window->analysis()}) {
+    for (QWidget* w : std::initializer_list<QWidget*> { m_window->editor(), m_window->issues(), m_window->kpis(),
+             m_window->statusLine(), m_window->memoryChart(), m_window->analysis() }) {
         QVERIFY2(w->isVisible(), w->metaObject()->className());
         const QRect inWindow(w->mapTo(m_window, QPoint(0, 0)), w->size());
         QVERIFY2(m_window->rect().contains(inWindow), w->metaObject()->className());
         QVERIFY2(w->width() >= w->minimumSizeHint().width() && w->height() >= qMin(w->minimumSizeHint().height(), 40),
-                 w->metaObject()->className());
+            w->metaObject()->className());
     }
     // ... and every tab's page has its whole minimum size, scrolled when the tab is smaller.
     ui::AnalysisTabs* tabs = m_window->analysis();
@@ -176,10 +173,15 @@ void TestDesktop::everyPanelUsableAt1280x720()
         QVERIFY2(area, qPrintable(tabs->tabText(i)));
         QWidget* page = area->widget();
         QVERIFY2(page->width() >= page->minimumSizeHint().width() && page->height() >= page->minimumSizeHint().height(),
-                 qPrintable(QStringLiteral("%1: %2 x %3 of %4 x %5").arg(tabs->tabText(i)).arg(page->width()).arg(page->height())
-                                .arg(page->minimumSizeHint().width()).arg(page->minimumSizeHint().height())));
+            qPrintable(QStringLiteral("%1: %2 x %3 of %4 x %5")
+                           .arg(tabs->tabText(i))
+                           .arg(page->width())
+                           .arg(page->height())
+                           .arg(page->minimumSizeHint().width())
+                           .arg(page->minimumSizeHint().height())));
         QVERIFY(m_window->rect().contains(QRect(area->mapTo(m_window, QPoint(0, 0)), area->size())));
-        QVERIFY2(area->viewport()->height() >= 120, qPrintable(tabs->tabText(i))); // room to see a chart while scrolling
+        QVERIFY2(
+            area->viewport()->height() >= 120, qPrintable(tabs->tabText(i))); // room to see a chart while scrolling
         if (const QString shots = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !shots.isEmpty()) {
             m_window->replotAllNow();
             QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("1260x660-%1.png").arg(i))));
@@ -193,7 +195,8 @@ void TestDesktop::everyPanelUsableAt1280x720()
     });
     QCoreApplication::processEvents();
     const QSize big = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
-    QVERIFY2(big.width() <= 1260 && big.height() <= 660, qPrintable(QStringLiteral("minimum %1 x %2").arg(big.width()).arg(big.height())));
+    QVERIFY2(big.width() <= 1260 && big.height() <= 660,
+        qPrintable(QStringLiteral("minimum %1 x %2").arg(big.width()).arg(big.height())));
 }
 
 void TestDesktop::tickLabelsApartAt1280x800()
@@ -209,8 +212,8 @@ void TestDesktop::tickLabelsApartAt1280x800()
     ui::AnalysisTabs* tabs = m_window->analysis();
     tabs->sweep()->setAxis(core::SweepAxis::Gpus);
     int axesChecked = 0;
-    for (const QString& id : {QStringLiteral("explorer"), QStringLiteral("search"), QStringLiteral("sweep"),
-                              QStringLiteral("sizing"), QStringLiteral("timeline"), QStringLiteral("rankmap")}) {
+    for (const QString& id : { QStringLiteral("explorer"), QStringLiteral("search"), QStringLiteral("sweep"),
+             QStringLiteral("sizing"), QStringLiteral("timeline"), QStringLiteral("rankmap") }) {
         QSignalSpy searched(tabs->search(), &ui::SearchPane::finished);
         tabs->showTab(id);
         QCoreApplication::processEvents();
@@ -222,12 +225,11 @@ void TestDesktop::tickLabelsApartAt1280x800()
             QTableView* table = tabs->search()->table();
             const int tokens = ui::SearchTableModel::TokensPerSecond;
             QVERIFY2(table->columnViewportPosition(tokens) + table->columnWidth(tokens) <= table->viewport()->width(),
-                     qPrintable(QString::number(table->columnViewportPosition(tokens))));
+                qPrintable(QString::number(table->columnViewportPosition(tokens))));
             const QMenu* menu = tabs->search()->strategiesMenu();
             auto* strategies = qobject_cast<QPushButton*>(menu->parentWidget());
             QVERIFY(strategies && strategies->menu() == menu && strategies->width() >= strategies->sizeHint().width());
-        }
-        else if (id == QLatin1String("sweep"))
+        } else if (id == QLatin1String("sweep"))
             tabs->sweep()->refresh();
         else if (id == QLatin1String("sizing"))
             tabs->sizing()->refresh();
@@ -253,8 +255,8 @@ void TestDesktop::tickLabelsApartAt1280x800()
                     for (qsizetype i = 0; i < labels.size(); ++i)
                         for (qsizetype j = i + 1; j < labels.size(); ++j)
                             QVERIFY2(!labels[i].rect.intersects(labels[j].rect),
-                                     qPrintable(QStringLiteral("%1, %2: '%3' touches '%4'")
-                                                    .arg(id, chart->title(), labels[i].text, labels[j].text)));
+                                qPrintable(QStringLiteral("%1, %2: '%3' touches '%4'")
+                                               .arg(id, chart->title(), labels[i].text, labels[j].text)));
                 }
         }
         if (const QString shots = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !shots.isEmpty())
@@ -268,8 +270,9 @@ void TestDesktop::messagesThroughOneHelper()
 {
     // File and import warnings go through util/message.h: the handler when set, else a box that does not block.
     QStringList seen;
-    ui::showMessage(m_window, QStringLiteral("t"), QStringLiteral("x"), [&seen](const QString& t, const QString& x) { seen << t + x; });
-    QCOMPARE(seen, QStringList{QStringLiteral("tx")});
+    ui::showMessage(m_window, QStringLiteral("t"), QStringLiteral("x"),
+        [&seen](const QString& t, const QString& x) { seen << t + x; });
+    QCOMPARE(seen, QStringList { QStringLiteral("tx") });
     ui::showMessage(m_window, QStringLiteral("Autosave failed"), QStringLiteral("disk full"));
     QMessageBox* box = m_window->findChild<QMessageBox*>();
     QVERIFY(box);
@@ -295,7 +298,7 @@ void TestDesktop::droppedScenarioFileOpens()
     s.cluster.nodes = 16;
     QVERIFY(ui::writeScenarioFile(path, s, test::catalog(), {}).isEmpty());
     QMimeData mime;
-    mime.setUrls({QUrl::fromLocalFile(path)});
+    mime.setUrls({ QUrl::fromLocalFile(path) });
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(m_window, &enter);
     QVERIFY(enter.isAccepted());
@@ -306,7 +309,7 @@ void TestDesktop::droppedScenarioFileOpens()
     QCOMPARE(m_window->document()->scenario().cluster.nodes, 16);
     // Text or two files are not taken.
     QMimeData two;
-    two.setUrls({QUrl::fromLocalFile(path), QUrl::fromLocalFile(path)});
+    two.setUrls({ QUrl::fromLocalFile(path), QUrl::fromLocalFile(path) });
     QDragEnterEvent enterTwo(QPoint(10, 10), Qt::CopyAction, &two, Qt::LeftButton, Qt::NoModifier);
     enterTwo.ignore();
     QCoreApplication::sendEvent(m_window, &enterTwo);
@@ -336,8 +339,9 @@ void TestDesktop::tabsSearchAndApplyHaveShortcuts()
         QVERIFY2(!keys.contains(r.keys), qPrintable(r.keys + QStringLiteral(" twice")));
         keys.insert(r.keys);
     }
-    for (const QString& a : {QStringLiteral("Save"), QStringLiteral("Run Search"), QStringLiteral("Apply Selected Layout"),
-                             QStringLiteral("Model Reference"), QStringLiteral("Keyboard Shortcuts")})
+    for (const QString& a :
+        { QStringLiteral("Save"), QStringLiteral("Run Search"), QStringLiteral("Apply Selected Layout"),
+            QStringLiteral("Model Reference"), QStringLiteral("Keyboard Shortcuts") })
         QVERIFY2(actions.contains(a), qPrintable(a));
     QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::Key_R).toString(QKeySequence::NativeText)));
     QVERIFY(actions.contains(QStringLiteral("Open the step in the explorer (as a new untitled scenario)")));
@@ -393,7 +397,8 @@ void TestDesktop::checkBoxesShowOnDarkTheme()
     // An unchecked box's edge against the window: at least 3:1 (WCAG 2.1 §1.4.11), where Fusion's own was 1.2:1.
     ui::AppTheme::apply(ui::ThemeMode::Dark);
     const QPalette dark = ui::AppTheme::darkPalette();
-    for (const QStyle::PrimitiveElement element : {QStyle::PE_IndicatorCheckBox, QStyle::PE_IndicatorItemViewItemCheck}) {
+    for (const QStyle::PrimitiveElement element :
+        { QStyle::PE_IndicatorCheckBox, QStyle::PE_IndicatorItemViewItemCheck }) {
         QImage image(20, 20, QImage::Format_ARGB32);
         image.fill(dark.color(QPalette::Window));
         QStyleOptionButton option;
@@ -428,7 +433,8 @@ void TestDesktop::nameFollowsTheContent()
     name->setText(QStringLiteral("My plan"));
     emit name->editingFinished();
     QCOMPARE(m_window->document()->scenario().name, std::string("My plan"));
-    QVERIFY(ui::scenarioCaption(m_window->document()->scenario(), m_window->document()->result()).startsWith(QStringLiteral("My plan")));
+    QVERIFY(ui::scenarioCaption(m_window->document()->scenario(), m_window->document()->result())
+                .startsWith(QStringLiteral("My plan")));
     name->clear();
     emit name->editingFinished();
     QVERIFY(m_window->document()->scenario().name.empty());
@@ -452,12 +458,14 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     QCOMPARE(m_window->kpis()->valueText(QStringLiteral("kpi.fits")), memory); // kept, not "—"
     QCOMPARE(m_window->memoryChart()->barTotal(0), bar);
     QVERIFY(m_window->memoryChart()->message().isEmpty());
-    for (QWidget* covered : {static_cast<QWidget*>(m_window->kpis()), static_cast<QWidget*>(m_window->memoryChart())}) {
+    for (QWidget* covered :
+        { static_cast<QWidget*>(m_window->kpis()), static_cast<QWidget*>(m_window->memoryChart()) }) {
         // greyed: a veil lies over the whole of the KPIs and of the chart
         const auto veils = covered->window()->findChildren<ui::Veil*>();
         QVERIFY(std::any_of(veils.begin(), veils.end(), [covered](ui::Veil* veil) {
             const QRect area(veil->mapTo(veil->window(), QPoint(0, 0)), veil->size());
-            return veil->isVisible() && area.contains(QRect(covered->mapTo(covered->window(), QPoint(0, 0)), covered->size()));
+            return veil->isVisible()
+                && area.contains(QRect(covered->mapTo(covered->window(), QPoint(0, 0)), covered->size()));
         }));
     }
     QVERIFY(m_window->statusLine()->text().startsWith(QStringLiteral("Invalid")));
@@ -471,8 +479,9 @@ void TestDesktop::invalidEditKeepsLastFiguresWithFixes()
     QStringList labels;
     for (QPushButton* b : m_window->fixBar()->buttons())
         labels << b->text();
-    QCOMPARE(labels, QStringList({QStringLiteral("Nodes 4"), QStringLiteral("Nodes 8"), QStringLiteral("Global batch 480"),
-                                  QStringLiteral("Global batch 520")}));
+    QCOMPARE(labels,
+        QStringList({ QStringLiteral("Nodes 4"), QStringLiteral("Nodes 8"), QStringLiteral("Global batch 480"),
+            QStringLiteral("Global batch 520") }));
     const QString shots = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); // a picture to look at, when asked
     if (!shots.isEmpty()) {
         m_window->replotAllNow();
@@ -513,7 +522,8 @@ void TestDesktop::teachingStepOpensAsUntitled()
     // The user's plan, saved, then changed.
     const QString path = m_dir.filePath(QStringLiteral("mine.shardscope.json"));
     QVERIFY(m_window->files()->saveTo(path));
-    m_window->document()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    m_window->document()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
     QVERIFY(test::settle(*m_window->document()));
     const core::Scenario mine = m_window->document()->scenario();
     QStringList asked;
@@ -546,7 +556,8 @@ void TestDesktop::teachingStepOpensAsUntitled()
         ++dialogs;
         return QString();
     });
-    m_window->document()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 2; });
+    m_window->document()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 2; });
     QVERIFY(test::settle(*m_window->document()));
     QVERIFY(!m_window->files()->save());
     QCOMPARE(dialogs, 1);
@@ -619,7 +630,8 @@ void TestDesktop::byteUnitRedrawsWhatIsDrawn()
     m_window->analysis()->showTab(QStringLiteral("rankmap"));
     m_window->analysis()->rankMap()->refresh();
     for (const QLabel* label : m_window->analysis()->rankMap()->findChildren<QLabel*>())
-        QVERIFY2(!label->text().contains(QStringLiteral("GiB")) && !label->text().contains(QStringLiteral(" GB")), qPrintable(label->text()));
+        QVERIFY2(!label->text().contains(QStringLiteral("GiB")) && !label->text().contains(QStringLiteral(" GB")),
+            qPrintable(label->text()));
     m_window->launchDock()->show();
     QVERIFY(!m_window->launchDock()->panel()->text().isEmpty());
     QVERIFY(!m_window->launchDock()->panel()->text().contains(QStringLiteral("GiB")));
@@ -665,8 +677,9 @@ void TestDesktop::largeSearchGivesItsMemoryBack()
     QVERIFY(finished.wait(300000));
     const double after = residentMiB();
     QVERIFY(search->lastFeasible() > 50000);
-    qInfo("resident before any search %.0f MiB, after a first search %.0f MiB, after a second %.0f MiB (%d layouts kept)",
-          idle, before, after, search->model()->rowCount());
+    qInfo(
+        "resident before any search %.0f MiB, after a first search %.0f MiB, after a second %.0f MiB (%d layouts kept)",
+        idle, before, after, search->model()->rowCount());
     // What stays is the results (table, scatter: a few hundred bytes a layout), not the search's working memory.
     QVERIFY2(before - idle < 96, qPrintable(QStringLiteral("%1 -> %2 MiB").arg(idle).arg(before)));
     QVERIFY2(after - before < 64, qPrintable(QStringLiteral("%1 -> %2 MiB").arg(before).arg(after)));

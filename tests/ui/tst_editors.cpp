@@ -51,10 +51,12 @@ void setPath(QJsonObject& object, const QStringList& path, double value)
 /// The scenario with field set to value, through its file form (so values no widget offers can be tried).
 core::Scenario withValue(const core::Scenario& s, const QString& field, double value)
 {
-    QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(core::scenarioToJson(s, test::catalog()))).object();
+    QJsonObject json
+        = QJsonDocument::fromJson(QByteArray::fromStdString(core::scenarioToJson(s, test::catalog()))).object();
     setPath(json, field.split(QLatin1Char('.')), value);
     const QByteArray text = QJsonDocument(json).toJson();
-    const core::ScenarioParse parsed = core::parseScenario(std::string_view(text.constData(), size_t(text.size())), test::catalog());
+    const core::ScenarioParse parsed
+        = core::parseScenario(std::string_view(text.constData(), size_t(text.size())), test::catalog());
     if (!parsed.ok())
         qFatal("%s = %g does not parse: %s", qPrintable(field), value, parsed.errors.front().message.c_str());
     return parsed.scenario;
@@ -64,7 +66,8 @@ core::Scenario withValue(const core::Scenario& s, const QString& field, double v
 bool outOfRange(const core::Scenario& s, const QString& field)
 {
     for (const core::Issue& i : core::validate(s))
-        if (QString::fromStdString(i.field) == field && QString::fromStdString(i.message).contains(QStringLiteral("must be between")))
+        if (QString::fromStdString(i.field) == field
+            && QString::fromStdString(i.message).contains(QStringLiteral("must be between")))
             return true;
     return false;
 }
@@ -96,8 +99,7 @@ private slots:
     void wheelScrollsPanelNotControls();
 
 private:
-    template <class W>
-    W* control(const QString& field) const
+    template <class W> W* control(const QString& field) const
     {
         return qobject_cast<W*>(m_editor->widgetForField(field));
     }
@@ -210,7 +212,8 @@ void TestEditors::moeOverlapAndRoutingEditable()
     QVERIFY(overlapRow);
     QVERIFY(!m_doc->scenario().model.isMoe());
     QVERIFY(!overlapRow->isVisibleTo(m_editor));
-    m_doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
+    m_doc->reset(
+        test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
     QVERIFY(m_doc->scenario().parallelism.ep > 1);
     auto* overlap = control<QComboBox>(QStringLiteral("parallelism.moe_overlap"));
     QVERIFY(overlap->isVisibleTo(m_editor) && overlap->isEnabled());
@@ -237,7 +240,8 @@ void TestEditors::expertTpDispatcherAndRecomputeModulesEditable()
     // Dense model: no expert-TP row. The Mixtral example: expert TP offers divisors of the expert size and stores 0
     // (follow tp) when set to tp; the dispatcher and each recompute module are one undo step each.
     QVERIFY(!m_editor->widgetForField(QStringLiteral("parallelism.expert_tp"))->isVisibleTo(m_editor));
-    m_doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
+    m_doc->reset(
+        test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json")), QString());
     auto* etp = control<ValueSlider>(QStringLiteral("parallelism.expert_tp"));
     QVERIFY(etp && etp->isVisibleTo(m_editor));
     QCOMPARE(etp->value(), qint64(m_doc->scenario().parallelism.tp));
@@ -274,7 +278,7 @@ void TestEditors::expertTpDispatcherAndRecomputeModulesEditable()
     QVERIFY(core->isChecked() && !moe->isChecked()); // absent: core_attn alone
     const int before = m_doc->undoStack()->count();
     moe->click();
-    QCOMPARE(m_doc->scenario().training.recomputeModules, (core::RecomputeModules{ .coreAttn = true, .moe = true }));
+    QCOMPARE(m_doc->scenario().training.recomputeModules, (core::RecomputeModules { .coreAttn = true, .moe = true }));
     QCOMPARE(m_doc->undoStack()->count(), before + 1);
     moe->click(); // back to core_attn alone: stored as absent
     QVERIFY(!m_doc->scenario().training.recomputeModules.has_value());
@@ -320,7 +324,8 @@ void TestEditors::gpuChangeBringsItsLinks()
     QVERIFY(m_doc->undoStack()->undoText().contains(QStringLiteral("NVLink 5")));
     for (const core::Issue& w : m_doc->result().warnings)
         QVERIFY2(w.field != "cluster.intra_node", w.message.c_str());
-    QCOMPARE(intra->itemData(intra->currentIndex(), Qt::FontRole).value<QFont>().bold(), true); // marked as the GPU's own
+    QCOMPARE(
+        intra->itemData(intra->currentIndex(), Qt::FontRole).value<QFont>().bold(), true); // marked as the GPU's own
     QVERIFY(intra->itemData(intra->currentIndex(), Qt::ToolTipRole).toString().contains(QStringLiteral("own link")));
 
     choose(inter, "roce-400"); // the user's network stays through a GPU change
@@ -332,7 +337,7 @@ void TestEditors::gpuChangeBringsItsLinks()
     choose(intra, "nvlink3");
     QVERIFY(test::settle(*m_doc));
     QVERIFY(std::any_of(m_doc->result().warnings.begin(), m_doc->result().warnings.end(),
-                        [](const core::Issue& w) { return w.field == "cluster.intra_node"; }));
+        [](const core::Issue& w) { return w.field == "cluster.intra_node"; }));
     QLabel* offer = nullptr;
     for (QLabel* l : m_editor->findChildren<QLabel*>())
         if (l->text().contains(QStringLiteral("comes with")))
@@ -355,7 +360,8 @@ void TestEditors::microBatchValuesDivideReplicaBatch()
 
 void TestEditors::issueMarksControl()
 {
-    m_doc->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    m_doc->edit(
+        QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
     QVERIFY(test::settle(*m_doc));
     QVERIFY(!m_doc->result().valid);
     QWidget* tp = m_editor->widgetForField(QStringLiteral("parallelism.tp"));
@@ -424,7 +430,8 @@ void TestEditors::rangesMatchValidation()
 {
     // On a MoE scenario (every row live): each spin box's maximum passes validation's range rule and one more fails
     // it; so does its minimum and one less, unless the minimum is a special value ("dense", "default", "one node").
-    const core::Scenario base = test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
+    const core::Scenario base
+        = test::loadScenario(QStringLiteral("resources/scenarios/moe-mixtral-8x22b-h100.shardscope.json"));
     int checked = 0;
     for (ui::EditorPanel* panel : m_editor->findChildren<ui::EditorPanel*>()) {
         for (const QString& field : panel->fields()) {
@@ -447,15 +454,19 @@ void TestEditors::rangesMatchValidation()
             } else {
                 continue; // combo boxes, check boxes, sliders over a list of values
             }
-            for (const auto& [limit, beyond] : {std::pair{max, max + 1}, std::pair{min, min - 1}}) {
+            for (const auto& [limit, beyond] : { std::pair { max, max + 1 }, std::pair { min, min - 1 } }) {
                 if (limit == min && special)
                     continue;
                 m_doc->reset(base, QString());
                 set(limit);
                 QVERIFY2(m_doc->undoStack()->count() <= 1, qPrintable(field)); // 0: the scenario has that value already
-                QVERIFY2(!outOfRange(m_doc->scenario(), field), qPrintable(QStringLiteral("%1 = %2 is refused").arg(field).arg(limit)));
+                QVERIFY2(!outOfRange(m_doc->scenario(), field),
+                    qPrintable(QStringLiteral("%1 = %2 is refused").arg(field).arg(limit)));
                 QVERIFY2(outOfRange(withValue(m_doc->scenario(), field, beyond), field),
-                         qPrintable(QStringLiteral("%1 = %2 is accepted, the control stops at %3").arg(field).arg(beyond).arg(limit)));
+                    qPrintable(QStringLiteral("%1 = %2 is accepted, the control stops at %3")
+                                   .arg(field)
+                                   .arg(beyond)
+                                   .arg(limit)));
             }
             ++checked;
         }
@@ -467,8 +478,8 @@ void TestEditors::documentIsShownAsItIs_data()
 {
     QTest::addColumn<QByteArray>("values");
     // At core validation's limits (each field on its own; together they break other rules, which is fine here).
-    QTest::newRow("at the limits")
-        << QByteArray(R"("model": {"preset": "mixtral-8x7b", "layers": 10000, "hidden": 1048576, "heads": 65536,
+    QTest::newRow("at the limits") << QByteArray(
+        R"("model": {"preset": "mixtral-8x7b", "layers": 10000, "hidden": 1048576, "heads": 65536,
                          "kv_heads": 65536, "ffn_hidden": 16777216, "vocab": 100000000,
                          "moe": {"experts": 65536, "top_k": 65536, "expert_ffn_hidden": 16777216, "shared_experts": 65536,
                                  "dense_layers": 10000}},
@@ -478,8 +489,8 @@ void TestEditors::documentIsShownAsItIs_data()
                                       "pp_schedule": "interleaved", "virtual_stages": 1024, "shard_group": 10000000},
                       "nccl": {"min_channels": 64})");
     // Beyond them (validation reports each), 64-bit sizes past 2^31 included: shown, not clamped.
-    QTest::newRow("beyond the limits")
-        << QByteArray(R"("model": {"preset": "mixtral-8x7b", "layers": 20000, "hidden": 5000000000000, "heads": 100000,
+    QTest::newRow("beyond the limits") << QByteArray(
+        R"("model": {"preset": "mixtral-8x7b", "layers": 20000, "hidden": 5000000000000, "heads": 100000,
                          "kv_heads": 100000, "ffn_hidden": 70000000000, "vocab": 3000000000,
                          "moe": {"experts": 70000, "top_k": 70000, "expert_ffn_hidden": 40000000000, "shared_experts": 70000,
                                  "dense_layers": 20000}},
@@ -502,7 +513,8 @@ void TestEditors::documentIsShownAsItIs()
     {
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        const QByteArray quoted = QJsonDocument(QJsonArray{name}).toJson(QJsonDocument::Compact).mid(1).chopped(1); // "…"
+        const QByteArray quoted
+            = QJsonDocument(QJsonArray { name }).toJson(QJsonDocument::Compact).mid(1).chopped(1); // "…"
         f.write(R"({"schema": "shardscope.scenario/1", "name": )" + quoted + ", " + values + "}");
     }
     const ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
@@ -526,11 +538,14 @@ void TestEditors::documentIsShownAsItIs()
     QCOMPARE(control<QSpinBox>(QStringLiteral("model.moe.top_k"))->value(), loaded.model.moe.topK);
     QCOMPARE(control<ValueSlider>(QStringLiteral("cluster.nodes"))->spinBox()->value(), double(loaded.cluster.nodes));
     QCOMPARE(control<QSpinBox>(QStringLiteral("cluster.gpus_per_node"))->value(), loaded.cluster.gpusPerNode);
-    QCOMPARE(control<ValueSlider>(QStringLiteral("training.seq_len"))->spinBox()->value(), double(loaded.training.seqLen));
-    QCOMPARE(control<QDoubleSpinBox>(QStringLiteral("training.global_batch"))->value(), double(loaded.training.globalBatch));
+    QCOMPARE(
+        control<ValueSlider>(QStringLiteral("training.seq_len"))->spinBox()->value(), double(loaded.training.seqLen));
+    QCOMPARE(
+        control<QDoubleSpinBox>(QStringLiteral("training.global_batch"))->value(), double(loaded.training.globalBatch));
     QCOMPARE(control<ValueSlider>(QStringLiteral("training.micro_batch"))->value(), qint64(loaded.training.microBatch));
     QCOMPARE(control<ValueSlider>(QStringLiteral("parallelism.tp"))->value(), qint64(loaded.parallelism.tp));
-    QCOMPARE(control<QSpinBox>(QStringLiteral("parallelism.virtual_stages"))->value(), loaded.parallelism.virtualStages);
+    QCOMPARE(
+        control<QSpinBox>(QStringLiteral("parallelism.virtual_stages"))->value(), loaded.parallelism.virtualStages);
     QCOMPARE(control<QSpinBox>(QStringLiteral("parallelism.shard_group"))->value(), loaded.parallelism.shardGroup);
     QCOMPARE(control<QSpinBox>(QStringLiteral("nccl.min_channels"))->value(), loaded.nccl.minChannels);
     // And the document is as loaded: no edit, not modified.
@@ -552,7 +567,8 @@ void TestEditors::wheelScrollsPanelNotControls()
     const core::Scenario before = m_doc->scenario();
     const auto wheelDown = [](QWidget* w) {
         const QPointF at = QRectF(w->rect()).center();
-        QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QWheelEvent e(
+            at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
         QApplication::sendEvent(w, &e);
     };
     const QList<QWidget*> controls = {

@@ -72,7 +72,10 @@
 using namespace shardscope;
 
 namespace {
-bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
+bool close(double a, double b, double rel = 1e-9)
+{
+    return std::abs(a - b) <= rel * std::max({ 1.0, std::abs(a), std::abs(b) });
+}
 
 QByteArray readAll(const QString& path)
 {
@@ -147,12 +150,13 @@ void TestExport::chartFilesAreValid_data()
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<int>("kind");
     QTest::addColumn<int>("format");
-    const QStringList files = {QString(), QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json")};
+    const QStringList files
+        = { QString(), QStringLiteral("resources/scenarios/3d-gpt3-175b-megatron.shardscope.json") };
     for (const QString& file : files)
         for (ui::ChartKind k : ui::kScenarioChartKinds)
-            for (ui::FigureFormat f : {ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf})
+            for (ui::FigureFormat f : { ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf })
                 QTest::addRow("%s %s %s", file.isEmpty() ? "default" : "3d", qPrintable(ui::chartKindId(k)),
-                              qPrintable(ui::figureFormatSuffix(f)))
+                    qPrintable(ui::figureFormatSuffix(f)))
                     << file << int(k) << int(f);
 }
 
@@ -204,7 +208,8 @@ void TestExport::chartFilesAreValid()
         for (int y = 0; y < 30; ++y)
             for (int x = 0; x < image.width(); ++x) {
                 const QColor c = image.pixelColor(x, y);
-                QVERIFY2(c.hsvSaturationF() < 0.25, qPrintable(QStringLiteral("coloured pixel %1 at %2,%3").arg(c.name()).arg(x).arg(y)));
+                QVERIFY2(c.hsvSaturationF() < 0.25,
+                    qPrintable(QStringLiteral("coloured pixel %1 at %2,%3").arg(c.name()).arg(x).arg(y)));
             }
         break;
     }
@@ -273,7 +278,8 @@ void TestExport::pngOverPixelBudgetIsRefused()
     choice.options.size = QSize(8000, 8000);
     choice.options.scale = 1200 / 96.0;
     ui::ExportDialog dialog(&doc, choice);
-    QVERIFY2(dialog.pixelsLabel()->text().contains(QStringLiteral("100 megapixels")), qPrintable(dialog.pixelsLabel()->text()));
+    QVERIFY2(dialog.pixelsLabel()->text().contains(QStringLiteral("100 megapixels")),
+        qPrintable(dialog.pixelsLabel()->text()));
     QVERIFY(!dialog.saveButton()->isEnabled());
     choice.options.scale = 1;
     dialog.setChoice(choice);
@@ -298,11 +304,16 @@ void TestExport::failedWriteKeepsOldFile_data()
     QTest::addColumn<int>("step");
     QTest::addColumn<int>("error");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("png, disk full") << QStringLiteral("png") << int(core::WriteStep::Write) << ENOSPC << QStringLiteral("No space left on device");
-    QTest::newRow("svg, I/O error on fsync") << QStringLiteral("svg") << int(core::WriteStep::Sync) << EIO << QStringLiteral("Input/output error");
-    QTest::newRow("pdf, rename refused") << QStringLiteral("pdf") << int(core::WriteStep::Rename) << EACCES << QStringLiteral("Permission denied");
-    QTest::newRow("report, close fails") << QStringLiteral("report") << int(core::WriteStep::Close) << EDQUOT << QStringLiteral("quota");
-    QTest::newRow("csv, short file") << QStringLiteral("csv") << int(core::WriteStep::Verify) << EIO << QStringLiteral("Input/output error");
+    QTest::newRow("png, disk full") << QStringLiteral("png") << int(core::WriteStep::Write) << ENOSPC
+                                    << QStringLiteral("No space left on device");
+    QTest::newRow("svg, I/O error on fsync")
+        << QStringLiteral("svg") << int(core::WriteStep::Sync) << EIO << QStringLiteral("Input/output error");
+    QTest::newRow("pdf, rename refused") << QStringLiteral("pdf") << int(core::WriteStep::Rename) << EACCES
+                                         << QStringLiteral("Permission denied");
+    QTest::newRow("report, close fails") << QStringLiteral("report") << int(core::WriteStep::Close) << EDQUOT
+                                         << QStringLiteral("quota");
+    QTest::newRow("csv, short file") << QStringLiteral("csv") << int(core::WriteStep::Verify) << EIO
+                                     << QStringLiteral("Input/output error");
 }
 
 void TestExport::failedWriteKeepsOldFile()
@@ -313,18 +324,19 @@ void TestExport::failedWriteKeepsOldFile()
     QFETCH(QString, reason);
     const core::WhatIf c = makeCase({});
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("export.") + (what == QLatin1String("report") ? QStringLiteral("pdf") : what));
+    const QString path
+        = dir.filePath(QStringLiteral("export.") + (what == QLatin1String("report") ? QStringLiteral("pdf") : what));
     // Writes the export of this scenario and returns the error; the second export differs from the first.
     auto write = [&](bool second) {
         if (what == QLatin1String("report")) {
             ui::ReportWriter::Options o;
             if (second)
-                o.charts = {ui::ChartKind::Memory};
+                o.charts = { ui::ChartKind::Memory };
             return ui::ReportWriter().write(path, c, o);
         }
         if (what == QLatin1String("csv"))
             return ui::writeBytes(path, second ? ui::resultCsv(c.scenario, c.result) : QByteArray("old\n"));
-        ui::FigureFormat format{};
+        ui::FigureFormat format {};
         [&] { QVERIFY(ui::figureFormatFromPath(path, format)); }();
         const ui::ChartFigure figure(ui::ChartKind::Time, c);
         ui::FigureOptions o;
@@ -343,7 +355,8 @@ void TestExport::failedWriteKeepsOldFile()
     QVERIFY2(message.contains(reason, Qt::CaseInsensitive), qPrintable(message));
     QCOMPARE(readAll(path), before);
     // No temporary file left beside it.
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("export.") + QFileInfo(path).suffix()});
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+        QStringList { QStringLiteral("export.") + QFileInfo(path).suffix() });
 }
 
 void TestExport::lightThemeInDarkApp()
@@ -377,7 +390,8 @@ void TestExport::reportHasExpectedPages_data()
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<bool>("invalid");
     QTest::newRow("default") << QString() << false;
-    QTest::newRow("deepseek moe") << QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json") << false;
+    QTest::newRow("deepseek moe") << QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json")
+                                  << false;
     QTest::newRow("invalid") << QString() << true;
 }
 
@@ -393,7 +407,8 @@ void TestExport::reportHasExpectedPages()
         QVERIFY(!c.result.valid);
     }
     ui::ReportWriter writer;
-    const QString path = m_dir.filePath(QStringLiteral("report-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+    const QString path = m_dir.filePath(
+        QStringLiteral("report-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
     const QString error = writer.write(path, c);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QByteArray pdf = readAll(path);
@@ -403,7 +418,7 @@ void TestExport::reportHasExpectedPages()
     // page: with the core merged at 21:17 the step-time table continues on page 3).
     const int expected = 1 + (invalid ? 0 : 1) + int(ui::kScenarioChartKinds.size()) + (invalid ? 0 : 1);
     QVERIFY2(writer.pageCount() >= expected && writer.pageCount() <= expected + (invalid ? 0 : 2),
-             qPrintable(QString::number(writer.pageCount())));
+        qPrintable(QString::number(writer.pageCount())));
     QCOMPARE(pdfPages(pdf), writer.pageCount());
 }
 
@@ -418,7 +433,7 @@ void TestExport::reportHasAnalysisChartsAndPins()
         made << kind;
         return ui::makeAnalysisChart(kind, c.scenario, c.result, test::catalog());
     };
-    for (int tp : {2, 4}) {
+    for (int tp : { 2, 4 }) {
         core::Scenario pin = c.scenario;
         pin.parallelism.tp = tp;
         o.pins.push_back(pin);
@@ -431,7 +446,9 @@ void TestExport::reportHasAnalysisChartsAndPins()
     const QString path = m_dir.filePath(QStringLiteral("full-report.pdf"));
     const QString error = writer.write(path, c, o);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    QCOMPARE(made, (QList<ui::ChartKind>{ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap}));
+    QCOMPARE(made,
+        (QList<ui::ChartKind> {
+            ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap }));
     QCOMPARE(writer.pageCount(), plain.pageCount() + 4 + 1);
     QCOMPARE(pdfPages(readAll(path)), writer.pageCount());
 }
@@ -453,12 +470,12 @@ void TestExport::numbersAsCsvAndJson()
     QVERIFY(found);
     QVERIFY(csv.contains("step_time,total,"));
     QVERIFY(csv.contains("collective,dp."));
-    QJsonParseError err{};
+    QJsonParseError err {};
     const QJsonDocument json = QJsonDocument::fromJson(ui::resultJson(c.result), &err);
     QCOMPARE(err.error, QJsonParseError::NoError);
     QCOMPARE(json.object().value(QStringLiteral("schema")).toString(), QStringLiteral("shardscope.result/1"));
     QCOMPARE(json.object().value(QStringLiteral("memory_per_gpu")).toObject().value(QStringLiteral("total")).toDouble(),
-             c.result.memory.total());
+        c.result.memory.total());
     // Issue 23 item 9: the CSV has the 80% ranges the result JSON has, one row per end, around the figure.
     QHash<QByteArray, double> rows;
     for (const QByteArray& line : csv.split('\n')) {
@@ -472,11 +489,14 @@ void TestExport::numbersAsCsvAndJson()
         QJsonArray range;
         double figure;
     } ranges[] = {
-        {"memory_per_gpu.total_range", o[QStringLiteral("memory_per_gpu")].toObject()[QStringLiteral("total_range")].toArray(), c.result.memory.total()},
-        {"step_time.total_range", o[QStringLiteral("step_time")].toObject()[QStringLiteral("total_range")].toArray(), c.result.step.total()},
-        {"throughput.tokens_per_second_per_gpu_range",
-         o[QStringLiteral("throughput")].toObject()[QStringLiteral("tokens_per_second_per_gpu_range")].toArray(),
-         c.result.throughput.tokensPerSecondPerGpu},
+        { "memory_per_gpu.total_range",
+            o[QStringLiteral("memory_per_gpu")].toObject()[QStringLiteral("total_range")].toArray(),
+            c.result.memory.total() },
+        { "step_time.total_range", o[QStringLiteral("step_time")].toObject()[QStringLiteral("total_range")].toArray(),
+            c.result.step.total() },
+        { "throughput.tokens_per_second_per_gpu_range",
+            o[QStringLiteral("throughput")].toObject()[QStringLiteral("tokens_per_second_per_gpu_range")].toArray(),
+            c.result.throughput.tokensPerSecondPerGpu },
     };
     for (const auto& r : ranges) {
         const QByteArray name(r.csv);
@@ -494,7 +514,8 @@ void TestExport::numbersAsCsvAndJson()
     core::Scenario hostile = c.scenario;
     hostile.name = "=HYPERLINK(\"http://x\",\"y\")\r-1+1";
     const QByteArray evil = ui::resultCsv(hostile, c.result);
-    QVERIFY2(evil.contains("scenario,name,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\r-1+1\","), evil.left(200).constData());
+    QVERIFY2(
+        evil.contains("scenario,name,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\r-1+1\","), evil.left(200).constData());
     QVERIFY(!evil.contains("\n=") && !evil.contains(",=HYPERLINK"));
 }
 
@@ -548,8 +569,9 @@ void TestExport::windowHasExportMenuAndContextMenus()
         fileActions << a->text();
     QVERIFY(fileActions.contains(QStringLiteral("&Export…")));
     QVERIFY(fileActions.contains(QStringLiteral("Export &Report (PDF)…")));
-    for (ui::ChartBase* chart : {static_cast<ui::ChartBase*>(window.memoryChart()), static_cast<ui::ChartBase*>(window.strategyChart()),
-                                 static_cast<ui::ChartBase*>(window.commChart()), static_cast<ui::ChartBase*>(window.stepTimeChart())})
+    for (ui::ChartBase* chart :
+        { static_cast<ui::ChartBase*>(window.memoryChart()), static_cast<ui::ChartBase*>(window.strategyChart()),
+            static_cast<ui::ChartBase*>(window.commChart()), static_cast<ui::ChartBase*>(window.stepTimeChart()) })
         QCOMPARE(chart->contextMenuPolicy(), Qt::CustomContextMenu);
     // Export through the (replaced) save dialog: it gets a suggested name with the right suffix.
     QString suggested;
@@ -573,9 +595,11 @@ void TestExport::analysisFiguresAreValid_data()
 {
     QTest::addColumn<int>("kind");
     QTest::addColumn<int>("format");
-    for (ui::ChartKind k : {ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap})
-        for (ui::FigureFormat f : {ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf})
-            QTest::addRow("%s %s", qPrintable(ui::chartKindId(k)), qPrintable(ui::figureFormatSuffix(f))) << int(k) << int(f);
+    for (ui::ChartKind k :
+        { ui::ChartKind::Search, ui::ChartKind::Sweep, ui::ChartKind::Sizing, ui::ChartKind::RankMap })
+        for (ui::FigureFormat f : { ui::FigureFormat::Png, ui::FigureFormat::Svg, ui::FigureFormat::Pdf })
+            QTest::addRow("%s %s", qPrintable(ui::chartKindId(k)), qPrintable(ui::figureFormatSuffix(f)))
+                << int(k) << int(f);
 }
 
 void TestExport::analysisFiguresAreValid()
@@ -585,7 +609,8 @@ void TestExport::analysisFiguresAreValid()
     QFETCH(int, kind);
     QFETCH(int, format);
     const core::WhatIf c = makeCase({});
-    std::unique_ptr<ui::ChartBase> chart = ui::makeAnalysisChart(ui::ChartKind(kind), c.scenario, c.result, test::catalog());
+    std::unique_ptr<ui::ChartBase> chart
+        = ui::makeAnalysisChart(ui::ChartKind(kind), c.scenario, c.result, test::catalog());
     QVERIFY(chart);
     switch (ui::ChartKind(kind)) {
     case ui::ChartKind::Search: {
@@ -598,8 +623,9 @@ void TestExport::analysisFiguresAreValid()
     case ui::ChartKind::Sweep: {
         auto* sweep = static_cast<ui::SweepChart*>(chart.get());
         QCOMPARE(int(sweep->metric()), int(ui::SweepChart::Metric::Memory));
-        const auto curves = core::sweep(c.scenario, core::SweepAxis::Gpus, core::defaultSweepValues(c.scenario, core::SweepAxis::Gpus),
-                                        core::defaultSweepStrategies(), test::catalog());
+        const auto curves = core::sweep(c.scenario, core::SweepAxis::Gpus,
+            core::defaultSweepValues(c.scenario, core::SweepAxis::Gpus), core::defaultSweepStrategies(),
+            test::catalog());
         int drawn = 0;
         for (size_t ci = 0; ci < curves.size(); ++ci)
             for (size_t i = 0; i < curves[ci].points.size(); ++i)
@@ -626,8 +652,9 @@ void TestExport::analysisFiguresAreValid()
     ui::FigureOptions o;
     o.size = QSize(900, 560);
     o.caption = ui::scenarioCaption(c.scenario, c.result);
-    const QString path = m_dir.filePath(QStringLiteral("analysis-%1.%2").arg(ui::chartKindId(ui::ChartKind(kind)),
-                                                                            ui::figureFormatSuffix(ui::FigureFormat(format))));
+    const QString path = m_dir.filePath(
+        QStringLiteral("analysis-%1.%2")
+            .arg(ui::chartKindId(ui::ChartKind(kind)), ui::figureFormatSuffix(ui::FigureFormat(format))));
     const QString error = figure.save(path, ui::FigureFormat(format), o);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QByteArray bytes = readAll(path);
@@ -649,13 +676,13 @@ void TestExport::chartKindIds()
     QStringList ids;
     for (ui::ChartKind k : ui::kCliChartKinds) {
         ids << ui::chartKindId(k);
-        ui::ChartKind back{};
+        ui::ChartKind back {};
         QVERIFY(ui::parseChartKind(ui::chartKindId(k), back));
         QCOMPARE(int(back), int(k));
     }
     QCOMPARE(ids.join(QLatin1Char('|')),
-             QStringLiteral("memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map"));
-    ui::ChartKind k{};
+        QStringLiteral("memory|strategy|communication|time|timeline|search|sweep|sizing|rank-map"));
+    ui::ChartKind k {};
     QVERIFY(!ui::parseChartKind(u"pie", k));
     QVERIFY(ui::parseChartKind(u"waterfall", k) && k == ui::ChartKind::Waterfall);
 }
@@ -668,26 +695,28 @@ void TestExport::rightClickAnywhereOnEveryChart()
     ui::MainWindow window(test::catalog(), &settings);
     ui::AnalysisTabs* tabs = window.analysis();
     ui::CompareView* compare = window.compare()->view();
-    QList<std::pair<ui::ChartBase*, ui::ChartKind>> charts{
-        {window.memoryChart(), ui::ChartKind::Memory},         {window.strategyChart(), ui::ChartKind::Strategy},
-        {window.commChart(), ui::ChartKind::Communication},     {window.stepTimeChart(), ui::ChartKind::Time},
-        {tabs->timeline()->chart(), ui::ChartKind::Timeline},  {tabs->search()->scatter(), ui::ChartKind::Search},
-        {tabs->sizing()->chart(), ui::ChartKind::Sizing},      {tabs->rankMap()->chart(), ui::ChartKind::RankMap},
-        {compare->timeChart(), ui::ChartKind::Compare},        {compare->waterfallChart(), ui::ChartKind::Waterfall}};
+    QList<std::pair<ui::ChartBase*, ui::ChartKind>> charts { { window.memoryChart(), ui::ChartKind::Memory },
+        { window.strategyChart(), ui::ChartKind::Strategy }, { window.commChart(), ui::ChartKind::Communication },
+        { window.stepTimeChart(), ui::ChartKind::Time }, { tabs->timeline()->chart(), ui::ChartKind::Timeline },
+        { tabs->search()->scatter(), ui::ChartKind::Search }, { tabs->sizing()->chart(), ui::ChartKind::Sizing },
+        { tabs->rankMap()->chart(), ui::ChartKind::RankMap }, { compare->timeChart(), ui::ChartKind::Compare },
+        { compare->waterfallChart(), ui::ChartKind::Waterfall } };
     for (int i = 0; i < ui::SweepPane::kCharts; ++i)
-        charts.push_back({tabs->sweep()->chart(i), ui::ChartKind::Sweep});
+        charts.push_back({ tabs->sweep()->chart(i), ui::ChartKind::Sweep });
     for (const auto& [chart, kind] : charts) {
         QWidget* plot = chart->plot();
         QCOMPARE(plot->contextMenuPolicy(), Qt::CustomContextMenu);
-        QContextMenuEvent event(QContextMenuEvent::Mouse, plot->rect().center(), plot->mapToGlobal(plot->rect().center()));
+        QContextMenuEvent event(
+            QContextMenuEvent::Mouse, plot->rect().center(), plot->mapToGlobal(plot->rect().center()));
         QApplication::sendEvent(plot, &event);
         auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
         QVERIFY2(menu, qPrintable(ui::chartKindId(kind)));
         QStringList actions;
         for (QAction* a : menu->actions())
             actions << a->text();
-        QCOMPARE(actions, (QStringList{QStringLiteral("&Copy Image"), QStringLiteral("&Export This Chart…"),
-                                       QStringLiteral("Export &Report (PDF)…")}));
+        QCOMPARE(actions,
+            (QStringList { QStringLiteral("&Copy Image"), QStringLiteral("&Export This Chart…"),
+                QStringLiteral("Export &Report (PDF)…") }));
         menu->close();
         QVERIFY(window.exporter()->availableCharts().contains(kind));
     }
@@ -720,15 +749,16 @@ void TestExport::screenshot()
 void TestExport::settingsReadAsTheEditorSaysThem()
 {
     // The report's settings use the editor's names for choices, never the file's spelling ("megatron", "dualpipe").
-    const core::Scenario s = test::loadScenario(QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json"));
+    const core::Scenario s
+        = test::loadScenario(QStringLiteral("resources/scenarios/moe-deepseek-v3-h800.shardscope.json"));
     QCOMPARE(s.parallelism.moeOverlap, core::MoeOverlap::DualPipe);
     QCOMPARE(ui::settingText(s, QStringLiteral("training.framework")), QStringLiteral("Megatron-Core"));
     QCOMPARE(ui::settingText(s, QStringLiteral("parallelism.moe_overlap")), QStringLiteral("DualPipe"));
     for (const ui::LabelledValue& row : ui::settingsRows(s))
         if (!row.value.isEmpty()) // every choice in words: no file spelling with a dash or all lower case
             QVERIFY2(row.value != QString::fromStdString(core::settingValue(s, "training.framework"))
-                         && row.value != QString::fromStdString(core::settingValue(s, "parallelism.moe_overlap")),
-                     qPrintable(row.label + QStringLiteral(": ") + row.value));
+                    && row.value != QString::fromStdString(core::settingValue(s, "parallelism.moe_overlap")),
+                qPrintable(row.label + QStringLiteral(": ") + row.value));
 }
 
 QTEST_MAIN(TestExport)

@@ -67,7 +67,7 @@ core::Scenario named(const std::string& name, int nodes)
 /// Free bytes of the file system holding dir.
 qint64 freeBytes(const QString& dir)
 {
-    struct statvfs st{};
+    struct statvfs st { };
     return ::statvfs(QFile::encodeName(dir).constData(), &st) == 0 ? qint64(st.f_bavail) * qint64(st.f_frsize) : -1;
 }
 
@@ -79,8 +79,7 @@ bool fillLeaving(const QString& dir, qint64 leave)
     if (!filler.open(QIODevice::WriteOnly))
         return false;
     const QByteArray block(4096, 'f');
-    while (filler.write(block) == block.size() && filler.flush()) {
-    }
+    while (filler.write(block) == block.size() && filler.flush()) { }
     filler.close();
     const qint64 full = QFileInfo(filler.fileName()).size();
     return freeBytes(dir) < 4096 && QFile::resize(filler.fileName(), qMax<qint64>(0, full - leave));
@@ -90,7 +89,7 @@ bool fillLeaving(const QString& dir, qint64 leave)
 qint64 deadPid()
 {
     QProcess p;
-    p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("echo $$")});
+    p.start(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), QStringLiteral("echo $$") });
     return p.waitForFinished(30000) ? p.readAllStandardOutput().trimmed().toLongLong() : 0;
 }
 } // namespace
@@ -150,7 +149,8 @@ void TestFileSafety::init()
     m_window = new ui::MainWindow(test::catalog(), m_settings);
     files()->autosave()->setDirectory(m_dir->filePath(QStringLiteral("autosave")));
     m_messages.clear();
-    files()->setMessageHandler([this](const QString& title, const QString& text) { m_messages << title + QLatin1Char('|') + text; });
+    files()->setMessageHandler(
+        [this](const QString& title, const QString& text) { m_messages << title + QLatin1Char('|') + text; });
     files()->setSecondInstanceHandler([](const QString& path, qint64 pid) {
         qWarning("unexpected second-instance warning: %s (%lld)", qPrintable(path), pid);
         return false;
@@ -192,13 +192,14 @@ void TestFileSafety::fullDiskSaveKeepsOldFileAndAutosave()
     QVERIFY(!old.isEmpty());
     // Unsaved work, autosaved on another disk.
     pinFour();
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 9; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 9; });
     QVERIFY(files()->autosave()->autosaveNow());
     const QString autosave = files()->autosave()->currentFile();
     const QByteArray autosaved = readAll(autosave);
     QVERIFY(fillLeaving(tmpfs, 4096)); // a few KB left, fewer than the save needs (the autosave's size)
     QVERIFY2(freeBytes(tmpfs) > 0 && freeBytes(tmpfs) < autosaved.size(),
-             qPrintable(QStringLiteral("%1 bytes free, %2 to write").arg(freeBytes(tmpfs)).arg(autosaved.size())));
+        qPrintable(QStringLiteral("%1 bytes free, %2 to write").arg(freeBytes(tmpfs)).arg(autosaved.size())));
     QVERIFY(!files()->save());
 
     QCOMPARE(readAll(path), old);
@@ -209,7 +210,7 @@ void TestFileSafety::fullDiskSaveKeepsOldFileAndAutosave()
     QVERIFY2(m_messages[0].contains(path), qPrintable(m_messages[0]));
     QCOMPARE(readAll(autosave), autosaved);
     QCOMPARE(QDir(tmpfs).entryList(QDir::Files | QDir::Hidden, QDir::Name),
-             (QStringList{QStringLiteral("filler"), QStringLiteral("plan.shardscope.json")})); // no temporary left
+        (QStringList { QStringLiteral("filler"), QStringLiteral("plan.shardscope.json") })); // no temporary left
     // Room again: the save works and only then the autosave goes.
     QVERIFY(QFile::remove(QDir(tmpfs).filePath(QStringLiteral("filler"))));
     QVERIFY(files()->save());
@@ -225,7 +226,8 @@ void TestFileSafety::fullDiskAutosaveKeepsPreviousAutosave()
         QSKIP("needs the small tmpfs of run_with_small_tmpfs.sh (ctest, as root)");
     ui::Autosaver* autosave = files()->autosave();
     autosave->setDirectory(QDir(tmpfs).filePath(QStringLiteral("autosave")));
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
     QVERIFY(autosave->autosaveNow());
     const QString content = autosave->currentFile();
     const QByteArray previous = readAll(content);
@@ -272,7 +274,8 @@ void TestFileSafety::failureAtEachWriteStepKeepsOldFiles()
     const QString path = QFileInfo(m_dir->filePath(QStringLiteral("kept.shardscope.json"))).absoluteFilePath();
     QVERIFY(files()->saveTo(path));
     const QByteArray old = readAll(path);
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 6; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 6; });
     QVERIFY(files()->autosave()->autosaveNow());
     const QString autosave = files()->autosave()->currentFile();
     const QByteArray autosaved = readAll(autosave);
@@ -285,11 +288,12 @@ void TestFileSafety::failureAtEachWriteStepKeepsOldFiles()
     QCOMPARE(m_messages.size(), 1);
     QVERIFY2(m_messages[0].contains(reason) && m_messages[0].contains(path), qPrintable(m_messages[0]));
     QCOMPARE(readAll(autosave), autosaved);
-    QCOMPARE(QDir(m_dir->path()).entryList({QStringLiteral("*kept*")}, QDir::Files | QDir::Hidden),
-             QStringList{QStringLiteral("kept.shardscope.json")});
+    QCOMPARE(QDir(m_dir->path()).entryList({ QStringLiteral("*kept*") }, QDir::Files | QDir::Hidden),
+        QStringList { QStringLiteral("kept.shardscope.json") });
 
     // Autosave (content file)
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
     core::setAtomicWriteFaultForTesting(step, err);
     QString error;
     QVERIFY(!files()->autosave()->autosaveNow(&error));
@@ -378,7 +382,7 @@ void TestFileSafety::slowOpenShowsProgressAndCancelChangesNothing()
     auto release = std::make_shared<QSemaphore>();
     files()->setScenarioReader([release](const QString&) {
         release->acquire();
-        return ui::ScenarioLoad{};
+        return ui::ScenarioLoad {};
     });
     QString markerWhileOpening;
     QElapsedTimer clock;
@@ -450,11 +454,13 @@ void TestFileSafety::externalEditAskedBeforeSave()
     });
     files()->setFileDialogHandler([other](bool) { return other; });
     QVERIFY(files()->saveTo(path));
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 2; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 2; });
     QVERIFY(files()->save()); // nobody else touched it: no question
     QVERIFY(asked.isEmpty());
 
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
     const core::Scenario mine = doc()->scenario();
     const core::Scenario theirs = named("changed by someone else, a longer name", 7);
     if (inPlace) {
@@ -467,7 +473,7 @@ void TestFileSafety::externalEditAskedBeforeSave()
     const QByteArray theirBytes = readAll(path);
 
     const bool saved = files()->save();
-    QCOMPARE(asked, QStringList{path});
+    QCOMPARE(asked, QStringList { path });
     switch (choice) {
     case ExternalChangeChoice::Reload:
         QVERIFY(!saved);
@@ -505,9 +511,11 @@ void TestFileSafety::externalEditReportedWhileOpen()
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
     QSignalSpy changed(files(), &ui::FileController::fileChangedOnDisk);
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
     QVERIFY(files()->save()); // our own save is not someone else's change (it would be reported before the next)
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 4; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 4; });
     const core::Scenario mine = doc()->scenario();
 
     QVERIFY(ui::writeScenarioFile(path, named("theirs", 9), catalog).isEmpty());
@@ -562,13 +570,14 @@ void TestFileSafety::secondInstanceIsWarned()
     });
     QString error;
     QVERIFY(!files2.openFile(path, &error));
-    QCOMPARE(warned, QList<qint64>{QCoreApplication::applicationPid()});
+    QCOMPARE(warned, QList<qint64> { QCoreApplication::applicationPid() });
     QVERIFY2(error.contains(QStringLiteral("open in another ShardScope")), qPrintable(error));
     QVERIFY(doc2.filePath().isEmpty());
     // Save As onto it is warned too.
     files2.setFileDialogHandler([path](bool) { return path; });
     const QByteArray bytes = readAll(path);
-    doc2.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 13; });
+    doc2.edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 13; });
     QVERIFY(!files2.saveAs());
     QCOMPARE(warned.size(), 2);
     QCOMPARE(readAll(path), bytes);
@@ -624,7 +633,8 @@ void TestFileSafety::terminationSignalWritesAutosave()
     ui::TerminationSignals termination(files()->autosave());
     QVERIFY(termination.isInstalled());
     QSignalSpy requested(&termination, &ui::TerminationSignals::terminationRequested);
-    doc()->edit(QStringLiteral("name"), QStringLiteral("name"), [](core::Scenario& s) { s.name = "typed just before logout"; });
+    doc()->edit(
+        QStringLiteral("name"), QStringLiteral("name"), [](core::Scenario& s) { s.name = "typed just before logout"; });
     QCOMPARE(files()->autosave()->interval(), 30'000);
     QVERIFY(files()->autosave()->currentFile().isEmpty()); // not autosaved yet
 

@@ -61,7 +61,8 @@ void TestImportUi::init()
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
     m_messages.clear();
-    m_window->importer()->setMessageHandler([this](const QString& title, const QString& text) { m_messages << title + QLatin1Char('\n') + text; });
+    m_window->importer()->setMessageHandler(
+        [this](const QString& title, const QString& text) { m_messages << title + QLatin1Char('\n') + text; });
     m_window->files()->setPromptHandler([] { return QMessageBox::Discard; });
 }
 
@@ -101,7 +102,8 @@ void TestImportUi::menuImportsConfigJsonAsUntitled()
     QVERIFY(m_messages.isEmpty()); // a published config.json leaves nothing to note
     // Issue 23 item 9: the next Import… starts in the folder of this one, also after a restart (the settings).
     QCOMPARE(m_window->importer()->dialogFolder(), QFileInfo(config).absolutePath());
-    QCOMPARE(ui::AppSettings(m_dir.filePath(QStringLiteral("settings.ini")), nullptr).lastImportFolder(), QFileInfo(config).absolutePath());
+    QCOMPARE(ui::AppSettings(m_dir.filePath(QStringLiteral("settings.ini")), nullptr).lastImportFolder(),
+        QFileInfo(config).absolutePath());
 }
 
 void TestImportUi::badFileIsRefusedNamingTheKey()
@@ -110,8 +112,9 @@ void TestImportUi::badFileIsRefusedNamingTheKey()
     const QString path = write(QStringLiteral("config.json"), R"({"model_type": "mamba", "hidden_size": 8})");
     QVERIFY(!m_window->importer()->importFile(path));
     QCOMPARE(m_messages.size(), 1);
-    QVERIFY2(m_messages.front().contains(QLatin1String("model_type")) && m_messages.front().contains(QLatin1String("supported: llama")),
-             qPrintable(m_messages.front()));
+    QVERIFY2(m_messages.front().contains(QLatin1String("model_type"))
+            && m_messages.front().contains(QLatin1String("supported: llama")),
+        qPrintable(m_messages.front()));
     QCOMPARE(core::scenarioToJson(m_window->document()->scenario(), test::catalog()), before); // unchanged
 }
 
@@ -143,7 +146,8 @@ void TestImportUi::droppedScenarioIsNotImported()
     const std::string text = core::scenarioToJson(core::defaultScenario(test::catalog()), test::catalog());
     write(QStringLiteral("plan.shardscope.json"), text);
     QVERIFY(!ui::ImportController::importableDrop(path)); // opened as a file by the window, not imported
-    QVERIFY(ui::ImportController::importableDrop(test::sourcePath(QStringLiteral("tests/core/data/import/gpt2.config.json"))));
+    QVERIFY(ui::ImportController::importableDrop(
+        test::sourcePath(QStringLiteral("tests/core/data/import/gpt2.config.json"))));
     QVERIFY(!ui::ImportController::importableDrop(m_dir.path())); // a directory
 }
 
@@ -177,19 +181,21 @@ void TestImportUi::importRunsOffTheUiThread()
     // or failed import leaves the document and its edits as they were.
     auto* doc = m_window->document();
     m_window->files()->autosave()->setDirectory(m_dir.filePath(QStringLiteral("autosave")));
-    doc->edit(QStringLiteral("Set layers"), QStringLiteral("model.layers"), [](core::Scenario& s) { s.model.layers = 40; });
+    doc->edit(
+        QStringLiteral("Set layers"), QStringLiteral("model.layers"), [](core::Scenario& s) { s.model.layers = 40; });
     const core::Scenario edited = doc->scenario();
     const QString path = test::sourcePath(QStringLiteral("tests/core/data/import/mixtral-8x7b.config.json"));
 
     auto release = std::make_shared<QSemaphore>();
     auto onWorker = std::make_shared<bool>(false);
-    m_window->importer()->setImporter([release, onWorker](core::ImportSource, const std::string&, const core::Scenario& base) {
-        *onWorker = QThread::currentThread() != QCoreApplication::instance()->thread();
-        release->acquire();
-        core::ImportResult r;
-        r.scenario = base;
-        return r;
-    });
+    m_window->importer()->setImporter(
+        [release, onWorker](core::ImportSource, const std::string&, const core::Scenario& base) {
+            *onWorker = QThread::currentThread() != QCoreApplication::instance()->thread();
+            release->acquire();
+            core::ImportResult r;
+            r.scenario = base;
+            return r;
+        });
     bool autosavedBefore = false;
     bool dialogShown = false;
     QTimer poll;
@@ -218,7 +224,7 @@ void TestImportUi::importRunsOffTheUiThread()
     m_window->importer()->setImporter([](core::ImportSource, const std::string&, const core::Scenario& base) {
         core::ImportResult r;
         r.scenario = base;
-        r.errors.push_back({"model.hidden_size", "must be a multiple of num_attention_heads"});
+        r.errors.push_back({ "model.hidden_size", "must be a multiple of num_attention_heads" });
         return r;
     });
     QVERIFY(!m_window->importer()->importFile(path));
@@ -245,7 +251,8 @@ void TestImportUi::fileNamesAndContentShowAsPlainText()
     // that shows all of it literally: every label of the box is plain text.
     m_window->importer()->setMessageHandler({});
     const QString name = QStringLiteral("<b><font color='red' size='7'>x.json"); // no '/': a file name
-    const QString path = write(name, R"({"model_type": "<a href='https://example.com'>link</a><img src='/usr/share/pixmaps/debian-logo.png'>"})");
+    const QString path = write(name,
+        R"({"model_type": "<a href='https://example.com'>link</a><img src='/usr/share/pixmaps/debian-logo.png'>"})");
     QVERIFY(!m_window->importer()->importFile(path, core::ImportSource::HfConfig));
     QMessageBox* box = nullptr;
     QTRY_VERIFY((box = shownBox(m_window)));
@@ -270,7 +277,7 @@ void TestImportUi::hugeWarningListFitsTheScreen()
     // Issue 23 item 3: a note of 200,000 lines (one unknown key each, the first a 1 MB line) shows 20 lines, each
     // cut at kMaxMessageLineChars, and "… and 199,980 more"; the next ones are in its scrollable details; the box is
     // no taller than the screen and its OK button on it.
-    QStringList notes{QString(1 << 20, QLatin1Char('k'))};
+    QStringList notes { QString(1 << 20, QLatin1Char('k')) };
     constexpr int kUnknown = 200'000;
     for (int i = 1; i < kUnknown; ++i)
         notes << QStringLiteral("unknown_%1: unknown key, ignored").arg(i);
@@ -284,8 +291,10 @@ void TestImportUi::hugeWarningListFitsTheScreen()
     QVERIFY(box->detailedText().startsWith(QStringLiteral("unknown_%1:").arg(ui::kMaxMessageLines)));
     QCOMPARE(box->detailedText().count(QLatin1Char('\n')), ui::kMaxDetailLines); // and "… and N more"
     const QRect screen = box->screen()->availableGeometry();
-    QVERIFY2(box->frameGeometry().height() <= screen.height(), qPrintable(QString::number(box->frameGeometry().height())));
-    QVERIFY2(box->width() <= screen.width(), qPrintable(QString::number(box->width()))); // QMessageBox wraps anywhere there
+    QVERIFY2(
+        box->frameGeometry().height() <= screen.height(), qPrintable(QString::number(box->frameGeometry().height())));
+    QVERIFY2(
+        box->width() <= screen.width(), qPrintable(QString::number(box->width()))); // QMessageBox wraps anywhere there
     if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(box->grab().save(dir + QStringLiteral("/huge-note.png")));
     box->close();

@@ -102,13 +102,15 @@ void TestMainWindow::closesWithAnEvaluationInFlight()
     // the edits return at once (the evaluation runs in the background), the window closes and is destroyed with
     // the job in flight without a crash (tests/ui/gui_leaks.sh runs this under valgrind for leaks).
     ui::ScenarioDocument* doc = m_window->document();
-    doc->reset(test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json")), QString());
+    doc->reset(
+        test::loadScenario(QStringLiteral("resources/scenarios/3d-llama3.1-405b-h100.shardscope.json")), QString());
     QVERIFY(test::settle(*doc));
     QCOMPARE(doc->result().pp, 16);
     const int nodes = doc->scenario().cluster.nodes;
     doc->beginInteraction();
     for (int k = 1; k <= 8; ++k)
-        doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes, k](core::Scenario& s) { s.cluster.nodes = nodes + k; });
+        doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+            [nodes, k](core::Scenario& s) { s.cluster.nodes = nodes + k; });
     doc->endInteraction();
     QVERIFY(doc->isEvaluating());
     doc->undoStack()->setClean(); // no prompt on close
@@ -141,7 +143,7 @@ void TestMainWindow::controlChangesResultAndCharts()
     const core::Result& r = m_window->document()->result();
     QCOMPARE(r.gpus, m_window->document()->scenario().cluster.gpus());
     const ChartState after = capture(*m_window);
-    QVERIFY(after.memory != before.memory);           // ZeRO-3 shards over more GPUs
+    QVERIFY(after.memory != before.memory); // ZeRO-3 shards over more GPUs
     QCOMPARE(after.memory, r.memory.total());
     QVERIFY(after.stepCompute != before.stepCompute); // half the tokens per GPU
     QVERIFY(after.kpiStep != before.kpiStep);
@@ -191,7 +193,8 @@ void TestMainWindow::saveOpenRoundTrip()
     QCOMPARE(m_window->document()->filePath(), QFileInfo(path).absoluteFilePath());
     QCOMPARE(m_settings->lastScenario(), QFileInfo(path).absoluteFilePath());
     // Save with Ctrl+S writes to the same file.
-    m_window->document()->edit(QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
+    m_window->document()->edit(
+        QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
     QVERIFY(m_window->isWindowModified());
     QTest::keySequence(m_window, QKeySequence::Save);
     QVERIFY(!m_window->isWindowModified());
@@ -211,11 +214,12 @@ void TestMainWindow::promptBeforeLosingChanges()
     });
     files->newScenario(); // unmodified: no prompt
     QCOMPARE(asked, 0);
-    m_window->document()->edit(QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
+    m_window->document()->edit(
+        QStringLiteral("edit"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
     files->newScenario();
     QCOMPARE(asked, 1);
     QCOMPARE(m_window->document()->scenario().cluster.nodes, 7); // cancelled: nothing lost
-    QVERIFY(!m_window->close());                                   // closing asks too, and is refused
+    QVERIFY(!m_window->close()); // closing asks too, and is refused
     QCOMPARE(asked, 2);
     // Save from the prompt goes through the file dialog (replaced here).
     const QString path = m_dir.filePath(QStringLiteral("prompted.shardscope.json"));
@@ -229,7 +233,8 @@ void TestMainWindow::promptBeforeLosingChanges()
 void TestMainWindow::invalidCombinationShowsIssue()
 {
     // Six attention heads per TP rank cannot be split: tp 6 does not divide 64 heads (DESIGN.md example).
-    m_window->document()->edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
+    m_window->document()->edit(
+        QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 6; });
     QVERIFY(test::settle(*m_window->document()));
     QVERIFY(!m_window->document()->result().valid);
     QVERIFY(m_window->issues()->issueCount() >= 1);
@@ -292,7 +297,8 @@ void TestMainWindow::everyExampleOpens()
         QVERIFY2(m_window->files()->openFile(path, &error), qPrintable(path + QStringLiteral(": ") + error));
         QVERIFY2(m_window->document()->result().valid, qPrintable(path));
         m_window->replotAllNow();
-        QCOMPARE(m_window->memoryChart()->barCount(), m_window->document()->result().pp > 1 ? m_window->document()->result().pp : 1);
+        QCOMPARE(m_window->memoryChart()->barCount(),
+            m_window->document()->result().pp > 1 ? m_window->document()->result().pp : 1);
     }
 }
 
@@ -303,7 +309,7 @@ void TestMainWindow::kpiCardsNeverCutText()
     ui::ScenarioDocument doc(test::catalog());
     ui::KpiPanel kpi;
     kpi.setResult(doc.scenario(), doc.result());
-    for (int width : {1800, 900, 600}) { // the panel is at least 600 wide in a window of 1280
+    for (int width : { 1800, 900, 600 }) { // the panel is at least 600 wide in a window of 1280
         kpi.resize(width, kpi.heightForWidth(width));
         QVERIFY2(kpi.textFits(), qPrintable(QStringLiteral("width %1").arg(width)));
     }
@@ -319,13 +325,13 @@ void TestMainWindow::kpiCardsFillTheirRowsBesideTheLaunchDock()
     // "Cost per step" were cut off and the two rows shown sat in the middle of blank space. At 1280 x 800 and
     // 1920 x 1080, with and without the dock: the panel is as tall as its rows at its width, every card and its text
     // is inside it, and it starts at the top of its column (no blank band above the cards).
-    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+    for (const QSize size : { QSize(1280, 800), QSize(1920, 1080) }) {
         ui::AppSettings settings(m_dir.filePath(QStringLiteral("kpi-%1.ini").arg(size.width())), nullptr);
         ui::MainWindow window(test::catalog(), &settings);
         window.resize(size);
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
-        for (const bool dock : {false, true}) {
+        for (const bool dock : { false, true }) {
             if (dock)
                 QTest::keyClick(&window, Qt::Key_L, Qt::ControlModifier | Qt::ShiftModifier);
             for (int depth = 0; depth < 8; ++depth) // a changed size hint travels up one parent per layout request
@@ -333,8 +339,8 @@ void TestMainWindow::kpiCardsFillTheirRowsBesideTheLaunchDock()
             QCOMPARE(window.launchDock()->isVisible(), dock);
             ui::KpiPanel* kpi = window.kpis();
             const int columns = kpi->columnsFor(kpi->width());
-            qInfo("%d x %d, dock %s: panel %d x %d at y %d, %d columns", size.width(), size.height(), dock ? "open" : "closed",
-                  kpi->width(), kpi->height(), kpi->y(), columns);
+            qInfo("%d x %d, dock %s: panel %d x %d at y %d, %d columns", size.width(), size.height(),
+                dock ? "open" : "closed", kpi->width(), kpi->height(), kpi->y(), columns);
             const QString at = QStringLiteral("%1 px, dock %2").arg(size.width()).arg(dock);
             QCOMPARE(6 % columns, 0); // full rows: 6, 3 or 2 cards each
             QVERIFY2(kpi->height() == kpi->heightForWidth(kpi->width()), qPrintable(at));

@@ -112,7 +112,7 @@ void TestModelReference::showsActivationsSection()
     QTRY_VERIFY(headingVisible(*w, QStringLiteral("Activations")));
     QCOMPARE(w->currentSection(), QStringLiteral("activations"));
     QVERIFY(w->browser()->verticalScrollBar()->value() > 0); // it did scroll: the section is far from the top
-    QVERIFY(headingAtCursor(*w).top < 40);                    // the heading is at the top, not just somewhere
+    QVERIFY(headingAtCursor(*w).top < 40); // the heading is at the top, not just somewhere
 
     // Another section, further down, and back up.
     QVERIFY(w->showSection(QStringLiteral("pipeline-bubble")));
@@ -131,13 +131,14 @@ void TestModelReference::everyDocumentedAnchorResolves()
     const QStringList anchors = w->anchors();
     QVERIFY(!anchors.contains(QString())); // raw HTML in the text (an unclosed <tag>) empties the headings after it
     // Every memory item, communication group and step-time part the app shows has its section.
-    for (const char* id : { "conventions", "layout", "parameter-count", "memory", "model-state-bytes",
-             "sharding-degree", "parameters", "gradients", "optimizer-states", "activations", "pipeline-in-flight",
-             "gathered-parameters", "communication-buffers", "framework-overhead", "memory-total", "usable-memory", "offload-memory",
-             "communication", "collective-bytes", "collective-time", "tensor-parallel", "context-parallel",
-             "expert-parallel", "pipeline-parallel", "data-parallel", "step-time", "flops", "compute", "recompute",
-             "exposed-communication", "pipeline-bubble", "optimizer-step", "offload-time", "throughput",
-             "tokens-per-second", "model-tflops", "mfu", "cost", "min-gpus", "validation", "known-gaps", "sources" })
+    for (const char* id :
+        { "conventions", "layout", "parameter-count", "memory", "model-state-bytes", "sharding-degree", "parameters",
+            "gradients", "optimizer-states", "activations", "pipeline-in-flight", "gathered-parameters",
+            "communication-buffers", "framework-overhead", "memory-total", "usable-memory", "offload-memory",
+            "communication", "collective-bytes", "collective-time", "tensor-parallel", "context-parallel",
+            "expert-parallel", "pipeline-parallel", "data-parallel", "step-time", "flops", "compute", "recompute",
+            "exposed-communication", "pipeline-bubble", "optimizer-step", "offload-time", "throughput",
+            "tokens-per-second", "model-tflops", "mfu", "cost", "min-gpus", "validation", "known-gaps", "sources" })
         QVERIFY2(anchors.contains(QLatin1String(id)), id);
     QCOMPARE(QSet<QString>(anchors.begin(), anchors.end()).size(), anchors.size()); // ids are unique
 
@@ -170,8 +171,9 @@ void TestModelReference::everyTermAnchorResolves()
         for (const core::Term& t : r.terms) {
             const QString anchor = QString::fromStdString(t.anchor);
             QVERIFY2(!anchor.isEmpty(), t.key.c_str());
-            QVERIFY2(w->hasSection(anchor), qPrintable(f + QStringLiteral(": ") + QString::fromStdString(t.key)
-                                                      + QStringLiteral(" -> #") + anchor));
+            QVERIFY2(w->hasSection(anchor),
+                qPrintable(
+                    f + QStringLiteral(": ") + QString::fromStdString(t.key) + QStringLiteral(" -> #") + anchor));
             seen.insert(anchor);
         }
     }
@@ -195,7 +197,8 @@ void TestModelReference::sectionLinksScroll()
         if (block.text() == QLatin1String("Tensor parallel") && block.blockFormat().headingLevel() > 0)
             heading = block;
     QVERIFY(heading.isValid());
-    const double top = b->document()->documentLayout()->blockBoundingRect(heading).top() - b->verticalScrollBar()->value();
+    const double top
+        = b->document()->documentLayout()->blockBoundingRect(heading).top() - b->verticalScrollBar()->value();
     QVERIFY2(top > -40 && top < 40, qPrintable(QString::number(top)));
 }
 
@@ -252,8 +255,8 @@ void TestModelReference::helpMenuOpensIt()
     action->trigger();
     ui::ModelReferenceWindow* w = ui::showModelReference();
     QVERIFY(QTest::qWaitForWindowExposed(w));
-    QCOMPARE(w->parentWidget(), window);  // closes with the main window
-    QVERIFY(window->isEnabled());         // non-modal: the main window still works
+    QCOMPARE(w->parentWidget(), window); // closes with the main window
+    QVERIFY(window->isEnabled()); // non-modal: the main window still works
     window->document()->undoStack()->setClean();
     delete window; // deletes the reference window with it
     QTRY_VERIFY(ui::showModelReference()->parentWidget() == nullptr); // a fresh one
@@ -271,8 +274,8 @@ void TestModelReference::followsDarkPalette()
     for (QTextBlock b = doc->begin(); b.isValid() && !checked; b = b.next())
         for (auto it = b.begin(); !it.atEnd(); ++it)
             if (!it.fragment().charFormat().anchorHref().isEmpty()) {
-                QCOMPARE(it.fragment().charFormat().foreground().color(),
-                         ui::AppTheme::darkPalette().color(QPalette::Link));
+                QCOMPARE(
+                    it.fragment().charFormat().foreground().color(), ui::AppTheme::darkPalette().color(QPalette::Link));
                 checked = true;
                 break;
             }

@@ -60,14 +60,14 @@ QJsonObject readMeta(const QString& contentPath)
 /// The "autosave" files in dir (scenario and sidecar).
 QStringList autosaveFiles(const QString& dir)
 {
-    return QDir(dir).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    return QDir(dir).entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
 }
 
 /// A pid that belonged to a process that has exited.
 qint64 deadPid()
 {
     QProcess p;
-    p.start(QStringLiteral(SAVE_VICTIM), {QStringLiteral("exit")});
+    p.start(QStringLiteral(SAVE_VICTIM), { QStringLiteral("exit") });
     if (!p.waitForFinished(30000))
         return 0;
     return p.readAllStandardOutput().trimmed().toLongLong();
@@ -75,7 +75,7 @@ qint64 deadPid()
 
 /// An autosave as a crashed ShardScope would have left it.
 AutosaveEntry writeOrphan(const QString& dir, const QString& key, qint64 pid, const QString& originalPath,
-                          const QDateTime& savedAt, const core::Scenario& scenario, qint64 processStart = 0)
+    const QDateTime& savedAt, const core::Scenario& scenario, qint64 processStart = 0)
 {
     QDir().mkpath(dir);
     AutosaveEntry e;
@@ -87,12 +87,10 @@ AutosaveEntry writeOrphan(const QString& dir, const QString& key, qint64 pid, co
     e.name = QString::fromStdString(scenario.name);
     if (!ui::writeScenarioFile(e.contentPath, scenario, test::catalog()).isEmpty())
         return {};
-    QJsonObject meta{{QStringLiteral("schema"), QStringLiteral("shardscope.autosave/1")},
-                     {QStringLiteral("original_path"), originalPath},
-                     {QStringLiteral("saved_at"), savedAt.toUTC().toString(Qt::ISODateWithMs)},
-                     {QStringLiteral("pid"), pid},
-                     {QStringLiteral("process_start"), processStart},
-                     {QStringLiteral("name"), e.name}};
+    QJsonObject meta { { QStringLiteral("schema"), QStringLiteral("shardscope.autosave/1") },
+        { QStringLiteral("original_path"), originalPath },
+        { QStringLiteral("saved_at"), savedAt.toUTC().toString(Qt::ISODateWithMs) }, { QStringLiteral("pid"), pid },
+        { QStringLiteral("process_start"), processStart }, { QStringLiteral("name"), e.name } };
     QFile f(e.metaPath);
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(meta).toJson()) <= 0)
         return {};
@@ -179,14 +177,15 @@ void TestNoLostWork::saveKilledDuringSavesLeavesOldOrNewFile()
     const QString target = m_dir->filePath(QStringLiteral("victim.shardscope.json"));
     const QString victimSettings = m_dir->filePath(QStringLiteral("victim.ini"));
     QVERIFY(ui::writeScenarioFile(target, test::victimScenario(0, catalog), catalog).isEmpty());
-    int inFile = 0;        // victimScenario(inFile) is in the file
-    int insideSave = 0;    // kills that landed between "begin" and "end"
+    int inFile = 0; // victimScenario(inFile) is in the file
+    int insideSave = 0; // kills that landed between "begin" and "end"
     int completedSaves = 0;
     int replacedByInterruptedSave = 0;
     for (int kill = 0; kill < kKills; ++kill) {
         const int first = inFile + 1;
         QProcess victim;
-        victim.start(QStringLiteral(SAVE_VICTIM), {QStringLiteral("save"), target, QString::number(first), victimSettings});
+        victim.start(
+            QStringLiteral(SAVE_VICTIM), { QStringLiteral("save"), target, QString::number(first), victimSettings });
         QVERIFY2(victim.waitForStarted(), qPrintable(victim.errorString()));
         QByteArray out;
         QVERIFY2(waitForOutput(victim, out, "ready\n"), victim.readAllStandardError().constData());
@@ -207,16 +206,21 @@ void TestNoLostWork::saveKilledDuringSavesLeavesOldOrNewFile()
                 started = true;
         }
         const int last = ended == 0 ? inFile : first + ended - 1; // the last save that completed
-        const int inProgress = first + ended;                     // the one the kill interrupted
+        const int inProgress = first + ended; // the one the kill interrupted
         const QByteArray bytes = readAll(target);
         int found = -1;
         if (bytes == QByteArray::fromStdString(test::victimBytes(last, catalog)))
             found = last;
         else if (started && bytes == QByteArray::fromStdString(test::victimBytes(inProgress, catalog)))
             found = inProgress;
-        QVERIFY2(found >= 0, qPrintable(QStringLiteral("kill %1: the file (%2 bytes) is neither save %3 nor save %4")
-                                            .arg(kill).arg(bytes.size()).arg(last).arg(inProgress)));
-        const core::ScenarioParse parsed = core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
+        QVERIFY2(found >= 0,
+            qPrintable(QStringLiteral("kill %1: the file (%2 bytes) is neither save %3 nor save %4")
+                           .arg(kill)
+                           .arg(bytes.size())
+                           .arg(last)
+                           .arg(inProgress)));
+        const core::ScenarioParse parsed
+            = core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
         QVERIFY(parsed.ok());
         QVERIFY(parsed.scenario == test::victimScenario(found, catalog));
         insideSave += started ? 1 : 0;
@@ -225,13 +229,15 @@ void TestNoLostWork::saveKilledDuringSavesLeavesOldOrNewFile()
         inFile = found;
     }
     qInfo("%d kills: %d inside a save (%d of them after its rename), %d saves completed", kKills, insideSave,
-          replacedByInterruptedSave, completedSaves);
+        replacedByInterruptedSave, completedSaves);
     // About 80% of the victim's time is spent inside saveTo (the rest: building the next 4 MB scenario).
     QVERIFY2(insideSave >= kKills / 3, "too few kills landed inside a save to test anything");
     QVERIFY(completedSaves > 0); // the file really was replaced along the way
     // A killed save can leave its hidden temporary file (.victim.shardscope.json.tmp-PID-N) beside the target; it
     // never took the target's place (checked above).
-    const QStringList left = QDir(m_dir->path()).entryList({QStringLiteral(".victim.shardscope.json.tmp-*")}, QDir::Files | QDir::Hidden);
+    const QStringList left
+        = QDir(m_dir->path())
+              .entryList({ QStringLiteral(".victim.shardscope.json.tmp-*") }, QDir::Files | QDir::Hidden);
     qInfo("%lld temporary files left by killed saves", qint64(left.size()));
 }
 
@@ -242,14 +248,16 @@ void TestNoLostWork::failedSaveKeepsOldFileAndNamesIt()
     QString error;
     QVERIFY2(files()->saveTo(path, &error), qPrintable(error));
     const QByteArray old = readAll(path);
-    doc()->edit(QStringLiteral("name"), QStringLiteral("name"), [](core::Scenario& s) { s.name = std::string(1 << 20, 'n'); });
+    doc()->edit(
+        QStringLiteral("name"), QStringLiteral("name"), [](core::Scenario& s) { s.name = std::string(1 << 20, 'n'); });
     QVERIFY(files()->autosave()->autosaveNow());
     const QString autosave = files()->autosave()->currentFile();
 
     QStringList messages;
-    files()->setMessageHandler([&messages](const QString& title, const QString& text) { messages << title + QLatin1Char('|') + text; });
+    files()->setMessageHandler(
+        [&messages](const QString& title, const QString& text) { messages << title + QLatin1Char('|') + text; });
     // The disk "fills up" after 64 KiB: works as root too, unlike a read-only folder.
-    rlimit saved{};
+    rlimit saved {};
     QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
     rlimit small = saved;
     small.rlim_cur = 64 * 1024;
@@ -265,7 +273,8 @@ void TestNoLostWork::failedSaveKeepsOldFileAndNamesIt()
     QCOMPARE(messages.size(), 1);
     QVERIFY2(messages[0].startsWith(QStringLiteral("Cannot save|")), qPrintable(messages[0]));
     QVERIFY2(messages[0].contains(QFileInfo(path).absoluteFilePath()), qPrintable(messages[0]));
-    QCOMPARE(QDir(m_dir->path()).entryList({QStringLiteral("kept*")}, QDir::Files), QStringList{QStringLiteral("kept.shardscope.json")});
+    QCOMPARE(QDir(m_dir->path()).entryList({ QStringLiteral("kept*") }, QDir::Files),
+        QStringList { QStringLiteral("kept.shardscope.json") });
     QVERIFY(QFileInfo::exists(autosave)); // the unsaved changes are still safe
     // Once the disk has room again, saving works.
     files()->setMessageHandler({});
@@ -283,12 +292,14 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     QCOMPARE(written.count(), 0); // nothing unsaved, nothing written
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
 
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 6; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 6; });
     QVERIFY(written.wait(5000));
     const QString path = autosave->currentFile();
     QCOMPARE(written.at(0).at(0).toString(), path);
     QCOMPARE(QFileInfo(path).absolutePath(), QFileInfo(autosaveDir()).absoluteFilePath());
-    QCOMPARE(QFileInfo(path).fileName(), QStringLiteral("untitled-%1.shardscope.json").arg(QCoreApplication::applicationPid()));
+    QCOMPARE(QFileInfo(path).fileName(),
+        QStringLiteral("untitled-%1.shardscope.json").arg(QCoreApplication::applicationPid()));
     ui::ScenarioLoad load = ui::readScenarioFile(path, test::catalog());
     QVERIFY(load.ok());
     QCOMPARE(load.scenario, doc()->scenario());
@@ -303,7 +314,8 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     autosave->tick();
     autosave->tick();
     QCOMPARE(written.count(), 1); // no change since: not rewritten
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 7; });
     QVERIFY(written.wait(5000));
     load = ui::readScenarioFile(path, test::catalog());
     QCOMPARE(load.scenario.cluster.nodes, 7);
@@ -321,11 +333,13 @@ void TestNoLostWork::autosavesEveryIntervalWhileModified()
     const QString file = QFileInfo(m_dir->filePath(QStringLiteral("bound.shardscope.json"))).absoluteFilePath();
     QVERIFY(files()->saveTo(file));
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 8; });
     QVERIFY(written.wait(5000));
-    const QString hash = QString::fromLatin1(QCryptographicHash::hash(file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+    const QString hash
+        = QString::fromLatin1(QCryptographicHash::hash(file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
     QCOMPARE(QFileInfo(autosave->currentFile()).fileName(),
-             QStringLiteral("%1-%2.shardscope.json").arg(hash).arg(QCoreApplication::applicationPid()));
+        QStringLiteral("%1-%2.shardscope.json").arg(hash).arg(QCoreApplication::applicationPid()));
     QCOMPARE(readMeta(autosave->currentFile()).value(QStringLiteral("original_path")).toString(), file);
     QCOMPARE(autosaveFiles(autosaveDir()).size(), 2); // scenario and sidecar
 }
@@ -338,12 +352,17 @@ void TestNoLostWork::sidecarIsWrittenBeforeTheScenario()
     // sidecar without a scenario is never offered.
     const QString file = QFileInfo(m_dir->filePath(QStringLiteral("first.shardscope.json"))).absoluteFilePath();
     QVERIFY(files()->saveTo(file));
-    const QString hash = QString::fromLatin1(QCryptographicHash::hash(file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
-    const QString content = QDir(autosaveDir()).filePath(QStringLiteral("%1-%2.shardscope.json").arg(hash).arg(QCoreApplication::applicationPid()));
+    const QString hash
+        = QString::fromLatin1(QCryptographicHash::hash(file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+    const QString content
+        = QDir(autosaveDir())
+              .filePath(QStringLiteral("%1-%2.shardscope.json").arg(hash).arg(QCoreApplication::applicationPid()));
     QVERIFY(QDir().mkpath(content));
     QStringList messages;
-    files()->setMessageHandler([&messages](const QString& title, const QString& text) { messages << title + QLatin1Char(' ') + text; });
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
+    files()->setMessageHandler(
+        [&messages](const QString& title, const QString& text) { messages << title + QLatin1Char(' ') + text; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 5; });
     QString error;
     QVERIFY(!files()->autosave()->autosaveNow(&error));
     QVERIFY2(error.contains(QStringLiteral("directory")), qPrintable(error));
@@ -358,7 +377,8 @@ void TestNoLostWork::sidecarIsWrittenBeforeTheScenario()
 
 void TestNoLostWork::cleanSaveRemovesAutosave()
 {
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 3; });
     QVERIFY(files()->autosave()->autosaveNow());
     const QString autosave = files()->autosave()->currentFile();
     QVERIFY(QFileInfo::exists(autosave));
@@ -373,7 +393,8 @@ void TestNoLostWork::cleanSaveRemovesAutosave()
     QVERIFY(files()->autosave()->currentFile().isEmpty());
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
     // Again with a document bound to its file (Save).
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 4; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 4; });
     QVERIFY(files()->autosave()->autosaveNow());
     QCOMPARE(autosaveFiles(autosaveDir()).size(), 2);
     files()->setFileDialogHandler([](bool) { return QString(); }); // must not be asked
@@ -382,7 +403,8 @@ void TestNoLostWork::cleanSaveRemovesAutosave()
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
     QCOMPARE(ui::readScenarioFile(path, test::catalog()).scenario.cluster.nodes, 4);
     // Undo back to the saved state: nothing unsaved, nothing kept.
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 9; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 9; });
     QVERIFY(files()->autosave()->autosaveNow());
     doc()->undoStack()->undo();
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
@@ -395,8 +417,9 @@ void TestNoLostWork::newOrOpenRemovesAutosaveOnlyAfterDecision()
     QMessageBox::StandardButton answer = QMessageBox::Cancel;
     files()->setPromptHandler([&answer] { return answer; });
     files()->setFileDialogHandler([other](bool) { return other; });
-    for (const bool viaOpen : {false, true}) {
-        doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 11; });
+    for (const bool viaOpen : { false, true }) {
+        doc()->edit(
+            QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 11; });
         QVERIFY(files()->autosave()->autosaveNow());
         const QString autosave = files()->autosave()->currentFile();
         answer = QMessageBox::Cancel;
@@ -416,7 +439,8 @@ void TestNoLostWork::cleanExitRemovesAutosave()
 {
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    doc()->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 12; });
+    doc()->edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [](core::Scenario& s) { s.cluster.nodes = 12; });
     QVERIFY(files()->autosave()->autosaveNow());
     QMessageBox::StandardButton answer = QMessageBox::Cancel;
     files()->setPromptHandler([&answer] { return answer; });
@@ -444,19 +468,20 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     onDisk.cluster.nodes = 2;
     core::Scenario pinnedOnDisk = onDisk;
     pinnedOnDisk.name = "pinned on disk";
-    const std::vector<core::Scenario> diskPins{pinnedOnDisk};
+    const std::vector<core::Scenario> diskPins { pinnedOnDisk };
     const QString original = QFileInfo(m_dir->filePath(QStringLiteral("original.shardscope.json"))).absoluteFilePath();
     QVERIFY(ui::writeScenarioFile(original, onDisk, catalog, diskPins).isEmpty());
     const QByteArray originalBytes = readAll(original);
     core::Scenario expected = withFile ? onDisk : core::defaultScenario(catalog);
     test::victimEdit(expected);
-    const std::vector<core::Scenario> basePins = withFile ? diskPins : std::vector<core::Scenario>{};
+    const std::vector<core::Scenario> basePins = withFile ? diskPins : std::vector<core::Scenario> {};
     std::vector<core::Scenario> expectedPins = basePins;
     expectedPins.push_back(test::victimPin(catalog));
 
     QProcess victim;
-    victim.start(QStringLiteral(SAVE_VICTIM), {QStringLiteral("autosave"), autosaveDir(), withFile ? original : QStringLiteral("-"),
-                                              m_dir->filePath(QStringLiteral("victim.ini"))});
+    victim.start(QStringLiteral(SAVE_VICTIM),
+        { QStringLiteral("autosave"), autosaveDir(), withFile ? original : QStringLiteral("-"),
+            m_dir->filePath(QStringLiteral("victim.ini")) });
     QVERIFY(victim.waitForStarted());
     QByteArray out;
     QVERIFY2(waitForOutput(victim, out, "autosaved "), victim.readAllStandardError().constData());
@@ -477,7 +502,7 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     QList<AutosaveEntry> offered;
     files()->setRecoveryPromptHandler([&offered](const QList<AutosaveEntry>& entries) {
         offered << entries;
-        return RecoveryDecision{0, {}};
+        return RecoveryDecision { 0, {} };
     });
     QVERIFY(files()->offerRecovery());
     QCOMPARE(offered.size(), 1);
@@ -530,9 +555,10 @@ void TestNoLostWork::laterKeepsAndDiscardRemoves()
     core::Scenario newer = older;
     newer.name = "newer";
     const QDateTime now = QDateTime::currentDateTime();
-    const AutosaveEntry a = writeOrphan(autosaveDir(), QStringLiteral("untitled"), dead, QString(), now.addSecs(-3600), older);
+    const AutosaveEntry a
+        = writeOrphan(autosaveDir(), QStringLiteral("untitled"), dead, QString(), now.addSecs(-3600), older);
     const AutosaveEntry b = writeOrphan(autosaveDir(), QStringLiteral("0123456789abcdef"), dead,
-                                        m_dir->filePath(QStringLiteral("gone.shardscope.json")), now.addSecs(-60), newer);
+        m_dir->filePath(QStringLiteral("gone.shardscope.json")), now.addSecs(-60), newer);
     QVERIFY(!a.contentPath.isEmpty() && !b.contentPath.isEmpty());
 
     QStringList asked;
@@ -543,21 +569,21 @@ void TestNoLostWork::laterKeepsAndDiscardRemoves()
         return decision;
     });
     QVERIFY(!files()->offerRecovery());
-    QCOMPARE(asked, (QStringList{QStringLiteral("newer"), QStringLiteral("older")})); // one list, newest first
-    QCOMPARE(autosaveFiles(autosaveDir()).size(), 4);                                 // Later keeps them
+    QCOMPARE(asked, (QStringList { QStringLiteral("newer"), QStringLiteral("older") })); // one list, newest first
+    QCOMPARE(autosaveFiles(autosaveDir()).size(), 4); // Later keeps them
 
     QVERIFY(!doc()->isModified());
 
     asked.clear();
-    decision.discard = {1}; // the older one
+    decision.discard = { 1 }; // the older one
     QVERIFY(!files()->offerRecovery());
     QCOMPARE(asked.size(), 2);
     QCOMPARE(autosaveFiles(autosaveDir()).size(), 2);
     QVERIFY(!QFileInfo::exists(a.contentPath) && !QFileInfo::exists(a.metaPath));
     asked.clear();
-    decision.discard = {0};
+    decision.discard = { 0 };
     QVERIFY(!files()->offerRecovery());
-    QCOMPARE(asked, QStringList{QStringLiteral("newer")});
+    QCOMPARE(asked, QStringList { QStringLiteral("newer") });
     QVERIFY(autosaveFiles(autosaveDir()).isEmpty());
     asked.clear();
     QVERIFY(!files()->offerRecovery());
@@ -565,7 +591,7 @@ void TestNoLostWork::laterKeepsAndDiscardRemoves()
 
     // A restore whose original file no longer exists: bound to that path, the default scenario underneath.
     writeOrphan(autosaveDir(), QStringLiteral("0123456789abcdef"), dead, b.originalPath, now, newer);
-    decision = RecoveryDecision{0, {}};
+    decision = RecoveryDecision { 0, {} };
     QVERIFY(files()->offerRecovery());
     QCOMPARE(doc()->scenario(), newer);
     QCOMPARE(doc()->filePath(), QFileInfo(b.originalPath).absoluteFilePath());
@@ -581,8 +607,8 @@ void TestNoLostWork::reusedPidIsStillOffered()
     if (started == 0)
         QSKIP("no /proc start times on this system");
     const core::Scenario s = core::defaultScenario(test::catalog());
-    const AutosaveEntry e = writeOrphan(autosaveDir(), QStringLiteral("untitled"), parent, QString(),
-                                        QDateTime::currentDateTime(), s, started + 1);
+    const AutosaveEntry e = writeOrphan(
+        autosaveDir(), QStringLiteral("untitled"), parent, QString(), QDateTime::currentDateTime(), s, started + 1);
     QCOMPARE(files()->autosave()->orphans().size(), 1);
     Autosaver::removeEntry(e);
     // With its real start time it is that running process: not offered.
@@ -605,9 +631,10 @@ void TestNoLostWork::recoveryDialogShowsFileAndTime()
         core::Scenario s = core::defaultScenario(test::catalog());
         s.name = QStringLiteral("lost %1").arg(i).toStdString();
         const bool untitled = i % 2 == 1;
-        written << writeOrphan(autosaveDir(), untitled ? QStringLiteral("untitled%1").arg(i) : QStringLiteral("%1").arg(i, 16, 16, QLatin1Char('0')),
-                               dead, untitled ? QString() : QStringLiteral("/nowhere/lost-%1.shardscope.json").arg(i),
-                               newest.addSecs(-60 * i), s);
+        written << writeOrphan(autosaveDir(),
+            untitled ? QStringLiteral("untitled%1").arg(i) : QStringLiteral("%1").arg(i, 16, 16, QLatin1Char('0')),
+            dead, untitled ? QString() : QStringLiteral("/nowhere/lost-%1.shardscope.json").arg(i),
+            newest.addSecs(-60 * i), s);
         QVERIFY(!written.back().contentPath.isEmpty());
     }
     int dialogs = 0;
@@ -644,8 +671,9 @@ void TestNoLostWork::recoveryDialogShowsFileAndTime()
     poll.stop();
     QCOMPARE(dialogs, 1);
     QCOMPARE(rowsBefore, kLeft);
-    QCOMPARE(first, (QStringList{QStringLiteral("lost 0"), QStringLiteral("lost-0.shardscope.json"),
-                                 QLocale().toString(newest, QLocale::ShortFormat)}));
+    QCOMPARE(first,
+        (QStringList { QStringLiteral("lost 0"), QStringLiteral("lost-0.shardscope.json"),
+            QLocale().toString(newest, QLocale::ShortFormat) }));
     QCOMPARE(second.at(0), QStringLiteral("lost 1"));
     QCOMPARE(second.at(1), QStringLiteral("never saved to a file"));
     QCOMPARE(rowsAfterDiscard, kLeft - 2);

@@ -34,7 +34,8 @@ void collect(QtMsgType type, const QMessageLogContext& context, const QString& m
 {
     // The offscreen platform says it has no window-manager size hints when a layout settles during an event loop
     // (the wait for a step's result): a limit of the test platform, not a warning about the view.
-    if (type != QtDebugMsg && type != QtInfoMsg && !message.contains(QLatin1String("does not support propagateSizeHints")))
+    if (type != QtDebugMsg && type != QtInfoMsg
+        && !message.contains(QLatin1String("does not support propagateSizeHints")))
         g_messages << message;
     if (g_previous)
         g_previous(type, context, message);
@@ -56,15 +57,12 @@ private:
     ui::LessonLibrary m_lib;
 };
 
-void TestPresentation::initTestCase()
-{
-    m_lib = ui::loadLessons(test::catalog());
-}
+void TestPresentation::initTestCase() { m_lib = ui::loadLessons(test::catalog()); }
 
 void TestPresentation::lessonsLoadFromResources()
 {
     QVERIFY2(m_lib.errors.isEmpty(), qPrintable(m_lib.errors.join(QLatin1Char('\n'))));
-    const QStringList files = QDir(QStringLiteral(":/lessons")).entryList({QStringLiteral("*.json")}, QDir::Files);
+    const QStringList files = QDir(QStringLiteral(":/lessons")).entryList({ QStringLiteral("*.json") }, QDir::Files);
     QVERIFY(files.size() >= 12);
     QCOMPARE(int(m_lib.lessons.size()), int(files.size()));
 }
@@ -100,8 +98,9 @@ void TestPresentation::everyLessonRunsEndToEnd()
             QVERIFY2(r.valid, where.constData());
             QVERIFY2(!view.stepText().isEmpty(), where.constData());
             QVERIFY2(view.stepText() == QString::fromStdString(core::lessonStepText(lesson, si)), where.constData());
-            QVERIFY2(!view.stepText().contains(QStringLiteral("{memory.")) && !view.stepText().contains(QStringLiteral("{step.")),
-                     where.constData());
+            QVERIFY2(!view.stepText().contains(QStringLiteral("{memory."))
+                    && !view.stepText().contains(QStringLiteral("{step.")),
+                where.constData());
             QVERIFY2(view.highlightLines().size() == qsizetype(step.highlight.size()), where.constData());
             QVERIFY2(!view.changedLines().isEmpty() || step.changed.empty(), where.constData());
             QVERIFY2(view.memoryChart()->message().isEmpty(), where.constData());
@@ -112,8 +111,9 @@ void TestPresentation::everyLessonRunsEndToEnd()
             for (int b = 0; b < view.memoryChart()->barCount(); ++b)
                 shown = std::max(shown, view.memoryChart()->barTotal(b));
             QVERIFY2(qAbs(shown - r.memory.total()) <= 1e-6 * r.memory.total(), where.constData());
-            QVERIFY2(qAbs(view.timeChart()->value(0, 0) * view.timeChart()->timeScale() - r.step.compute) <= 1e-9 + 1e-9 * r.step.compute,
-                     where.constData());
+            QVERIFY2(qAbs(view.timeChart()->value(0, 0) * view.timeChart()->timeScale() - r.step.compute)
+                    <= 1e-9 + 1e-9 * r.step.compute,
+                where.constData());
             QVERIFY2(view.grab().width() == 1920, where.constData()); // paints
             ++visited;
             QTest::keyClick(&view, Qt::Key_Right);
@@ -212,7 +212,8 @@ void TestPresentation::screenshot()
     view.resize(1920, 1080);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    const QStringList where = qEnvironmentVariable("SHARDSCOPE_TEACHING_STEP", QStringLiteral("3,4")).split(QLatin1Char(','));
+    const QStringList where
+        = qEnvironmentVariable("SHARDSCOPE_TEACHING_STEP", QStringLiteral("3,4")).split(QLatin1Char(','));
     view.goTo(where.value(0).toInt() - 1, where.value(1).toInt() - 1);
     QCoreApplication::sendPostedEvents(); // pending layout; then every chart drawn now rather than queued
     for (QCustomPlot* plot : view.findChildren<QCustomPlot*>())

@@ -78,7 +78,8 @@ void TestScenarioDocument::editReevaluates()
     QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const double before = doc.result().memory.total();
     const int nodes = doc.scenario().cluster.nodes;
-    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = nodes * 2; });
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+        [&](core::Scenario& s) { s.cluster.nodes = nodes * 2; });
     QVERIFY(test::settle(doc));
     QCOMPARE(changed.count(), 1);
     QCOMPARE(doc.scenario().cluster.nodes, nodes * 2);
@@ -117,7 +118,8 @@ void TestScenarioDocument::newestEditWins()
     QSignalSpy ready(&doc, &ScenarioDocument::resultReady);
     const std::uint64_t first = doc.requestedGeneration();
     for (int nodes = 2; nodes <= 6; ++nodes)
-        doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+        doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+            [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
     QCOMPARE(doc.requestedGeneration(), first + 5);
     QVERIFY(test::settle(doc));
     QCOMPARE(ready.count(), 1);
@@ -151,7 +153,7 @@ void TestScenarioDocument::undoRedoRestoreScenarioAndResult()
     doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 2; });
     QVERIFY(test::settle(doc));
     doc.edit(QStringLiteral("recompute"), QStringLiteral("training.recompute"),
-             [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+        [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
     QVERIFY(test::settle(doc));
     const core::Scenario edited = doc.scenario();
     const double editedStep = doc.result().step.total();
@@ -178,8 +180,9 @@ void TestScenarioDocument::dragMergesIntoOneStep()
     const int start = doc.scenario().cluster.nodes;
     doc.beginInteraction();
     for (int n = start + 1; n <= start + 5; ++n)
-        doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [n](core::Scenario& s) { s.cluster.nodes = n; });
-        QVERIFY(test::settle(doc));
+        doc.edit(
+            QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [n](core::Scenario& s) { s.cluster.nodes = n; });
+    QVERIFY(test::settle(doc));
     doc.endInteraction();
     QCOMPARE(doc.undoStack()->count(), 1);
     QCOMPARE(doc.scenario().cluster.nodes, start + 5);
@@ -199,9 +202,11 @@ void TestScenarioDocument::dragBackToStartLeavesNoStep()
     ScenarioDocument doc(test::catalog());
     const int start = doc.scenario().cluster.nodes;
     doc.beginInteraction();
-    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start + 1; });
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+        [&](core::Scenario& s) { s.cluster.nodes = start + 1; });
     QVERIFY(test::settle(doc));
-    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start; });
+    doc.edit(
+        QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [&](core::Scenario& s) { s.cluster.nodes = start; });
     QVERIFY(test::settle(doc));
     doc.endInteraction();
     QCOMPARE(doc.undoStack()->count(), 0);
@@ -213,7 +218,8 @@ void TestScenarioDocument::noOpEditPushesNothing()
     ScenarioDocument doc(test::catalog());
     QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const int nodes = doc.scenario().cluster.nodes;
-    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"), [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
+    doc.edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+        [nodes](core::Scenario& s) { s.cluster.nodes = nodes; });
     QVERIFY(test::settle(doc));
     QCOMPARE(doc.undoStack()->count(), 0);
     QCOMPARE(changed.count(), 0);
@@ -263,7 +269,8 @@ void TestScenarioDocument::saveToBadPathFails()
 {
     ScenarioDocument doc(test::catalog());
     QTemporaryDir dir;
-    const QString error = ui::writeScenarioFile(dir.filePath(QStringLiteral("missing/dir/x.json")), doc.scenario(), test::catalog());
+    const QString error
+        = ui::writeScenarioFile(dir.filePath(QStringLiteral("missing/dir/x.json")), doc.scenario(), test::catalog());
     QVERIFY(!error.isEmpty());
 }
 
@@ -299,7 +306,8 @@ void TestScenarioDocument::comparisonCoversStrategies()
     // The default scenario is ZeRO-3 without offload: that variant is marked current.
     QVERIFY(c[3].current);
     // Model states shrink with each ZeRO stage (ZeRO paper, Figure 1).
-    const auto states = [](const core::Result& r) { return r.memory.parameters + r.memory.gradients + r.memory.optimizerStates; };
+    const auto states
+        = [](const core::Result& r) { return r.memory.parameters + r.memory.gradients + r.memory.optimizerStates; };
     QVERIFY(states(c[0].result) >= states(c[1].result));
     QVERIFY(states(c[1].result) >= states(c[2].result));
     QVERIFY(states(c[2].result) >= states(c[3].result));
@@ -311,12 +319,13 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
     QSignalSpy pinsChanged(&doc, &ScenarioDocument::pinsChanged);
     QSignalSpy changed(&doc, &ScenarioDocument::resultReady);
     const core::Scenario original = doc.scenario();
-    doc.pin(doc.scenario());                                                                                  // 1
-    doc.edit(QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 8; }); // 2
+    doc.pin(doc.scenario()); // 1
+    doc.edit(
+        QStringLiteral("tp"), QStringLiteral("parallelism.tp"), [](core::Scenario& s) { s.parallelism.tp = 8; }); // 2
     QVERIFY(test::settle(doc));
     core::Scenario unnamed = doc.scenario();
     unnamed.name.clear();
-    doc.pin(unnamed);                                                                                         // 3
+    doc.pin(unnamed); // 3
     QCOMPARE(doc.undoStack()->count(), 3);
     QCOMPARE(doc.pins().size(), size_t(2));
     QCOMPARE(doc.pins()[0], original);
@@ -369,7 +378,8 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
     doc.unpin(0);
     QCOMPARE(doc.pins().size(), size_t(1));
     QCOMPARE(doc.pins()[0], unnamed);
-    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Unpin “%1”").arg(QString::fromStdString(core::scenarioTitle(original))));
+    QCOMPARE(doc.undoStack()->undoText(),
+        QStringLiteral("Unpin “%1”").arg(QString::fromStdString(core::scenarioTitle(original))));
     doc.unpin(1);
     doc.unpin(-1);
     QCOMPARE(doc.undoStack()->count(), 4);
@@ -461,7 +471,7 @@ void TestScenarioDocument::replaceIsOneStep()
     doc.markSaved(QStringLiteral("/tmp/replace.shardscope.json"));
     const std::vector<core::Scenario> before = doc.pins();
     const core::Scenario restored = named("restored", 8);
-    const std::vector<core::Scenario> restoredPins{named("on disk", 2), named("pinned later", 4)};
+    const std::vector<core::Scenario> restoredPins { named("on disk", 2), named("pinned later", 4) };
     doc.replace(QStringLiteral("Restore"), restored, restoredPins);
     QVERIFY(test::settle(doc));
     QCOMPARE(doc.scenario(), restored);

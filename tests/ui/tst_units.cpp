@@ -55,7 +55,7 @@ void TestUnits::counts()
 void TestUnits::bandwidth()
 {
     QCOMPARE(Units::bandwidth(450e9), QStringLiteral("450 GB/s")); // NVLink 4 per direction
-    QCOMPARE(Units::bandwidth(50e9), QStringLiteral("50 GB/s"));    // 400 Gb/s NDR: trailing zeros dropped
+    QCOMPARE(Units::bandwidth(50e9), QStringLiteral("50 GB/s")); // 400 Gb/s NDR: trailing zeros dropped
     QCOMPARE(Units::bandwidth(25.6e9), QStringLiteral("25.6 GB/s"));
     QCOMPARE(Units::bandwidth(3.35e12), QStringLiteral("3.35 TB/s")); // H100 SXM HBM3
 }
@@ -73,18 +73,18 @@ void TestUnits::tokensPerSecond()
     QCOMPARE(Units::tokensPerSecond(41290), QStringLiteral("41.3 k"));
     QCOMPARE(Units::tokensPerSecond(1.234e6), QStringLiteral("1.2 M"));
     QCOMPARE(Units::tokensPerSecond(8030.4), QStringLiteral("8,030")); // whole tokens below 10,000
-    QCOMPARE(Units::tokensPerSecond(3.44), QStringLiteral("3.4"));     // one decimal below 10
+    QCOMPARE(Units::tokensPerSecond(3.44), QStringLiteral("3.4")); // one decimal below 10
     QCOMPARE(Units::tokensPerSecond(-1520), QStringLiteral("-1,520")); // a difference between two scenarios
 }
 
 void TestUnits::dollars()
 {
-    QCOMPARE(Units::dollars(2.49), QStringLiteral("$2.49"));          // an hourly price: cents, never "$2.490"
+    QCOMPARE(Units::dollars(2.49), QStringLiteral("$2.49")); // an hourly price: cents, never "$2.490"
     QCOMPARE(Units::dollars(1234.5), QStringLiteral("$1,234.50"));
-    QCOMPARE(Units::dollars(0.437), QStringLiteral("$0.437"));        // below $1: three significant digits
+    QCOMPARE(Units::dollars(0.437), QStringLiteral("$0.437")); // below $1: three significant digits
     QCOMPARE(Units::dollars(0.0022222), QStringLiteral("$0.00222")); // a cheap step is not "$0.00"
     QCOMPARE(Units::dollars(41290), QStringLiteral("$41.3 k"));
-    QCOMPARE(Units::dollars(2182996.56), QStringLiteral("$2.2 M"));  // 800,000 GPUs, one step
+    QCOMPARE(Units::dollars(2182996.56), QStringLiteral("$2.2 M")); // 800,000 GPUs, one step
     QCOMPARE(Units::dollars(-0.5), QStringLiteral("-$0.500"));
     QCOMPARE(Units::dollars(0), QStringLiteral("$0.00"));
 }

@@ -18,7 +18,7 @@
 namespace shardscope::ui {
 
 namespace {
-const char* const kIds[] = {"explorer", "search", "sweep", "sizing", "timeline", "rankmap"};
+const char* const kIds[] = { "explorer", "search", "sweep", "sizing", "timeline", "rankmap" };
 
 /// A tab's page in a frameless scroll area: the page fills the tab while the tab is at least the page's minimum
 /// size and scrolls when the window is smaller (1280 x 720 with a title bar), so the window's minimum stays small.
@@ -30,7 +30,8 @@ public:
     PageScroll(QWidget* page, QWidget* parent)
         : QScrollArea(parent)
     {
-        setObjectName(page->objectName().isEmpty() ? QStringLiteral("pageScroll") : page->objectName() + QStringLiteral("Scroll"));
+        setObjectName(page->objectName().isEmpty() ? QStringLiteral("pageScroll")
+                                                   : page->objectName() + QStringLiteral("Scroll"));
         setFrameShape(QFrame::NoFrame);
         setWidget(page);
         page->installEventFilter(this);
@@ -109,7 +110,7 @@ bool AnalysisTabs::showTab(const QString& id)
 QList<ChartBase*> AnalysisTabs::visibleCharts() const
 {
     QWidget* page = currentWidget();
-    return page ? page->findChildren<ChartBase*>() : QList<ChartBase*>{};
+    return page ? page->findChildren<ChartBase*>() : QList<ChartBase*> {};
 }
 
 void AnalysisTabs::replotNow()

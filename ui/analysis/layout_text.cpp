@@ -140,7 +140,7 @@ QString groupShort(core::Group group)
 QColor categoricalColor(int i)
 {
     using namespace okabe_ito;
-    static const QColor base[] = {orange, skyBlue, bluishGreen, yellow, blue, vermillion, reddishPurple, grey};
+    static const QColor base[] = { orange, skyBlue, bluishGreen, yellow, blue, vermillion, reddishPurple, grey };
     constexpr int n = int(std::size(base));
     i = std::max(0, i);
     const QColor c = base[i % n];

@@ -17,14 +17,13 @@ class RankCells : public QCPAbstractPlottable
 public:
     struct Cell {
         int rank = 0, node = 0, gpu = 0;
-        int group = -1;         ///< index of its group of the chosen kind (colour), -1: none
+        int group = -1; ///< index of its group of the chosen kind (colour), -1: none
         QColor color;
-        QString label;          ///< second line ("TP 3")
+        QString label; ///< second line ("TP 3")
     };
     RankCells(QCPAxis* key, QCPAxis* value)
         : QCPAbstractPlottable(key, value)
-    {
-    }
+    { }
     std::vector<Cell> cells;
     int columns = 1, rows = 1;
     int hoveredGroup = -1;
@@ -53,12 +52,12 @@ public:
     QCPRange getKeyRange(bool& found, QCP::SignDomain) const override
     {
         found = true;
-        return {-0.5, columns - 0.5};
+        return { -0.5, columns - 0.5 };
     }
     QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override
     {
         found = true;
-        return {-0.5, rows - 0.5};
+        return { -0.5, rows - 0.5 };
     }
 
 protected:
@@ -83,15 +82,18 @@ protected:
                 painter->drawRect(r.adjusted(1, 1, -1, -1));
             }
             const QString rank = QString::number(c.rank);
-            const bool two = fb.height() + fs.height() + 2 <= r.height() && fs.horizontalAdvance(c.label) + 4 <= r.width();
+            const bool two
+                = fb.height() + fs.height() + 2 <= r.height() && fs.horizontalAdvance(c.label) + 4 <= r.width();
             if (fb.horizontalAdvance(rank) + 4 > r.width() || fb.height() > r.height())
                 continue;
             painter->setPen(readableOn(c.color, text, textLight));
             if (two) {
                 painter->setFont(big);
-                painter->drawText(QRectF(r.left(), r.center().y() - fb.height(), r.width(), fb.height()), Qt::AlignCenter, rank);
+                painter->drawText(
+                    QRectF(r.left(), r.center().y() - fb.height(), r.width(), fb.height()), Qt::AlignCenter, rank);
                 painter->setFont(small);
-                painter->drawText(QRectF(r.left(), r.center().y() + 1, r.width(), fs.height()), Qt::AlignCenter, c.label);
+                painter->drawText(
+                    QRectF(r.left(), r.center().y() + 1, r.width(), fs.height()), Qt::AlignCenter, c.label);
             } else {
                 painter->setFont(big);
                 painter->drawText(r, Qt::AlignCenter, rank);
@@ -109,7 +111,7 @@ RankMapChart::RankMapChart(QWidget* parent)
     m_plot->xAxis->setTicker(m_xTicker);
     m_plot->yAxis->setTicker(m_yTicker);
     m_plot->yAxis->setRangeReversed(true);
-    for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
+    for (QCPAxis* a : { m_plot->xAxis, m_plot->yAxis }) {
         a->grid()->setVisible(false);
         a->setTickLength(0, 0);
         a->setSubTicks(false);
@@ -124,7 +126,7 @@ RankMapChart::RankMapChart(QWidget* parent)
     m_plot->xAxis2->setSubTicks(false);
     m_plot->xAxis2->setBasePen(Qt::NoPen);
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), m_plot->xAxis2,
-            qOverload<const QCPRange&>(&QCPAxis::setRange));
+        qOverload<const QCPRange&>(&QCPAxis::setRange));
     m_cells = new RankCells(m_plot->xAxis, m_plot->yAxis);
     m_cells->setSelectable(QCP::stNone);
     m_plot->setMouseTracking(true);
@@ -134,7 +136,7 @@ RankMapChart::RankMapChart(QWidget* parent)
     });
     applyTheme();
     // applyTheme() gives every axis a base pen; these stay without.
-    for (QCPAxis* a : {m_plot->xAxis2, m_plot->yAxis})
+    for (QCPAxis* a : { m_plot->xAxis2, m_plot->yAxis })
         a->setBasePen(Qt::NoPen);
 }
 
@@ -152,7 +154,7 @@ void RankMapChart::themeChanged()
     m_cells->outline = m_theme.foreground;
     m_cells->text = QColor(0x10, 0x10, 0x10);
     m_cells->textLight = Qt::white;
-    for (QCPAxis* a : {m_plot->xAxis2, m_plot->yAxis})
+    for (QCPAxis* a : { m_plot->xAxis2, m_plot->yAxis })
         a->setBasePen(Qt::NoPen);
 }
 
@@ -197,7 +199,8 @@ void RankMapChart::setScenario(const core::Scenario& s, const core::Result& r, c
         c.group = it->second;
         // Groups of one GPU (degree 1) carry no communication: one neutral colour says so.
         c.color = g.size > 1 ? categoricalColor(c.group) : m_theme.grid;
-        c.label = g.size > 1 ? QStringLiteral("%1 %2").arg(groupShort(kind)).arg(c.group) : tr("%1 = 1").arg(groupShort(kind));
+        c.label = g.size > 1 ? QStringLiteral("%1 %2").arg(groupShort(kind)).arg(c.group)
+                             : tr("%1 = 1").arg(groupShort(kind));
     }
     m_cells->cells = std::move(cells);
     m_cells->columns = gpn;
@@ -209,7 +212,8 @@ void RankMapChart::setScenario(const core::Scenario& s, const core::Result& r, c
     const int domain = std::max(1, s.cluster.gpu.scaleUpDomain);
     const int rowsEvery = m_nodes > 32 ? (m_nodes + 31) / 32 : 1;
     for (int n = 0; n < m_nodes; n += rowsEvery)
-        m_yTicker->addTick(n, domain > gpn ? tr("node %1 · NVL %2").arg(n).arg(n * gpn / domain) : tr("node %1").arg(n));
+        m_yTicker->addTick(
+            n, domain > gpn ? tr("node %1 · NVL %2").arg(n).arg(n * gpn / domain) : tr("node %1").arg(n));
     m_plot->xAxis->setRange(-0.5, gpn - 0.5);
     m_plot->yAxis->setRange(-0.5, m_nodes - 0.5);
     requestReplot();
@@ -254,7 +258,8 @@ QString RankMapChart::rankToolTip(int rank) const
         return {};
     constexpr size_t kListed = 16;
     const core::RankCoord k = core::rankCoord(m_scenario, rank);
-    QString text = tr("<b>Rank %1</b> · node %2, GPU %3 · NVLink domain %4").arg(rank).arg(k.node).arg(k.localGpu).arg(k.domain);
+    QString text
+        = tr("<b>Rank %1</b> · node %2, GPU %3 · NVLink domain %4").arg(rank).arg(k.node).arg(k.localGpu).arg(k.domain);
     text += tr("<br>coordinates: tp %1 · cp %2 · dp %3 · pp %4").arg(k.tp).arg(k.cp).arg(k.dp).arg(k.pp);
     if (m_scenario.parallelism.ep > 1)
         text += tr(" · ep %1 · expert-dp %2").arg(k.ep).arg(k.expertDp);

@@ -33,7 +33,7 @@ RankMapPane::RankMapPane(ScenarioDocument* doc, QWidget* parent)
     , m_groups(new QTableWidget(this))
     , m_debounce(new QTimer(this))
 {
-    for (core::Group g : {core::Group::Tp, core::Group::Cp, core::Group::Dp, core::Group::Pp, core::Group::Ep})
+    for (core::Group g : { core::Group::Tp, core::Group::Cp, core::Group::Dp, core::Group::Pp, core::Group::Ep })
         m_kind->addItem(tr("%1 groups").arg(groupShort(g)), int(g));
     m_kind->setToolTip(tr("Cells of one colour form one group of this kind."));
     m_maxNodes->setRange(1, 512);
@@ -56,7 +56,8 @@ RankMapPane::RankMapPane(ScenarioDocument* doc, QWidget* parent)
     bar->addWidget(m_note, 1);
 
     m_groups->setColumnCount(6);
-    m_groups->setHorizontalHeaderLabels({tr("Group"), tr("Size"), tr("Groups"), tr("Nodes spanned"), tr("Network"), tr("Collectives")});
+    m_groups->setHorizontalHeaderLabels(
+        { tr("Group"), tr("Size"), tr("Groups"), tr("Nodes spanned"), tr("Network"), tr("Collectives") });
     m_groups->verticalHeader()->setVisible(false);
     m_groups->verticalHeader()->setDefaultSectionSize(m_groups->fontMetrics().height() + 6);
     m_groups->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -147,10 +148,12 @@ void RankMapPane::refresh()
     } else {
         QStringList lines;
         for (const auto& w : warnings)
-            lines << QStringLiteral("⚠ <b>%1</b>: %2").arg(QString::fromStdString(w.field).toHtmlEscaped(),
-                                                          QString::fromStdString(w.message).toHtmlEscaped());
+            lines << QStringLiteral("⚠ <b>%1</b>: %2")
+                         .arg(QString::fromStdString(w.field).toHtmlEscaped(),
+                             QString::fromStdString(w.message).toHtmlEscaped());
         m_warnings->setText(lines.join(QStringLiteral("<br>")));
-        m_warnings->setStyleSheet(QStringLiteral("QLabel { border-left: 5px solid #D55E00; background: rgba(213, 94, 0, 40); }"));
+        m_warnings->setStyleSheet(
+            QStringLiteral("QLabel { border-left: 5px solid #D55E00; background: rgba(213, 94, 0, 40); }"));
     }
     fillGroupsTable();
 }
@@ -192,7 +195,11 @@ void RankMapPane::fillGroupsTable()
         set(1, QString::number(size), Qt::AlignRight);
         set(2, QString::number(size > 0 ? gpus / size : 0), Qt::AlignRight);
         set(3, QString::number(spanned), Qt::AlignRight);
-        QTableWidgetItem* net = set(4, size <= 1 ? tr("—") : crosses ? tr("inter-node") : inDomain ? tr("NVLink (in node)") : tr("scale-up"));
+        QTableWidgetItem* net = set(4,
+            size <= 1      ? tr("—")
+                : crosses  ? tr("inter-node")
+                : inDomain ? tr("NVLink (in node)")
+                           : tr("scale-up"));
         if (crosses && (g.group == core::Group::Tp || g.group == core::Group::Ep))
             net->setForeground(QColor(0xD5, 0x5E, 0x00));
         set(5, collectives.isEmpty() ? tr("—") : collectives.join(QStringLiteral(", ")));
@@ -200,9 +207,11 @@ void RankMapPane::fillGroupsTable()
     m_groups->resizeColumnsToContents();
     m_groups->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
     // The table is as tall as its rows; the map takes the rest.
-    const int rowsHeight = m_groups->verticalHeader()->length() + m_groups->horizontalHeader()->height() + 2 * m_groups->frameWidth() + 2;
+    const int rowsHeight = m_groups->verticalHeader()->length() + m_groups->horizontalHeader()->height()
+        + 2 * m_groups->frameWidth() + 2;
     m_groups->setMaximumHeight(rowsHeight);
-    m_groups->setMinimumHeight(std::min(rowsHeight, m_groups->horizontalHeader()->height() + 3 * m_groups->verticalHeader()->defaultSectionSize()));
+    m_groups->setMinimumHeight(std::min(
+        rowsHeight, m_groups->horizontalHeader()->height() + 3 * m_groups->verticalHeader()->defaultSectionSize()));
 }
 
 } // namespace shardscope::ui

@@ -50,7 +50,7 @@ struct SearchPane::Job {
     core::SearchOptions options;
     core::SearchProgress progress;
     core::SearchResult result;
-    std::atomic<bool> done{false};
+    std::atomic<bool> done { false };
     std::thread thread;
 };
 
@@ -126,9 +126,10 @@ SearchPane::SearchPane(ScenarioDocument* doc, QWidget* parent)
     // What the ranking is by comes first, after the strategy (at 1280 pixels Tokens/s was beyond the table's right
     // edge): the figures, then the layout. Only the view's order changes; the model's columns stay as they are.
     for (int col = SearchTableModel::StepTime; col <= SearchTableModel::CostPerMillion; ++col)
-        m_table->horizontalHeader()->moveSection(m_table->horizontalHeader()->visualIndex(col),
-                                                 SearchTableModel::Tp + (col - SearchTableModel::StepTime));
-    m_table->setToolTip(tr("Double-click a row (or select it and press Apply) to use that layout. Click a header to sort."));
+        m_table->horizontalHeader()->moveSection(
+            m_table->horizontalHeader()->visualIndex(col), SearchTableModel::Tp + (col - SearchTableModel::StepTime));
+    m_table->setToolTip(
+        tr("Double-click a row (or select it and press Apply) to use that layout. Click a header to sort."));
 
     m_scatter = new SearchScatterChart(this);
     m_split = new QSplitter(Qt::Vertical, this);
@@ -150,15 +151,15 @@ SearchPane::SearchPane(ScenarioDocument* doc, QWidget* parent)
     m_autoRun->setInterval(350);
     connect(m_autoRun, &QTimer::timeout, this, &SearchPane::run);
 
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        applyRow(m_proxy->mapToSource(index).row());
-    });
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        const int row = current.isValid() ? m_proxy->mapToSource(current).row() : -1;
-        m_scatter->setSelectedPoint(row);
-        m_apply->setEnabled(row >= 0);
-        m_whyNot->setEnabled(row > 0); // #1 is the best: nothing to explain
-    });
+    connect(m_table, &QTableView::doubleClicked, this,
+        [this](const QModelIndex& index) { applyRow(m_proxy->mapToSource(index).row()); });
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+            const int row = current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+            m_scatter->setSelectedPoint(row);
+            m_apply->setEnabled(row >= 0);
+            m_whyNot->setEnabled(row > 0); // #1 is the best: nothing to explain
+        });
     connect(m_scatter, &SearchScatterChart::pointClicked, this, &SearchPane::selectPoint);
     connect(m_doc, &ScenarioDocument::resultReady, this, &SearchPane::documentChanged);
     updateGpuControls();
@@ -187,7 +188,8 @@ void SearchPane::buildControls(QWidget* box)
     m_range = new QCheckBox(tr("range"), box);
     m_range->setToolTip(tr("Search every whole-node GPU count in a range instead of the scenario's GPU count."));
     m_minGpus = spin(1, 1 << 20, 8, tr("Smallest GPU count (rounded up to whole nodes)."));
-    m_maxGpus = spin(1, 1 << 20, 64, tr("Largest GPU count. Wide ranges are sampled on a geometric grid of whole nodes."));
+    m_maxGpus
+        = spin(1, 1 << 20, 64, tr("Largest GPU count. Wide ranges are sampled on a geometric grid of whole nodes."));
     m_gpuNote = new QLabel(box);
     auto* gpuRow = new QHBoxLayout;
     gpuRow->setSpacing(4);
@@ -206,7 +208,8 @@ void SearchPane::buildControls(QWidget* box)
     m_maxEp->setSpecialValueText(tr("no limit"));
     m_maxMicroBatch = spin(1, 256, 8, tr("Largest micro-batch (powers of two up to it are tried)."));
 
-    m_strategies = new QPushButton(box); // a push button's menu arrow has its own room (a tool button's sat on the text)
+    m_strategies
+        = new QPushButton(box); // a push button's menu arrow has its own room (a tool button's sat on the text)
     m_strategies->setToolTip(tr("Sharding strategies the search may use."));
     auto* menu = new StayOpenMenu(m_strategies);
     for (int i = 0; i < 7; ++i) {
@@ -244,7 +247,8 @@ void SearchPane::buildControls(QWidget* box)
     m_objective->addItem(tr("cost per token"), int(core::SearchObjective::CostPerToken));
     m_objective->addItem(tr("memory headroom"), int(core::SearchObjective::MemoryHeadroom));
     m_objective->setToolTip(tr("What ranks the layouts (best first)."));
-    m_threads = spin(1, 256, std::max(1, QThread::idealThreadCount()), tr("Worker threads (results do not depend on it)."));
+    m_threads
+        = spin(1, 256, std::max(1, QThread::idealThreadCount()), tr("Worker threads (results do not depend on it)."));
 
     m_run = new QPushButton(tr("Run"), box);
     m_run->setDefault(true);
@@ -255,8 +259,9 @@ void SearchPane::buildControls(QWidget* box)
     m_apply->setToolTip(tr("Put the selected layout into the scenario (undoable)."));
     m_whyNot = new QPushButton(tr("Why not this layout?"), box);
     m_whyNot->setEnabled(false);
-    m_whyNot->setToolTip(tr("Walk from the best layout (#1) to the selected one, one setting at a time: what each change "
-                            "costs in memory and step time."));
+    m_whyNot->setToolTip(
+        tr("Walk from the best layout (#1) to the selected one, one setting at a time: what each change "
+           "costs in memory and step time."));
     m_progress = new QProgressBar(box);
     m_progress->setRange(0, 0);
     m_progress->setMaximumWidth(140);
@@ -335,7 +340,7 @@ void SearchPane::buildControls(QWidget* box)
         updateGpuControls();
         constraintsChanged();
     });
-    for (QSpinBox* s : {m_minGpus, m_maxGpus, m_maxTp, m_maxPp, m_maxCp, m_maxEp, m_maxMicroBatch})
+    for (QSpinBox* s : { m_minGpus, m_maxGpus, m_maxTp, m_maxPp, m_maxCp, m_maxEp, m_maxMicroBatch })
         connect(s, &QSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
     connect(m_overlap, &QDoubleSpinBox::valueChanged, this, &SearchPane::constraintsChanged);
     connect(m_offload, &QCheckBox::toggled, this, &SearchPane::constraintsChanged);
@@ -378,7 +383,8 @@ void SearchPane::updateStrategyButton()
     int n = 0;
     for (QAction* a : std::as_const(m_strategyActions))
         n += a->isChecked();
-    m_strategies->setText(n == m_strategyActions.size() ? tr("all %1").arg(n) : tr("%1 of %2").arg(n).arg(m_strategyActions.size()));
+    m_strategies->setText(
+        n == m_strategyActions.size() ? tr("all %1").arg(n) : tr("%1 of %2").arg(n).arg(m_strategyActions.size()));
     m_strategies->setMinimumWidth(m_strategies->sizeHint().width()); // its text and the menu arrow, never squeezed
 }
 
@@ -472,9 +478,11 @@ void SearchPane::finish()
     m_whyNot->setEnabled(false);
     QString text;
     if (r.cancelled)
-        text = tr("Cancelled after %1 layouts: partial results, %2 fit.").arg(groupedInt(r.evaluated), groupedInt(r.feasible));
+        text = tr("Cancelled after %1 layouts: partial results, %2 fit.")
+                   .arg(groupedInt(r.evaluated), groupedInt(r.feasible));
     else if (r.feasible == 0)
-        text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller memory headroom (Cluster).").arg(groupedInt(r.evaluated));
+        text = tr("None of %1 layouts fits: allow more GPUs, offload or a smaller memory headroom (Cluster).")
+                   .arg(groupedInt(r.evaluated));
     else
         text = tr("%1 of %2 layouts fit · %3 on the Pareto front · %4")
                    .arg(groupedInt(r.feasible), groupedInt(r.evaluated))
@@ -521,7 +529,8 @@ void SearchPane::documentChanged()
     if (m_hasRun && !m_job) {
         m_stale = !(searchKey(s, m_baseRange) == searchKey(m_base, m_baseRange));
         m_staleNote->setVisible(m_stale);
-        m_staleNote->setToolTip(tr("The results are for the scenario as it was when the search ran. Run again to update them."));
+        m_staleNote->setToolTip(
+            tr("The results are for the scenario as it was when the search ran. Run again to update them."));
     }
 }
 
@@ -557,7 +566,7 @@ void SearchPane::setSettings(AppSettings* settings)
         m_overlap->setValue(settings->searchOverlapEfficiency() * 100);
     }
     connect(m_overlap, &QDoubleSpinBox::valueChanged, settings,
-            [settings](double percent) { settings->setSearchOverlapEfficiency(percent / 100); });
+        [settings](double percent) { settings->setSearchOverlapEfficiency(percent / 100); });
     {
         const QSignalBlocker block(m_guaranteed);
         m_guaranteed->setChecked(settings->searchGuaranteedFit());
@@ -597,10 +606,10 @@ void SearchPane::explainSelected()
     const core::SearchPoint& best = m_model->point(0);
     const core::SearchPoint& chosen = m_model->point(row);
     // The walk on the figures the search ranked on, so that its ends are the table's figures.
-    const core::Waterfall w = core::buildWaterfall(core::applyLayout(m_base, best.layout),
-                                                   core::applyLayout(m_base, chosen.layout), m_ranked);
-    m_whyNotChart->setWaterfall(w, tr("#1 (best)"), tr("#%1").arg(row + 1), rankedMemoryBasis(m_ranked),
-                                rankedTimeBasis(m_ranked));
+    const core::Waterfall w = core::buildWaterfall(
+        core::applyLayout(m_base, best.layout), core::applyLayout(m_base, chosen.layout), m_ranked);
+    m_whyNotChart->setWaterfall(
+        w, tr("#1 (best)"), tr("#%1").arg(row + 1), rankedMemoryBasis(m_ranked), rankedTimeBasis(m_ranked));
     m_whyNotWindow->setWindowTitle(tr("Why not layout #%1?").arg(row + 1));
     const double change = chosen.tokensPerSecond / best.tokensPerSecond - 1;
     QString basis;
@@ -609,17 +618,19 @@ void SearchPane::explainSelected()
                     "throughput, the top of it for memory (\"guaranteed to fit\").");
     if (m_ranked.overlapEfficiency < 1)
         basis += tr(" Step times carry %1 of the communication the model counts hidden (overlap η %2).")
-                     .arg(Units::percent(1 - m_ranked.overlapEfficiency, 0), Units::percent(m_ranked.overlapEfficiency, 0));
-    m_whyNotNote->setText(tr("#1: %1\n#%2: %3\n#%2 runs %4 tokens/s against #1's %5 (%6) and needs %7 per GPU against %8. "
-                             "Each bar changes one setting of #1 into #%2's, in the order of the scenario file, and shows "
-                             "what that change does to memory and step time.")
-                              .arg(layoutSummary(best.layout))
-                              .arg(row + 1)
-                              .arg(layoutSummary(chosen.layout),
-                                   Units::tokensPerSecond(chosen.tokensPerSecond), Units::tokensPerSecond(best.tokensPerSecond),
-                                   (change < 0 ? QStringLiteral("−") : QStringLiteral("+")) + Units::percent(std::abs(change)),
-                                   Units::bytes(chosen.memory), Units::bytes(best.memory))
-                          + basis);
+                     .arg(Units::percent(1 - m_ranked.overlapEfficiency, 0),
+                         Units::percent(m_ranked.overlapEfficiency, 0));
+    m_whyNotNote->setText(
+        tr("#1: %1\n#%2: %3\n#%2 runs %4 tokens/s against #1's %5 (%6) and needs %7 per GPU against %8. "
+           "Each bar changes one setting of #1 into #%2's, in the order of the scenario file, and shows "
+           "what that change does to memory and step time.")
+            .arg(layoutSummary(best.layout))
+            .arg(row + 1)
+            .arg(layoutSummary(chosen.layout), Units::tokensPerSecond(chosen.tokensPerSecond),
+                Units::tokensPerSecond(best.tokensPerSecond),
+                (change < 0 ? QStringLiteral("−") : QStringLiteral("+")) + Units::percent(std::abs(change)),
+                Units::bytes(chosen.memory), Units::bytes(best.memory))
+        + basis);
     m_whyNotWindow->show();
     m_whyNotWindow->raise();
 }
@@ -629,8 +640,8 @@ void SearchPane::applyRow(int row)
     if (row < 0 || row >= m_model->rowCount())
         return;
     const core::LayoutChoice layout = m_model->point(row).layout;
-    m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)), QStringLiteral("search.layout"),
-                [layout](core::Scenario& s) { s = core::applyLayout(s, layout); });
+    m_doc->edit(tr("Apply layout #%1 (%2)").arg(row + 1).arg(shardingShort(layout.sharding)),
+        QStringLiteral("search.layout"), [layout](core::Scenario& s) { s = core::applyLayout(s, layout); });
 }
 
 void SearchPane::showEvent(QShowEvent* event)
@@ -651,8 +662,8 @@ void SearchPane::resizeEvent(QResizeEvent* event)
     const Qt::Orientation o = width() >= 1400 ? Qt::Horizontal : Qt::Vertical;
     if (m_split->orientation() != o) {
         m_split->setOrientation(o);
-        m_split->setSizes(o == Qt::Horizontal ? QList<int>{width() * 62 / 100, width() * 38 / 100}
-                                              : QList<int>{height() * 52 / 100, height() * 48 / 100});
+        m_split->setSizes(o == Qt::Horizontal ? QList<int> { width() * 62 / 100, width() * 38 / 100 }
+                                              : QList<int> { height() * 52 / 100, height() * 48 / 100 });
     }
 }
 

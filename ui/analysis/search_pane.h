@@ -134,9 +134,9 @@ private:
     QTimer* m_autoRun;
 
     std::unique_ptr<Job> m_job;
-    core::Scenario m_base;     ///< scenario of the results shown
+    core::Scenario m_base; ///< scenario of the results shown
     core::SearchOptions m_ranked; ///< the options of the results shown: which figures they are (core::rankedFigures)
-    bool m_baseRange = false;  ///< those results searched a GPU range
+    bool m_baseRange = false; ///< those results searched a GPU range
     bool m_hasRun = false;
     bool m_stale = false;
     bool m_currentDirty = false; ///< the open scenario's marker waits for the tab to show

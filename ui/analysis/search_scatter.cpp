@@ -89,24 +89,25 @@ void SearchScatterChart::themeChanged()
     }
     QList<LegendStrip::Entry> entries;
     if (m_legend) {
-        std::array<bool, kStrategies> used{};
+        std::array<bool, kStrategies> used {};
         for (const auto& p : m_points)
             used[size_t(p.layout.sharding)] = true;
         for (int i = 0; i < kStrategies; ++i)
             if (used[size_t(i)])
-                entries.push_back({shardingShort(core::Sharding(i)), shardingColor(core::Sharding(i)), LegendStrip::Swatch::Box,
-                                   tr("Layouts with %1 sharding").arg(shardingShort(core::Sharding(i)))});
+                entries.push_back({ shardingShort(core::Sharding(i)), shardingColor(core::Sharding(i)),
+                    LegendStrip::Swatch::Box, tr("Layouts with %1 sharding").arg(shardingShort(core::Sharding(i))) });
         if (!m_pareto.empty())
-            entries.push_back({tr("Pareto front"), fg, LegendStrip::Swatch::DashedLine,
-                               tr("Layouts no other layout beats in both step time and memory")});
-        entries.push_back({tr("⊕ this scenario"), fg, LegendStrip::Swatch::DashedLine, tr("The open scenario's layout")});
+            entries.push_back({ tr("Pareto front"), fg, LegendStrip::Swatch::DashedLine,
+                tr("Layouts no other layout beats in both step time and memory") });
+        entries.push_back(
+            { tr("⊕ this scenario"), fg, LegendStrip::Swatch::DashedLine, tr("The open scenario's layout") });
         m_legend->setEntries(entries);
     }
     updateMarkers();
 }
 
 void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points, const std::vector<size_t>& pareto,
-                                   double limitBytes, const core::SearchOptions& options)
+    double limitBytes, const core::SearchOptions& options)
 {
     m_options = options;
     m_points = points;
@@ -134,7 +135,8 @@ void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points,
         order[size_t(m_points[i].layout.sharding)].push_back(int(i));
     for (int s = 0; s < kStrategies; ++s) {
         auto& idx = order[size_t(s)];
-        std::stable_sort(idx.begin(), idx.end(), [this](int a, int b) { return m_points[size_t(a)].stepTime < m_points[size_t(b)].stepTime; });
+        std::stable_sort(idx.begin(), idx.end(),
+            [this](int a, int b) { return m_points[size_t(a)].stepTime < m_points[size_t(b)].stepTime; });
         QVector<double> keys, values;
         keys.reserve(qsizetype(idx.size()));
         values.reserve(qsizetype(idx.size()));
@@ -163,7 +165,8 @@ void SearchScatterChart::setPoints(const std::vector<core::SearchPoint>& points,
     m_plot->xAxis->setLabel(axisTitle(tr("step time"), rankedTimeBasis(options), unit));
     m_plot->yAxis->setLabel(axisTitle(tr("memory per GPU"), QString(), Units::unitName()));
     setTitle(tr("Feasible layouts: %1 against %2")
-                 .arg(withBasis(tr("step time"), rankedTimeBasis(options)), withBasis(tr("memory per GPU"), rankedMemoryBasis(options))));
+                 .arg(withBasis(tr("step time"), rankedTimeBasis(options)),
+                     withBasis(tr("memory per GPU"), rankedMemoryBasis(options))));
     const bool logX = !m_points.empty() && minStep > 0 && maxStep / minStep > 8;
     m_plot->xAxis->setScaleType(logX ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     // Log: 1-2-5 in each decade where there is room (a plain log ticker labels only powers of ten).
@@ -252,12 +255,12 @@ void SearchScatterChart::updateMarkers()
     const double mem = Units::toUnit(m_currentMemory);
     const bool above = m_currentValid && mem > top;
     if (m_currentValid)
-        m_current->setData({m_currentStep / m_scale}, {above ? top * 0.96 : mem}, true);
+        m_current->setData({ m_currentStep / m_scale }, { above ? top * 0.96 : mem }, true);
     else
         m_current->data()->clear();
     // Far above the usable memory: pinned to the top edge, with its real figure.
     m_current->setScatterStyle(QCPScatterStyle(above ? QCPScatterStyle::ssTriangle : QCPScatterStyle::ssCrossCircle,
-                                               QPen(m_theme.foreground, 2), Qt::NoBrush, above ? 11 : 14));
+        QPen(m_theme.foreground, 2), Qt::NoBrush, above ? 11 : 14));
     m_currentLabel->setVisible(above);
     if (above) {
         m_currentLabel->position->setCoords(m_currentStep / m_scale, top * 0.96);
@@ -265,7 +268,7 @@ void SearchScatterChart::updateMarkers()
     }
     if (m_selected >= 0) {
         const auto& p = m_points[size_t(m_selected)];
-        m_ring->setData({p.stepTime / m_scale}, {Units::toUnit(p.memory)}, true);
+        m_ring->setData({ p.stepTime / m_scale }, { Units::toUnit(p.memory) }, true);
     } else {
         m_ring->data()->clear();
     }
@@ -311,7 +314,7 @@ QString SearchScatterChart::plottableToolTip(QCPAbstractPlottable* plottable, in
     if (plottable == m_current)
         return tr("<b>This scenario</b><br>step time %1 · memory %2 per GPU%3")
             .arg(Units::seconds(m_currentStep), Units::bytes(m_currentMemory),
-                 m_currentFits ? QString() : tr(" · does not fit"));
+                m_currentFits ? QString() : tr(" · does not fit"));
     const int i = pointIndexOf(plottable, index);
     return i >= 0 ? pointToolTip(i) : QString();
 }

@@ -27,7 +27,7 @@ public:
     /// limitBytes: memory a layout may use (capacity less headroom).
     /// options: the search's, which say which figures the points are (the axis titles name the end of the range).
     void setPoints(const std::vector<core::SearchPoint>& points, const std::vector<size_t>& pareto, double limitBytes,
-                   const core::SearchOptions& options = {});
+        const core::SearchOptions& options = {});
     /// The open scenario (not drawn when !valid).
     void setCurrent(bool valid, double stepTime, double memoryBytes, bool fits);
     /// Rings point index (into the points given to setPoints); -1 clears.
@@ -58,7 +58,7 @@ private:
     [[nodiscard]] double yTop() const;
 
     static constexpr int kStrategies = 7;
-    std::array<QCPGraph*, kStrategies> m_series{};
+    std::array<QCPGraph*, kStrategies> m_series {};
     std::array<std::vector<int>, kStrategies> m_seriesIndex; ///< graph data index -> point index
     QCPGraph* m_front = nullptr;
     QCPGraph* m_current = nullptr;

@@ -11,11 +11,10 @@ namespace shardscope::ui {
 
 SearchTableModel::SearchTableModel(QObject* parent)
     : QAbstractTableModel(parent)
-{
-}
+{ }
 
-void SearchTableModel::setPoints(std::vector<core::SearchPoint> points,
-                                 const std::vector<size_t>& pareto, const core::SearchOptions& options)
+void SearchTableModel::setPoints(
+    std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto, const core::SearchOptions& options)
 {
     beginResetModel();
     m_options = options;
@@ -32,7 +31,7 @@ void SearchTableModel::clear() { setPoints({}, {}); }
 void SearchTableModel::unitsChanged()
 {
     if (rowCount() > 0)
-        emit dataChanged(index(0, 0), index(rowCount() - 1, kColumns - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+        emit dataChanged(index(0, 0), index(rowCount() - 1, kColumns - 1), { Qt::DisplayRole, Qt::ToolTipRole });
     emit headerDataChanged(Qt::Horizontal, 0, kColumns - 1);
 }
 
@@ -71,8 +70,10 @@ QVariant SearchTableModel::headerData(int section, Qt::Orientation orientation, 
             basis << tr("the slow end of the 80% range (\"guaranteed to fit\")");
         if (m_options.overlapEfficiency < 1)
             basis << tr("with %1 of the communication the model counts hidden charged back to the step (overlap η %2)")
-                         .arg(Units::percent(1 - m_options.overlapEfficiency, 0), Units::percent(m_options.overlapEfficiency, 0));
-        const QString timeBasis = basis.isEmpty() ? tr("The model's point estimate.") : tr("Ranked on %1.").arg(basis.join(tr(", ")));
+                         .arg(Units::percent(1 - m_options.overlapEfficiency, 0),
+                             Units::percent(m_options.overlapEfficiency, 0));
+        const QString timeBasis
+            = basis.isEmpty() ? tr("The model's point estimate.") : tr("Ranked on %1.").arg(basis.join(tr(", ")));
         switch (section) {
         case Rank: return tr("Order by the search objective; ★ marks layouts on the step-time/memory Pareto front.");
         case Schedule: return tr("Pipeline schedule and virtual stages (only with PP > 1).");
@@ -80,11 +81,14 @@ QVariant SearchTableModel::headerData(int section, Qt::Orientation orientation, 
         case StepTime: return tr("Seconds per optimizer step. %1").arg(timeBasis);
         case TokensPerSecond: return tr("Tokens per second over all GPUs. %1").arg(timeBasis);
         case Memory:
-            return m_options.pessimistic ? tr("Memory of the most loaded GPU: the top of its 80% range, which must fit in the usable memory.")
-                                         : tr("Memory of the most loaded GPU (the model's point estimate).");
-        case Mfu: return tr("Model FLOPs utilisation: model FLOPs per second over the GPUs' dense peak. %1").arg(timeBasis);
+            return m_options.pessimistic
+                ? tr("Memory of the most loaded GPU: the top of its 80% range, which must fit in the usable memory.")
+                : tr("Memory of the most loaded GPU (the model's point estimate).");
+        case Mfu:
+            return tr("Model FLOPs utilisation: model FLOPs per second over the GPUs' dense peak. %1").arg(timeBasis);
         case CostPerMillion:
-            return tr("GPU rental cost per million tokens, from the catalog's hourly price (— when unknown). %1").arg(timeBasis);
+            return tr("GPU rental cost per million tokens, from the catalog's hourly price (— when unknown). %1")
+                .arg(timeBasis);
         default: break;
         }
     }

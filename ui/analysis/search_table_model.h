@@ -17,8 +17,23 @@ class SearchTableModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column {
-        Rank, Gpus, Strategy, Tp, Pp, Cp, Ep, Schedule, MicroBatch, Recompute, Offload,
-        StepTime, TokensPerSecond, Mfu, Memory, CostPerMillion, kColumns
+        Rank,
+        Gpus,
+        Strategy,
+        Tp,
+        Pp,
+        Cp,
+        Ep,
+        Schedule,
+        MicroBatch,
+        Recompute,
+        Offload,
+        StepTime,
+        TokensPerSecond,
+        Mfu,
+        Memory,
+        CostPerMillion,
+        kColumns
     };
     static constexpr int SortRole = Qt::UserRole;
 
@@ -26,7 +41,7 @@ public:
 
     /// pareto holds indices into points; options are the search's (which figures it ranked on: the headers say).
     void setPoints(std::vector<core::SearchPoint> points, const std::vector<size_t>& pareto,
-                   const core::SearchOptions& options = {});
+        const core::SearchOptions& options = {});
     void clear();
     /// The byte unit changed: every cell and header is text again (views repaint, proxies re-read).
     void unitsChanged();

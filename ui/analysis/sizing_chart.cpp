@@ -37,7 +37,7 @@ SizingChart::SizingChart(QWidget* parent)
 QColor SizingChart::gpuColor(int gpu)
 {
     using namespace okabe_ito;
-    static const QColor colors[] = {blue, orange, bluishGreen, vermillion, skyBlue, reddishPurple, yellow, grey};
+    static const QColor colors[] = { blue, orange, bluishGreen, vermillion, skyBlue, reddishPurple, yellow, grey };
     return gpu < 8 ? colors[std::max(0, gpu)] : categoricalColor(gpu);
 }
 
@@ -133,7 +133,8 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
             if (r.gpuId != m_gpus[g])
                 continue;
             name = QString::fromStdString(r.gpuName);
-            const auto s = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
+            const auto s
+                = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
             keys << double(s + 1);
             values << metricValue(r);
             maxValue = std::max(maxValue, metricValue(r));
@@ -144,7 +145,7 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
         // The vendor prefix is the same for most entries and costs legend width.
         QString shortName = name;
         shortName.remove(QRegularExpression(QStringLiteral("^(NVIDIA|AMD Instinct|AMD|Intel) ")));
-        entries.push_back({shortName, c, LegendStrip::Swatch::Box, name});
+        entries.push_back({ shortName, c, LegendStrip::Swatch::Box, name });
     }
     // Value labels over each bar: the group places bar g at (g − (n − 1)/2)·(width + spacing) from the key.
     const double n = double(m_bars.size());
@@ -152,7 +153,8 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
         for (const auto& r : rows) {
             if (r.gpuId != m_gpus[g])
                 continue;
-            const auto s = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
+            const auto s
+                = size_t(std::find(m_strategies.begin(), m_strategies.end(), r.strategy) - m_strategies.begin());
             auto* t = new QCPItemText(m_plot);
             t->setSelectable(false);
             t->setText(metricText(r));
@@ -161,7 +163,7 @@ void SizingChart::setRows(const std::vector<core::SizingRow>& rows, Metric metri
             const double key = double(s + 1) + (double(g) - (n - 1) / 2) * (width + kSpacing);
             t->position->setCoords(key, metricValue(r));
             m_labels.push_back(t);
-            m_labelAt.push_back({key, metricValue(r), g});
+            m_labelAt.push_back({ key, metricValue(r), g });
         }
     }
     m_plot->xAxis->setRange(0.4, double(m_strategies.size()) + 0.6);
@@ -197,7 +199,7 @@ QRectF SizingChart::barRect(int i) const
     const double right = x->coordToPixel(at.key + m_barWidth / 2);
     const double top = y->coordToPixel(at.value);
     const double base = y->coordToPixel(0);
-    return {QPointF(left, std::min(top, base)), QPointF(right, std::max(top, base))};
+    return { QPointF(left, std::min(top, base)), QPointF(right, std::max(top, base)) };
 }
 
 QRectF SizingChart::labelRect(int i) const
@@ -231,9 +233,12 @@ void SizingChart::laidOut()
         const double along = fm.horizontalAdvance(m_labels[i]->text()) + pad.left() + pad.right(); // the text's length
         const double across = fm.height() + pad.top() + pad.bottom();
         const double centre = bar.center().x();
-        candidates.push_back({Place{QRectF(centre - along / 2, bar.top() - across, along, across), 0, Qt::AlignHCenter | Qt::AlignBottom, false},
-                              Place{QRectF(centre - across / 2, bar.top() - along, across, along), -90, Qt::AlignLeft | Qt::AlignVCenter, false},
-                              Place{QRectF(centre - across / 2, bar.top() + 1, across, along), -90, Qt::AlignRight | Qt::AlignVCenter, true}});
+        candidates.push_back({ Place { QRectF(centre - along / 2, bar.top() - across, along, across), 0,
+                                   Qt::AlignHCenter | Qt::AlignBottom, false },
+            Place { QRectF(centre - across / 2, bar.top() - along, across, along), -90,
+                Qt::AlignLeft | Qt::AlignVCenter, false },
+            Place { QRectF(centre - across / 2, bar.top() + 1, across, along), -90, Qt::AlignRight | Qt::AlignVCenter,
+                true } });
     }
     const auto layout = [&](bool upright) {
         std::vector<int> chosen(m_labels.size(), -1);
@@ -245,7 +250,8 @@ void SizingChart::laidOut()
                     continue;
                 if (!area.contains(place.rect))
                     continue;
-                bool free = std::none_of(placed.begin(), placed.end(), [&](const QRectF& p) { return p.intersects(place.rect); });
+                bool free = std::none_of(
+                    placed.begin(), placed.end(), [&](const QRectF& p) { return p.intersects(place.rect); });
                 for (size_t b = 0; free && b < bars.size(); ++b)
                     free = b == i || !bars[b].intersects(place.rect);
                 if (!free)
@@ -259,7 +265,8 @@ void SizingChart::laidOut()
     };
     const std::vector<int> level = layout(false);
     const std::vector<int> upright = layout(true);
-    const auto drawn = [](const std::vector<int>& v) { return std::count_if(v.begin(), v.end(), [](int c) { return c >= 0; }); };
+    const auto drawn
+        = [](const std::vector<int>& v) { return std::count_if(v.begin(), v.end(), [](int c) { return c >= 0; }); };
     const std::vector<int>& chosen = drawn(upright) > drawn(level) ? upright : level;
     for (size_t i = 0; i < m_labels.size(); ++i) {
         QCPItemText* t = m_labels[i];
@@ -269,7 +276,8 @@ void SizingChart::laidOut()
         const Place& place = candidates[i][size_t(chosen[i])];
         t->setRotation(place.rotation);
         t->setPositionAlignment(place.align);
-        t->setColor(place.inside ? readableOn(m_bars[m_labelAt[i].gpu]->brush().color(), Qt::black, Qt::white) : m_theme.foreground);
+        t->setColor(place.inside ? readableOn(m_bars[m_labelAt[i].gpu]->brush().color(), Qt::black, Qt::white)
+                                 : m_theme.foreground);
         m_labelRects[i] = place.rect;
     }
 }
@@ -297,13 +305,16 @@ QString SizingChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
         if (r.gpuId == m_gpus[g] && s < m_strategies.size() && r.strategy == m_strategies[s]) {
             if (r.minGpus <= 0)
                 return tr("<b>%1 on %2</b><br>does not fit with any GPU count tried")
-                    .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped());
+                    .arg(QString::fromStdString(r.strategy).toHtmlEscaped(),
+                        QString::fromStdString(r.gpuName).toHtmlEscaped());
             return tr("<b>%1 on %2</b><br>minimum %3 GPUs · memory %4 per GPU<br>step time %5 · MFU %6<br>"
                       "train time %7%8")
-                .arg(QString::fromStdString(r.strategy).toHtmlEscaped(), QString::fromStdString(r.gpuName).toHtmlEscaped())
+                .arg(QString::fromStdString(r.strategy).toHtmlEscaped(),
+                    QString::fromStdString(r.gpuName).toHtmlEscaped())
                 .arg(r.minGpus)
                 .arg(Units::bytes(r.memory), Units::seconds(r.stepTime), Units::percent(r.mfu),
-                     Units::days(r.trainSeconds), r.trainCostUsd > 0 ? tr(" · cost %1").arg(Units::dollars(r.trainCostUsd)) : QString());
+                    Units::days(r.trainSeconds),
+                    r.trainCostUsd > 0 ? tr(" · cost %1").arg(Units::dollars(r.trainCostUsd)) : QString());
         }
     return {};
 }

@@ -53,15 +53,15 @@ private:
     std::vector<QCPBars*> m_bars;
     std::vector<QCPItemText*> m_labels;
     struct LabelAt {
-        double key = 0;   ///< the bar's centre
+        double key = 0; ///< the bar's centre
         double value = 0; ///< its top
-        size_t gpu = 0;   ///< its bar set
+        size_t gpu = 0; ///< its bar set
     };
     std::vector<LabelAt> m_labelAt; ///< per label
     std::vector<QRectF> m_labelRects; ///< per label, as placed (empty: left out)
     double m_barWidth = 0.3;
     std::vector<core::SizingRow> m_rows;
-    std::vector<std::string> m_gpus;       ///< gpu ids in first-seen order
+    std::vector<std::string> m_gpus; ///< gpu ids in first-seen order
     std::vector<std::string> m_strategies; ///< labels in first-seen order
     Metric m_metric = Metric::MinGpus;
 };

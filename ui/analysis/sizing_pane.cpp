@@ -61,7 +61,8 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
     m_price->setPrefix(QStringLiteral("$"));
     m_price->setSuffix(tr(" / GPU-hour"));
     m_price->setSpecialValueText(tr("catalog price"));
-    m_price->setToolTip(tr("Hourly price per GPU for every type; \"catalog price\" uses each GPU's own (indicative) price."));
+    m_price->setToolTip(
+        tr("Hourly price per GPU for every type; \"catalog price\" uses each GPU's own (indicative) price."));
     m_metric->addItem(tr("Minimum GPUs"), int(SizingChart::Metric::MinGpus));
     m_metric->addItem(tr("Train time (days)"), int(SizingChart::Metric::TrainDays));
     m_metric->addItem(tr("Cost (USD)"), int(SizingChart::Metric::Cost));
@@ -112,9 +113,8 @@ SizingPane::SizingPane(ScenarioDocument* doc, QWidget* parent)
     connect(m_gpus, &QListWidget::itemChanged, this, &SizingPane::schedule);
     connect(m_tokens, &QDoubleSpinBox::valueChanged, this, &SizingPane::schedule);
     connect(m_price, &QDoubleSpinBox::valueChanged, this, &SizingPane::schedule);
-    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
-        m_chart->setRows(m_model->rows(), SizingChart::Metric(m_metric->currentData().toInt()));
-    });
+    connect(m_metric, &QComboBox::currentIndexChanged, this,
+        [this] { m_chart->setRows(m_model->rows(), SizingChart::Metric(m_metric->currentData().toInt())); });
     connect(m_doc, &ScenarioDocument::resultReady, this, &SizingPane::schedule);
 }
 
@@ -131,7 +131,8 @@ void SizingPane::setCheckedGpus(const std::vector<std::string>& ids)
 {
     for (int i = 0; i < m_gpus->count(); ++i) {
         const std::string id = m_gpus->item(i)->data(Qt::UserRole).toString().toStdString();
-        m_gpus->item(i)->setCheckState(std::find(ids.begin(), ids.end(), id) != ids.end() ? Qt::Checked : Qt::Unchecked);
+        m_gpus->item(i)->setCheckState(
+            std::find(ids.begin(), ids.end(), id) != ids.end() ? Qt::Checked : Qt::Unchecked);
     }
 }
 
@@ -160,13 +161,15 @@ void SizingPane::refresh()
         if (const core::GpuSpec* g = m_doc->catalog().gpu(id))
             gpus.push_back(g);
     const core::Scenario& s = m_doc->scenario();
-    std::vector<core::SizingRow> rows = core::sizeCluster(s, gpus, core::defaultSweepStrategies(), tokens(), m_price->value());
+    std::vector<core::SizingRow> rows
+        = core::sizeCluster(s, gpus, core::defaultSweepStrategies(), tokens(), m_price->value());
     m_model->setRows(rows);
     m_chart->setRows(rows, SizingChart::Metric(m_metric->currentData().toInt()));
     m_table->resizeColumnsToContents();
-    m_note->setText(tr("%1 with the scenario's sequence length, batch, TP/PP/CP and precision; GPU counts are whole nodes of %2.")
-                        .arg(QString::fromStdString(s.model.name))
-                        .arg(s.cluster.gpusPerNode));
+    m_note->setText(
+        tr("%1 with the scenario's sequence length, batch, TP/PP/CP and precision; GPU counts are whole nodes of %2.")
+            .arg(QString::fromStdString(s.model.name))
+            .arg(s.cluster.gpusPerNode));
 }
 
 } // namespace shardscope::ui

@@ -3,15 +3,13 @@
 
 #include "util/units.h"
 
-
 #include <limits>
 
 namespace shardscope::ui {
 
 SizingTableModel::SizingTableModel(QObject* parent)
     : QAbstractTableModel(parent)
-{
-}
+{ }
 
 void SizingTableModel::setRows(std::vector<core::SizingRow> rows)
 {
@@ -42,7 +40,8 @@ QVariant SizingTableModel::headerData(int section, Qt::Orientation orientation, 
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case MinGpus: return tr("Fewest GPUs (whole nodes) on which this strategy fits, with the scenario's other settings.");
+        case MinGpus:
+            return tr("Fewest GPUs (whole nodes) on which this strategy fits, with the scenario's other settings.");
         case TrainDays: return tr("Token budget ÷ tokens/s on the minimum GPU count.");
         case Cost: return tr("GPUs × hours × hourly price (catalog price unless overridden).");
         }

@@ -56,7 +56,7 @@ SweepChart::SweepChart(Metric metric, QWidget* parent)
 QColor SweepChart::curveColor(int curve)
 {
     using namespace okabe_ito;
-    static const QColor colors[] = {grey, orange, skyBlue, blue, bluishGreen, reddishPurple, vermillion, yellow};
+    static const QColor colors[] = { grey, orange, skyBlue, blue, bluishGreen, reddishPurple, vermillion, yellow };
     return colors[std::clamp(curve, 0, 7)];
 }
 
@@ -65,7 +65,8 @@ QString SweepChart::axisValueLabel(core::SweepAxis axis, double x)
     switch (axis) {
     case core::SweepAxis::ModelSize: return Units::count(x, x >= 1e11 ? 0 : 1);
     case core::SweepAxis::SeqLen:
-        return x >= 1024 ? QStringLiteral("%1k").arg(QLocale().toString(x / 1024.0, 'g', 4)) : QLocale().toString(x, 'f', 0);
+        return x >= 1024 ? QStringLiteral("%1k").arg(QLocale().toString(x / 1024.0, 'g', 4))
+                         : QLocale().toString(x, 'f', 0);
     default: return x >= 1e4 ? siLabel(x) : QLocale().toString(x, 'f', 0); // 16384 GPUs: "16.4k"
     }
 }
@@ -112,7 +113,8 @@ QList<LegendStrip::Entry> SweepChart::legendEntries()
     QList<LegendStrip::Entry> entries;
     const auto strategies = core::defaultSweepStrategies();
     for (size_t i = 0; i < strategies.size(); ++i)
-        entries.push_back({QString::fromStdString(strategies[i].label), curveColor(int(i)), LegendStrip::Swatch::Box, {}});
+        entries.push_back(
+            { QString::fromStdString(strategies[i].label), curveColor(int(i)), LegendStrip::Swatch::Box, {} });
     return entries;
 }
 
@@ -139,12 +141,10 @@ std::unique_ptr<ChartBase> SweepChart::copy() const
     return c;
 }
 
-void SweepChart::nameAxis()
-{
-    m_plot->xAxis->setLabel(sweepAxisName(m_axis));
-}
+void SweepChart::nameAxis() { m_plot->xAxis->setLabel(sweepAxisName(m_axis)); }
 
-void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::SweepAxis axis, double currentX, double capacity)
+void SweepChart::setCurves(
+    const std::vector<core::SweepCurve>& curves, core::SweepAxis axis, double currentX, double capacity)
 {
     m_curves = curves;
     m_axis = axis;
@@ -199,7 +199,8 @@ void SweepChart::setCurves(const std::vector<core::SweepCurve>& curves, core::Sw
         auto& plotted = m_plotted[ci];
         plotted.assign(pts.size(), kNaN);
         QVector<double> sk, sv, dk, dv, hk, hv;
-        Series solid{int(ci), Part::Solid, {}}, dashed{int(ci), Part::Dashed, {}}, hollow{int(ci), Part::Hollow, {}};
+        Series solid { int(ci), Part::Solid, {} }, dashed { int(ci), Part::Dashed, {} },
+            hollow { int(ci), Part::Hollow, {} };
         auto brk = [](QVector<double>& k, QVector<double>& v, Series& s, double x) {
             if (!v.isEmpty() && !std::isnan(v.back())) {
                 k << x;
@@ -333,7 +334,8 @@ QRectF SweepChart::capacityLabelRect() const
 {
     if (!m_capacityLabel->visible())
         return {};
-    return QRectF(m_capacityLabel->topLeft->pixelPosition(), m_capacityLabel->bottomRight->pixelPosition()).normalized();
+    return QRectF(m_capacityLabel->topLeft->pixelPosition(), m_capacityLabel->bottomRight->pixelPosition())
+        .normalized();
 }
 
 bool SweepChart::curvesCross(const QRectF& rect) const
@@ -372,20 +374,21 @@ void SweepChart::laidOut()
     if (!m_capacityLabel->visible())
         return;
     // Candidates: above the line at the left, right, middle, then below it; the first no curve passes through.
-    struct Place
-    {
+    struct Place {
         double x;
         Qt::Alignment align;
     };
-    static const Place places[] = {{0.02, Qt::AlignLeft | Qt::AlignBottom},  {0.98, Qt::AlignRight | Qt::AlignBottom},
-                                   {0.5, Qt::AlignHCenter | Qt::AlignBottom}, {0.02, Qt::AlignLeft | Qt::AlignTop},
-                                   {0.98, Qt::AlignRight | Qt::AlignTop},    {0.5, Qt::AlignHCenter | Qt::AlignTop},
-                                   {0.27, Qt::AlignHCenter | Qt::AlignBottom}, {0.73, Qt::AlignHCenter | Qt::AlignBottom},
-                                   {0.27, Qt::AlignHCenter | Qt::AlignTop},  {0.73, Qt::AlignHCenter | Qt::AlignTop}};
+    static const Place places[]
+        = { { 0.02, Qt::AlignLeft | Qt::AlignBottom }, { 0.98, Qt::AlignRight | Qt::AlignBottom },
+              { 0.5, Qt::AlignHCenter | Qt::AlignBottom }, { 0.02, Qt::AlignLeft | Qt::AlignTop },
+              { 0.98, Qt::AlignRight | Qt::AlignTop }, { 0.5, Qt::AlignHCenter | Qt::AlignTop },
+              { 0.27, Qt::AlignHCenter | Qt::AlignBottom }, { 0.73, Qt::AlignHCenter | Qt::AlignBottom },
+              { 0.27, Qt::AlignHCenter | Qt::AlignTop }, { 0.73, Qt::AlignHCenter | Qt::AlignTop } };
     const QRect area = m_plot->xAxis->axisRect()->rect();
     const QFontMetricsF fm(m_capacityLabel->font());
-    const QSizeF size = fm.size(0, m_capacityLabel->text()) + QSizeF(m_capacityLabel->padding().left() + m_capacityLabel->padding().right(),
-                                                                      m_capacityLabel->padding().top() + m_capacityLabel->padding().bottom());
+    const QSizeF size = fm.size(0, m_capacityLabel->text())
+        + QSizeF(m_capacityLabel->padding().left() + m_capacityLabel->padding().right(),
+            m_capacityLabel->padding().top() + m_capacityLabel->padding().bottom());
     const double y = m_plot->yAxis->coordToPixel(m_capacity->point1->coords().y());
     for (const Place& place : places) {
         const double x = area.left() + place.x * area.width();
@@ -424,12 +427,14 @@ QString SweepChart::plottableToolTip(QCPAbstractPlottable* plottable, int index)
         return {};
     const auto& curve = m_curves[size_t(it->curve)];
     const auto& p = curve.points[size_t(it->points[size_t(index)])];
-    const QString where = p.label.empty() ? axisValueLabel(m_axis, p.x)
-                                          : QStringLiteral("%1 (%2)").arg(QString::fromStdString(p.label), axisValueLabel(m_axis, p.x));
-    return tr("<b>%1 at %2</b><br>memory %3 per GPU%4<br>step time %5 · MFU %6<br>%7 sent per GPU per step · %8 tokens/s")
-        .arg(QString::fromStdString(curve.strategy.label).toHtmlEscaped(), where.toHtmlEscaped(), Units::bytes(p.memory),
-             p.fits ? QString() : tr(" — <b>does not fit</b>"), Units::seconds(p.stepTime), Units::percent(p.mfu),
-             Units::bytes(p.commBytes), Units::tokensPerSecond(p.tokensPerSecond));
+    const QString where = p.label.empty()
+        ? axisValueLabel(m_axis, p.x)
+        : QStringLiteral("%1 (%2)").arg(QString::fromStdString(p.label), axisValueLabel(m_axis, p.x));
+    return tr(
+        "<b>%1 at %2</b><br>memory %3 per GPU%4<br>step time %5 · MFU %6<br>%7 sent per GPU per step · %8 tokens/s")
+        .arg(QString::fromStdString(curve.strategy.label).toHtmlEscaped(), where.toHtmlEscaped(),
+            Units::bytes(p.memory), p.fits ? QString() : tr(" — <b>does not fit</b>"), Units::seconds(p.stepTime),
+            Units::percent(p.mfu), Units::bytes(p.commBytes), Units::tokensPerSecond(p.tokensPerSecond));
 }
 
 } // namespace shardscope::ui

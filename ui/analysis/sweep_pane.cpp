@@ -26,9 +26,9 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
     , m_note(plainLabel(this))
     , m_debounce(new QTimer(this))
 {
-    for (const core::SweepAxis axis : {core::SweepAxis::ModelSize, core::SweepAxis::Gpus, core::SweepAxis::Nodes,
-                                       core::SweepAxis::Tp, core::SweepAxis::Pp, core::SweepAxis::MicroBatch,
-                                       core::SweepAxis::SeqLen, core::SweepAxis::GlobalBatch})
+    for (const core::SweepAxis axis :
+        { core::SweepAxis::ModelSize, core::SweepAxis::Gpus, core::SweepAxis::Nodes, core::SweepAxis::Tp,
+            core::SweepAxis::Pp, core::SweepAxis::MicroBatch, core::SweepAxis::SeqLen, core::SweepAxis::GlobalBatch })
         m_axis->addItem(sweepAxisName(axis), int(axis));
     m_axis->setCurrentIndex(1);
     m_axis->setToolTip(tr("The scenario value varied along the x axis; everything else stays as in the scenario."));
@@ -44,8 +44,8 @@ SweepPane::SweepPane(ScenarioDocument* doc, QWidget* parent)
 
     auto* grid = new QGridLayout;
     grid->setSpacing(2);
-    const SweepChart::Metric metrics[] = {SweepChart::Metric::Memory, SweepChart::Metric::StepTime, SweepChart::Metric::Mfu,
-                                          SweepChart::Metric::Communication};
+    const SweepChart::Metric metrics[] = { SweepChart::Metric::Memory, SweepChart::Metric::StepTime,
+        SweepChart::Metric::Mfu, SweepChart::Metric::Communication };
     for (int i = 0; i < kCharts; ++i) {
         m_charts[size_t(i)] = new SweepChart(metrics[i], this);
         grid->addWidget(m_charts[size_t(i)], i / 2, i % 2);
@@ -95,7 +95,8 @@ double SweepPane::currentX() const
 {
     const core::Scenario& s = m_doc->scenario();
     switch (axis()) {
-    case core::SweepAxis::ModelSize: return m_doc->result().valid ? m_doc->result().parameters : core::modelSize(s.model).total;
+    case core::SweepAxis::ModelSize:
+        return m_doc->result().valid ? m_doc->result().parameters : core::modelSize(s.model).total;
     case core::SweepAxis::Gpus: return s.cluster.gpus();
     case core::SweepAxis::Nodes: return s.cluster.nodes;
     case core::SweepAxis::Tp: return s.parallelism.tp;
@@ -142,8 +143,8 @@ void SweepPane::refresh()
             if (!p.valid) {
                 ++impossible;
                 if (reasons.size() < 3)
-                    reasons << QStringLiteral("%1: %2").arg(SweepChart::axisValueLabel(a, p.x > 0 ? p.x : 0),
-                                                            QString::fromStdString(p.issue));
+                    reasons << QStringLiteral("%1: %2").arg(
+                        SweepChart::axisValueLabel(a, p.x > 0 ? p.x : 0), QString::fromStdString(p.issue));
             }
     QString text = tr("Solid lines and filled markers fit in GPU memory; dashed lines and hollow markers do not. "
                       "The dotted line is the open scenario.");

@@ -51,7 +51,7 @@ private:
     QComboBox* m_axis;
     QLabel* m_axisNote;
     LegendStrip* m_legend;
-    std::array<SweepChart*, kCharts> m_charts{};
+    std::array<SweepChart*, kCharts> m_charts {};
     QLabel* m_note;
     QTimer* m_debounce;
     std::vector<double> m_values;

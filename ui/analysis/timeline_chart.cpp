@@ -14,7 +14,19 @@
 namespace shardscope::ui {
 
 namespace {
-enum Style { Forward, Backward, WeightGrad, CommHidden, CommExposed, P2p, DataParallel, Optimizer, Offload, Elided, kStyles };
+enum Style {
+    Forward,
+    Backward,
+    WeightGrad,
+    CommHidden,
+    CommExposed,
+    P2p,
+    DataParallel,
+    Optimizer,
+    Offload,
+    Elided,
+    kStyles
+};
 
 constexpr double kComputeHeight = 1.0;
 constexpr double kCommHeight = 0.42;
@@ -66,8 +78,8 @@ public:
     struct Block {
         double start = 0, end = 0; ///< axis units
         int style = 0;
-        int label = -1;            ///< micro-batch number, drawn when it fits
-        int source = -1;           ///< index into Timeline::blocks
+        int label = -1; ///< micro-batch number, drawn when it fits
+        int source = -1; ///< index into Timeline::blocks
     };
     struct Lane {
         double top = 0, bottom = 0; ///< value-axis coordinates (axis reversed: top < bottom)
@@ -77,8 +89,7 @@ public:
 
     TimelineLanes(QCPAxis* key, QCPAxis* value)
         : QCPAbstractPlottable(key, value)
-    {
-    }
+    { }
     void setLanes(std::vector<Lane> lanes, double end)
     {
         m_lanes = std::move(lanes);
@@ -86,11 +97,12 @@ public:
         m_index.clear();
         for (size_t l = 0; l < m_lanes.size(); ++l) {
             auto& lane = m_lanes[l];
-            std::stable_sort(lane.blocks.begin(), lane.blocks.end(), [](const Block& a, const Block& b) { return a.start < b.start; });
+            std::stable_sort(lane.blocks.begin(), lane.blocks.end(),
+                [](const Block& a, const Block& b) { return a.start < b.start; });
             lane.maxLength = 0;
             for (size_t b = 0; b < lane.blocks.size(); ++b) {
                 lane.maxLength = std::max(lane.maxLength, lane.blocks[b].end - lane.blocks[b].start);
-                m_index.push_back({int(l), int(b)});
+                m_index.push_back({ int(l), int(b) });
             }
         }
         m_bottom = m_lanes.empty() ? 1 : m_lanes.back().bottom;
@@ -131,7 +143,7 @@ public:
         for (const Lane& lane : m_lanes) {
             if (value >= lane.top && value <= lane.bottom) {
                 auto it = std::lower_bound(lane.blocks.begin(), lane.blocks.end(), key - lane.maxLength - slack,
-                                           [](const Block& b, double k) { return b.start < k; });
+                    [](const Block& b, double k) { return b.start < k; });
                 int best = -1;
                 double bestLen = INFINITY;
                 for (; it != lane.blocks.end() && it->start <= key + slack; ++it)
@@ -152,12 +164,12 @@ public:
     QCPRange getKeyRange(bool& foundRange, QCP::SignDomain) const override
     {
         foundRange = m_end > 0;
-        return {0, m_end};
+        return { 0, m_end };
     }
     QCPRange getValueRange(bool& foundRange, QCP::SignDomain, const QCPRange&) const override
     {
         foundRange = !m_lanes.empty();
-        return {0, m_bottom};
+        return { 0, m_bottom };
     }
 
 protected:
@@ -180,14 +192,14 @@ protected:
             if (band.bottom() < clip.top() || band.top() > clip.bottom())
                 continue;
             auto it = std::lower_bound(lane.blocks.begin(), lane.blocks.end(), keys.lower - lane.maxLength,
-                                       [](const Block& b, double k) { return b.start < k; });
+                [](const Block& b, double k) { return b.start < k; });
             // A run of merged blocks: [x0, x1] in pixels. Blocks narrower than two pixels merge with their
             // neighbours while the run is one style, or while it is under a pixel wide (then it takes the colour
             // of the style with most time in it): a lane costs at most about one rectangle per pixel column.
             double rx0 = 0, rx1 = 0;
             int rstyle = -1, rcount = 0;
             bool mixed = false;
-            std::array<double, kStyles> share{};
+            std::array<double, kStyles> share {};
             const Block* rfirst = nullptr;
             auto flush = [&] {
                 if (rstyle < 0)
@@ -288,13 +300,14 @@ QString TimelineChart::styleName(int style)
 }
 
 TimelineChart::TimelineChart(QWidget* parent)
-    : ChartBase(QStringLiteral("chart.timeline"), tr("One optimizer step: schedule per pipeline stage, and memory in use"), parent)
+    : ChartBase(QStringLiteral("chart.timeline"),
+        tr("One optimizer step: schedule per pipeline stage, and memory in use"), parent)
     , m_laneTicker(new FitTextTicker)
 {
     QCPAxisRect* gantt = m_plot->axisRect();
     m_memRect = new QCPAxisRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, m_memRect);
-    m_plot->plotLayout()->setRowStretchFactors({3.0, 1.35});
+    m_plot->plotLayout()->setRowStretchFactors({ 3.0, 1.35 });
     m_plot->plotLayout()->setRowSpacing(4);
     auto* margins = new QCPMarginGroup(m_plot);
     gantt->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -317,7 +330,7 @@ TimelineChart::TimelineChart(QWidget* parent)
     QCPAxis* memY = m_memRect->axis(QCPAxis::atLeft);
     memY->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     memY->ticker()->setTickCount(3);
-    for (QCPAxisRect* r : {gantt, m_memRect}) {
+    for (QCPAxisRect* r : { gantt, m_memRect }) {
         r->setRangeZoom(Qt::Horizontal);
         r->setRangeDrag(Qt::Horizontal);
         r->setRangeZoomAxes(r->axis(QCPAxis::atBottom), nullptr);
@@ -343,7 +356,7 @@ TimelineChart::TimelineChart(QWidget* parent)
     m_capacity = new QCPItemStraightLine(m_plot);
     m_capacity->setSelectable(false);
     m_capacity->setClipAxisRect(m_memRect);
-    for (QCPItemPosition* p : {m_capacity->point1, m_capacity->point2}) {
+    for (QCPItemPosition* p : { m_capacity->point1, m_capacity->point2 }) {
         p->setAxes(memX, memY);
         p->setAxisRect(m_memRect);
     }
@@ -393,7 +406,7 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
 
     // Communication groups present, in a fixed order: one row each under every stage.
     std::vector<core::Group> groups;
-    for (core::Group g : {core::Group::Tp, core::Group::Cp, core::Group::Ep, core::Group::Dp, core::Group::Pp})
+    for (core::Group g : { core::Group::Tp, core::Group::Cp, core::Group::Ep, core::Group::Dp, core::Group::Pp })
         for (const auto& b : t.blocks)
             if (b.kind == core::BlockKind::Communication && b.group == g) {
                 groups.push_back(g);
@@ -404,19 +417,19 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     double y = 0;
     for (int s = 0; s < t.stages; ++s) {
         computeLane[size_t(s)] = int(lanes.size());
-        lanes.push_back({y, y + kComputeHeight, {}, 0});
+        lanes.push_back({ y, y + kComputeHeight, {}, 0 });
         y += kComputeHeight + kCommGap;
         for (core::Group g : groups) {
             commLane[size_t(s) * 5 + size_t(g)] = int(lanes.size());
-            lanes.push_back({y, y + kCommHeight, {}, 0});
+            lanes.push_back({ y, y + kCommHeight, {}, 0 });
             y += kCommHeight + kCommGap;
         }
         y += kStageGap;
     }
-    std::array<bool, kStyles> used{};
+    std::array<bool, kStyles> used {};
     for (size_t i = 0; i < t.blocks.size(); ++i) {
         const core::TimelineBlock& b = t.blocks[i];
-        TimelineLanes::Block g{b.start / scale, b.end / scale, styleOf(b.kind), -1, int(i)};
+        TimelineLanes::Block g { b.start / scale, b.end / scale, styleOf(b.kind), -1, int(i) };
         if (b.kind == core::BlockKind::Communication) {
             auto& lane = lanes[size_t(commLane[size_t(b.stage) * 5 + size_t(b.group)])];
             const double exposedFrom = (b.end - std::clamp(b.exposed, 0.0, b.end - b.start)) / scale;
@@ -434,7 +447,8 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
             }
             continue;
         }
-        if (b.kind == core::BlockKind::Forward || b.kind == core::BlockKind::Backward || b.kind == core::BlockKind::WeightGrad)
+        if (b.kind == core::BlockKind::Forward || b.kind == core::BlockKind::Backward
+            || b.kind == core::BlockKind::WeightGrad)
             g.label = b.microBatch;
         used[size_t(g.style)] = true;
         lanes[size_t(computeLane[size_t(b.stage)])].blocks.push_back(g);
@@ -442,7 +456,7 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     m_lanes->setLanes(std::move(lanes), t.total / scale);
     m_plot->yAxis->setRange(-0.15, y - kStageGap + 0.15);
     // Few stages get less height, so a single lane does not become one huge bar; many get most of it.
-    m_plot->plotLayout()->setRowStretchFactors({std::clamp(0.6 + (y - kStageGap) * 0.5, 1.3, 3.0), 1.35});
+    m_plot->plotLayout()->setRowStretchFactors({ std::clamp(0.6 + (y - kStageGap) * 0.5, 1.3, 3.0), 1.35 });
     // Lane labels (thinned in updateLaneTicks when rows get thin).
     m_stageStride = kComputeHeight + kCommGap + double(groups.size()) * (kCommHeight + kCommGap) + kStageGap;
     m_groupNames.clear();
@@ -484,7 +498,7 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
         g->setData(k, v, true);
         m_memGraphs.push_back(g);
     }
-    m_peak->setData({t.peakTime / scale}, {Units::toUnit(t.peakBytes)}, true);
+    m_peak->setData({ t.peakTime / scale }, { Units::toUnit(t.peakBytes) }, true);
     m_capacity->point1->setCoords(0, Units::toUnit(result.usable)); // the line "fits" is judged against
     m_capacity->point2->setCoords(1, Units::toUnit(result.usable));
     m_capacity->setVisible(result.usable > 0);
@@ -495,9 +509,12 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     // The peak and what owns it: the largest item of the peak stage's memory.
     const core::StageInfo& ps = result.stages[size_t(std::clamp(t.peakStage, 0, int(result.stages.size()) - 1))];
     const std::vector<TermFigure> items = memoryFigures(ps.memory); // the core's memory terms
-    const auto owner = std::max_element(items.begin(), items.end(),
-                                        [](const TermFigure& a, const TermFigure& b) { return a.value < b.value; });
-    QString peak = t.stages > 1 ? tr("peak %1 on stage %2 at %3").arg(Units::bytes(t.peakBytes)).arg(t.peakStage).arg(Units::seconds(t.peakTime))
+    const auto owner = std::max_element(
+        items.begin(), items.end(), [](const TermFigure& a, const TermFigure& b) { return a.value < b.value; });
+    QString peak = t.stages > 1 ? tr("peak %1 on stage %2 at %3")
+                                      .arg(Units::bytes(t.peakBytes))
+                                      .arg(t.peakStage)
+                                      .arg(Units::seconds(t.peakTime))
                                 : tr("peak %1 at %2").arg(Units::bytes(t.peakBytes), Units::seconds(t.peakTime));
     if (owner != items.end())
         peak += tr(" · largest item: %1 %2").arg(owner->label.toLower(), Units::bytes(owner->value));
@@ -511,7 +528,7 @@ void TimelineChart::setResult(const core::Scenario& scenario, const core::Result
     QList<LegendStrip::Entry> entries;
     for (int s = 0; s < kStyles; ++s)
         if (used[size_t(s)])
-            entries.push_back({styleName(s), styleColor(s), LegendStrip::Swatch::Box, {}});
+            entries.push_back({ styleName(s), styleColor(s), LegendStrip::Swatch::Box, {} });
     legend()->setEntries(entries);
     resetZoom();
 }
@@ -536,7 +553,7 @@ void TimelineChart::updateLaneTicks()
         if (commLabels)
             for (int g = 0; g < groups.size(); ++g)
                 m_laneTicker->addTick(y + kComputeHeight + kCommGap + g * (kCommHeight + kCommGap) + kCommHeight / 2,
-                                      tr("%1 comm").arg(groups[g]));
+                    tr("%1 comm").arg(groups[g]));
     }
 }
 
@@ -576,7 +593,7 @@ void TimelineChart::resetZoom()
 std::pair<double, double> TimelineChart::visibleRange() const
 {
     const QCPRange r = m_plot->xAxis->range();
-    return {r.lower * m_scale, r.upper * m_scale};
+    return { r.lower * m_scale, r.upper * m_scale };
 }
 
 void TimelineChart::setVisibleRange(double from, double to) { m_plot->xAxis->setRange(from / m_scale, to / m_scale); }
@@ -602,17 +619,21 @@ QString TimelineChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
             text += tr("<br>stage %1").arg(tb.stage);
         if (tb.kind == core::BlockKind::Elided) {
             const qint64 n = m_timeline.microBatches - m_timeline.microBatchesDrawn;
-            text += tr("<br>micro-batches %1 to %2: %3 more like the ones drawn, one steady-state period of the slowest "
-                       "stage each (%4)")
-                        .arg(tb.microBatch)
-                        .arg(qint64(tb.microBatch) + n - 1)
-                        .arg(groupedInt(n))
-                        .arg(Units::seconds((tb.end - tb.start) / double(std::max<qint64>(1, n))));
+            text
+                += tr("<br>micro-batches %1 to %2: %3 more like the ones drawn, one steady-state period of the slowest "
+                      "stage each (%4)")
+                       .arg(tb.microBatch)
+                       .arg(qint64(tb.microBatch) + n - 1)
+                       .arg(groupedInt(n))
+                       .arg(Units::seconds((tb.end - tb.start) / double(std::max<qint64>(1, n))));
         } else if (tb.microBatch >= 0)
-            text += tr("<br>micro-batch %1").arg(tb.microBatch) + (tb.chunk > 0 ? tr(", virtual chunk %1").arg(tb.chunk) : QString());
-        text += tr("<br>%1 → %2 (%3)").arg(Units::seconds(tb.start), Units::seconds(tb.end), Units::seconds(tb.end - tb.start));
+            text += tr("<br>micro-batch %1").arg(tb.microBatch)
+                + (tb.chunk > 0 ? tr(", virtual chunk %1").arg(tb.chunk) : QString());
+        text += tr("<br>%1 → %2 (%3)")
+                    .arg(Units::seconds(tb.start), Units::seconds(tb.end), Units::seconds(tb.end - tb.start));
         if (tb.kind == core::BlockKind::Communication)
-            text += tr("<br>exposed %1, hidden behind compute %2").arg(Units::seconds(tb.exposed), Units::seconds(std::max(0.0, tb.end - tb.start - tb.exposed)));
+            text += tr("<br>exposed %1, hidden behind compute %2")
+                        .arg(Units::seconds(tb.exposed), Units::seconds(std::max(0.0, tb.end - tb.start - tb.exposed)));
         return text;
     }
     for (size_t k = 0; k < m_memGraphs.size(); ++k)
@@ -623,7 +644,8 @@ QString TimelineChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
             const double acts = index < int(samples.size()) ? samples[size_t(index)].activations : 0;
             return tr("<b>%1</b><br>%2 in use at %3, of which activations %4")
                 .arg(m_timeline.stages > 1 ? tr("Stage %1").arg(s) : tr("Memory"))
-                .arg(Units::bytes(d->value * Units::bytesPerUnit()), Units::seconds(d->key * m_scale), Units::bytes(acts));
+                .arg(Units::bytes(d->value * Units::bytesPerUnit()), Units::seconds(d->key * m_scale),
+                    Units::bytes(acts));
         }
     if (plottable == m_peak)
         return m_peakLabel->text();

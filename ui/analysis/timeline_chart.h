@@ -71,8 +71,8 @@ private:
     core::Timeline m_timeline;
     core::Result m_result;
     double m_scale = 1;
-    double m_stageStride = 1;  ///< lane-axis units from one stage to the next
-    QStringList m_groupNames;  ///< communication rows under each stage
+    double m_stageStride = 1; ///< lane-axis units from one stage to the next
+    QStringList m_groupNames; ///< communication rows under each stage
     bool m_clamping = false;
 };
 

@@ -86,14 +86,15 @@ void TimelinePane::refresh()
                        : tr("No pipeline: %1 micro-batches per step (gradient accumulation)").arg(r.microBatches));
     items << tr("step %1").arg(Units::seconds(total));
     if (r.pp > 1)
-        items << tr("bubble %1 (%2)").arg(Units::seconds(r.step.pipelineBubble), Units::percent(total > 0 ? r.step.pipelineBubble / total : 0));
+        items << tr("bubble %1 (%2)")
+                     .arg(Units::seconds(r.step.pipelineBubble),
+                         Units::percent(total > 0 ? r.step.pipelineBubble / total : 0));
     items << tr("exposed comm. %1").arg(Units::seconds(r.step.exposedCommunication));
     const core::Timeline& t = m_chart->timeline();
     if (!t.notDrawn.empty())
         items << tr("schedule not drawn (too many blocks)");
     else if (t.microBatchesDrawn < t.microBatches)
-        items << tr("showing %1 of %2 micro-batches")
-                     .arg(groupedInt(t.microBatchesDrawn), groupedInt(t.microBatches));
+        items << tr("showing %1 of %2 micro-batches").arg(groupedInt(t.microBatchesDrawn), groupedInt(t.microBatches));
     items << tr("%1 blocks").arg(groupedInt(m_chart->blockCount()));
     // Zero bubble: the simulated ZB-H1 schedule and the bubble formula of the step time differ a little.
     if (t.notDrawn.empty() && std::abs(m_chart->total() - total) > 1e-3 * total)

@@ -33,7 +33,7 @@ namespace shardscope::ui {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0; // the table shows memory in GiB, as torch.cuda reports it
-constexpr int kFileLimit = 16 * 1024 * 1024;       // = the core's JSON limit (json_fields.h)
+constexpr int kFileLimit = 16 * 1024 * 1024; // = the core's JSON limit (json_fields.h)
 
 // Table columns after the scenario's title: the figures in core::kFigures order, with the unit shown.
 double toDisplay(core::Figure f, double v)
@@ -86,7 +86,8 @@ QString CalibrateDialog::profileFolder()
 }
 
 CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
-    : QDialog(parent), m_doc(doc)
+    : QDialog(parent)
+    , m_doc(doc)
 {
     setWindowTitle(tr("Calibrate to My Cluster"));
     auto* layout = new QVBoxLayout(this);
@@ -98,7 +99,7 @@ CalibrateDialog::CalibrateDialog(ScenarioDocument* doc, QWidget* parent)
     layout->addWidget(intro);
 
     m_table = new QTableWidget(0, 1 + int(std::size(core::kFigures)), this);
-    QStringList headers{tr("Scenario")};
+    QStringList headers { tr("Scenario") };
     for (core::Figure f : core::kFigures)
         headers << figureHeader(f);
     m_table->setHorizontalHeaderLabels(headers);
@@ -215,7 +216,8 @@ void CalibrateDialog::appendRun(const core::CalibrationRun& run)
     const int row = m_table->rowCount();
     m_table->insertRow(row);
     m_scenarios.push_back(run.scenario);
-    auto* title = new QTableWidgetItem(QString::fromStdString(core::escapeForTerminal(core::scenarioTitle(run.scenario))));
+    auto* title
+        = new QTableWidgetItem(QString::fromStdString(core::escapeForTerminal(core::scenarioTitle(run.scenario))));
     title->setFlags(title->flags() & ~Qt::ItemIsEditable);
     m_table->setItem(row, 0, title);
     for (core::Figure f : core::kFigures) {
@@ -245,7 +247,8 @@ bool CalibrateDialog::importRunsFile(const QString& path)
     }
     for (const auto& run : parsed.runs)
         appendRun(run);
-    showMessage(tr("Imported %n run(s) from %1.", nullptr, int(parsed.runs.size())).arg(QFileInfo(path).fileName()), false);
+    showMessage(
+        tr("Imported %n run(s) from %1.", nullptr, int(parsed.runs.size())).arg(QFileInfo(path).fileName()), false);
     return true;
 }
 
@@ -268,7 +271,8 @@ bool CalibrateDialog::readTable(std::vector<core::CalibrationRun>& runs)
             bool ok = false;
             const double v = text.toDouble(&ok);
             if (!ok || !std::isfinite(v) || v <= 0) {
-                showMessage(tr("Run %1, %2: must be a number > 0, not '%3'.").arg(row + 1).arg(figureHeader(f), text), true);
+                showMessage(
+                    tr("Run %1, %2: must be a number > 0, not '%3'.").arg(row + 1).arg(figureHeader(f), text), true);
                 return false;
             }
             run.measured[int(f)] = fromDisplay(f, v);
@@ -317,7 +321,8 @@ bool CalibrateDialog::fit()
     m_save->setEnabled(true);
     showMessage(tr("Fitted on %1 runs: error %2 rms before, %3 after.")
                     .arg(runs.size())
-                    .arg(Units::percent(std::exp(m_fit.rmsLogErrorBefore) - 1), Units::percent(std::exp(m_fit.rmsLogErrorAfter) - 1)),
+                    .arg(Units::percent(std::exp(m_fit.rmsLogErrorBefore) - 1),
+                        Units::percent(std::exp(m_fit.rmsLogErrorAfter) - 1)),
         false);
     showFit();
     return true;
@@ -329,7 +334,10 @@ void CalibrateDialog::showFit()
     for (const auto& f : m_fit.fitted)
         lines << tr("%1: %2 → %3").arg(QString::fromStdString(f.key)).arg(f.before, 0, 'g', 4).arg(f.after, 0, 'g', 4);
     for (const auto& f : m_fit.fixed)
-        lines << tr("%1 kept at %2: %3").arg(QString::fromStdString(f.key)).arg(f.value, 0, 'g', 4).arg(QString::fromStdString(f.reason));
+        lines << tr("%1 kept at %2: %3")
+                     .arg(QString::fromStdString(f.key))
+                     .arg(f.value, 0, 'g', 4)
+                     .arg(QString::fromStdString(f.reason));
     m_values->setText(lines.join(QLatin1Char('\n')));
     m_values->setVisible(!lines.isEmpty());
 
@@ -379,7 +387,8 @@ bool CalibrateDialog::saveProfile(const QString& id)
     const std::string name = m_fit.profile.name + ", calibrated on " + std::to_string(m_fitRuns.size()) + " runs";
     std::string error;
     if (!core::writeFileAtomically(path.toStdString(),
-            core::calibratedProfileJson(m_fit, m_fitRuns, id.toStdString(), name, "ShardScope calibration table"), error)) {
+            core::calibratedProfileJson(m_fit, m_fitRuns, id.toStdString(), name, "ShardScope calibration table"),
+            error)) {
         showMessage(QString::fromStdString(error), true);
         return false;
     }
@@ -392,7 +401,7 @@ void CalibrateDialog::refreshSavedProfiles()
 {
     m_saved->clear();
     const QDir dir(profileFolder());
-    for (const QFileInfo& fi : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    for (const QFileInfo& fi : dir.entryInfoList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name))
         m_saved->addItem(fi.completeBaseName(), fi.completeBaseName());
     m_use->setEnabled(m_saved->count() > 0);
 }

@@ -43,7 +43,8 @@ QString siLabel(double value, double step, double magnitude)
     double divisor = 1;
     QString suffix;
     if (mag >= 1e4) {
-        static const std::pair<double, const char*> prefixes[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+        static const std::pair<double, const char*> prefixes[]
+            = { { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } };
         for (const auto& [p, name] : prefixes)
             if (mag >= p) {
                 divisor = p;
@@ -79,7 +80,8 @@ double TickSpace::minDistance(double extentA, double extentB, bool names) const
     const QFontMetricsF fm(font);
     // Numbers need a clear gap to read as two; names (categories) are told apart by their words.
     const double gap = vertical ? fm.height() * (names ? 0.15 : 0.4)
-                                : names ? 2.0 : std::max(8.0, fm.horizontalAdvance(QLatin1Char('0')) * 1.5);
+        : names                 ? 2.0
+                                : std::max(8.0, fm.horizontalAdvance(QLatin1Char('0')) * 1.5);
     return (extentA + extentB) / 2 + gap;
 }
 
@@ -107,7 +109,7 @@ double FitTicker::getTickStep(const QCPRange& range)
     double apartOnly = 0; // the densest step with two or more labels that keep apart
     double decade = std::pow(10.0, std::floor(std::log10(range.size() / 200)));
     for (int i = 0; i < 30; ++i, decade *= 10)
-        for (double m : {1.0, 2.0, 2.5, 5.0}) {
+        for (double m : { 1.0, 2.0, 2.5, 5.0 }) {
             const double step = m * decade;
             const double px = step / range.size() * m_space.length;
             // The widest labels are at the ends (most digits) and in between (most decimals).
@@ -118,7 +120,7 @@ double FitTicker::getTickStep(const QCPRange& range)
                 continue;
             const double mid = std::round((first + last) / 2 / step) * step + step;
             double widest = 0;
-            for (double v : {first, last, mid})
+            for (double v : { first, last, mid })
                 widest = std::max(widest, m_space.extent(siLabel(v, step, m_magnitude)));
             if (px < m_space.minDistance(widest, widest))
                 continue;
@@ -140,13 +142,12 @@ QVector<double> FitLogTicker::createTickVector(double tickStep, const QCPRange& 
     m_subTicks = 8;
     if (m_space.length <= 0 || !(range.lower > 0) || !(range.upper > range.lower))
         return QCPAxisTickerLog::createTickVector(tickStep, range);
-    struct Candidate
-    {
+    struct Candidate {
         std::vector<double> mantissas;
         int every;
     };
-    static const Candidate candidates[] = {{{1, 2, 5}, 1}, {{1, 3}, 1}, {{1}, 1},  {{1}, 2},  {{1}, 3},
-                                           {{1}, 5},       {{1}, 10},   {{1}, 20}, {{1}, 50}, {{1}, 100}};
+    static const Candidate candidates[] = { { { 1, 2, 5 }, 1 }, { { 1, 3 }, 1 }, { { 1 }, 1 }, { { 1 }, 2 },
+        { { 1 }, 3 }, { { 1 }, 5 }, { { 1 }, 10 }, { { 1 }, 20 }, { { 1 }, 50 }, { { 1 }, 100 } };
     const int lo = int(std::floor(std::log10(range.lower)));
     const int hi = int(std::ceil(std::log10(range.upper)));
     QVector<double> chosen;
@@ -202,7 +203,7 @@ QVector<double> FitTextTicker::createTickVector(double tickStep, const QCPRange&
     QVector<double> inside;
     std::vector<double> px;
     std::vector<std::vector<double>> widths; // per line (horizontal axes)
-    std::vector<double> heights;             // whole label (vertical axes)
+    std::vector<double> heights; // whole label (vertical axes)
     for (double t : all)
         if (range.contains(t)) {
             inside << t;
@@ -266,8 +267,8 @@ bool fitTickLabels(QCustomPlot* plot)
             if (space.length < 20) // not laid out yet: about the plot less the other axis's labels
                 space.length = std::max(20, space.vertical ? plot->height() - 50 : plot->width() - 70);
             const TickSpace& before = aware->space();
-            if (std::abs(space.length - before.length) > 3 || space.vertical != before.vertical || space.log != before.log
-                || space.font != before.font)
+            if (std::abs(space.length - before.length) > 3 || space.vertical != before.vertical
+                || space.log != before.log || space.font != before.font)
                 stale = true;
             aware->setSpace(space);
         }
@@ -292,14 +293,16 @@ QList<DrawnTickLabel> drawnTickLabels(QCPAxis* axis)
             const double w = fm.horizontalAdvance(lines[l]);
             QRectF r;
             if (axis->orientation() == Qt::Horizontal) {
-                const double top = axis->axisType() == QCPAxis::atBottom ? axis->axisRect()->bottom() : axis->axisRect()->top() - block.height();
+                const double top = axis->axisType() == QCPAxis::atBottom ? axis->axisRect()->bottom()
+                                                                         : axis->axisRect()->top() - block.height();
                 r = QRectF(p - w / 2, top + fm.height() * double(l), w, fm.height());
             } else {
-                const double left = axis->axisType() == QCPAxis::atLeft ? axis->axisRect()->left() - w : axis->axisRect()->right();
+                const double left
+                    = axis->axisType() == QCPAxis::atLeft ? axis->axisRect()->left() - w : axis->axisRect()->right();
                 r = QRectF(left, p - block.height() / 2 + fm.height() * double(l), w, fm.height());
             }
             if (w > 0)
-                labels.push_back({lines[l], r});
+                labels.push_back({ lines[l], r });
         }
     }
     std::sort(labels.begin(), labels.end(), [axis](const DrawnTickLabel& a, const DrawnTickLabel& b) {

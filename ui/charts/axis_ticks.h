@@ -21,8 +21,7 @@ namespace shardscope::ui {
 [[nodiscard]] QString siLabel(double value, double step = 0, double magnitude = 0);
 
 /// What a ticker needs to know of its axis: its length in pixels, direction, scale and label font.
-struct TickSpace
-{
+struct TickSpace {
     double length = 0; ///< pixels along the axis; 0 = unknown (the ticker behaves as QCustomPlot's own)
     bool vertical = false;
     bool log = false;
@@ -94,8 +93,7 @@ bool fitTickLabels(QCustomPlot* plot);
 
 /// For tests: the tick labels of axis as drawn, a rectangle in plot pixels per line (QCustomPlot centres the lines
 /// of a label on its tick).
-struct DrawnTickLabel
-{
+struct DrawnTickLabel {
     QString text;
     QRectF rect;
 };

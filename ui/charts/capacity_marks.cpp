@@ -32,10 +32,7 @@ CapacityMarks::CapacityMarks(QCustomPlot* plot, QCPAxisRect* rect)
     m_fit = QObject::connect(plot, &QCustomPlot::afterLayout, plot, [this] { fitLabels(); });
 }
 
-CapacityMarks::~CapacityMarks()
-{
-    QObject::disconnect(m_fit);
-}
+CapacityMarks::~CapacityMarks() { QObject::disconnect(m_fit); }
 
 void CapacityMarks::setTheme(const ChartTheme& theme)
 {
@@ -60,7 +57,7 @@ void CapacityMarks::grow(int n)
     while (m_boxes.size() < n) {
         auto* box = new QCPItemRect(m_plot);
         box->setClipAxisRect(m_rect);
-        for (QCPItemPosition* p : {box->topLeft, box->bottomRight})
+        for (QCPItemPosition* p : { box->topLeft, box->bottomRight })
             p->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
         box->setPen(QPen(okabe_ito::vermillion, 2));
         box->setBrush(QBrush(okabe_ito::vermillion, Qt::BDiagPattern));
@@ -78,12 +75,12 @@ void CapacityMarks::grow(int n)
         m_boxes << box;
         m_texts << text;
         m_boxKey << -1;
-        m_labelAt << LabelAt{};
+        m_labelAt << LabelAt {};
     }
 }
 
-void CapacityMarks::set(double capacity, const QString& label, const QVector<double>& keys, const QVector<double>& totals,
-                        double barWidth, double yMax, const QVector<double>& labelTops)
+void CapacityMarks::set(double capacity, const QString& label, const QVector<double>& keys,
+    const QVector<double>& totals, double barWidth, double yMax, const QVector<double>& labelTops)
 {
     m_line->point1->setCoords(0, capacity);
     m_line->point2->setCoords(1, capacity);
@@ -109,8 +106,8 @@ void CapacityMarks::set(double capacity, const QString& label, const QVector<dou
         box->bottomRight->setCoords(keys[i] + barWidth / 2, capacity);
         text->setVisible(true);
         const double shown = over && !clipped ? total - capacity : total; // display units
-        m_labelAt[used] = {keys[i], top, i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top, clipped,
-                           clipped ? total : total - capacity};
+        m_labelAt[used] = { keys[i], top, i < labelTops.size() ? std::max(top, std::min(labelTops[i], yMax)) : top,
+            clipped, clipped ? total : total - capacity };
         const QString number = m_compact ? QLocale().toString(shown, 'f', shown < 10 ? 1 : 0)
                                          : Units::bytes(shown * Units::bytesPerUnit(), 1);
         text->setText(clipped ? QStringLiteral("↑%1").arg(number) : QStringLiteral("+%1").arg(number));
@@ -147,8 +144,8 @@ void CapacityMarks::fitLabels()
     std::vector<QRectF> placed;
     for (int i = 0; i < m_used; ++i)
         order[size_t(i)] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [this](int a, int b) { return m_labelAt[a].excess > m_labelAt[b].excess; });
+    std::stable_sort(
+        order.begin(), order.end(), [this](int a, int b) { return m_labelAt[a].excess > m_labelAt[b].excess; });
     for (const int i : order) {
         const LabelAt& at = m_labelAt[i];
         QCPItemText* text = m_texts[i];
@@ -160,14 +157,15 @@ void CapacityMarks::fitLabels()
         const double left = m_rect->left() + 2; // clear of the axis line, with pixel rounding
         const double right = m_rect->left() + m_rect->width() - 2;
         const double bar = x->coordToPixel(at.key);
-        const double centre = right <= left        ? bar // not laid out yet: afterLayout places it again
-                            : width >= right - left ? (left + right) / 2
-                                                    : std::clamp(bar, left + width / 2, right - width / 2);
+        const double centre = right <= left ? bar // not laid out yet: afterLayout places it again
+            : width >= right - left         ? (left + right) / 2
+                                            : std::clamp(bar, left + width / 2, right - width / 2);
         text->setPositionAlignment(Qt::AlignHCenter | (inside ? Qt::AlignTop : Qt::AlignBottom));
         text->position->setCoords(centre == bar ? at.key : x->pixelToCoord(centre), inside ? at.top : at.above);
         const double anchor = y->coordToPixel(inside ? at.top : at.above);
         const QRectF rect(centre - width / 2, inside ? anchor : anchor - height, width, height);
-        const bool apart = std::none_of(placed.begin(), placed.end(), [&rect](const QRectF& r) { return r.intersects(rect); });
+        const bool apart
+            = std::none_of(placed.begin(), placed.end(), [&rect](const QRectF& r) { return r.intersects(rect); });
         text->setVisible(apart);
         if (apart)
             placed.push_back(rect);

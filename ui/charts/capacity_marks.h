@@ -35,7 +35,7 @@ public:
     /// capacity, totals and yMax in display units; totals[i] < 0 means no bar at keys[i]. labelTops (optional, one per
     /// key): what is drawn above each bar (its whisker's top), so the excess label sits above it, not across it.
     void set(double capacity, const QString& label, const QVector<double>& keys, const QVector<double>& totals,
-             double barWidth, double yMax, const QVector<double>& labelTops = {});
+        double barWidth, double yMax, const QVector<double>& labelTops = {});
     void setTheme(const ChartTheme& theme);
     [[nodiscard]] bool isCapacityItem(const QCPAbstractItem* item) const;
     /// Index into keys of the excess mark item, or -1.
@@ -52,7 +52,7 @@ public:
 private:
     struct LabelAt {
         double key = 0;
-        double top = 0;   ///< the bar's visible top
+        double top = 0; ///< the bar's visible top
         double above = 0; ///< above its whisker
         bool clipped = false;
         double excess = 0; ///< how far over capacity (the total where clipped): larger excesses keep their label
@@ -65,7 +65,7 @@ private:
     QSharedPointer<QCPAxisTickerText> m_ticker;
     QVector<QCPItemRect*> m_boxes;
     QVector<QCPItemText*> m_texts;
-    QVector<int> m_boxKey;  // box -> index into keys
+    QVector<int> m_boxKey; // box -> index into keys
     QVector<LabelAt> m_labelAt; // per label in use: where it may go
     int m_used = 0;
     QMetaObject::Connection m_fit;

@@ -130,11 +130,11 @@ void ChartBase::setMessage(const QString& text)
     for (QCPAxisRect* rect : m_plot->axisRects())
         for (QCPAxis* axis : rect->axes()) {
             if (!show) {
-                m_savedVisibility.insert(axis, {axis->visible(), axis->grid()->visible()});
+                m_savedVisibility.insert(axis, { axis->visible(), axis->grid()->visible() });
                 axis->setVisible(false);
                 axis->grid()->setVisible(false);
             } else {
-                const auto saved = m_savedVisibility.value(axis, {true, true});
+                const auto saved = m_savedVisibility.value(axis, { true, true });
                 axis->setVisible(saved.first);
                 axis->grid()->setVisible(saved.second);
             }
@@ -188,7 +188,8 @@ bool ChartBase::eventFilter(QObject* watched, QEvent* event)
     if (watched == m_plot && event->type() == QEvent::Resize) {
         plotResized();
     }
-    if (watched == m_plot && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonRelease)) {
+    if (watched == m_plot
+        && (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonRelease)) {
         auto* mouse = static_cast<QMouseEvent*>(event);
         const QPoint pos = mouse->position().toPoint();
         if (mouse->button() == Qt::LeftButton && event->type() == QEvent::MouseButtonPress)

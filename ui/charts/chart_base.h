@@ -82,7 +82,7 @@ private:
     QHBoxLayout* m_row;
     QCPItemText* m_message;
     bool m_axesShown = true;
-    QPoint m_pressPos{-1, -1}; ///< where the left button went down on the plot (a click opens the derivation)
+    QPoint m_pressPos { -1, -1 }; ///< where the left button went down on the plot (a click opens the derivation)
     QHash<QCPAxis*, std::pair<bool, bool>> m_savedVisibility; ///< axis, grid visible before the message
 };
 

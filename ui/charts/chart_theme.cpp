@@ -8,8 +8,8 @@ namespace shardscope::ui {
 namespace {
 QColor mix(const QColor& a, const QColor& b, double t)
 {
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t), float(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
+        float(a.greenF() + (b.greenF() - a.greenF()) * t), float(a.blueF() + (b.blueF() - a.blueF()) * t));
 }
 } // namespace
 
@@ -56,19 +56,19 @@ QColor termColor(std::string_view key)
 {
     using namespace okabe_ito;
     static const std::pair<std::string_view, const QColor*> colours[] = {
-        {"memory.parameters", &blue},
-        {"memory.gradients", &skyBlue},
-        {"memory.optimizer_states", &bluishGreen},
-        {"memory.activations", &orange},
-        {"memory.gathered_parameters", &reddishPurple},
-        {"memory.communication_buffers", &yellow},
-        {"memory.framework_overhead", &grey},
-        {"step_time.compute", &blue},
-        {"step_time.recompute", &skyBlue},
-        {"step_time.exposed_communication", &vermillion},
-        {"step_time.pipeline_bubble", &yellow},
-        {"step_time.offload", &reddishPurple},
-        {"step_time.optimizer", &bluishGreen},
+        { "memory.parameters", &blue },
+        { "memory.gradients", &skyBlue },
+        { "memory.optimizer_states", &bluishGreen },
+        { "memory.activations", &orange },
+        { "memory.gathered_parameters", &reddishPurple },
+        { "memory.communication_buffers", &yellow },
+        { "memory.framework_overhead", &grey },
+        { "step_time.compute", &blue },
+        { "step_time.recompute", &skyBlue },
+        { "step_time.exposed_communication", &vermillion },
+        { "step_time.pipeline_bubble", &yellow },
+        { "step_time.offload", &reddishPurple },
+        { "step_time.optimizer", &bluishGreen },
     };
     for (const auto& [k, colour] : colours)
         if (k == key)

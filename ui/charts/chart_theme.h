@@ -13,15 +13,15 @@ class QCustomPlot;
 namespace shardscope::ui {
 
 namespace okabe_ito {
-inline const QColor black{0, 0, 0};
-inline const QColor orange{0xE6, 0x9F, 0x00};
-inline const QColor skyBlue{0x56, 0xB4, 0xE9};
-inline const QColor bluishGreen{0x00, 0x9E, 0x73};
-inline const QColor yellow{0xF0, 0xE4, 0x42};
-inline const QColor blue{0x00, 0x72, 0xB2};
-inline const QColor vermillion{0xD5, 0x5E, 0x00};
-inline const QColor reddishPurple{0xCC, 0x79, 0xA7};
-inline const QColor grey{0x99, 0x99, 0x99};
+inline const QColor black { 0, 0, 0 };
+inline const QColor orange { 0xE6, 0x9F, 0x00 };
+inline const QColor skyBlue { 0x56, 0xB4, 0xE9 };
+inline const QColor bluishGreen { 0x00, 0x9E, 0x73 };
+inline const QColor yellow { 0xF0, 0xE4, 0x42 };
+inline const QColor blue { 0x00, 0x72, 0xB2 };
+inline const QColor vermillion { 0xD5, 0x5E, 0x00 };
+inline const QColor reddishPurple { 0xCC, 0x79, 0xA7 };
+inline const QColor grey { 0x99, 0x99, 0x99 };
 } // namespace okabe_ito
 
 struct ChartTheme {
@@ -29,8 +29,8 @@ struct ChartTheme {
     QColor foreground;
     QColor axis;
     QColor grid;
-    QColor muted;      ///< secondary text
-    QColor highlight;  ///< band behind the current strategy
+    QColor muted; ///< secondary text
+    QColor highlight; ///< band behind the current strategy
     bool dark = false;
 
     static ChartTheme fromPalette(const QPalette& palette);

@@ -33,7 +33,7 @@ CommChart::CommChart(QWidget* parent)
     auto* margins = new QCPMarginGroup(m_plot);
     m_bytesRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_timeRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    for (QCPAxisRect* rect : {m_bytesRect, m_timeRect}) {
+    for (QCPAxisRect* rect : { m_bytesRect, m_timeRect }) {
         QCPAxis* key = rect->axis(QCPAxis::atLeft);
         key->setTicker(m_ticker);
         key->setRangeReversed(true); // first collective on top
@@ -47,9 +47,11 @@ CommChart::CommChart(QWidget* parent)
     m_exposed->moveAbove(m_hidden);
     m_plot->plotLayout()->setColumnStretchFactor(0, 1.25);
     addLegend(Qt::BottomEdge, 3)
-        ->setEntries({{tr("bytes sent"), okabe_ito::blue, LegendStrip::Swatch::Box, explainHtml(m_chartKey)},
-                      {tr("hidden time"), okabe_ito::skyBlue, LegendStrip::Swatch::Box, explainHtml(QStringLiteral("comm.hidden"))},
-                      {tr("exposed time"), okabe_ito::vermillion, LegendStrip::Swatch::Box, explainHtml(QStringLiteral("comm.exposed"))}});
+        ->setEntries({ { tr("bytes sent"), okabe_ito::blue, LegendStrip::Swatch::Box, explainHtml(m_chartKey) },
+            { tr("hidden time"), okabe_ito::skyBlue, LegendStrip::Swatch::Box,
+                explainHtml(QStringLiteral("comm.hidden")) },
+            { tr("exposed time"), okabe_ito::vermillion, LegendStrip::Swatch::Box,
+                explainHtml(QStringLiteral("comm.exposed")) } });
     applyTheme();
 }
 
@@ -107,7 +109,7 @@ void CommChart::setResult(const core::Scenario& scenario, const core::Result& re
     m_bytes->setData(keys, bytes, true);
     m_hidden->setData(keys, hidden, true);
     m_exposed->setData(keys, exposed, true);
-    for (QCPAxisRect* rect : {m_bytesRect, m_timeRect})
+    for (QCPAxisRect* rect : { m_bytesRect, m_timeRect })
         rect->axis(QCPAxis::atLeft)->setRange(0.4, double(cs.size()) + 0.6);
     bytesAxis->setRange(0, std::max(maxBytes / m_bytesScale * 1.08, 1e-6));
     bytesAxis->setLabel(tr("bytes per step (%1)").arg(bytesUnit));
@@ -136,12 +138,11 @@ QString CommChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) 
     }
     if (plottable == m_hidden)
         return explainHtml(QStringLiteral("comm.hidden"),
-                           tr("%1 of %2 (%3)").arg(Units::seconds(c.time - c.exposedTime), Units::seconds(c.time), collectiveLabel(c)),
-                           values);
+            tr("%1 of %2 (%3)").arg(Units::seconds(c.time - c.exposedTime), Units::seconds(c.time), collectiveLabel(c)),
+            values);
     if (plottable == m_exposed)
         return explainHtml(QStringLiteral("comm.exposed"),
-                           tr("%1 of %2 (%3)").arg(Units::seconds(c.exposedTime), Units::seconds(c.time), collectiveLabel(c)),
-                           values);
+            tr("%1 of %2 (%3)").arg(Units::seconds(c.exposedTime), Units::seconds(c.time), collectiveLabel(c)), values);
     return {};
 }
 

@@ -49,7 +49,7 @@ QSize LegendStrip::sizeFor(int columns) const
     columns = std::min<int>(columns, std::max<qsizetype>(1, m_entries.size()));
     const int rows = int((m_entries.size() + columns - 1) / columns);
     const int line = fontMetrics().height() + 2;
-    return {columns * columnWidth() + (columns - 1) * kColumnGap + 8, rows * line + 6};
+    return { columns * columnWidth() + (columns - 1) * kColumnGap + 8, rows * line + 6 };
 }
 
 void LegendStrip::setWrapping(bool on)
@@ -98,7 +98,7 @@ QRect LegendStrip::entryRect(int index) const
     const int columns = columnsFor(width());
     const int column = index % columns;
     const int row = index / columns;
-    return {4 + column * (columnWidth() + kColumnGap), 3 + row * line, columnWidth(), line};
+    return { 4 + column * (columnWidth() + kColumnGap), 3 + row * line, columnWidth(), line };
 }
 
 void LegendStrip::paintEvent(QPaintEvent*)
@@ -147,7 +147,8 @@ QString LegendStrip::entryToolTip(int index) const
 
 void LegendStrip::mouseReleaseEvent(QMouseEvent* event)
 {
-    if (event->button() == Qt::LeftButton && openDerivation(entryToolTip(entryAt(event->position().toPoint())), window()))
+    if (event->button() == Qt::LeftButton
+        && openDerivation(entryToolTip(entryAt(event->position().toPoint())), window()))
         return;
     QWidget::mouseReleaseEvent(event);
 }

@@ -27,9 +27,9 @@ MemoryChart::MemoryChart(QWidget* parent)
     auto* legend = addLegend(Qt::RightEdge, 1);
     QList<LegendStrip::Entry> entries;
     for (int i = 0; i < m_stack->count(); ++i)
-        entries.push_back({m_stack->name(i), termColor(m_stack->key(i).toStdString()), LegendStrip::Swatch::Box, {}});
-    entries.push_back({tr("usable memory"), QColor(), LegendStrip::Swatch::DashedLine, {}});
-    entries.push_back({tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, {}});
+        entries.push_back({ m_stack->name(i), termColor(m_stack->key(i).toStdString()), LegendStrip::Swatch::Box, {} });
+    entries.push_back({ tr("usable memory"), QColor(), LegendStrip::Swatch::DashedLine, {} });
+    entries.push_back({ tr("excess"), okabe_ito::vermillion, LegendStrip::Swatch::Hatched, {} });
     legend->setEntries(entries);
     legend->setToolTipProvider([this](int i) { return legendToolTip(i); });
     applyTheme();
@@ -104,8 +104,8 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     for (int i = 0; i < bars; ++i) {
         m_keys << i + 1;
         // One bar: the core's terms of the most loaded GPU. Per stage: that stage's breakdown.
-        figures.push_back(m_perStage ? memoryFigures(result.stages[size_t(i)].memory)
-                                     : termFigures(result, core::TermGroup::Memory));
+        figures.push_back(
+            m_perStage ? memoryFigures(result.stages[size_t(i)].memory) : termFigures(result, core::TermGroup::Memory));
         double total = 0;
         for (const TermFigure& f : figures.back())
             total += f.value;
@@ -135,9 +135,7 @@ void MemoryChart::setResult(const core::Scenario& scenario, const core::Result& 
     const double maxTotal = *std::max_element(highs.cbegin(), highs.cend());
     const double yMax = std::max(capacity, maxTotal) * 1.12;
     y->setRange(0, yMax > 0 ? yMax : 1);
-    m_marks->set(capacity,
-                 Units::bytes(result.usable),
-                 m_keys, totals, barWidth, yMax * 1.01, highs);
+    m_marks->set(capacity, Units::bytes(result.usable), m_keys, totals, barWidth, yMax * 1.01, highs);
     m_whiskers->set(m_keys, totals, lows, highs);
     requestReplot();
 }
@@ -155,7 +153,8 @@ QString MemoryChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
     const double bytes = breakdownValue(*m, key.toStdString());
     const core::Term* term = findTerm(m_result.terms, key.toStdString());
     if (!m_perStage) {
-        const QString value = tr("%1 of %2 total").arg(Units::bytes(term ? term->value : bytes), Units::bytes(m->total()));
+        const QString value
+            = tr("%1 of %2 total").arg(Units::bytes(term ? term->value : bytes), Units::bytes(m->total()));
         return term ? termHtml(*term, value, tr("on the most loaded GPU")) : explainHtml(key, value);
     }
     const QString value = tr("%1 on stage %2 of %3 (total %4)")
@@ -168,14 +167,17 @@ QString MemoryChart::plottableToolTip(QCPAbstractPlottable* plottable, int index
     // The core derives the terms of the most loaded stage; another stage differs in its layers and micro-batches in flight.
     const core::StageInfo& st = m_result.stages[size_t(bar)];
     return termHtml(*term, value,
-                    bar == m_result.peakStage
-                        ? tr("Stage %1 is the most loaded: %2 layers, %3 micro-batches in flight.").arg(bar).arg(st.layers).arg(st.inFlight)
-                        : tr("This stage: %1 layers, %2 micro-batches in flight. Formula and numbers below are for stage %3, "
-                             "the most loaded (%4 there).")
-                              .arg(st.layers)
-                              .arg(st.inFlight)
-                              .arg(m_result.peakStage)
-                              .arg(Units::bytes(term->value)));
+        bar == m_result.peakStage
+            ? tr("Stage %1 is the most loaded: %2 layers, %3 micro-batches in flight.")
+                  .arg(bar)
+                  .arg(st.layers)
+                  .arg(st.inFlight)
+            : tr("This stage: %1 layers, %2 micro-batches in flight. Formula and numbers below are for stage %3, "
+                 "the most loaded (%4 there).")
+                  .arg(st.layers)
+                  .arg(st.inFlight)
+                  .arg(m_result.peakStage)
+                  .arg(Units::bytes(term->value)));
 }
 
 QString MemoryChart::itemToolTip(QCPAbstractItem* item) const
@@ -185,7 +187,7 @@ QString MemoryChart::itemToolTip(QCPAbstractItem* item) const
     const int bar = m_marks->excessIndexOf(item);
     if (const core::MemoryBreakdown* m = breakdown(bar))
         return explainHtml(QStringLiteral("memory.excess"), Units::bytes(m->total() - m_result.usable),
-                           tr("total %1 − usable %2").arg(Units::bytes(m->total()), Units::bytes(m_result.usable)));
+            tr("total %1 − usable %2").arg(Units::bytes(m->total()), Units::bytes(m_result.usable)));
     return {};
 }
 

@@ -19,8 +19,8 @@ RangeWhiskers::RangeWhiskers(QCPAxis* keyAxis, QCPAxis* valueAxis)
     m_bars->setSelectable(QCP::stNone);
 }
 
-void RangeWhiskers::set(const QVector<double>& keys, const QVector<double>& points, const QVector<double>& lo,
-                        const QVector<double>& hi)
+void RangeWhiskers::set(
+    const QVector<double>& keys, const QVector<double>& points, const QVector<double>& lo, const QVector<double>& hi)
 {
     m_anchor->setData(keys, points, true);
     QVector<double> minus, plus;

@@ -18,7 +18,8 @@ class RangeWhiskers
 public:
     RangeWhiskers(QCPAxis* keyAxis, QCPAxis* valueAxis);
     /// One whisker per key from lo to hi around point (display units); lo ≤ point ≤ hi.
-    void set(const QVector<double>& keys, const QVector<double>& points, const QVector<double>& lo, const QVector<double>& hi);
+    void set(const QVector<double>& keys, const QVector<double>& points, const QVector<double>& lo,
+        const QVector<double>& hi);
     void setTheme(const ChartTheme& theme);
     /// Whiskers shown, and the top of whisker i (display units), for tests.
     [[nodiscard]] int count() const;

@@ -7,7 +7,6 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
-
 namespace shardscope::ui {
 
 StepTimeChart::StepTimeChart(QWidget* parent)
@@ -34,7 +33,7 @@ void StepTimeChart::themeChanged()
 }
 
 std::vector<QCPBars*> StepTimeChart::setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
-                                                      const QSharedPointer<QCPAxisTickerText>& totals, double barWidth)
+    const QSharedPointer<QCPAxisTickerText>& totals, double barWidth)
 {
     QCPAxis* key = plot->yAxis;
     QCPAxis* value = plot->xAxis;
@@ -49,8 +48,8 @@ std::vector<QCPBars*> StepTimeChart::setupStackedRows(QCustomPlot* plot, const Q
     right->setRangeReversed(true);
     right->setTickLength(0, 0);
     right->setSubTicks(false);
-    QObject::connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right,
-        qOverload<const QCPRange&>(&QCPAxis::setRange));
+    QObject::connect(
+        key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right, qOverload<const QCPRange&>(&QCPAxis::setRange));
     std::vector<QCPBars*> out;
     QCPBars* below = nullptr;
     for (const core::TermKey& term : core::termKeys(core::TermGroup::StepTime)) {
@@ -74,7 +73,7 @@ QList<LegendStrip::Entry> StepTimeChart::legendEntries(const std::vector<QCPBars
 {
     QList<LegendStrip::Entry> entries;
     for (QCPBars* b : bars)
-        entries.push_back({b->name(), b->brush().color(), LegendStrip::Swatch::Box, {}});
+        entries.push_back({ b->name(), b->brush().color(), LegendStrip::Swatch::Box, {} });
     return entries;
 }
 
@@ -99,16 +98,17 @@ void StepTimeChart::setResult(const core::Result& result, const core::StrategyCo
     m_result = result;
     m_comparison = comparison;
     m_rows.clear();
-    m_rows.push_back({tr("this scenario"), &m_result});
+    m_rows.push_back({ tr("this scenario"), &m_result });
     for (const core::StrategyVariant& v : m_comparison)
         if (!v.own) // already the first row
-            m_rows.push_back({QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.result});
+            m_rows.push_back(
+                { QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.result });
 
     double maxTotal = 0, maxHigh = 0;
     for (const Row& r : std::as_const(m_rows))
         if (r.result->valid) {
             maxTotal = std::max(maxTotal, r.result->step.total());
-            maxHigh = std::max({maxHigh, maxTotal, r.result->stepTimeRange.hi});
+            maxHigh = std::max({ maxHigh, maxTotal, r.result->stepTimeRange.hi });
         }
     const auto [scale, unit] = Units::timeScale(maxTotal);
     m_scale = scale;
@@ -169,9 +169,10 @@ QString StepTimeChart::rowToolTip(int row) const
     if (!r.result->valid)
         return tr("<b>%1 is not allowed with this scenario</b><br>%2")
             .arg(r.label.toHtmlEscaped(),
-                 r.result->issues.empty() ? QString() : QString::fromStdString(r.result->issues.front().message).toHtmlEscaped());
+                r.result->issues.empty() ? QString()
+                                         : QString::fromStdString(r.result->issues.front().message).toHtmlEscaped());
     return sumHtml(QStringLiteral("step_time.total"), figures(row), "s", Units::seconds(r.result->step.total()),
-                   r.label + (r.result->fits ? QString() : tr(" (does not fit in GPU memory)")));
+        r.label + (r.result->fits ? QString() : tr(" (does not fit in GPU memory)")));
 }
 
 QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int index) const
@@ -189,8 +190,9 @@ QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     const std::string key = m_keys[size_t(part)].toStdString();
     const double seconds = breakdownValue(r.result->step, key);
     const double total = r.result->step.total();
-    const QString value = tr("%1 (%2 of %3)").arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0),
-                                                 Units::seconds(total));
+    const QString value
+        = tr("%1 (%2 of %3)")
+              .arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0), Units::seconds(total));
     const core::Term* term = findTerm(r.result->terms, key);
     return term ? termHtml(*term, value, r.label) : explainHtml(m_keys[size_t(part)], value, r.label);
 }

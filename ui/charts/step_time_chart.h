@@ -44,7 +44,7 @@ public:
     /// total on the right axis (`totals` ticker), one bar set per step-time term (the core's label and order,
     /// termColor). Shared with the compare view.
     static std::vector<QCPBars*> setupStackedRows(QCustomPlot* plot, const QSharedPointer<QCPAxisTickerText>& rows,
-                                                  const QSharedPointer<QCPAxisTickerText>& totals, double barWidth);
+        const QSharedPointer<QCPAxisTickerText>& totals, double barWidth);
     /// The legend of the bar sets setupStackedRows made (their names and colours; tooltips from the caller).
     static QList<LegendStrip::Entry> legendEntries(const std::vector<QCPBars*>& bars);
 

@@ -9,7 +9,6 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 
-
 #include <limits>
 
 namespace shardscope::ui {
@@ -97,7 +96,9 @@ void StrategyChart::setComparison(const core::StrategyComparison& comparison)
         if (v.current)
             current = int(i);
         const QString time = ok ? Units::seconds(v.result.step.total()) : QStringLiteral("—");
-        m_ticker->addTick(key, QStringLiteral("%1%2\n%3").arg(v.current ? QStringLiteral("▸ ") : QString(), QString::fromStdString(v.label), time));
+        m_ticker->addTick(key,
+            QStringLiteral("%1%2\n%3")
+                .arg(v.current ? QStringLiteral("▸ ") : QString(), QString::fromStdString(v.label), time));
     }
     for (qsizetype i = comparison.size(); i < m_invalid.size(); ++i)
         m_invalid[i]->setVisible(false);
@@ -111,7 +112,8 @@ void StrategyChart::setComparison(const core::StrategyComparison& comparison)
     for (double t : std::as_const(totals))
         maxTotal = std::max(maxTotal, t);
     // DDP can be many times the GPU: cap the axis at 3x capacity and print taller totals at the top.
-    const double yMax = capacity > 0 ? std::max(capacity * 1.2, std::min(maxTotal * 1.1, capacity * 3)) : maxTotal * 1.1;
+    const double yMax
+        = capacity > 0 ? std::max(capacity * 1.2, std::min(maxTotal * 1.1, capacity * 3)) : maxTotal * 1.1;
     y->setRange(0, yMax > 0 ? yMax : 1);
     m_marks->set(capacity, Units::bytes(capacityBytes), keys, totals, kBarWidth, yMax);
     m_ticker->setKeep(current >= 0 ? double(current + 1) : std::numeric_limits<double>::quiet_NaN()); // never dropped
@@ -142,8 +144,8 @@ QString StrategyChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     const std::string key = m_stack->key(item).toStdString();
     const QString value = tr("%1 with %2 (total %3, step %4)")
                               .arg(Units::bytes(breakdownValue(v.result.memory, key)),
-                                   QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
-                                   Units::bytes(v.result.memory.total()), Units::seconds(v.result.step.total()));
+                                  QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
+                                  Units::bytes(v.result.memory.total()), Units::seconds(v.result.step.total()));
     if (const core::Term* term = findTerm(v.result.terms, key))
         return termHtml(*term, value);
     return explainHtml(m_stack->key(item), value);
@@ -159,15 +161,17 @@ QString StrategyChart::itemToolTip(QCPAbstractItem* item) const
         const core::StrategyVariant& v = m_comparison[size_t(i)];
         QStringList lines;
         for (const core::Issue& issue : v.result.issues)
-            lines << QStringLiteral("%1: %2").arg(fieldLabel(QString::fromStdString(issue.field)), QString::fromStdString(issue.message));
+            lines << QStringLiteral("%1: %2").arg(
+                fieldLabel(QString::fromStdString(issue.field)), QString::fromStdString(issue.message));
         return tr("<b>%1 is not allowed here</b><br>%2")
-            .arg(QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')).toHtmlEscaped(), lines.join(QStringLiteral("<br>")).toHtmlEscaped());
+            .arg(QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')).toHtmlEscaped(),
+                lines.join(QStringLiteral("<br>")).toHtmlEscaped());
     }
     const int bar = m_marks->excessIndexOf(item);
     if (bar >= 0 && bar < int(m_comparison.size())) {
         const core::Result& r = m_comparison[size_t(bar)].result;
         return explainHtml(QStringLiteral("memory.excess"), Units::bytes(r.memory.total() - r.usable),
-                           tr("total %1 − usable %2").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable)));
+            tr("total %1 − usable %2").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable)));
     }
     return {};
 }

@@ -18,20 +18,20 @@ CompareController::CompareController(ScenarioDocument* doc, QWidget* window)
     : QObject(window)
     , m_doc(doc)
     , m_mainWindow(window)
-{
-}
+{ }
 
 void CompareController::populateMenu(QMenu* menu)
 {
     m_pinAction = menu->addAction(tr("&Pin Current Scenario"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
-                                  &CompareController::pinCurrent);
+        &CompareController::pinCurrent);
     m_pinAction->setToolTip(tr("Keep a copy of the scenario as it is now, for the comparison (saved with the file)"));
-    menu->addAction(tr("&Show Comparison"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this, &CompareController::showComparison);
+    menu->addAction(tr("&Show Comparison"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+        &CompareController::showComparison);
     menu->addSeparator();
     QAction* clear = menu->addAction(tr("&Clear Pins"), m_doc, &ScenarioDocument::clearPins);
     clear->setEnabled(!m_doc->pins().empty());
     connect(m_doc, &ScenarioDocument::pinsChanged, clear,
-            [clear](const std::vector<core::Scenario>& pins) { clear->setEnabled(!pins.empty()); });
+        [clear](const std::vector<core::Scenario>& pins) { clear->setEnabled(!pins.empty()); });
 }
 
 QWidget* CompareController::window()
@@ -83,7 +83,8 @@ void CompareController::showComparison()
 void CompareController::pinCurrent()
 {
     if (!m_doc->pin(m_doc->scenario())) {
-        emit statusMessage(tr("Not pinned: %n pin(s) is the most a file keeps; unpin one first", nullptr, int(core::kMaxPins)));
+        emit statusMessage(
+            tr("Not pinned: %n pin(s) is the most a file keeps; unpin one first", nullptr, int(core::kMaxPins)));
         showComparison();
         return;
     }

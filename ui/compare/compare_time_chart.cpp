@@ -63,7 +63,8 @@ void CompareTimeChart::setResults(const QStringList& labels, const std::vector<c
         keys << key;
         for (size_t p = 0; p < m_bars.size(); ++p)
             values[p] << breakdownValue(r.step, stepKey(int(p))) / scale;
-        m_totals->addTick(key, r.fits ? Units::seconds(r.step.total()) : tr("%1 · OOM").arg(Units::seconds(r.step.total())));
+        m_totals->addTick(
+            key, r.fits ? Units::seconds(r.step.total()) : tr("%1 · OOM").arg(Units::seconds(r.step.total())));
     }
     for (size_t p = 0; p < m_bars.size(); ++p)
         m_bars[p]->setData(keys, values[p], true);
@@ -95,7 +96,7 @@ QString CompareTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int 
     const core::Result& r = m_results[size_t(row)];
     const double seconds = breakdownValue(r.step, stepKey(part));
     return explainHtml(QString::fromStdString(stepKey(part)),
-                       tr("%1 of %2, %3").arg(Units::seconds(seconds), Units::seconds(r.step.total()), m_labels.value(row)));
+        tr("%1 of %2, %3").arg(Units::seconds(seconds), Units::seconds(r.step.total()), m_labels.value(row)));
 }
 
 } // namespace shardscope::ui

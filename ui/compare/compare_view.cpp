@@ -46,7 +46,8 @@ QTableWidgetItem* cell(const QString& text, bool bold = false)
     }
     return item;
 }
-constexpr int kMinColumn = 260; // pixels: a pin's memory chart (its legend is shared, right of the columns) stays readable
+constexpr int kMinColumn
+    = 260; // pixels: a pin's memory chart (its legend is shared, right of the columns) stays readable
 constexpr int kMinTableColumn = 200; // pixels: a pin's column of the differences
 // Plot heights in this window (pixels; ChartBase's 180 elsewhere): with up to three pins, the strip, the step times
 // and the waterfall tab fit a 1280 x 800 screen's work area (issue 23 item 8: the window was 895 pixels at its smallest).
@@ -91,14 +92,15 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     m_columns->setContentsMargins(0, 0, 0, 0);
     // Every pin's chart has the same legend: one, right of the columns, leaves each plot the column's width (a legend
     // per column lay over the usable-memory label of three pins at 1020 pixels; issue 23's walkthrough).
-    m_memoryLegend->setToolTipProvider([this](int i) { return m_memory.isEmpty() ? QString() : m_memory.front()->legendExplanation(i); });
+    m_memoryLegend->setToolTipProvider(
+        [this](int i) { return m_memory.isEmpty() ? QString() : m_memory.front()->legendExplanation(i); });
     auto* memoryRow = new QWidget(this);
     auto* memoryLayout = new QHBoxLayout(memoryRow);
     memoryLayout->setContentsMargins(0, 0, 0, 0);
     memoryLayout->addWidget(m_columnsArea, 1);
     memoryLayout->addWidget(m_memoryLegend, 0, Qt::AlignTop);
 
-    for (QTableWidget* t : {m_table, m_steps}) {
+    for (QTableWidget* t : { m_table, m_steps }) {
         t->setAlternatingRowColors(true);
         t->setEditTriggers(QAbstractItemView::NoEditTriggers);
         t->setWordWrap(false); // multi-line cells say so with '\n'; rows fit their lines
@@ -162,7 +164,7 @@ void CompareView::rebuild()
     const int n = int(m_doc->pins().size());
     m_hint->setText(n == 0 ? tr("Pin scenarios to compare them (Compare → Pin Current Scenario).")
                            : tr("%n pin(s).", nullptr, n)
-                                 + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
+                + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
     m_clearButton->setEnabled(n > 0);
 
     qDeleteAll(m_columnWidgets);
@@ -213,7 +215,7 @@ void CompareView::rebuild()
         m_memoryLegend->setEntries(m_memory.front()->legend()->entries());
     // The strip scrolls sideways only: as tall as a column needs, plus the scroll bar.
     m_columnsArea->setMinimumHeight(m_columnsArea->widget()->minimumSizeHint().height()
-                                    + m_columnsArea->horizontalScrollBar()->sizeHint().height());
+        + m_columnsArea->horizontalScrollBar()->sizeHint().height());
     // One scale for every pin, or the bars cannot be compared by eye.
     for (MemoryChart* chart : std::as_const(m_memory)) {
         chart->plot()->yAxis->setRange(0, yMax);
@@ -233,7 +235,7 @@ void CompareView::rebuild()
 
     const int a = m_a->currentIndex();
     const int b = m_b->currentIndex();
-    for (QComboBox* c : {m_a, m_b}) {
+    for (QComboBox* c : { m_a, m_b }) {
         const QSignalBlocker block(c);
         c->clear();
         for (int i = 0; i < n; ++i)
@@ -333,8 +335,8 @@ void CompareView::updateWaterfall()
     m_steps->clear();
     m_steps->setRowCount(0);
     m_steps->setColumnCount(6);
-    m_steps->setHorizontalHeaderLabels({tr("Settings (A → B)"), tr("Δ memory per GPU"), tr("Δ step time"), tr("Memory after"),
-                                        tr("Step time after"), tr("Fits")});
+    m_steps->setHorizontalHeaderLabels({ tr("Settings (A → B)"), tr("Δ memory per GPU"), tr("Δ step time"),
+        tr("Memory after"), tr("Step time after"), tr("Fits") });
     if (n < 2 || a < 0 || b < 0 || a == b) {
         core::Waterfall none;
         none.error = n < 2 ? tr("Pin two scenarios to walk from one to the other").toStdString()
@@ -355,7 +357,8 @@ void CompareView::updateWaterfall()
         QStringList parts;
         for (const std::string& p : s.settings) {
             const QString path = QString::fromStdString(p);
-            parts << tr("%1: %2 → %3").arg(settingLabel(path), settingText(before, path), settingText(s.scenario, path));
+            parts
+                << tr("%1: %2 → %3").arg(settingLabel(path), settingText(before, path), settingText(s.scenario, path));
         }
         m_steps->setItem(row, 0, cell(parts.join(QLatin1Char('\n'))));
         m_steps->setItem(row, 1, cell(signedBytes(s.memoryDelta)));

@@ -52,9 +52,9 @@ WaterfallChart::WaterfallChart(QWidget* parent)
     setupPanel(m_time, m_time.rect);
     m_time.rect->axis(QCPAxis::atLeft)->setTickLabels(false);
     addLegend(Qt::BottomEdge, 3)
-        ->setEntries({{tr("A and B"), kTotal, LegendStrip::Swatch::Box, {}},
-                      {tr("setting adds"), kUp, LegendStrip::Swatch::Box, {}},
-                      {tr("setting saves"), kDown, LegendStrip::Swatch::Box, {}}});
+        ->setEntries({ { tr("A and B"), kTotal, LegendStrip::Swatch::Box, {} },
+            { tr("setting adds"), kUp, LegendStrip::Swatch::Box, {} },
+            { tr("setting saves"), kDown, LegendStrip::Swatch::Box, {} } });
     applyTheme();
 }
 
@@ -73,7 +73,8 @@ void WaterfallChart::setupPanel(Panel& p, QCPAxisRect* rect)
     right->setRangeReversed(true);
     right->setTickLength(0, 0);
     right->setSubTicks(false);
-    connect(key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(
+        key, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right, qOverload<const QCPRange&>(&QCPAxis::setRange));
     p.base = makeBars(rect, QColor());
     p.up = makeBars(rect, kUp);
     p.down = makeBars(rect, kDown);
@@ -98,7 +99,7 @@ std::unique_ptr<ChartBase> WaterfallChart::copy() const
 }
 
 void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& labelA, const QString& labelB,
-                                  const QString& memoryBasis, const QString& timeBasis)
+    const QString& memoryBasis, const QString& timeBasis)
 {
     m_memoryBasis = memoryBasis;
     m_timeBasis = timeBasis;
@@ -107,9 +108,9 @@ void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& label
     m_labelB = labelB;
     m_rowTicker->clear();
     m_rowLabels.clear();
-    for (Panel* p : {&m_memory, &m_time}) {
+    for (Panel* p : { &m_memory, &m_time }) {
         p->deltas->clear();
-        for (QCPBars* b : {p->base, p->up, p->down, p->total})
+        for (QCPBars* b : { p->base, p->up, p->down, p->total })
             b->data()->clear();
     }
     m_rows = 0;
@@ -175,13 +176,15 @@ void WaterfallChart::setWaterfall(const core::Waterfall& w, const QString& label
         p.down->setData(s.keys, s.down, true);
         p.total->setData(s.totalKeys, s.total, true);
     };
-    fill(m_memory, w.memoryA, w.memoryB, memoryValue, [](const core::WaterfallStep& s) { return s.memoryDelta; },
-         [](const core::WaterfallStep& s) { return s.memory; },
-         [](double v, bool delta) { return delta ? signedBytes(v) : Units::bytes(v); });
-    fill(m_time, w.stepTimeA, w.stepTimeB, timeValue, [](const core::WaterfallStep& s) { return s.stepTimeDelta; },
-         [](const core::WaterfallStep& s) { return s.stepTime; },
-         [](double v, bool delta) { return delta ? signedSeconds(v) : Units::seconds(v); });
-    for (Panel* p : {&m_memory, &m_time})
+    fill(
+        m_memory, w.memoryA, w.memoryB, memoryValue, [](const core::WaterfallStep& s) { return s.memoryDelta; },
+        [](const core::WaterfallStep& s) { return s.memory; },
+        [](double v, bool delta) { return delta ? signedBytes(v) : Units::bytes(v); });
+    fill(
+        m_time, w.stepTimeA, w.stepTimeB, timeValue, [](const core::WaterfallStep& s) { return s.stepTimeDelta; },
+        [](const core::WaterfallStep& s) { return s.stepTime; },
+        [](double v, bool delta) { return delta ? signedSeconds(v) : Units::seconds(v); });
+    for (Panel* p : { &m_memory, &m_time })
         p->rect->axis(QCPAxis::atLeft)->setRange(0.4, m_rows + 0.6);
     // Every row keeps its label (the row ticker drops every other one when rows stand closer than a line and a
     // bit): 1.3 lines per row, and the bottom axis, its label and the margins (4.5 lines), at least ChartBase's 180.
@@ -200,13 +203,14 @@ QString WaterfallChart::plottableToolTip(QCPAbstractPlottable* plottable, int in
         return {};
     const int row = int(static_cast<QCPBars*>(plottable)->data()->at(index)->key) - 1;
     if (row <= 0 || row > int(m_waterfall.steps.size()))
-        return row == 0 ? tr("<b>A</b>: %1, %2").arg(Units::bytes(m_waterfall.memoryA), Units::seconds(m_waterfall.stepTimeA))
-                        : tr("<b>B</b>: %1, %2").arg(Units::bytes(m_waterfall.memoryB), Units::seconds(m_waterfall.stepTimeB));
+        return row == 0
+            ? tr("<b>A</b>: %1, %2").arg(Units::bytes(m_waterfall.memoryA), Units::seconds(m_waterfall.stepTimeA))
+            : tr("<b>B</b>: %1, %2").arg(Units::bytes(m_waterfall.memoryB), Units::seconds(m_waterfall.stepTimeB));
     const core::WaterfallStep& s = m_waterfall.steps[size_t(row - 1)];
     return tr("<b>%1</b><br>memory per GPU %2 → %3 (%4)<br>step time %5 → %6 (%7)%8")
         .arg(m_rowLabels.value(row).toHtmlEscaped(), Units::bytes(s.memory - s.memoryDelta), Units::bytes(s.memory),
-             signedBytes(s.memoryDelta), Units::seconds(s.stepTime - s.stepTimeDelta), Units::seconds(s.stepTime),
-             signedSeconds(s.stepTimeDelta), s.fits ? QString() : tr("<br>does not fit in GPU memory after this step"));
+            signedBytes(s.memoryDelta), Units::seconds(s.stepTime - s.stepTimeDelta), Units::seconds(s.stepTime),
+            signedSeconds(s.stepTimeDelta), s.fits ? QString() : tr("<br>does not fit in GPU memory after this step"));
 }
 
 } // namespace shardscope::ui

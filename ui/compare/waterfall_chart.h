@@ -24,7 +24,7 @@ public:
     /// memoryBasis / timeBasis name which figures the waterfall holds when they are not evaluate's point values
     /// (a search's "top of range", "slow end"): the axis titles say so.
     void setWaterfall(const core::Waterfall& waterfall, const QString& labelA, const QString& labelB,
-                      const QString& memoryBasis = {}, const QString& timeBasis = {});
+        const QString& memoryBasis = {}, const QString& timeBasis = {});
     /// Rows (A, steps, B); 0 when there is nothing to show.
     [[nodiscard]] int rowCount() const { return m_rows; }
     /// The label of a step row: its settings' names joined with " + ".

@@ -42,7 +42,7 @@ QStringList exampleScenarioPaths()
 {
     QStringList paths;
     const QDir dir(QStringLiteral(":/scenarios"));
-    for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    for (const QString& name : dir.entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name))
         paths << dir.filePath(name);
     return paths;
 }

@@ -13,7 +13,7 @@ ParameterCount countParameters(const core::ModelSpec& model)
         return {};
     const core::ModelSize size = core::modelSize(model);
     const bool ok = std::isfinite(size.total) && size.total > 0;
-    return {size.total, size.active, ok};
+    return { size.total, size.active, ok };
 }
 
 } // namespace shardscope::ui

@@ -18,7 +18,8 @@ ScenarioDocument::ScenarioDocument(const core::Catalog& catalog, QObject* parent
     : QObject(parent)
     , m_catalog(catalog)
     , m_scenario(core::defaultScenario(catalog))
-    , m_shown(std::make_shared<const core::WhatIf>(core::whatIf(m_scenario))) // the first one at once: shown() is never null
+    , m_shown(std::make_shared<const core::WhatIf>(
+          core::whatIf(m_scenario))) // the first one at once: shown() is never null
     , m_runner(new WhatIfRunner(this))
     , m_undo(new QUndoStack(this))
 {
@@ -28,8 +29,8 @@ ScenarioDocument::ScenarioDocument(const core::Catalog& catalog, QObject* parent
 
 ScenarioDocument::~ScenarioDocument() = default;
 
-void ScenarioDocument::edit(const QString& text, const QString& field,
-                            const std::function<void(core::Scenario&)>& change)
+void ScenarioDocument::edit(
+    const QString& text, const QString& field, const std::function<void(core::Scenario&)>& change)
 {
     core::Scenario next = m_scenario;
     change(next);
@@ -90,8 +91,8 @@ void ScenarioDocument::pushPins(const QString& text, std::vector<core::Scenario>
     m_undo->push(new SetPinsCommand(this, m_pins, std::move(next), text));
 }
 
-void ScenarioDocument::replace(const QString& text, const core::Scenario& scenario,
-                               const std::vector<core::Scenario>& pins)
+void ScenarioDocument::replace(
+    const QString& text, const core::Scenario& scenario, const std::vector<core::Scenario>& pins)
 {
     const bool scenarioChanges = scenario != m_scenario;
     const bool pinsChange = pins != m_pins;

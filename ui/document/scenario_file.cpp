@@ -40,8 +40,8 @@ ScenarioLoad readScenarioFile(const QString& path, const core::Catalog& catalog)
         }
         bytes = QByteArray::fromStdString(text);
     }
-    const core::ScenarioParse parsed =
-        core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
+    const core::ScenarioParse parsed
+        = core::parseScenario(std::string_view(bytes.constData(), size_t(bytes.size())), catalog);
     for (const core::Issue& e : parsed.errors)
         load.errors << describe(e);
     for (const core::Issue& w : parsed.warnings)
@@ -53,7 +53,7 @@ ScenarioLoad readScenarioFile(const QString& path, const core::Catalog& catalog)
 }
 
 QString writeScenarioFile(const QString& path, const core::Scenario& scenario, const core::Catalog& catalog,
-                          const std::vector<core::Scenario>& pins)
+    const std::vector<core::Scenario>& pins)
 {
     const std::string json = appendPins(core::scenarioToJson(scenario, catalog), pins, catalog) + "\n";
     return writeBytes(path, QByteArray::fromStdString(json));

@@ -13,8 +13,8 @@ namespace shardscope::ui {
 
 struct ScenarioLoad {
     core::Scenario scenario;
-    QStringList errors;    ///< "field: message"; the scenario is unusable when not empty
-    QStringList warnings;  ///< unknown fields and the like
+    QStringList errors; ///< "field: message"; the scenario is unusable when not empty
+    QStringList warnings; ///< unknown fields and the like
     std::vector<core::Scenario> pins; ///< the file's pinned scenarios ("pins", document/scenario_pins.h)
     [[nodiscard]] bool ok() const { return errors.isEmpty(); }
 };
@@ -33,6 +33,6 @@ constexpr qint64 kMaxScenarioFileBytes = qint64(16) << 20;
 /// why (e.g. "cannot write /x/a.json: No space left on device (/x/a.json was not changed)").
 /// pins, when given, are written as the top-level "pins" array.
 [[nodiscard]] QString writeScenarioFile(const QString& path, const core::Scenario& scenario,
-                                        const core::Catalog& catalog, const std::vector<core::Scenario>& pins = {});
+    const core::Catalog& catalog, const std::vector<core::Scenario>& pins = {});
 
 } // namespace shardscope::ui

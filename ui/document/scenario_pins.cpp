@@ -31,7 +31,8 @@ std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Ca
             continue;
         }
         const QByteArray text = QJsonDocument(array[i].toObject()).toJson(QJsonDocument::Compact);
-        const core::ScenarioParse parsed = core::parseScenario(std::string_view(text.constData(), size_t(text.size())), catalog);
+        const core::ScenarioParse parsed
+            = core::parseScenario(std::string_view(text.constData(), size_t(text.size())), catalog);
         if (!parsed.ok()) {
             if (warnings)
                 for (const core::Issue& e : parsed.errors)
@@ -44,7 +45,8 @@ std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Ca
     return pins;
 }
 
-std::string appendPins(const std::string& scenarioJson, const std::vector<core::Scenario>& pins, const core::Catalog& catalog)
+std::string appendPins(
+    const std::string& scenarioJson, const std::vector<core::Scenario>& pins, const core::Catalog& catalog)
 {
     if (pins.empty())
         return scenarioJson;

@@ -16,12 +16,12 @@
 namespace shardscope::ui {
 
 /// The file's first core::kMaxPins pins, in order (core::parseScenario warns of the rest). A pin that does not parse is left out with a warning ("pins[1].parallelism.tp: ...").
-[[nodiscard]] std::vector<core::Scenario> readPins(const QByteArray& fileBytes, const core::Catalog& catalog,
-                                                   QStringList* warnings = nullptr);
+[[nodiscard]] std::vector<core::Scenario> readPins(
+    const QByteArray& fileBytes, const core::Catalog& catalog, QStringList* warnings = nullptr);
 
 /// scenarioJson (scenarioToJson output, one JSON object) with a "pins" array appended before its closing brace;
 /// unchanged when pins is empty.
-[[nodiscard]] std::string appendPins(const std::string& scenarioJson, const std::vector<core::Scenario>& pins,
-                                     const core::Catalog& catalog);
+[[nodiscard]] std::string appendPins(
+    const std::string& scenarioJson, const std::vector<core::Scenario>& pins, const core::Catalog& catalog);
 
 } // namespace shardscope::ui

@@ -7,14 +7,13 @@
 
 namespace shardscope::ui {
 
-SetPinsCommand::SetPinsCommand(ScenarioDocument* doc, std::vector<core::Scenario> before,
-                               std::vector<core::Scenario> after, const QString& text)
+SetPinsCommand::SetPinsCommand(
+    ScenarioDocument* doc, std::vector<core::Scenario> before, std::vector<core::Scenario> after, const QString& text)
     : QUndoCommand(text)
     , m_doc(doc)
     , m_before(std::move(before))
     , m_after(std::move(after))
-{
-}
+{ }
 
 void SetPinsCommand::undo() { m_doc->applyPins(m_before); }
 void SetPinsCommand::redo() { m_doc->applyPins(m_after); }

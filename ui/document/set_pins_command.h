@@ -18,7 +18,7 @@ class SetPinsCommand : public QUndoCommand
 {
 public:
     SetPinsCommand(ScenarioDocument* doc, std::vector<core::Scenario> before, std::vector<core::Scenario> after,
-                   const QString& text);
+        const QString& text);
     void undo() override;
     void redo() override;
 

@@ -11,16 +11,15 @@ namespace {
 constexpr int kMergeableId = 0x5353; // "SS": every interactive edit shares it; mergeWith() checks field and session
 }
 
-SetScenarioCommand::SetScenarioCommand(ScenarioDocument* doc, core::Scenario before, core::Scenario after,
-                                       const QString& text, QString field, int session)
+SetScenarioCommand::SetScenarioCommand(
+    ScenarioDocument* doc, core::Scenario before, core::Scenario after, const QString& text, QString field, int session)
     : QUndoCommand(text)
     , m_doc(doc)
     , m_before(std::move(before))
     , m_after(std::move(after))
     , m_field(std::move(field))
     , m_session(session)
-{
-}
+{ }
 
 void SetScenarioCommand::undo() { m_doc->apply(m_before); }
 void SetScenarioCommand::redo() { m_doc->apply(m_after); }

@@ -17,7 +17,7 @@ class SetScenarioCommand : public QUndoCommand
 {
 public:
     SetScenarioCommand(ScenarioDocument* doc, core::Scenario before, core::Scenario after, const QString& text,
-                       QString field, int session);
+        QString field, int session);
     void undo() override;
     void redo() override;
     [[nodiscard]] int id() const override;

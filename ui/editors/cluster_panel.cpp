@@ -50,13 +50,15 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
             setGpu(*gpu);
     });
 
-    auto* nodes = addSlider(QStringLiteral("cluster.nodes"), [](const Scenario& s) { return s.cluster.nodes; },
-                            [](Scenario& s, int64_t v) { s.cluster.nodes = int(v); }, tr("Number of nodes (servers)"));
+    auto* nodes = addSlider(
+        QStringLiteral("cluster.nodes"), [](const Scenario& s) { return s.cluster.nodes; },
+        [](Scenario& s, int64_t v) { s.cluster.nodes = int(v); }, tr("Number of nodes (servers)"));
     nodes->setValues(nodeSteps());
     nodes->setFreeEntry(1, 10'000'000); // core validation: at most 10^7 GPUs
-    addSpin(QStringLiteral("cluster.gpus_per_node"), 1, 1024, [](const Scenario& s) { return s.cluster.gpusPerNode; },
-            [](Scenario& s, int64_t v) { s.cluster.gpusPerNode = int(v); },
-            tr("GPUs in one node (8 in an HGX/DGX server, 72 in an NVL72 rack)"));
+    addSpin(
+        QStringLiteral("cluster.gpus_per_node"), 1, 1024, [](const Scenario& s) { return s.cluster.gpusPerNode; },
+        [](Scenario& s, int64_t v) { s.cluster.gpusPerNode = int(v); },
+        tr("GPUs in one node (8 in an HGX/DGX server, 72 in an NVL72 rack)"));
     m_total->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_form->addRow(tr("Total GPUs:"), m_total);
     m_intra = addLinkCombo(QStringLiteral("cluster.intra_node"), false);
@@ -69,20 +71,22 @@ ClusterPanel::ClusterPanel(ScenarioDocument* doc, QWidget* parent)
         if (const core::LinkSpec* up = m_doc->catalog().link(s.cluster.gpu.scaleUpLink)) {
             const core::LinkSpec spec = *up;
             commit(QStringLiteral("cluster.intra_node"), QString::fromStdString(spec.name),
-                   [spec](Scenario& sc) { sc.cluster.intraNode = spec; });
+                [spec](Scenario& sc) { sc.cluster.intraNode = spec; });
         }
     });
     m_form->addRow(QString(), m_ownLinks);
     m_inter = addLinkCombo(QStringLiteral("cluster.inter_node"), true);
-    addSpin(QStringLiteral("cluster.nics_per_node"), 0, 1024, [](const Scenario& s) { return s.cluster.nicsPerNode; },
-            [](Scenario& s, int64_t v) { s.cluster.nicsPerNode = int(v); },
-            tr("Scale-out ports per node (0 = one per GPU, the rail-optimised default)"))
+    addSpin(
+        QStringLiteral("cluster.nics_per_node"), 0, 1024, [](const Scenario& s) { return s.cluster.nicsPerNode; },
+        [](Scenario& s, int64_t v) { s.cluster.nicsPerNode = int(v); },
+        tr("Scale-out ports per node (0 = one per GPU, the rail-optimised default)"))
         ->setSpecialValueText(tr("one per GPU"));
-    addSpin(QStringLiteral("cluster.memory_headroom"), 0, 50,
-            [](const Scenario& s) { return int64_t(std::lround(s.cluster.memoryHeadroom * 100)); },
-            [](Scenario& s, int64_t v) { s.cluster.memoryHeadroom = double(v) / 100; },
-            tr("Share of the GPU's memory kept free when judging \"fits\" (fragmentation, spikes): usable memory = "
-               "memory as the driver reports it − CUDA context − headroom. Search, sizing and Compare use the same."))
+    addSpin(
+        QStringLiteral("cluster.memory_headroom"), 0, 50,
+        [](const Scenario& s) { return int64_t(std::lround(s.cluster.memoryHeadroom * 100)); },
+        [](Scenario& s, int64_t v) { s.cluster.memoryHeadroom = double(v) / 100; },
+        tr("Share of the GPU's memory kept free when judging \"fits\" (fragmentation, spikes): usable memory = "
+           "memory as the driver reports it − CUDA context − headroom. Search, sizing and Compare use the same."))
         ->setSuffix(tr(" %"));
 }
 
@@ -104,22 +108,21 @@ QComboBox* ClusterPanel::addLinkCombo(const QString& field, bool scaleOut)
         combo->addItem(paren > 0 ? name.left(paren) : name, QString::fromStdString(l.id));
         const QString tip = tr("%1: %2 per direction, %3 latency. Source: %4")
                                 .arg(name, Units::bandwidth(l.bandwidth), Units::seconds(l.latency),
-                                     QString::fromStdString(l.source));
+                                    QString::fromStdString(l.source));
         combo->setItemData(combo->count() - 1, tip, Qt::ToolTipRole);
         combo->setItemData(combo->count() - 1, tip, kBaseToolTipRole);
         ++entries;
     }
     addRow(field, combo,
-           scaleOut ? tr("Network between nodes; bandwidth per port per direction (resources/catalog/links.json)")
-                    : tr("Link between the GPUs of one node; bandwidth per GPU per direction"));
+        scaleOut ? tr("Network between nodes; bandwidth per port per direction (resources/catalog/links.json)")
+                 : tr("Link between the GPUs of one node; bandwidth per GPU per direction"));
     connect(combo, &QComboBox::activated, this, [this, combo, field, scaleOut](int index) {
         const core::LinkSpec* link = m_doc->catalog().link(combo->itemData(index).toString().toStdString());
         if (!link)
             return;
         const core::LinkSpec spec = *link;
-        commit(field, QString::fromStdString(spec.name), [spec, scaleOut](Scenario& s) {
-            (scaleOut ? s.cluster.interNode : s.cluster.intraNode) = spec;
-        });
+        commit(field, QString::fromStdString(spec.name),
+            [spec, scaleOut](Scenario& s) { (scaleOut ? s.cluster.interNode : s.cluster.intraNode) = spec; });
     });
     return combo;
 }
@@ -137,8 +140,9 @@ void ClusterPanel::setGpu(const core::GpuSpec& spec)
         links << QString::fromStdString(up->name);
     if (out && out->id != now.interNode.id)
         links << QString::fromStdString(out->name);
-    const QString text = links.isEmpty() ? QString::fromStdString(spec.name)
-                                         : tr("%1 with %2").arg(QString::fromStdString(spec.name), links.join(tr(" and ")));
+    const QString text = links.isEmpty()
+        ? QString::fromStdString(spec.name)
+        : tr("%1 with %2").arg(QString::fromStdString(spec.name), links.join(tr(" and ")));
     const std::optional<core::LinkSpec> upSpec = up ? std::optional(*up) : std::nullopt;
     const std::optional<core::LinkSpec> outSpec = out ? std::optional(*out) : std::nullopt;
     commit(QStringLiteral("cluster.gpu"), text, [spec, upSpec, outSpec](Scenario& s) {
@@ -167,26 +171,26 @@ void ClusterPanel::refreshUnits()
     int i = 0;
     for (const core::GpuSpec& g : m_doc->catalog().gpus)
         m_gpu->setItemData(i++,
-                           tr("%1 memory, %2 BF16 dense, %3 HBM. Source: %4")
-                               .arg(Units::bytes(g.memoryBytes, 0), Units::flopRate(g.bf16DenseFlops),
-                                    Units::bandwidth(g.memoryBandwidth), QString::fromStdString(g.source)),
-                           Qt::ToolTipRole);
+            tr("%1 memory, %2 BF16 dense, %3 HBM. Source: %4")
+                .arg(Units::bytes(g.memoryBytes, 0), Units::flopRate(g.bf16DenseFlops),
+                    Units::bandwidth(g.memoryBandwidth), QString::fromStdString(g.source)),
+            Qt::ToolTipRole);
 }
 
 void ClusterPanel::refreshExtras(const Scenario& s)
 {
     const auto& cat = m_doc->catalog();
     const core::GpuSpec* gpu = cat.gpu(s.cluster.gpu.id);
-    selectCatalogEntry(m_gpu, int(cat.gpus.size()), QString::fromStdString(s.cluster.gpu.id), !gpu || !(*gpu == s.cluster.gpu),
-                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.gpu.name)));
+    selectCatalogEntry(m_gpu, int(cat.gpus.size()), QString::fromStdString(s.cluster.gpu.id),
+        !gpu || !(*gpu == s.cluster.gpu), tr("%1 (custom)").arg(QString::fromStdString(s.cluster.gpu.name)));
     const core::LinkSpec* intra = cat.link(s.cluster.intraNode.id);
     selectCatalogEntry(m_intra, m_intraEntries, QString::fromStdString(s.cluster.intraNode.id),
-                       !intra || !(*intra == s.cluster.intraNode),
-                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.intraNode.name)));
+        !intra || !(*intra == s.cluster.intraNode),
+        tr("%1 (custom)").arg(QString::fromStdString(s.cluster.intraNode.name)));
     const core::LinkSpec* inter = cat.link(s.cluster.interNode.id);
     selectCatalogEntry(m_inter, m_interEntries, QString::fromStdString(s.cluster.interNode.id),
-                       !inter || !(*inter == s.cluster.interNode),
-                       tr("%1 (custom)").arg(QString::fromStdString(s.cluster.interNode.name)));
+        !inter || !(*inter == s.cluster.interNode),
+        tr("%1 (custom)").arg(QString::fromStdString(s.cluster.interNode.name)));
     const QString gpuName = QString::fromStdString(s.cluster.gpu.name);
     markOwnLinks(m_intra, m_intraEntries, s.cluster.gpu.scaleUpLink, gpuName);
     markOwnLinks(m_inter, m_interEntries, s.cluster.gpu.scaleOutLink, gpuName);
@@ -197,7 +201,10 @@ void ClusterPanel::refreshExtras(const Scenario& s)
                                 .arg(gpuName.toHtmlEscaped(), QString::fromStdString(own->name).toHtmlEscaped()));
     setRowVisible(m_ownLinks, mismatch);
     // In 64 bits: each factor may be at its limit (validation then refuses the product).
-    m_total->setText(tr("%1 × %2 = %3").arg(s.cluster.nodes).arg(s.cluster.gpusPerNode).arg(qint64(s.cluster.nodes) * s.cluster.gpusPerNode));
+    m_total->setText(tr("%1 × %2 = %3")
+                         .arg(s.cluster.nodes)
+                         .arg(s.cluster.gpusPerNode)
+                         .arg(qint64(s.cluster.nodes) * s.cluster.gpusPerNode));
 }
 
 } // namespace shardscope::ui

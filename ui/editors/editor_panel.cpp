@@ -58,8 +58,8 @@ void EditorPanel::setRowVisible(QWidget* widget, bool visible)
         m_form->setRowVisible(widget, visible);
 }
 
-void EditorPanel::selectCatalogEntry(QComboBox* combo, int entries, const QString& id, bool custom,
-                                     const QString& customLabel)
+void EditorPanel::selectCatalogEntry(
+    QComboBox* combo, int entries, const QString& id, bool custom, const QString& customLabel)
 {
     const QSignalBlocker block(combo);
     int index = custom ? -1 : combo->findData(id);
@@ -77,14 +77,14 @@ void EditorPanel::selectCatalogEntry(QComboBox* combo, int entries, const QStrin
     combo->setCurrentIndex(index);
 }
 
-void EditorPanel::commit(const QString& field, const QString& valueText,
-                         const std::function<void(core::Scenario&)>& change)
+void EditorPanel::commit(
+    const QString& field, const QString& valueText, const std::function<void(core::Scenario&)>& change)
 {
     m_doc->edit(tr("Set %1 to %2").arg(fieldLabel(field), valueText), field, change);
 }
 
-QSpinBox* EditorPanel::addSpin(const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set,
-                               const QString& toolTip)
+QSpinBox* EditorPanel::addSpin(
+    const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set, const QString& toolTip)
 {
     auto* spin = new QSpinBox(this);
     spin->setRange(min, max);
@@ -99,8 +99,8 @@ QSpinBox* EditorPanel::addSpin(const QString& field, int min, int max, Get<int64
     return spin;
 }
 
-QDoubleSpinBox* EditorPanel::addWideSpin(const QString& field, int64_t min, int64_t max, Get<int64_t> get, Set<int64_t> set,
-                                         const QString& toolTip)
+QDoubleSpinBox* EditorPanel::addWideSpin(
+    const QString& field, int64_t min, int64_t max, Get<int64_t> get, Set<int64_t> set, const QString& toolTip)
 {
     auto* spin = new QDoubleSpinBox(this);
     spin->setDecimals(0);
@@ -113,14 +113,13 @@ QDoubleSpinBox* EditorPanel::addWideSpin(const QString& field, int64_t min, int6
         const auto v = int64_t(d);
         commit(field, QLocale().toString(qint64(v)), [&set, v](core::Scenario& s) { set(s, v); });
     });
-    addRefresher([spin, get, min, max](const core::Scenario& s) {
-        showInSpinBox(spin, double(min), double(max), double(get(s)));
-    });
+    addRefresher([spin, get, min, max](
+                     const core::Scenario& s) { showInSpinBox(spin, double(min), double(max), double(get(s))); });
     return spin;
 }
 
-QComboBox* EditorPanel::addEnum(const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set,
-                                const QString& toolTip)
+QComboBox* EditorPanel::addEnum(
+    const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set, const QString& toolTip)
 {
     auto* combo = new QComboBox(this);
     for (const Choice& c : choices) {
@@ -188,7 +187,8 @@ void EditorPanel::markProblems(const QHash<QString, QString>& errors, const QHas
             continue;
         }
         // Okabe-Ito vermillion for errors, orange for warnings (colour only: bold would widen the form).
-        label->setStyleSheet(mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00") : QStringLiteral("color:#E69F00"));
+        label->setStyleSheet(
+            mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00") : QStringLiteral("color:#E69F00"));
         label->setToolTip(mark.mid(2));
     }
 }

@@ -43,10 +43,8 @@ public:
     void markProblems(const QHash<QString, QString>& errors, const QHash<QString, QString>& warnings);
 
 protected:
-    template <class T>
-    using Get = std::function<T(const core::Scenario&)>;
-    template <class T>
-    using Set = std::function<void(core::Scenario&, T)>;
+    template <class T> using Get = std::function<T(const core::Scenario&)>;
+    template <class T> using Set = std::function<void(core::Scenario&, T)>;
 
     /// Panel-specific refresh (value lists, enabled states, derived labels).
     virtual void refreshExtras(const core::Scenario&) { }
@@ -54,24 +52,27 @@ protected:
     QLabel* addRow(const QString& field, QWidget* widget, const QString& toolTip = {});
     /// A spin box over [min, max] (core validation's range) for an int field; a document value outside the range
     /// is shown as it is (showInSpinBox).
-    QSpinBox* addSpin(const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set,
-                      const QString& toolTip = {});
+    QSpinBox* addSpin(
+        const QString& field, int min, int max, Get<int64_t> get, Set<int64_t> set, const QString& toolTip = {});
     /// The same for a 64-bit field (sizes, batches): whole numbers in a QDoubleSpinBox, exact up to 2^53, which
     /// holds every value a scenario file can give (json_fields.cpp: 9e15).
     QDoubleSpinBox* addWideSpin(const QString& field, int64_t min, int64_t max, Get<int64_t> get, Set<int64_t> set,
-                                const QString& toolTip = {});
-    QComboBox* addEnum(const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set,
-                       const QString& toolTip = {});
+        const QString& toolTip = {});
+    QComboBox* addEnum(
+        const QString& field, std::span<const Choice> choices, Get<int> get, Set<int> set, const QString& toolTip = {});
     QCheckBox* addCheck(const QString& field, Get<bool> get, Set<bool> set, const QString& toolTip = {});
     ValueSlider* addSlider(const QString& field, Get<int64_t> get, Set<int64_t> set, const QString& toolTip = {});
     /// Pushes change as one undo step "Set <field label> to <valueText>".
     void commit(const QString& field, const QString& valueText, const std::function<void(core::Scenario&)>& change);
-    void addRefresher(std::function<void(const core::Scenario&)> refresher) { m_refreshers.push_back(std::move(refresher)); }
+    void addRefresher(std::function<void(const core::Scenario&)> refresher)
+    {
+        m_refreshers.push_back(std::move(refresher));
+    }
     void setRowVisible(QWidget* widget, bool visible);
     /// Selects id in a combo whose first `entries` items are catalog entries (item data = id). A custom or
     /// modified entry gets one trailing item with customLabel; it is removed when no longer needed.
-    static void selectCatalogEntry(QComboBox* combo, int entries, const QString& id, bool custom,
-                                   const QString& customLabel);
+    static void selectCatalogEntry(
+        QComboBox* combo, int entries, const QString& id, bool custom, const QString& customLabel);
 
     ScenarioDocument* m_doc;
     QFormLayout* m_form;

@@ -11,89 +11,102 @@ namespace shardscope::ui {
 namespace {
 using namespace shardscope::core;
 const Choice kSharding[] = {
-    {int(Sharding::Ddp), T("DDP (replicated)"), T("Every data-parallel rank holds all parameters, gradients and optimizer states.")},
-    {int(Sharding::Zero1), T("ZeRO-1 (optimizer)"), T("Optimizer states sharded across the data-parallel group (P_os).")},
-    {int(Sharding::Zero2), T("ZeRO-2 (+ gradients)"), T("Optimizer states and gradients sharded (P_os+g).")},
-    {int(Sharding::Zero3), T("ZeRO-3 (+ parameters)"), T("Optimizer states, gradients and parameters sharded (P_os+g+p).")},
-    {int(Sharding::FsdpFull), T("FSDP full shard"), T("PyTorch FSDP FULL_SHARD (= ZeRO-3).")},
-    {int(Sharding::FsdpGradOp), T("FSDP shard grad-op"), T("PyTorch FSDP SHARD_GRAD_OP (= ZeRO-2).")},
-    {int(Sharding::FsdpHybrid), T("FSDP hybrid shard"), T("Full shard inside a shard group, replicated across groups (HSDP).")},
+    { int(Sharding::Ddp), T("DDP (replicated)"),
+        T("Every data-parallel rank holds all parameters, gradients and optimizer states.") },
+    { int(Sharding::Zero1), T("ZeRO-1 (optimizer)"),
+        T("Optimizer states sharded across the data-parallel group (P_os).") },
+    { int(Sharding::Zero2), T("ZeRO-2 (+ gradients)"), T("Optimizer states and gradients sharded (P_os+g).") },
+    { int(Sharding::Zero3), T("ZeRO-3 (+ parameters)"),
+        T("Optimizer states, gradients and parameters sharded (P_os+g+p).") },
+    { int(Sharding::FsdpFull), T("FSDP full shard"), T("PyTorch FSDP FULL_SHARD (= ZeRO-3).") },
+    { int(Sharding::FsdpGradOp), T("FSDP shard grad-op"), T("PyTorch FSDP SHARD_GRAD_OP (= ZeRO-2).") },
+    { int(Sharding::FsdpHybrid), T("FSDP hybrid shard"),
+        T("Full shard inside a shard group, replicated across groups (HSDP).") },
 };
 const Choice kPrecision[] = {
-    {int(Precision::Fp32), T("FP32")},
-    {int(Precision::Bf16Mixed), T("BF16 mixed")},
-    {int(Precision::Fp16Mixed), T("FP16 mixed")},
-    {int(Precision::Bf16), T("BF16 (pure)")},
-    {int(Precision::Fp8Mixed), T("FP8 mixed")},
-    {int(Precision::Mxfp8), T("MXFP8 (block-scaled, Blackwell)")},
+    { int(Precision::Fp32), T("FP32") },
+    { int(Precision::Bf16Mixed), T("BF16 mixed") },
+    { int(Precision::Fp16Mixed), T("FP16 mixed") },
+    { int(Precision::Bf16), T("BF16 (pure)") },
+    { int(Precision::Fp8Mixed), T("FP8 mixed") },
+    { int(Precision::Mxfp8), T("MXFP8 (block-scaled, Blackwell)") },
 };
 const Choice kOptimizer[] = {
-    {int(Optimizer::AdamW), T("AdamW")},
-    {int(Optimizer::AdamW8bit), T("AdamW 8-bit")},
-    {int(Optimizer::SgdMomentum), T("SGD + momentum")},
-    {int(Optimizer::Adafactor), T("Adafactor")},
+    { int(Optimizer::AdamW), T("AdamW") },
+    { int(Optimizer::AdamW8bit), T("AdamW 8-bit") },
+    { int(Optimizer::SgdMomentum), T("SGD + momentum") },
+    { int(Optimizer::Adafactor), T("Adafactor") },
 };
 const Choice kRecompute[] = {
-    {int(Recompute::None), T("None"), T("Store every activation.")},
-    {int(Recompute::Selective), T("Selective"), T("Recompute core attention only (Korthikanti et al. 2022).")},
-    {int(Recompute::Full), T("Full"), T("Store only each layer's input; recompute the layer in backward.")},
-    {int(Recompute::SelectiveOp), T("Selective (op-level)"),
-     T("PyTorch's op-level policy as torchtitan applies it: keep attention outputs and every other matmul output.")},
+    { int(Recompute::None), T("None"), T("Store every activation.") },
+    { int(Recompute::Selective), T("Selective"), T("Recompute core attention only (Korthikanti et al. 2022).") },
+    { int(Recompute::Full), T("Full"), T("Store only each layer's input; recompute the layer in backward.") },
+    { int(Recompute::SelectiveOp), T("Selective (op-level)"),
+        T("PyTorch's op-level policy as torchtitan applies it: keep attention outputs and every other matmul "
+          "output.") },
 };
 const Choice kAccounting[] = {
-    {int(Accounting::ZeroPaper), T("ZeRO paper (16 B/param)"), T("2 + 2 + 12 bytes per parameter for mixed-precision Adam.")},
-    {int(Accounting::Megatron), T("Megatron (18 B/param)"), T("FP32 main gradients: 2 + 4 + 12 bytes per parameter.")},
-    {int(Accounting::DeepSpeed), T("DeepSpeed estimator"), T("DeepSpeed's estimate_zero*_model_states_mem_needs.")},
+    { int(Accounting::ZeroPaper), T("ZeRO paper (16 B/param)"),
+        T("2 + 2 + 12 bytes per parameter for mixed-precision Adam.") },
+    { int(Accounting::Megatron), T("Megatron (18 B/param)"),
+        T("FP32 main gradients: 2 + 4 + 12 bytes per parameter.") },
+    { int(Accounting::DeepSpeed), T("DeepSpeed estimator"), T("DeepSpeed's estimate_zero*_model_states_mem_needs.") },
 };
 const Choice kGradReduce[] = {
-    {int(GradReduce::Framework), T("Framework default"),
-     T("Megatron and PyTorch FSDP: fp32; ZeRO paper and DeepSpeed accounting: the half-precision dtype.")},
-    {int(GradReduce::Fp32), T("fp32"), T("Gradients accumulated and reduced in fp32 (4 B per parameter).")},
-    {int(GradReduce::Bf16), T("bf16"), T("Megatron --grad-reduce-in-bf16: a bf16 gradient buffer (2 B per parameter).")},
+    { int(GradReduce::Framework), T("Framework default"),
+        T("Megatron and PyTorch FSDP: fp32; ZeRO paper and DeepSpeed accounting: the half-precision dtype.") },
+    { int(GradReduce::Fp32), T("fp32"), T("Gradients accumulated and reduced in fp32 (4 B per parameter).") },
+    { int(GradReduce::Bf16), T("bf16"),
+        T("Megatron --grad-reduce-in-bf16: a bf16 gradient buffer (2 B per parameter).") },
 };
 const Choice kSchedule[] = {
-    {int(PpSchedule::GPipe), T("GPipe")},
-    {int(PpSchedule::OneFOneB), T("1F1B")},
-    {int(PpSchedule::Interleaved), T("Interleaved 1F1B")},
-    {int(PpSchedule::ZeroBubble), T("Zero bubble")},
+    { int(PpSchedule::GPipe), T("GPipe") },
+    { int(PpSchedule::OneFOneB), T("1F1B") },
+    { int(PpSchedule::Interleaved), T("Interleaved 1F1B") },
+    { int(PpSchedule::ZeroBubble), T("Zero bubble") },
 };
 const Choice kMoeOverlap[] = {
-    {int(MoeOverlap::None), T("None"), T("Expert all-to-alls wait for their data (fully exposed).")},
-    {int(MoeOverlap::EpOverlap), T("Megatron EP overlap"),
-     T("Megatron-Core --overlap-moe-expert-parallel-comm: a micro-batch's all-to-all runs during another's compute.")},
-    {int(MoeOverlap::DualPipe), T("DualPipe"),
-     T("DeepSeek-V3's DualPipe: all-to-alls hidden behind the other direction's compute, 20 of 132 SMs kept for "
-       "communication.")},
+    { int(MoeOverlap::None), T("None"), T("Expert all-to-alls wait for their data (fully exposed).") },
+    { int(MoeOverlap::EpOverlap), T("Megatron EP overlap"),
+        T("Megatron-Core --overlap-moe-expert-parallel-comm: a micro-batch's all-to-all runs during another's "
+          "compute.") },
+    { int(MoeOverlap::DualPipe), T("DualPipe"),
+        T("DeepSeek-V3's DualPipe: all-to-alls hidden behind the other direction's compute, 20 of 132 SMs kept for "
+          "communication.") },
 };
 const Choice kDispatcher[] = {
-    {int(MoeDispatcher::AllToAll), T("All-to-all"),
-     T("Megatron --moe-token-dispatcher-type alltoall: NCCL all-to-all of the routed token copies over the EP group.")},
-    {int(MoeDispatcher::DeepEp), T("DeepEP"),
-     T("Megatron flex dispatcher with DeepEP: a token crosses the network once per destination node, then NVLink.")},
-    {int(MoeDispatcher::AllGather), T("All-gather"),
-     T("Megatron --moe-token-dispatcher-type allgather: every rank gathers all tokens of the EP × expert-TP group.")},
+    { int(MoeDispatcher::AllToAll), T("All-to-all"),
+        T("Megatron --moe-token-dispatcher-type alltoall: NCCL all-to-all of the routed token copies over the EP "
+          "group.") },
+    { int(MoeDispatcher::DeepEp), T("DeepEP"),
+        T("Megatron flex dispatcher with DeepEP: a token crosses the network once per destination node, then "
+          "NVLink.") },
+    { int(MoeDispatcher::AllGather), T("All-gather"),
+        T("Megatron --moe-token-dispatcher-type allgather: every rank gathers all tokens of the EP × expert-TP "
+          "group.") },
 };
 const Choice kOffload[] = {
-    {int(OffloadTarget::None), T("None")},
-    {int(OffloadTarget::Cpu), T("CPU")},
-    {int(OffloadTarget::Nvme), T("NVMe")},
+    { int(OffloadTarget::None), T("None") },
+    { int(OffloadTarget::Cpu), T("CPU") },
+    { int(OffloadTarget::Nvme), T("NVMe") },
 };
-const Choice kNcclAlgo[] = {{int(NcclAlgo::Auto), T("Auto")}, {int(NcclAlgo::Ring), T("Ring")}, {int(NcclAlgo::Tree), T("Tree")}};
-const Choice kNcclProto[] = {{int(NcclProto::Auto), T("Auto")},
-                             {int(NcclProto::Simple), T("Simple")},
-                             {int(NcclProto::LL), T("LL")},
-                             {int(NcclProto::LL128), T("LL128")}};
+const Choice kNcclAlgo[]
+    = { { int(NcclAlgo::Auto), T("Auto") }, { int(NcclAlgo::Ring), T("Ring") }, { int(NcclAlgo::Tree), T("Tree") } };
+const Choice kNcclProto[] = { { int(NcclProto::Auto), T("Auto") }, { int(NcclProto::Simple), T("Simple") },
+    { int(NcclProto::LL), T("LL") }, { int(NcclProto::LL128), T("LL128") } };
 const Choice kFramework[] = {
-    {int(Framework::Megatron), T("Megatron-Core"), T("Megatron-LM / NeMo: fused kernels, overlapped collectives.")},
-    {int(Framework::DeepSpeed), T("DeepSpeed"), T("DeepSpeed ZeRO (Megatron-DeepSpeed kernels).")},
-    {int(Framework::PyTorch), T("PyTorch (eager)"), T("PyTorch FSDP/FSDP2 or DDP without torch.compile (torchtitan).")},
-    {int(Framework::PyTorchCompile), T("PyTorch + compile"), T("The same under torch.compile (fused element-wise kernels).")},
+    { int(Framework::Megatron), T("Megatron-Core"), T("Megatron-LM / NeMo: fused kernels, overlapped collectives.") },
+    { int(Framework::DeepSpeed), T("DeepSpeed"), T("DeepSpeed ZeRO (Megatron-DeepSpeed kernels).") },
+    { int(Framework::PyTorch), T("PyTorch (eager)"),
+        T("PyTorch FSDP/FSDP2 or DDP without torch.compile (torchtitan).") },
+    { int(Framework::PyTorchCompile), T("PyTorch + compile"),
+        T("The same under torch.compile (fused element-wise kernels).") },
 };
-const Choice kMlp[] = {{int(Mlp::Gelu), T("GELU")}, {int(Mlp::Relu), T("ReLU")}, {int(Mlp::SwiGlu), T("SwiGLU")}};
-const Choice kNorm[] = {{int(Norm::LayerNorm), T("LayerNorm")}, {int(Norm::RmsNorm), T("RMSNorm")}};
-const Choice kPosition[] = {{int(PositionEmbedding::Learned), T("Learned")},
-                            {int(PositionEmbedding::Rope), T("RoPE")},
-                            {int(PositionEmbedding::Alibi), T("ALiBi")}};
+const Choice kMlp[]
+    = { { int(Mlp::Gelu), T("GELU") }, { int(Mlp::Relu), T("ReLU") }, { int(Mlp::SwiGlu), T("SwiGLU") } };
+const Choice kNorm[] = { { int(Norm::LayerNorm), T("LayerNorm") }, { int(Norm::RmsNorm), T("RMSNorm") } };
+const Choice kPosition[] = { { int(PositionEmbedding::Learned), T("Learned") },
+    { int(PositionEmbedding::Rope), T("RoPE") }, { int(PositionEmbedding::Alibi), T("ALiBi") } };
 } // namespace
 #undef T
 

@@ -7,8 +7,8 @@
 namespace shardscope::ui {
 
 struct Choice {
-    int value;          ///< the enum value, as int
-    const char* label;  ///< untranslated label (context "Choices")
+    int value; ///< the enum value, as int
+    const char* label; ///< untranslated label (context "Choices")
     const char* hint = ""; ///< tooltip
 };
 

@@ -51,7 +51,7 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
         m_name->setModified(false); // typed text is committed: refresh() shows the document's name again
         // Empty, or the generated name itself: the name keeps following the content (as when a file is read).
         m_doc->edit(tr("Rename scenario"), QStringLiteral("name"),
-                    [name](core::Scenario& s) { s.name = name == core::generatedName(s) ? std::string() : name; });
+            [name](core::Scenario& s) { s.name = name == core::generatedName(s) ? std::string() : name; });
     });
 
     addGroup(tr("Model"), new ModelPanel(doc, m_content));
@@ -64,7 +64,8 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
     setWidget(m_content);
     WheelGuard::install(this); // scrolling the form never edits the scenario
     // Never narrower than the form: a clipped spin box is worse than a narrower chart area.
-    setMinimumWidth(m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
+    setMinimumWidth(
+        m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
 
     // The controls follow an edit, undo or redo at once; the issue marks and the parameter count follow its result.
     connect(doc, &ScenarioDocument::scenarioChanged, this, &ScenarioEditor::refresh);
@@ -114,7 +115,7 @@ void ScenarioEditor::refresh()
 QSize ScenarioEditor::sizeHint() const
 {
     const int scrollBar = style()->pixelMetric(QStyle::PM_ScrollBarExtent);
-    return {m_content->sizeHint().width() + scrollBar + 2 * frameWidth() + 4, 640};
+    return { m_content->sizeHint().width() + scrollBar + 2 * frameWidth() + 4, 640 };
 }
 
 QWidget* ScenarioEditor::widgetForField(const QString& field) const

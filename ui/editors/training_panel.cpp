@@ -18,52 +18,65 @@ using core::Scenario;
 TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
     : EditorPanel(doc, parent)
 {
-    auto* seq = addSlider(QStringLiteral("training.seq_len"), [](const Scenario& s) { return s.training.seqLen; },
-                          [](Scenario& s, int64_t v) { s.training.seqLen = v; },
-                          tr("Tokens per sequence s (the slider moves in powers of two; type any value)"));
+    auto* seq = addSlider(
+        QStringLiteral("training.seq_len"), [](const Scenario& s) { return s.training.seqLen; },
+        [](Scenario& s, int64_t v) { s.training.seqLen = v; },
+        tr("Tokens per sequence s (the slider moves in powers of two; type any value)"));
     QList<qint64> powers;
     for (qint64 v = 128; v <= (1 << 20); v *= 2)
         powers << v;
     seq->setValues(powers);
     seq->setFreeEntry(1, 100'000'000); // core validation's limits (validate.cpp)
-    addWideSpin(QStringLiteral("training.global_batch"), 1, 1'000'000'000, [](const Scenario& s) { return s.training.globalBatch; },
-            [](Scenario& s, int64_t v) { s.training.globalBatch = v; }, tr("Sequences per optimizer step B"));
-    m_microBatch = addSlider(QStringLiteral("training.micro_batch"), [](const Scenario& s) { return s.training.microBatch; },
-                             [](Scenario& s, int64_t v) { s.training.microBatch = v; },
-                             tr("Sequences per micro-batch per data-parallel replica b (values that divide B / DP)"));
-    addEnum(QStringLiteral("training.precision"), precisionChoices(),
-            [](const Scenario& s) { return int(s.training.precision); },
-            [](Scenario& s, int v) { s.training.precision = core::Precision(v); });
-    addEnum(QStringLiteral("training.optimizer"), optimizerChoices(),
-            [](const Scenario& s) { return int(s.training.optimizer); },
-            [](Scenario& s, int v) { s.training.optimizer = core::Optimizer(v); });
-    addEnum(QStringLiteral("training.recompute"), recomputeChoices(),
-            [](const Scenario& s) { return int(s.training.recompute); },
-            [](Scenario& s, int v) { s.training.recompute = core::Recompute(v); },
-            tr("Activation recomputation (checkpointing)"));
+    addWideSpin(
+        QStringLiteral("training.global_batch"), 1, 1'000'000'000,
+        [](const Scenario& s) { return s.training.globalBatch; },
+        [](Scenario& s, int64_t v) { s.training.globalBatch = v; }, tr("Sequences per optimizer step B"));
+    m_microBatch = addSlider(
+        QStringLiteral("training.micro_batch"), [](const Scenario& s) { return s.training.microBatch; },
+        [](Scenario& s, int64_t v) { s.training.microBatch = v; },
+        tr("Sequences per micro-batch per data-parallel replica b (values that divide B / DP)"));
+    addEnum(
+        QStringLiteral("training.precision"), precisionChoices(),
+        [](const Scenario& s) { return int(s.training.precision); },
+        [](Scenario& s, int v) { s.training.precision = core::Precision(v); });
+    addEnum(
+        QStringLiteral("training.optimizer"), optimizerChoices(),
+        [](const Scenario& s) { return int(s.training.optimizer); },
+        [](Scenario& s, int v) { s.training.optimizer = core::Optimizer(v); });
+    addEnum(
+        QStringLiteral("training.recompute"), recomputeChoices(),
+        [](const Scenario& s) { return int(s.training.recompute); },
+        [](Scenario& s, int v) { s.training.recompute = core::Recompute(v); },
+        tr("Activation recomputation (checkpointing)"));
     addRecomputeModules();
-    addCheck(QStringLiteral("training.flash_attention"), [](const Scenario& s) { return s.training.flashAttention; },
-             [](Scenario& s, bool v) { s.training.flashAttention = v; },
-             tr("Fused attention that never stores the s × s score matrix"));
-    addCheck(QStringLiteral("training.dropout"), [](const Scenario& s) { return s.training.dropout; },
-             [](Scenario& s, bool v) { s.training.dropout = v; },
-             tr("Store dropout masks (Korthikanti et al.'s formulas assume they are stored)"));
-    addEnum(QStringLiteral("training.accounting"), accountingChoices(),
-            [](const Scenario& s) { return int(s.training.accounting); },
-            [](Scenario& s, int v) { s.training.accounting = core::Accounting(v); },
-            tr("How model-state bytes per parameter are counted"));
-    addEnum(QStringLiteral("training.grad_reduce_dtype"), gradReduceChoices(),
-            [](const Scenario& s) { return int(s.training.gradReduce); },
-            [](Scenario& s, int v) { s.training.gradReduce = core::GradReduce(v); },
-            tr("Dtype of the gradient buffer and its data-parallel reduction (mixed precision)"));
-    addCheck(QStringLiteral("training.fp8_param_gather"), [](const Scenario& s) { return s.training.fp8ParamGather; },
-             [](Scenario& s, bool v) { s.training.fp8ParamGather = v; },
-             tr("FP8 weights are the parameters (Megatron --fp8-param-gather): no bf16 copy beside the FP8 one"));
-    addEnum(QStringLiteral("training.framework"), frameworkChoices(),
-            [](const Scenario& s) { return int(s.training.framework); },
-            [this](Scenario& s, int v) { core::applyFramework(s, core::Framework(v), m_doc->catalog()); },
-            tr("Training framework: selects its profile (resources/profiles): kernel fusion, host overhead, "
-               "allocator, loss memory"));
+    addCheck(
+        QStringLiteral("training.flash_attention"), [](const Scenario& s) { return s.training.flashAttention; },
+        [](Scenario& s, bool v) { s.training.flashAttention = v; },
+        tr("Fused attention that never stores the s × s score matrix"));
+    addCheck(
+        QStringLiteral("training.dropout"), [](const Scenario& s) { return s.training.dropout; },
+        [](Scenario& s, bool v) { s.training.dropout = v; },
+        tr("Store dropout masks (Korthikanti et al.'s formulas assume they are stored)"));
+    addEnum(
+        QStringLiteral("training.accounting"), accountingChoices(),
+        [](const Scenario& s) { return int(s.training.accounting); },
+        [](Scenario& s, int v) { s.training.accounting = core::Accounting(v); },
+        tr("How model-state bytes per parameter are counted"));
+    addEnum(
+        QStringLiteral("training.grad_reduce_dtype"), gradReduceChoices(),
+        [](const Scenario& s) { return int(s.training.gradReduce); },
+        [](Scenario& s, int v) { s.training.gradReduce = core::GradReduce(v); },
+        tr("Dtype of the gradient buffer and its data-parallel reduction (mixed precision)"));
+    addCheck(
+        QStringLiteral("training.fp8_param_gather"), [](const Scenario& s) { return s.training.fp8ParamGather; },
+        [](Scenario& s, bool v) { s.training.fp8ParamGather = v; },
+        tr("FP8 weights are the parameters (Megatron --fp8-param-gather): no bf16 copy beside the FP8 one"));
+    addEnum(
+        QStringLiteral("training.framework"), frameworkChoices(),
+        [](const Scenario& s) { return int(s.training.framework); },
+        [this](Scenario& s, int v) { core::applyFramework(s, core::Framework(v), m_doc->catalog()); },
+        tr("Training framework: selects its profile (resources/profiles): kernel fusion, host overhead, "
+           "allocator, loss memory"));
 }
 
 void TrainingPanel::addRecomputeModules()
@@ -99,7 +112,7 @@ void TrainingPanel::addRecomputeModules()
                 core::RecomputeModules mods = s.training.effectiveRecomputeModules();
                 mods.*flag = on;
                 // Megatron's default is kept as "absent", so files stay as they were.
-                if (mods == core::RecomputeModules{ .coreAttn = true })
+                if (mods == core::RecomputeModules { .coreAttn = true })
                     s.training.recomputeModules.reset();
                 else
                     s.training.recomputeModules = mods;
@@ -111,8 +124,8 @@ void TrainingPanel::addRecomputeModules()
         });
     }
     addRow(field, box,
-           tr("Modules selective recompute re-runs in backward (Megatron --recompute-modules); used with recompute "
-              "selective"));
+        tr("Modules selective recompute re-runs in backward (Megatron --recompute-modules); used with recompute "
+           "selective"));
     addRefresher([box](const Scenario& s) {
         box->setEnabled(s.training.recompute == core::Recompute::Selective || s.training.recomputeModules.has_value());
     });

@@ -55,16 +55,15 @@ private:
     QLabel* m_label;
     QDoubleSpinBox* m_spin = nullptr;
     qint64 m_min = 0, m_max = 0; // free entry
-    QList<qint64> m_values;      // allowed
-    QList<qint64> m_display;     // allowed + current
+    QList<qint64> m_values; // allowed
+    QList<qint64> m_display; // allowed + current
     qint64 m_value = 0;
     std::function<QString(qint64)> m_format;
 };
 
 /// Shows value in a QSpinBox or QDoubleSpinBox without an edit (signals blocked): the range is [min, max], widened
 /// to hold a value outside it, so a document's value is shown as it is, never clamped to the range.
-template <class SpinBox, class T>
-void showInSpinBox(SpinBox* spin, T min, T max, T value)
+template <class SpinBox, class T> void showInSpinBox(SpinBox* spin, T min, T max, T value)
 {
     const QSignalBlocker block(spin);
     const T lo = std::min(min, value);

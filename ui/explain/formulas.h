@@ -16,10 +16,10 @@
 namespace shardscope::ui {
 
 struct Explanation {
-    const char* title = "";    ///< "GPU memory"
-    const char* what = "";     ///< one sentence: what the figure is
-    const char* formula = "";  ///< the formula, in the symbols of docs/model.md §conventions
-    const char* source = "";   ///< paper / code it comes from
+    const char* title = ""; ///< "GPU memory"
+    const char* what = ""; ///< one sentence: what the figure is
+    const char* formula = ""; ///< the formula, in the symbols of docs/model.md §conventions
+    const char* source = ""; ///< paper / code it comes from
 };
 
 /// The static explanation of a figure that is not a term ("chart.memory", "kpi.cost", "comm.exposed"), or nullptr.
@@ -30,9 +30,9 @@ struct Explanation {
 
 /// One memory or step-time term as a view lists it.
 struct TermFigure {
-    QString key;                     ///< core::Term::key, "memory.activations"
-    QString label;                   ///< core::Term::label, "Activations"
-    double value = 0;                ///< bytes or seconds
+    QString key; ///< core::Term::key, "memory.activations"
+    QString label; ///< core::Term::label, "Activations"
+    double value = 0; ///< bytes or seconds
     const core::Term* term = nullptr; ///< the term itself; null when the figures come from a breakdown
 };
 

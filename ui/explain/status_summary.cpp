@@ -7,7 +7,6 @@
 #include "util/units.h"
 #include "explain/uncertainty_text.h"
 
-
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -25,7 +24,8 @@ QString tr(const char* text, const char* disambiguation = nullptr, int n = -1)
 /// The memory terms, largest first.
 std::vector<TermFigure> largestFirst(std::vector<TermFigure> figures)
 {
-    std::stable_sort(figures.begin(), figures.end(), [](const TermFigure& a, const TermFigure& b) { return a.value > b.value; });
+    std::stable_sort(
+        figures.begin(), figures.end(), [](const TermFigure& a, const TermFigure& b) { return a.value > b.value; });
     return figures;
 }
 
@@ -52,12 +52,14 @@ QString suggestion(const core::FitAdvice& advice)
         QStringList parts;
         for (const core::FitSuggestion& f : advice.fitting)
             parts << tr("%1 (%2, %3/step)")
-                         .arg(changeLabel(f), Units::bytes(f.result.memory.total()), Units::seconds(f.result.step.total()));
+                         .arg(changeLabel(f), Units::bytes(f.result.memory.total()),
+                             Units::seconds(f.result.step.total()));
         return tr("try %1").arg(parts.join(tr(" or ")));
     }
     if (!advice.closest)
         return {};
-    return tr("no single change fits; closest: %1 (%2)").arg(changeLabel(*advice.closest), Units::bytes(advice.closest->result.memory.total()));
+    return tr("no single change fits; closest: %1 (%2)")
+        .arg(changeLabel(*advice.closest), Units::bytes(advice.closest->result.memory.total()));
 }
 
 QString timeLimit(const core::Result& r)
@@ -68,9 +70,11 @@ QString timeLimit(const core::Result& r)
         total += p.value;
     if (total <= 0)
         return {};
-    QString text = tr("step %1, %2 tokens/s, MFU %3")
-                       .arg(Units::seconds(total), Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
-                            Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)));
+    QString text
+        = tr("step %1, %2 tokens/s, MFU %3")
+              .arg(Units::seconds(total),
+                  Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
+                  Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)));
     // Name the biggest overhead beyond compute when it is material.
     const TermFigure* worst = nullptr;
     for (const TermFigure& p : parts)
@@ -82,7 +86,7 @@ QString timeLimit(const core::Result& r)
     QString what = worst->label.toLower();
     if (worst->key == QLatin1String("step_time.exposed_communication")) {
         const auto top = std::max_element(r.collectives.begin(), r.collectives.end(),
-                                          [](const auto& a, const auto& b) { return a.exposedTime < b.exposedTime; });
+            [](const auto& a, const auto& b) { return a.exposedTime < b.exposedTime; });
         if (top != r.collectives.end() && top->exposedTime > 0)
             what += tr(" (mostly %1)").arg(collectiveLabel(*top));
     }
@@ -101,8 +105,8 @@ StatusSummary summarize(const core::WhatIf& shown)
             return out;
         }
         const core::Issue& first = result.issues.front();
-        out.text = tr("Invalid: %1: %2").arg(fieldLabel(QString::fromStdString(first.field)),
-                                             QString::fromStdString(first.message));
+        out.text = tr("Invalid: %1: %2")
+                       .arg(fieldLabel(QString::fromStdString(first.field)), QString::fromStdString(first.message));
         if (result.issues.size() > 1)
             out.text += tr(" (and %n more, see Issues)", nullptr, int(result.issues.size() - 1));
         return out;
@@ -117,7 +121,7 @@ StatusSummary summarize(const core::WhatIf& shown)
         out.level = StatusSummary::Level::Bad;
         out.text = tr("Does not fit: %1 of %2 usable per GPU (%3 over); largest item %4 %5")
                        .arg(Units::bytes(total), Units::bytes(result.usable), Units::bytes(total - result.usable),
-                            largest, Units::bytes(largestBytes));
+                           largest, Units::bytes(largestBytes));
         if (result.pp > 1)
             out.text += tr(" on stage %1").arg(result.peakStage);
         const QString hint = suggestion(shown.advice);
@@ -127,7 +131,9 @@ StatusSummary summarize(const core::WhatIf& shown)
             out.text += tr(". Fits from %1 GPUs with these settings.").arg(result.minGpus);
         else
             out.text += QLatin1Char('.');
-        if (result.verdict == core::Verdict::Borderline) { // amber: over the usable memory, but possibly not over what the GPU can allocate
+        if (result.verdict
+            == core::Verdict::
+                Borderline) { // amber: over the usable memory, but possibly not over what the GPU can allocate
             out.level = StatusSummary::Level::Warning;
             out.text = borderlineSentence(result) + QStringLiteral(". ") + out.text;
         }
@@ -138,7 +144,7 @@ StatusSummary summarize(const core::WhatIf& shown)
                                                                            : StatusSummary::Level::Good;
     out.text = tr("Fits: %1 of %2 usable per GPU (%3 free; largest item %4 %5); %6.")
                    .arg(Units::bytes(total), Units::bytes(result.usable), Units::percent(free, 0), largest,
-                        Units::bytes(largestBytes), timeLimit(result));
+                       Units::bytes(largestBytes), timeLimit(result));
     if (result.verdict == core::Verdict::Borderline) // the sentence holds the estimate; then the time
         out.text = borderlineSentence(result)
             + tr("; largest item %1 %2; %3.").arg(largest, Units::bytes(largestBytes), timeLimit(result));

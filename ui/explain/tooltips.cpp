@@ -26,7 +26,8 @@ QString modelSectionTitle(const QString& anchor)
 {
     static const QHash<QString, QString> titles = [] {
         QHash<QString, QString> t;
-        static const QRegularExpression anchorLine(QStringLiteral(R"re(^\s*<a\s+(?:id|name)\s*=\s*"([^"]+)"\s*>\s*</a>\s*$)re"));
+        static const QRegularExpression anchorLine(
+            QStringLiteral(R"re(^\s*<a\s+(?:id|name)\s*=\s*"([^"]+)"\s*>\s*</a>\s*$)re"));
         static const QRegularExpression heading(QStringLiteral(R"re(^#{1,6}\s+(.*?)\s*#*\s*$)re"));
         QStringList pending;
         const QStringList lines = modelReferenceMarkdown().split(QLatin1Char('\n'));
@@ -54,7 +55,7 @@ QString derivationLink(const QString& anchor)
         return {};
     return QStringLiteral("<br>%1 <a href='model:%2'>docs/model.md §%3</a> <span style='color:gray'>%4</span>")
         .arg(tr("Derivation:"), anchor.toHtmlEscaped(), modelSectionTitle(anchor).toHtmlEscaped(),
-             tr("(click to open)"));
+            tr("(click to open)"));
 }
 
 /// The expression as monospace text that may wrap after each operator.
@@ -85,21 +86,19 @@ QString inputValue(const core::TermInput& in)
 
 QString heading(const QString& title, const QString& value)
 {
-    return QStringLiteral("<b>%1%2</b>").arg(title.toHtmlEscaped(),
-                                              value.isEmpty() ? QString() : QStringLiteral(": ") + value.toHtmlEscaped());
+    return QStringLiteral("<b>%1%2</b>")
+        .arg(title.toHtmlEscaped(), value.isEmpty() ? QString() : QStringLiteral(": ") + value.toHtmlEscaped());
 }
 
-QString wrap(const QString& body)
-{
-    return QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(body);
-}
+QString wrap(const QString& body) { return QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(body); }
 
 /// A term's account, 80 characters wide (as QToolTip wraps long rich text), so that a short one does not wrap into
 /// a narrow column (QToolTip halves the width of short rich text).
 QString wrapTerm(const QString& body)
 {
     const int width = QFontMetrics(QToolTip::font()).averageCharWidth() * 80;
-    return QStringLiteral("<table width='%1' cellspacing='0' cellpadding='0'><tr><td style='white-space:pre-wrap'>%2</td></tr></table>")
+    return QStringLiteral(
+        "<table width='%1' cellspacing='0' cellpadding='0'><tr><td style='white-space:pre-wrap'>%2</td></tr></table>")
         .arg(width)
         .arg(body);
 }
@@ -126,11 +125,13 @@ QString explainHtml(const QString& key, const QString& value, const QString& val
         if (*e->what)
             html += QStringLiteral("<br>%1").arg(QCoreApplication::translate("Formulas", e->what).toHtmlEscaped());
         if (*e->formula)
-            html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Formula:"), QCoreApplication::translate("Formulas", e->formula).toHtmlEscaped());
+            html += QStringLiteral("<br><b>%1</b> %2")
+                        .arg(tr("Formula:"), QCoreApplication::translate("Formulas", e->formula).toHtmlEscaped());
         if (!values.isEmpty())
             html += QStringLiteral("<br><b>%1</b> %2").arg(tr("Values:"), values.toHtmlEscaped());
         if (*e->source)
-            html += QStringLiteral("<br><i>%1 %2</i>").arg(tr("Source:"), QCoreApplication::translate("Formulas", e->source).toHtmlEscaped());
+            html += QStringLiteral("<br><i>%1 %2</i>")
+                        .arg(tr("Source:"), QCoreApplication::translate("Formulas", e->source).toHtmlEscaped());
         return wrap(html);
     }
     const core::TermKey* t = core::findTermKey(key.toStdString());
@@ -155,7 +156,8 @@ QString termHtml(const core::Term& term, const QString& value, const QString& no
     if (!term.inputs.empty()) {
         html += QStringLiteral("<br><b>%1</b>").arg(tr("Inputs:"));
         for (const core::TermInput& in : term.inputs) {
-            html += QStringLiteral("<br>&nbsp;&nbsp;<i>%1</i> = %2").arg(str(in.name).toHtmlEscaped(), inputValue(in).toHtmlEscaped());
+            html += QStringLiteral("<br>&nbsp;&nbsp;<i>%1</i> = %2")
+                        .arg(str(in.name).toHtmlEscaped(), inputValue(in).toHtmlEscaped());
             if (!in.meaning.empty())
                 html += QStringLiteral(": %1").arg(str(in.meaning).toHtmlEscaped());
         }
@@ -167,7 +169,7 @@ QString termHtml(const core::Term& term, const QString& value, const QString& no
 }
 
 QString sumHtml(const QString& key, const std::vector<TermFigure>& figures, const std::string& unit,
-                const QString& value, const QString& note)
+    const QString& value, const QString& note)
 {
     QString html = heading(explanationTitle(key), value);
     if (const Explanation* e = explanation(key); e && *e->what)
@@ -180,7 +182,7 @@ QString sumHtml(const QString& key, const std::vector<TermFigure>& figures, cons
     for (const TermFigure& f : figures)
         html += QStringLiteral("<br>&nbsp;&nbsp;%1: %2 (%3)")
                     .arg(f.label.toHtmlEscaped(), figureText(f.value, unit).toHtmlEscaped(),
-                         Units::percent(total > 0 ? f.value / total : 0, 0).toHtmlEscaped());
+                        Units::percent(total > 0 ? f.value / total : 0, 0).toHtmlEscaped());
     return wrap(html);
 }
 
@@ -207,7 +209,7 @@ QString collectiveValues(const core::Collective& c, const core::Scenario& s)
         .arg(c.groupSize)
         .arg(c.count)
         .arg(Units::bytes(c.messageBytes), str(core::toString(c.algo)), str(core::toString(c.proto)),
-             QString::fromStdString(link.name.empty() ? link.id : link.name))
+            QString::fromStdString(link.name.empty() ? link.id : link.name))
         .arg(Units::bandwidth(link.bandwidth))
         .arg(*c.purpose ? QStringLiteral("; ") + str(c.purpose) : QString());
 }

@@ -31,7 +31,7 @@ namespace shardscope::ui {
 /// Rich text for a sum of figures (memory per GPU, step time): "<b>title: value</b>", note, then one line per
 /// figure with its value and share of the sum.
 [[nodiscard]] QString sumHtml(const QString& key, const std::vector<TermFigure>& figures, const std::string& unit,
-                              const QString& value, const QString& note = {});
+    const QString& value, const QString& note = {});
 
 /// A value in a term's unit: "46.6 GiB" (B), "1.23 s" (s), "41.3 %" (ratio), "2.41 M tokens/s".
 [[nodiscard]] QString figureText(double value, const std::string& unit);

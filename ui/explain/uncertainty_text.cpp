@@ -19,7 +19,8 @@ QString rangeNote(double point, const core::Range& range, const core::Uncertaint
         return {};
     const QString pm = QString::fromStdString(core::rangePercent(point, range));
     if (u.basisKind == "calibrated") // sources: "N of your runs"
-        return tr("%1 (calibrated on %2)").arg(pm, u.sources.empty() ? QString() : QString::fromStdString(u.sources.front()));
+        return tr("%1 (calibrated on %2)")
+            .arg(pm, u.sources.empty() ? QString() : QString::fromStdString(u.sources.front()));
     if (u.basisKind == "extrapolated")
         return tr("%1 (extrapolated)").arg(pm); // the card is narrow: the tooltip's sentence says what is missing
     return tr("%1 (validated on %2 runs)").arg(pm).arg(runs);
@@ -29,9 +30,10 @@ QString memoryRangeSentence(const core::Result& r)
 {
     if (!r.valid)
         return {};
-    const QString range = tr("80% range %1 – %2 for a %3 run (%4).")
-                              .arg(Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi),
-                                   QString::fromStdString(r.uncertainty.kind), QString::fromStdString(r.uncertainty.basis));
+    const QString range
+        = tr("80% range %1 – %2 for a %3 run (%4).")
+              .arg(Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi),
+                  QString::fromStdString(r.uncertainty.kind), QString::fromStdString(r.uncertainty.basis));
     const QString why = borderlineSentence(r);
     return why.isEmpty() ? range : range + QLatin1Char(' ') + why + QLatin1Char('.');
 }
@@ -42,7 +44,7 @@ QString stepRangeSentence(const core::Result& r)
         return {};
     return tr("80% range %1 – %2 for a %3 run (%4).")
         .arg(Units::seconds(r.stepTimeRange.lo), Units::seconds(r.stepTimeRange.hi),
-             QString::fromStdString(r.uncertainty.kind), QString::fromStdString(r.uncertainty.basis));
+            QString::fromStdString(r.uncertainty.kind), QString::fromStdString(r.uncertainty.basis));
 }
 
 QString borderlineSentence(const core::Result& r)
@@ -51,8 +53,9 @@ QString borderlineSentence(const core::Result& r)
         return {};
     const double total = r.memory.total();
     const QString runs = r.uncertainty.basisKind == "calibrated" ? tr("your calibration runs")
-        : r.uncertainty.basisKind == "extrapolated"               ? tr("published runs of other kinds")
-                                                       : tr("published %1 runs").arg(QString::fromStdString(r.uncertainty.kind));
+        : r.uncertainty.basisKind == "extrapolated"
+        ? tr("published runs of other kinds")
+        : tr("published %1 runs").arg(QString::fromStdString(r.uncertainty.kind));
     if (r.fits)
         return tr("Borderline: %1 fits in the %2 usable, but the 80% range reaches %3 (memory of %4 came out up to %5% "
                   "above the model)")

@@ -19,12 +19,12 @@ namespace shardscope::ui {
 
 const std::vector<std::string>& defaultSizingGpuIds()
 {
-    static const std::vector<std::string> ids{"h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x"};
+    static const std::vector<std::string> ids { "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x" };
     return ids;
 }
 
-std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenario& s, const core::Result& r,
-                                             const core::Catalog& catalog)
+std::unique_ptr<ChartBase> makeAnalysisChart(
+    ChartKind kind, const core::Scenario& s, const core::Result& r, const core::Catalog& catalog)
 {
     switch (kind) {
     case ChartKind::Search: {
@@ -38,8 +38,8 @@ std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenari
         return c;
     }
     case ChartKind::Sweep: {
-        const std::vector<core::SweepCurve> curves = core::sweep(s, core::SweepAxis::Gpus, core::defaultSweepValues(s, core::SweepAxis::Gpus),
-                                                                 core::defaultSweepStrategies(), catalog);
+        const std::vector<core::SweepCurve> curves = core::sweep(s, core::SweepAxis::Gpus,
+            core::defaultSweepValues(s, core::SweepAxis::Gpus), core::defaultSweepStrategies(), catalog);
         auto c = std::make_unique<SweepChart>(SweepChart::Metric::Memory);
         c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), core::usableMemory(s));
         c->nameAxis();
@@ -49,10 +49,12 @@ std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenari
         std::vector<const core::GpuSpec*> gpus;
         for (const core::GpuSpec& g : catalog.gpus) // catalog order, as the pane lists them
             if (g.id == s.cluster.gpu.id
-                || std::find(defaultSizingGpuIds().begin(), defaultSizingGpuIds().end(), g.id) != defaultSizingGpuIds().end())
+                || std::find(defaultSizingGpuIds().begin(), defaultSizingGpuIds().end(), g.id)
+                    != defaultSizingGpuIds().end())
                 gpus.push_back(&g);
         auto c = std::make_unique<SizingChart>();
-        c->setRows(core::sizeCluster(s, gpus, core::defaultSweepStrategies(), kDefaultSizingTokens), SizingChart::Metric::MinGpus);
+        c->setRows(core::sizeCluster(s, gpus, core::defaultSweepStrategies(), kDefaultSizingTokens),
+            SizingChart::Metric::MinGpus);
         return c;
     }
     case ChartKind::RankMap: {

@@ -30,7 +30,7 @@ inline constexpr int kDefaultRankMapNodes = 16;
 /// - Sizing: the fewest GPUs per strategy on defaultSizingGpuIds() and the scenario's GPU, for kDefaultSizingTokens;
 /// - RankMap: the TP groups of the first kDefaultRankMapNodes nodes.
 /// kind is one of those four.
-[[nodiscard]] std::unique_ptr<ChartBase> makeAnalysisChart(ChartKind kind, const core::Scenario& scenario,
-                                                           const core::Result& result, const core::Catalog& catalog);
+[[nodiscard]] std::unique_ptr<ChartBase> makeAnalysisChart(
+    ChartKind kind, const core::Scenario& scenario, const core::Result& result, const core::Catalog& catalog);
 
 } // namespace shardscope::ui

@@ -43,7 +43,8 @@ QFont scaled(const QFont& base, double factor, bool bold = false)
 }
 
 /// Legend entries laid out in centred rows that fit width: the index of the first entry of each row.
-QList<int> legendRows(const QList<LegendStrip::Entry>& entries, const QFontMetricsF& fm, double width, QList<double>* rowWidths)
+QList<int> legendRows(
+    const QList<LegendStrip::Entry>& entries, const QFontMetricsF& fm, double width, QList<double>* rowWidths)
 {
     QList<int> starts;
     double x = 0;
@@ -118,9 +119,9 @@ void clampToAxisRanges(QCustomPlot* plot)
         auto* rect = qobject_cast<QCPItemRect*>(plot->item(i));
         if (!rect || !rect->clipToAxisRect())
             continue;
-        for (QCPItemPosition* p : {rect->topLeft, rect->bottomRight}) {
-            if (p->typeX() != QCPItemPosition::ptPlotCoords || p->typeY() != QCPItemPosition::ptPlotCoords || !p->keyAxis()
-                || !p->valueAxis())
+        for (QCPItemPosition* p : { rect->topLeft, rect->bottomRight }) {
+            if (p->typeX() != QCPItemPosition::ptPlotCoords || p->typeY() != QCPItemPosition::ptPlotCoords
+                || !p->keyAxis() || !p->valueAxis())
                 continue;
             const QCPRange k = p->keyAxis()->range();
             const QCPRange v = p->valueAxis()->range();
@@ -139,7 +140,8 @@ void initPdf(QPdfWriter& pdf, const QString& title)
 
 QSize figurePixels(const FigureOptions& options)
 {
-    return {int(std::lround(options.size.width() * options.scale)), int(std::lround(options.size.height() * options.scale))};
+    return { int(std::lround(options.size.width() * options.scale)),
+        int(std::lround(options.size.height() * options.scale)) };
 }
 
 QString pixelBudgetError(const FigureOptions& options)
@@ -148,8 +150,8 @@ QString pixelBudgetError(const FigureOptions& options)
     if (pixels <= double(kMaxFigurePixels))
         return {};
     return QCoreApplication::translate("ChartFigure",
-                                       "an image of %1 × %2 pixels (%3 megapixels) is over the limit of %4 megapixels "
-                                       "(%5 MB of image memory); make the size or the DPI smaller")
+        "an image of %1 × %2 pixels (%3 megapixels) is over the limit of %4 megapixels "
+        "(%5 MB of image memory); make the size or the DPI smaller")
         .arg(std::lround(options.size.width() * options.scale))
         .arg(std::lround(options.size.height() * options.scale))
         .arg(std::lround(pixels / 1e6))
@@ -224,8 +226,7 @@ std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::WhatIf& shown, 
 
 ChartFigure::ChartFigure(ChartKind kind, const core::WhatIf& shown, bool lightTheme)
     : ChartFigure(kind, makeChart(kind, shown), lightTheme)
-{
-}
+{ }
 
 ChartFigure::ChartFigure(ChartKind kind, std::unique_ptr<ChartBase> chart, bool lightTheme)
     : m_kind(kind)
@@ -274,7 +275,8 @@ void ChartFigure::paint(QCPPainter& painter, const QRectF& rect, const QString& 
     // Caption (bottom), then legend above it
     double bottom = inner.bottom();
     if (!caption.isEmpty()) {
-        const QRectF bounds = captionMetrics.boundingRect(QRectF(0, 0, inner.width(), 1e6), Qt::TextWordWrap | Qt::AlignLeft, caption);
+        const QRectF bounds
+            = captionMetrics.boundingRect(QRectF(0, 0, inner.width(), 1e6), Qt::TextWordWrap | Qt::AlignLeft, caption);
         const QRectF captionRect(inner.left(), bottom - bounds.height(), inner.width(), bounds.height());
         painter.setFont(captionFont);
         painter.setPen(theme.muted);
@@ -301,7 +303,8 @@ void ChartFigure::paint(QCPPainter& painter, const QRectF& rect, const QString& 
                 drawSwatch(painter, e, swatch, theme.foreground);
                 painter.setPen(theme.foreground);
                 const double tw = legendMetrics.horizontalAdvance(e.text);
-                painter.drawText(QRectF(x + kSwatch + kSwatchGap, y, tw + 2, line), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+                painter.drawText(
+                    QRectF(x + kSwatch + kSwatchGap, y, tw + 2, line), Qt::AlignLeft | Qt::AlignVCenter, e.text);
                 x += kSwatch + kSwatchGap + tw + kEntryGap;
             }
         }
@@ -400,8 +403,9 @@ QString ChartFigure::save(const QString& path, FigureFormat format, const Figure
         QPdfWriter pdf(&buffer);
         initPdf(pdf, title());
         // Page = the figure at 96 logical pixels per inch (size × 0.75 points), no margins.
-        pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(size) * 0.75, QPageSize::Point, QString(), QPageSize::ExactMatch),
-                                      QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        pdf.setPageLayout(
+            QPageLayout(QPageSize(QSizeF(size) * 0.75, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
         QCPPainter painter;
         if (!painter.begin(&pdf))
             return QCoreApplication::translate("ChartFigure", "cannot draw the PDF page");

@@ -31,7 +31,7 @@ enum class FigureFormat { Png, Svg, Pdf };
 
 struct FigureOptions {
     /// Logical pixels (1/96 inch): the PNG at scale 1, the SVG's user units, the PDF page (at 96 per inch).
-    QSize size{1000, 620};
+    QSize size { 1000, 620 };
     /// PNG only: device pixels per logical pixel; the PNG says 96 × scale DPI, so it keeps its physical size.
     double scale = 1;
     /// White background and dark text whatever the app's theme (for documents and slides on white).
@@ -88,6 +88,7 @@ using ChartMaker = std::function<std::unique_ptr<ChartBase>()>;
 
 /// A new chart widget of kind showing the scenario's core::whatIf() (not shown; the caller owns it). kind is a
 /// scenario chart (isScenarioChart): the analyses' charts come from their panes or export/analysis_figures.h.
-[[nodiscard]] std::unique_ptr<ChartBase> makeChart(ChartKind kind, const core::WhatIf& shown, QWidget* parent = nullptr);
+[[nodiscard]] std::unique_ptr<ChartBase> makeChart(
+    ChartKind kind, const core::WhatIf& shown, QWidget* parent = nullptr);
 
 } // namespace shardscope::ui

@@ -9,19 +9,31 @@
 namespace shardscope::ui {
 
 /// The charts that can be exported (File → Export…, the charts' context menus, `shardscope-cli export --chart`).
-enum class ChartKind { Memory, Strategy, Communication, Time, Timeline, Search, Sweep, Sizing, RankMap, Compare, Waterfall };
+enum class ChartKind {
+    Memory,
+    Strategy,
+    Communication,
+    Time,
+    Timeline,
+    Search,
+    Sweep,
+    Sizing,
+    RankMap,
+    Compare,
+    Waterfall
+};
 
 /// Drawn from a scenario and its result alone (makeChart): the report's charts, File → Copy Chart.
-inline constexpr std::array<ChartKind, 5> kScenarioChartKinds{ChartKind::Memory, ChartKind::Strategy, ChartKind::Communication,
-                                                              ChartKind::Time, ChartKind::Timeline};
+inline constexpr std::array<ChartKind, 5> kScenarioChartKinds { ChartKind::Memory, ChartKind::Strategy,
+    ChartKind::Communication, ChartKind::Time, ChartKind::Timeline };
 /// What `shardscope-cli export --chart` draws: the scenario's charts and the analyses it runs itself with their
 /// default settings (export/analysis_figures.h). Compare and Waterfall need pins and exist in the window only.
-inline constexpr std::array<ChartKind, 9> kCliChartKinds{ChartKind::Memory,   ChartKind::Strategy, ChartKind::Communication,
-                                                         ChartKind::Time,     ChartKind::Timeline, ChartKind::Search,
-                                                         ChartKind::Sweep,    ChartKind::Sizing,   ChartKind::RankMap};
-inline constexpr std::array<ChartKind, 11> kAllChartKinds{
-    ChartKind::Memory, ChartKind::Strategy, ChartKind::Communication, ChartKind::Time,    ChartKind::Timeline, ChartKind::Search,
-    ChartKind::Sweep,  ChartKind::Sizing,   ChartKind::RankMap,       ChartKind::Compare, ChartKind::Waterfall};
+inline constexpr std::array<ChartKind, 9> kCliChartKinds { ChartKind::Memory, ChartKind::Strategy,
+    ChartKind::Communication, ChartKind::Time, ChartKind::Timeline, ChartKind::Search, ChartKind::Sweep,
+    ChartKind::Sizing, ChartKind::RankMap };
+inline constexpr std::array<ChartKind, 11> kAllChartKinds { ChartKind::Memory, ChartKind::Strategy,
+    ChartKind::Communication, ChartKind::Time, ChartKind::Timeline, ChartKind::Search, ChartKind::Sweep,
+    ChartKind::Sizing, ChartKind::RankMap, ChartKind::Compare, ChartKind::Waterfall };
 
 /// "memory", "strategy", "communication", "time", "timeline", "search", "sweep", "sizing", "rank-map", "compare",
 /// "waterfall" (the CLI's --chart values and file-name stems).

@@ -52,7 +52,8 @@ ExportController::ExportController(ScenarioDocument* doc, QWidget* window)
 
 void ExportController::populateMenu(QMenu* menu)
 {
-    QAction* dialog = menu->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &ExportController::showDialog);
+    QAction* dialog
+        = menu->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &ExportController::showDialog);
     dialog->setToolTip(tr("Charts as PNG, SVG or PDF; the report; the numbers as CSV or JSON"));
     menu->addAction(tr("Export &Report (PDF)…"), this, &ExportController::exportReportDialog);
     QMenu* copy = menu->addMenu(tr("Cop&y Chart"));
@@ -64,7 +65,8 @@ void ExportController::populateMenu(QMenu* menu)
                 ExportDialog::Choice c = m_last;
                 c.target = ExportDialog::Target::Chart;
                 c.chart = k;
-                c.options.caption = c.caption ? scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result) : QString();
+                c.options.caption
+                    = c.caption ? scenarioCaption(m_doc->shown()->scenario, m_doc->shown()->result) : QString();
                 copyChart(c);
             });
     });
@@ -139,7 +141,7 @@ void ExportController::attachChart(ChartBase* chart, ChartKind kind, ChartMaker 
         menu->popup(on->mapToGlobal(pos));
     };
     // The plot area is a child widget: give it the menu itself, so a right-click anywhere on the chart opens it.
-    for (QWidget* w : {static_cast<QWidget*>(chart), static_cast<QWidget*>(chart->plot())}) {
+    for (QWidget* w : { static_cast<QWidget*>(chart), static_cast<QWidget*>(chart->plot()) }) {
         w->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(w, &QWidget::customContextMenuRequested, this, [show, w](const QPoint& pos) { show(w, pos); });
     }
@@ -188,10 +190,8 @@ void ExportController::copyChart(const ExportDialog::Choice& choice)
     QImage image = figure(choice.chart, choice.options.lightTheme)->toImage(choice.options);
     image.setDevicePixelRatio(1); // the clipboard carries pixels; paste targets size it themselves
     QGuiApplication::clipboard()->setImage(image);
-    emit statusMessage(tr("Copied “%1” (%2 × %3 pixels)")
-                                                                 .arg(chartKindName(choice.chart))
-                                                                 .arg(image.width())
-                                                                 .arg(image.height()));
+    emit statusMessage(
+        tr("Copied “%1” (%2 × %3 pixels)").arg(chartKindName(choice.chart)).arg(image.width()).arg(image.height()));
 }
 
 void ExportController::showDialog() { showDialogFor(m_last.chart); }
@@ -202,8 +202,8 @@ void ExportController::showDialogFor(ChartKind kind)
     if (initial.target == ExportDialog::Target::Chart || kind != m_last.chart)
         initial.target = ExportDialog::Target::Chart;
     initial.chart = kind;
-    ExportDialog dialog(m_doc, initial, m_window, availableCharts(),
-                        [this](ChartKind k, bool light) { return figure(k, light); });
+    ExportDialog dialog(
+        m_doc, initial, m_window, availableCharts(), [this](ChartKind k, bool light) { return figure(k, light); });
     connect(&dialog, &ExportDialog::saveRequested, this, [this, &dialog](const ExportDialog::Choice& c) {
         m_last = c;
         saveWithDialog(c);
@@ -236,7 +236,8 @@ QString ExportController::suggestedPath(const ExportDialog::Choice& choice) cons
         stem = QStringLiteral("scenario");
     switch (choice.target) {
     case ExportDialog::Target::Chart:
-        return QDir(dir).filePath(stem + QLatin1Char('-') + chartKindId(choice.chart) + QLatin1Char('.') + figureFormatSuffix(choice.format));
+        return QDir(dir).filePath(
+            stem + QLatin1Char('-') + chartKindId(choice.chart) + QLatin1Char('.') + figureFormatSuffix(choice.format));
     case ExportDialog::Target::Report: return QDir(dir).filePath(stem + QStringLiteral("-report.pdf"));
     case ExportDialog::Target::Csv: return QDir(dir).filePath(stem + QStringLiteral(".csv"));
     case ExportDialog::Target::Json: return QDir(dir).filePath(stem + QStringLiteral(".result.json"));
@@ -249,9 +250,9 @@ void ExportController::saveWithDialog(const ExportDialog::Choice& choice)
     QString filter;
     switch (choice.target) {
     case ExportDialog::Target::Chart:
-        filter = choice.format == FigureFormat::Png   ? tr("PNG images (*.png)")
-                 : choice.format == FigureFormat::Svg ? tr("SVG images (*.svg)")
-                                                      : tr("PDF documents (*.pdf)");
+        filter = choice.format == FigureFormat::Png ? tr("PNG images (*.png)")
+            : choice.format == FigureFormat::Svg    ? tr("SVG images (*.svg)")
+                                                    : tr("PDF documents (*.pdf)");
         break;
     case ExportDialog::Target::Report: filter = tr("PDF documents (*.pdf)"); break;
     case ExportDialog::Target::Csv: filter = tr("CSV files (*.csv)"); break;

@@ -26,8 +26,8 @@ constexpr int kCsv = 101;
 constexpr int kJson = 102;
 } // namespace
 
-ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent, QList<ChartKind> charts,
-                           FigureSource figures)
+ExportDialog::ExportDialog(
+    ScenarioDocument* doc, const Choice& initial, QWidget* parent, QList<ChartKind> charts, FigureSource figures)
     : QDialog(parent)
     , m_doc(doc)
     , m_what(new QComboBox(this))
@@ -43,11 +43,10 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
 {
     setWindowTitle(tr("Export"));
     if (charts.isEmpty())
-        charts = {kScenarioChartKinds.begin(), kScenarioChartKinds.end()};
+        charts = { kScenarioChartKinds.begin(), kScenarioChartKinds.end() };
     if (!m_figures)
-        m_figures = [doc](ChartKind kind, bool light) {
-            return std::make_unique<ChartFigure>(kind, *doc->shown(), light);
-        };
+        m_figures
+            = [doc](ChartKind kind, bool light) { return std::make_unique<ChartFigure>(kind, *doc->shown(), light); };
     for (ChartKind k : std::as_const(charts))
         m_what->addItem(tr("Chart: %1").arg(chartKindName(k)), int(k));
     m_what->insertSeparator(m_what->count());
@@ -57,17 +56,19 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
     m_format->addItem(tr("PNG image"), int(FigureFormat::Png));
     m_format->addItem(tr("SVG vector image"), int(FigureFormat::Svg));
     m_format->addItem(tr("PDF document"), int(FigureFormat::Pdf));
-    for (QSpinBox* s : {m_width, m_height}) {
+    for (QSpinBox* s : { m_width, m_height }) {
         s->setRange(200, 8000);
         s->setSingleStep(50);
         s->setSuffix(tr(" px"));
     }
-    m_width->setToolTip(tr("Logical pixels, 96 per inch: the size in documents. PDF pages get this size at 96 per inch."));
+    m_width->setToolTip(
+        tr("Logical pixels, 96 per inch: the size in documents. PDF pages get this size at 96 per inch."));
     m_dpi->setRange(48, 1200);
     m_dpi->setSingleStep(48);
     m_dpi->setSuffix(tr(" DPI"));
-    m_dpi->setToolTip(tr("PNG only: 96 DPI is one image pixel per logical pixel, 192 DPI twice as many (sharp on slides and "
-                         "high-density screens). SVG and PDF are vector graphics."));
+    m_dpi->setToolTip(
+        tr("PNG only: 96 DPI is one image pixel per logical pixel, 192 DPI twice as many (sharp on slides and "
+           "high-density screens). SVG and PDF are vector graphics."));
     m_light->setToolTip(tr("White background and dark text, whatever the window's theme."));
     m_caption->setToolTip(tr("Scenario name, model, GPUs, strategy and date under the chart."));
 
@@ -121,7 +122,7 @@ ExportDialog::ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget
     };
     connect(m_what, &QComboBox::currentIndexChanged, this, changed);
     connect(m_format, &QComboBox::currentIndexChanged, this, changed);
-    for (QSpinBox* s : {m_width, m_height, m_dpi})
+    for (QSpinBox* s : { m_width, m_height, m_dpi })
         connect(s, &QSpinBox::valueChanged, this, changed);
     connect(m_light, &QCheckBox::toggled, this, changed);
     connect(m_caption, &QCheckBox::toggled, this, changed);
@@ -133,7 +134,10 @@ ExportDialog::Choice ExportDialog::choice() const
 {
     Choice c;
     const int what = m_what->currentData().toInt();
-    c.target = what == kReport ? Target::Report : what == kCsv ? Target::Csv : what == kJson ? Target::Json : Target::Chart;
+    c.target = what == kReport ? Target::Report
+        : what == kCsv         ? Target::Csv
+        : what == kJson        ? Target::Json
+                               : Target::Chart;
     if (c.target == Target::Chart)
         c.chart = ChartKind(what);
     c.format = FigureFormat(m_format->currentData().toInt());
@@ -148,7 +152,10 @@ ExportDialog::Choice ExportDialog::choice() const
 
 void ExportDialog::setChoice(const Choice& c)
 {
-    const int what = c.target == Target::Report ? kReport : c.target == Target::Csv ? kCsv : c.target == Target::Json ? kJson : int(c.chart);
+    const int what = c.target == Target::Report ? kReport
+        : c.target == Target::Csv               ? kCsv
+        : c.target == Target::Json              ? kJson
+                                                : int(c.chart);
     m_what->setCurrentIndex(std::max(0, m_what->findData(what)));
     m_format->setCurrentIndex(std::max(0, m_format->findData(int(c.format))));
     m_width->setValue(c.options.size.width());
@@ -177,7 +184,8 @@ void ExportDialog::updateControls()
     if (png && !budget.isEmpty())
         m_pixels->setText(budget);
     else if (png)
-        m_pixels->setText(tr("PNG of %1 × %2 pixels").arg(figurePixels(c.options).width()).arg(figurePixels(c.options).height()));
+        m_pixels->setText(
+            tr("PNG of %1 × %2 pixels").arg(figurePixels(c.options).width()).arg(figurePixels(c.options).height()));
     else if (chart && c.format == FigureFormat::Pdf)
         m_pixels->setText(tr("PDF page %1 × %2 mm")
                               .arg(std::lround(c.options.size.width() / 96.0 * 25.4))
@@ -209,23 +217,27 @@ void ExportDialog::updatePreview()
     }
     case Target::Report:
         m_preview->setPixmap(QPixmap());
-        m_preview->setText(tr("A4 PDF: a title page with the headline figures and the settings, one landscape page per chart "
-                              "(%1) with the scenario caption, and the table of collectives.")
-                               .arg([] {
-                                   QStringList names;
-                                   for (ChartKind k : kScenarioChartKinds)
-                                       names << chartKindName(k);
-                                   return names.join(QStringLiteral(", "));
-                               }()));
+        m_preview->setText(
+            tr("A4 PDF: a title page with the headline figures and the settings, one landscape page per chart "
+               "(%1) with the scenario caption, and the table of collectives.")
+                .arg([] {
+                    QStringList names;
+                    for (ChartKind k : kScenarioChartKinds)
+                        names << chartKindName(k);
+                    return names.join(QStringLiteral(", "));
+                }()));
         break;
     case Target::Csv:
     case Target::Json: {
-        const QByteArray bytes = c.target == Target::Csv ? resultCsv(m_doc->shown()->scenario, m_doc->shown()->result) : resultJson(m_doc->shown()->result);
+        const QByteArray bytes = c.target == Target::Csv ? resultCsv(m_doc->shown()->scenario, m_doc->shown()->result)
+                                                         : resultJson(m_doc->shown()->result);
         m_preview->setPixmap(QPixmap());
         QStringList lines = QString::fromUtf8(bytes).split(QLatin1Char('\n'));
         const bool more = lines.size() > 14;
         lines = lines.mid(0, 14);
-        m_preview->setText(QStringLiteral("<pre>%1%2</pre>").arg(lines.join(QLatin1Char('\n')).toHtmlEscaped(), more ? QStringLiteral("\n…") : QString()));
+        m_preview->setText(
+            QStringLiteral("<pre>%1%2</pre>")
+                .arg(lines.join(QLatin1Char('\n')).toHtmlEscaped(), more ? QStringLiteral("\n…") : QString()));
         break;
     }
     }

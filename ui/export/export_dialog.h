@@ -43,7 +43,7 @@ public:
     /// charts: the chart kinds offered, figures: where their previews come from. Without them: the scenario's charts
     /// (kScenarioChartKinds) drawn from the document.
     ExportDialog(ScenarioDocument* doc, const Choice& initial, QWidget* parent = nullptr, QList<ChartKind> charts = {},
-                 FigureSource figures = {});
+        FigureSource figures = {});
     [[nodiscard]] Choice choice() const;
     void setChoice(const Choice& choice);
     /// The preview image (tests).

@@ -53,7 +53,8 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
 {
     Csv csv;
     csv.row(QStringLiteral("scenario"), QStringLiteral("name"), QString::fromStdString(core::scenarioTitle(s)));
-    csv.row(QStringLiteral("scenario"), QStringLiteral("valid"), r.valid ? QStringLiteral("true") : QStringLiteral("false"));
+    csv.row(QStringLiteral("scenario"), QStringLiteral("valid"),
+        r.valid ? QStringLiteral("true") : QStringLiteral("false"));
     for (const core::Issue& i : r.issues)
         csv.row(QStringLiteral("issue"), QString::fromStdString(i.field), QString::fromStdString(i.message));
     for (const core::Issue& w : r.warnings)
@@ -75,11 +76,13 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
     figureRows(csv, QStringLiteral("memory_per_gpu"), termFigures(r, core::TermGroup::Memory), "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("capacity"), r.capacity, "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("usable"), r.usable, "bytes");
-    csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"), r.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("fits"),
+        r.fits ? QStringLiteral("true") : QStringLiteral("false"));
     // The 80% ranges (result JSON's total_range and tokens_per_second_per_gpu_range), one row per end.
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("total_range_lo"), r.memoryRange.lo, "bytes");
     csv.num(QStringLiteral("memory_per_gpu"), QStringLiteral("total_range_hi"), r.memoryRange.hi, "bytes");
-    csv.row(QStringLiteral("memory_per_gpu"), QStringLiteral("verdict"), QString::fromLatin1(core::toString(r.verdict)));
+    csv.row(
+        QStringLiteral("memory_per_gpu"), QStringLiteral("verdict"), QString::fromLatin1(core::toString(r.verdict)));
     if (r.stages.size() > 1)
         for (const core::StageInfo& st : r.stages)
             figureRows(csv, QStringLiteral("memory_stage_%1").arg(st.stage), memoryFigures(st.memory), "bytes");
@@ -101,9 +104,11 @@ QByteArray resultCsv(const core::Scenario& s, const core::Result& r)
     const QString comm = QStringLiteral("communication_per_gpu");
     csv.num(comm, QStringLiteral("total_bytes"), r.totalCommBytes, "bytes");
     for (int g = 0; g < 5; ++g)
-        csv.num(comm, QStringLiteral("by_group.%1").arg(QString::fromLatin1(core::toString(core::Group(g)))), r.bytesByGroup[size_t(g)], "bytes");
+        csv.num(comm, QStringLiteral("by_group.%1").arg(QString::fromLatin1(core::toString(core::Group(g)))),
+            r.bytesByGroup[size_t(g)], "bytes");
     for (const core::Collective& c : r.collectives) {
-        const QString name = QStringLiteral("%1.%2").arg(QString::fromLatin1(core::toString(c.group)), QString::fromLatin1(core::toString(c.op)));
+        const QString name = QStringLiteral("%1.%2").arg(
+            QString::fromLatin1(core::toString(c.group)), QString::fromLatin1(core::toString(c.op)));
         const QString sec = QStringLiteral("collective");
         csv.num(sec, name + QStringLiteral(".group_size"), c.groupSize);
         csv.num(sec, name + QStringLiteral(".count"), double(c.count));

@@ -64,7 +64,8 @@ public:
     {
         m_painter.setFont(f);
         m_painter.setPen(colour);
-        const QRectF bounds = m_painter.boundingRect(QRectF(m_area.left(), m_y, m_area.width(), 1e5), Qt::TextWordWrap, t);
+        const QRectF bounds
+            = m_painter.boundingRect(QRectF(m_area.left(), m_y, m_area.width(), 1e5), Qt::TextWordWrap, t);
         m_painter.drawText(QRectF(m_area.left(), m_y, m_area.width(), bounds.height()), Qt::TextWordWrap, t);
         m_y += bounds.height() + gapAfter;
     }
@@ -72,11 +73,13 @@ public:
     /// Height of text in font f wrapped to the page's width (what text() advances, without the gap).
     [[nodiscard]] double textHeight(const QString& t, const QFont& f) const
     {
-        return QFontMetricsF(f, m_painter.device()).boundingRect(QRectF(0, 0, m_area.width(), 1e5), Qt::TextWordWrap, t).height();
+        return QFontMetricsF(f, m_painter.device())
+            .boundingRect(QRectF(0, 0, m_area.width(), 1e5), Qt::TextWordWrap, t)
+            .height();
     }
     /// Height of table() with these cells, without page breaks.
-    [[nodiscard]] double tableHeight(const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths,
-                                     double width = -1) const
+    [[nodiscard]] double tableHeight(
+        const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths, double width = -1) const
     {
         const double span = width < 0 ? m_area.width() : width;
         double h = rowHeight(header, true, widths, span) + 10;
@@ -97,8 +100,8 @@ public:
     /// too long for its column wraps onto more lines (the row grows); nothing is cut off.
     /// Returns the y after the table.
     double table(const QStringList& header, const QList<QStringList>& rows, const QList<double>& widths,
-                 QPageLayout::Orientation orientation, const QString& continued, const QList<int>& right = {},
-                 double x0 = -1, double width = -1)
+        QPageLayout::Orientation orientation, const QString& continued, const QList<int>& right = {}, double x0 = -1,
+        double width = -1)
     {
         const double left0 = x0 < 0 ? m_area.left() : x0;
         const double span = width < 0 ? m_area.width() : width;
@@ -111,7 +114,8 @@ public:
             const bool heading = !isHeader && isHeading(cells);
             const double h = rowHeight(cells, isHeader, widths, span);
             if (shade || isHeader)
-                m_painter.fillRect(QRectF(left0, m_y, span, h), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
+                m_painter.fillRect(
+                    QRectF(left0, m_y, span, h), isHeader ? QColor(0xe4, 0xe8, 0xee) : QColor(0xf4, 0xf5, 0xf7));
             double x = left0;
             m_painter.setPen(Qt::black);
             for (int c = 0; c < cells.size() && c < widths.size(); ++c) {
@@ -144,10 +148,12 @@ public:
 private:
     static bool isHeading(const QStringList& cells)
     {
-        return cells.size() > 1 && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
+        return cells.size() > 1
+            && std::all_of(cells.begin() + 1, cells.end(), [](const QString& c) { return c.isEmpty(); });
     }
     /// Height of a row: one line, or as many as its longest wrapped cell needs.
-    [[nodiscard]] double rowHeight(const QStringList& cells, bool isHeader, const QList<double>& widths, double span) const
+    [[nodiscard]] double rowHeight(
+        const QStringList& cells, bool isHeader, const QList<double>& widths, double span) const
     {
         const QFont body = font(8.5);
         const QFont bold = font(8.5, true);
@@ -173,8 +179,8 @@ private:
         // Footer: page number
         m_painter.setFont(font(8));
         m_painter.setPen(QColor(0x70, 0x70, 0x70));
-        m_painter.drawText(QRectF(m_area.left(), m_area.bottom() + 8, m_area.width(), kMargin - 16), Qt::AlignRight | Qt::AlignTop,
-                           tr("ShardScope report · page %1").arg(m_count));
+        m_painter.drawText(QRectF(m_area.left(), m_area.bottom() + 8, m_area.width(), kMargin - 16),
+            Qt::AlignRight | Qt::AlignTop, tr("ShardScope report · page %1").arg(m_count));
     }
 
     QPdfWriter& m_pdf;
@@ -214,47 +220,59 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
     // Title page
     doc.text(tr("ShardScope report"), font(10, true), QColor(0x50, 0x50, 0x50), 2);
     doc.text(name, font(20, true), Qt::black, 4);
-    doc.text(tr("%1 · %2 · %3").arg(settingText(scenario, QStringLiteral("model")), clusterText(scenario), strategyText(scenario, result)),
-             font(10), QColor(0x30, 0x30, 0x30), 2);
-    doc.text(tr("Analytic model, ShardScope %1, %2").arg(QCoreApplication::applicationVersion(), options.date.toString(Qt::ISODate)),
-             font(9), QColor(0x60, 0x60, 0x60), 14);
+    doc.text(
+        tr("%1 · %2 · %3")
+            .arg(settingText(scenario, QStringLiteral("model")), clusterText(scenario), strategyText(scenario, result)),
+        font(10), QColor(0x30, 0x30, 0x30), 2);
+    doc.text(tr("Analytic model, ShardScope %1, %2")
+                 .arg(QCoreApplication::applicationVersion(), options.date.toString(Qt::ISODate)),
+        font(9), QColor(0x60, 0x60, 0x60), 14);
     const StatusSummary status = summarize(shown);
-    const QColor statusColour = status.level == StatusSummary::Level::Good      ? QColor(0x00, 0x7a, 0x55)
-                                : status.level == StatusSummary::Level::Warning ? QColor(0x9a, 0x60, 0x00)
-                                                                                : QColor(0xb0, 0x30, 0x00);
+    const QColor statusColour = status.level == StatusSummary::Level::Good ? QColor(0x00, 0x7a, 0x55)
+        : status.level == StatusSummary::Level::Warning                    ? QColor(0x9a, 0x60, 0x00)
+                                                                           : QColor(0xb0, 0x30, 0x00);
     doc.text(status.text, font(10.5, true), statusColour, 12);
 
     if (!result.valid) {
         QList<QStringList> rows;
         for (const core::Issue& i : result.issues)
-            rows.push_back({QString::fromStdString(i.field), QString::fromStdString(i.message)});
+            rows.push_back({ QString::fromStdString(i.field), QString::fromStdString(i.message) });
         doc.text(tr("Issues"), font(12, true), Qt::black, 4);
-        doc.table({tr("Field"), tr("Problem")}, rows, {0.3, 0.7}, QPageLayout::Portrait, tr("Issues (continued)"));
+        doc.table({ tr("Field"), tr("Problem") }, rows, { 0.3, 0.7 }, QPageLayout::Portrait, tr("Issues (continued)"));
     } else {
         doc.text(tr("Headline figures"), font(12, true), Qt::black, 4);
         QList<QStringList> rows;
         for (const Headline& h : headlines(result)) {
-            rows.push_back({h.label, h.text});
+            rows.push_back({ h.label, h.text });
             // The 80% ranges, as the KPI cards give them (explain/uncertainty_text.h).
             if (h.key == QLatin1String("memory"))
-                rows.push_back({tr("Memory per GPU, 80% range"), memoryRangeSentence(result)});
+                rows.push_back({ tr("Memory per GPU, 80% range"), memoryRangeSentence(result) });
             else if (h.key == QLatin1String("step_time"))
-                rows.push_back({tr("Step time, 80% range"), stepRangeSentence(result)});
+                rows.push_back({ tr("Step time, 80% range"), stepRangeSentence(result) });
             else if (h.key == QLatin1String("tokens_per_second"))
-                rows.push_back({tr("Tokens per second per GPU, 80% range"),
-                                tr("%1 – %2 %3").arg(Units::tokensPerSecond(result.tokensPerGpuRange.lo), Units::tokensPerSecond(result.tokensPerGpuRange.hi),
-                                                     rangeNote(result.throughput.tokensPerSecondPerGpu, result.tokensPerGpuRange,
-                                                               result.uncertainty, result.uncertainty.throughputRuns))});
+                rows.push_back({ tr("Tokens per second per GPU, 80% range"),
+                    tr("%1 – %2 %3")
+                        .arg(Units::tokensPerSecond(result.tokensPerGpuRange.lo),
+                            Units::tokensPerSecond(result.tokensPerGpuRange.hi),
+                            rangeNote(result.throughput.tokensPerSecondPerGpu, result.tokensPerGpuRange,
+                                result.uncertainty, result.uncertainty.throughputRuns)) });
         }
-        rows.push_back({tr("Layout"), tr("%1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, %6 micro-batches per step")
-                                          .arg(result.gpus).arg(result.dp).arg(result.tp).arg(result.pp).arg(result.cp)
-                                          .arg(result.microBatches)});
-        doc.table({tr("Figure"), tr("Value")}, rows, {0.35, 0.65}, QPageLayout::Portrait, tr("Headline figures (continued)"));
+        rows.push_back({ tr("Layout"),
+            tr("%1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, %6 micro-batches per step")
+                .arg(result.gpus)
+                .arg(result.dp)
+                .arg(result.tp)
+                .arg(result.pp)
+                .arg(result.cp)
+                .arg(result.microBatches) });
+        doc.table({ tr("Figure"), tr("Value") }, rows, { 0.35, 0.65 }, QPageLayout::Portrait,
+            tr("Headline figures (continued)"));
     }
     if (!result.warnings.empty()) {
         doc.text(tr("Warnings"), font(12, true), Qt::black, 4);
         for (const core::Issue& w : result.warnings)
-            doc.text(QStringLiteral("• %1").arg(QString::fromStdString(w.message)), font(9), QColor(0x9a, 0x60, 0x00), 2);
+            doc.text(
+                QStringLiteral("• %1").arg(QString::fromStdString(w.message)), font(9), QColor(0x9a, 0x60, 0x00), 2);
         doc.advance(8);
     }
     // Two columns: model, cluster and training on the left; parallelism, offload and NCCL on the right.
@@ -264,21 +282,21 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
     for (const LabelledValue& row : settingsRows(scenario)) {
         if (row.value.isEmpty() && row.label == fieldLabel(QStringLiteral("parallelism")))
             rightColumn = true;
-        (rightColumn ? rightRows : leftRows).push_back({row.label, row.value});
+        (rightColumn ? rightRows : leftRows).push_back({ row.label, row.value });
     }
     const double half = (doc.area().width() - 16) / 2;
     // Both columns on one page: a column that ran onto the next page would leave the other at the first's top.
     doc.keepTogether(doc.textHeight(tr("Settings"), font(12, true)) + 4
-                         + std::max(doc.tableHeight({tr("Setting"), tr("Value")}, leftRows, {0.36, 0.64}, half),
-                                    doc.tableHeight({tr("Setting"), tr("Value")}, rightRows, {0.42, 0.58}, half)),
-                     QPageLayout::Portrait);
+            + std::max(doc.tableHeight({ tr("Setting"), tr("Value") }, leftRows, { 0.36, 0.64 }, half),
+                doc.tableHeight({ tr("Setting"), tr("Value") }, rightRows, { 0.42, 0.58 }, half)),
+        QPageLayout::Portrait);
     doc.text(tr("Settings"), font(12, true), Qt::black, 4);
     const double top = doc.y();
-    const double end1 = doc.table({tr("Setting"), tr("Value")}, leftRows, {0.36, 0.64}, QPageLayout::Portrait,
-                                  tr("Settings (continued)"), {}, doc.area().left(), half);
+    const double end1 = doc.table({ tr("Setting"), tr("Value") }, leftRows, { 0.36, 0.64 }, QPageLayout::Portrait,
+        tr("Settings (continued)"), {}, doc.area().left(), half);
     doc.setY(top);
-    const double end2 = doc.table({tr("Setting"), tr("Value")}, rightRows, {0.42, 0.58}, QPageLayout::Portrait,
-                                  tr("Settings (continued)"), {}, doc.area().left() + half + 16, half);
+    const double end2 = doc.table({ tr("Setting"), tr("Value") }, rightRows, { 0.42, 0.58 }, QPageLayout::Portrait,
+        tr("Settings (continued)"), {}, doc.area().left() + half + 16, half);
     doc.setY(std::max(end1, end2));
 
     // The memory and step-time terms of the most loaded GPU, in the core's order
@@ -288,12 +306,13 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
         doc.text(tr("The figures of the most loaded GPU as the model's named terms; each group adds up to its total. "
                     "shardscope-cli evaluate FILE --explain prints every term's formula, the formula with the numbers "
                     "substituted and its inputs; docs/model.md derives each."),
-                 font(9), QColor(0x40, 0x40, 0x40), 8);
+            font(9), QColor(0x40, 0x40, 0x40), 8);
         const struct {
             core::TermGroup group;
             QString title;
             const char* unit;
-        } groups[] = {{core::TermGroup::Memory, tr("Memory per GPU"), "B"}, {core::TermGroup::StepTime, tr("Step time"), "s"}};
+        } groups[] = { { core::TermGroup::Memory, tr("Memory per GPU"), "B" },
+            { core::TermGroup::StepTime, tr("Step time"), "s" } };
         for (const auto& g : groups) {
             const std::vector<TermFigure> figures = termFigures(result, g.group);
             double total = 0;
@@ -305,41 +324,48 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
                 const QString anchor = f.term ? QString::fromStdString(f.term->anchor)
                     : k                       ? QString::fromUtf8(k->anchor.data(), qsizetype(k->anchor.size()))
                                               : QString();
-                rows.push_back({f.label, figureText(f.value, g.unit), Units::percent(total > 0 ? f.value / total : 0, 0),
-                                f.term ? QString::fromStdString(f.term->source) : QString(),
-                                anchor.isEmpty() ? QString() : QStringLiteral("§%1").arg(modelSectionTitle(anchor))});
+                rows.push_back(
+                    { f.label, figureText(f.value, g.unit), Units::percent(total > 0 ? f.value / total : 0, 0),
+                        f.term ? QString::fromStdString(f.term->source) : QString(),
+                        anchor.isEmpty() ? QString() : QStringLiteral("§%1").arg(modelSectionTitle(anchor)) });
             }
-            rows.push_back({tr("Total"), figureText(total, g.unit), Units::percent(total > 0 ? 1 : 0, 0), QString(), QString()});
-            const QStringList header{tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md")};
-            const QList<double> widths{0.25, 0.1, 0.07, 0.33, 0.25};
-            doc.keepTogether(doc.textHeight(g.title, font(12, true)) + 4 + doc.tableHeight(header, rows, widths), QPageLayout::Portrait);
+            rows.push_back(
+                { tr("Total"), figureText(total, g.unit), Units::percent(total > 0 ? 1 : 0, 0), QString(), QString() });
+            const QStringList header { tr("Term"), tr("Value"), tr("Share"), tr("Source"), tr("docs/model.md") };
+            const QList<double> widths { 0.25, 0.1, 0.07, 0.33, 0.25 };
+            doc.keepTogether(doc.textHeight(g.title, font(12, true)) + 4 + doc.tableHeight(header, rows, widths),
+                QPageLayout::Portrait);
             doc.text(g.title, font(12, true), Qt::black, 4);
-            doc.table(header, rows, widths, QPageLayout::Portrait, tr("%1 (continued)").arg(g.title), {1, 2});
+            doc.table(header, rows, widths, QPageLayout::Portrait, tr("%1 (continued)").arg(g.title), { 1, 2 });
         }
     }
 
     // The pinned scenarios' headline figures, this scenario first
     if (!options.pins.empty() && options.pins.size() == options.pinResults.size()) {
-        const QStringList header{tr("Scenario"), tr("Memory per GPU"), tr("Step time"), tr("Tokens/s per GPU"), tr("MFU")};
-        const QList<double> widths{0.4, 0.18, 0.14, 0.16, 0.12};
+        const QStringList header { tr("Scenario"), tr("Memory per GPU"), tr("Step time"), tr("Tokens/s per GPU"),
+            tr("MFU") };
+        const QList<double> widths { 0.4, 0.18, 0.14, 0.16, 0.12 };
         auto row = [](const QString& label, const core::Result& r) {
             if (!r.valid)
-                return QStringList{label, tr("invalid"), QString(), QString(), QString()};
-            return QStringList{label,
-                               tr("%1 (%2 – %3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi)),
-                               Units::seconds(r.step.total()), Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu),
-                               Units::percent(r.throughput.mfu)};
+                return QStringList { label, tr("invalid"), QString(), QString(), QString() };
+            return QStringList { label,
+                tr("%1 (%2 – %3)")
+                    .arg(
+                        Units::bytes(r.memory.total()), Units::bytes(r.memoryRange.lo), Units::bytes(r.memoryRange.hi)),
+                Units::seconds(r.step.total()), Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu),
+                Units::percent(r.throughput.mfu) };
         };
-        QList<QStringList> rows{row(tr("This scenario: %1").arg(name), result)};
+        QList<QStringList> rows { row(tr("This scenario: %1").arg(name), result) };
         for (size_t i = 0; i < options.pins.size(); ++i)
-            rows.push_back(row(options.pinLabels.value(int(i), QString::fromStdString(core::scenarioTitle(options.pins[i]))),
-                               options.pinResults[i]));
+            rows.push_back(
+                row(options.pinLabels.value(int(i), QString::fromStdString(core::scenarioTitle(options.pins[i]))),
+                    options.pinResults[i]));
         doc.newPage(QPageLayout::Portrait);
         doc.text(tr("Pinned scenarios"), font(14, true), Qt::black, 4);
         doc.text(tr("Memory per GPU with its 80% range, step time, tokens per second per GPU and MFU of every pinned "
                     "scenario (Compare → Show Comparison has the differences and the waterfall between any two)."),
-                 font(9), QColor(0x40, 0x40, 0x40), 8);
-        doc.table(header, rows, widths, QPageLayout::Portrait, tr("Pinned scenarios (continued)"), {1, 2, 3, 4});
+            font(9), QColor(0x40, 0x40, 0x40), 8);
+        doc.table(header, rows, widths, QPageLayout::Portrait, tr("Pinned scenarios (continued)"), { 1, 2, 3, 4 });
     }
 
     // One chart per landscape page
@@ -348,7 +374,8 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
         std::unique_ptr<ChartFigure> figure;
         if (isScenarioChart(kind))
             figure = std::make_unique<ChartFigure>(kind, shown, options.lightTheme);
-        else if (std::unique_ptr<ChartBase> chart = options.analysisChart && result.valid ? options.analysisChart(kind) : nullptr)
+        else if (std::unique_ptr<ChartBase> chart
+            = options.analysisChart && result.valid ? options.analysisChart(kind) : nullptr)
             figure = std::make_unique<ChartFigure>(kind, std::move(chart), options.lightTheme);
         if (!figure)
             continue;
@@ -360,23 +387,26 @@ QString ReportWriter::write(const QString& path, const core::WhatIf& shown, cons
     if (result.valid) {
         doc.newPage(QPageLayout::Landscape);
         doc.text(tr("Collectives per GPU per optimizer step"), font(14, true), Qt::black, 4);
-        doc.text(tr("Bytes each GPU sends (nccl-tests bus-bandwidth convention); time on the communication stream and the "
-                    "part not hidden behind compute."),
-                 font(9), QColor(0x40, 0x40, 0x40), 8);
+        doc.text(
+            tr("Bytes each GPU sends (nccl-tests bus-bandwidth convention); time on the communication stream and the "
+               "part not hidden behind compute."),
+            font(9), QColor(0x40, 0x40, 0x40), 8);
         QList<QStringList> rows;
         for (const core::Collective& c : result.collectives)
-            rows.push_back({collectiveName(c), QString::fromLatin1(c.purpose), QString::number(c.groupSize),
-                            QLocale().toString(qlonglong(c.count)), Units::bytes(c.messageBytes), Units::bytes(c.bytes),
-                            Units::seconds(c.time), Units::seconds(c.exposedTime),
-                            QStringLiteral("%1 / %2").arg(QString::fromLatin1(core::toString(c.algo)), QString::fromLatin1(core::toString(c.proto))),
-                            c.crossesNodes ? tr("yes") : tr("no")});
+            rows.push_back({ collectiveName(c), QString::fromLatin1(c.purpose), QString::number(c.groupSize),
+                QLocale().toString(qlonglong(c.count)), Units::bytes(c.messageBytes), Units::bytes(c.bytes),
+                Units::seconds(c.time), Units::seconds(c.exposedTime),
+                QStringLiteral("%1 / %2").arg(
+                    QString::fromLatin1(core::toString(c.algo)), QString::fromLatin1(core::toString(c.proto))),
+                c.crossesNodes ? tr("yes") : tr("no") });
         if (rows.isEmpty())
             doc.text(tr("None: one GPU, nothing to exchange."), font(10));
         else {
-            const QStringList header{tr("Collective"), tr("Purpose"), tr("Group"), tr("Calls"), tr("Message"), tr("Bytes sent"),
-                                     tr("Time"), tr("Exposed"), tr("Algo / proto"), tr("Inter-node")};
-            const QList<double> widths{0.13, 0.27, 0.05, 0.06, 0.08, 0.09, 0.07, 0.07, 0.11, 0.07};
-            doc.table(header, rows, widths, QPageLayout::Landscape, tr("Collectives (continued)"), {2, 3, 4, 5, 6, 7});
+            const QStringList header { tr("Collective"), tr("Purpose"), tr("Group"), tr("Calls"), tr("Message"),
+                tr("Bytes sent"), tr("Time"), tr("Exposed"), tr("Algo / proto"), tr("Inter-node") };
+            const QList<double> widths { 0.13, 0.27, 0.05, 0.06, 0.08, 0.09, 0.07, 0.07, 0.11, 0.07 };
+            doc.table(
+                header, rows, widths, QPageLayout::Landscape, tr("Collectives (continued)"), { 2, 3, 4, 5, 6, 7 });
         }
     }
     painter.end();

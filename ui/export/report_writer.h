@@ -32,7 +32,7 @@ public:
     struct Options {
         bool lightTheme = true;
         QDate date = QDate::currentDate();
-        QList<ChartKind> charts{kCliChartKinds.begin(), kCliChartKinds.end()};
+        QList<ChartKind> charts { kCliChartKinds.begin(), kCliChartKinds.end() };
         /// Makes the analysis charts (not isScenarioChart()): the window's panes, or makeAnalysisChart(); without it
         /// they are left out.
         std::function<std::unique_ptr<ChartBase>(ChartKind)> analysisChart;
@@ -46,7 +46,10 @@ public:
     /// otherwise the reason.
     /// shown is the scenario's core::whatIf().
     [[nodiscard]] QString write(const QString& path, const core::WhatIf& shown, const Options& options);
-    [[nodiscard]] QString write(const QString& path, const core::WhatIf& shown) { return write(path, shown, Options{}); }
+    [[nodiscard]] QString write(const QString& path, const core::WhatIf& shown)
+    {
+        return write(path, shown, Options {});
+    }
     /// Pages of the last report written.
     [[nodiscard]] int pageCount() const { return m_pages; }
 

@@ -28,10 +28,7 @@ QString choice(std::span<const Choice> choices, int value)
     return QString::number(value);
 }
 
-QString bandwidth(double bytesPerSecond)
-{
-    return Units::bandwidth(bytesPerSecond);
-}
+QString bandwidth(double bytesPerSecond) { return Units::bandwidth(bytesPerSecond); }
 
 QString yesNo(bool v) { return v ? tr("yes") : tr("no"); }
 
@@ -55,9 +52,11 @@ QString settingText(const core::Scenario& s, const QString& path)
     if (path == QLatin1String("cluster.gpu"))
         return QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.gpu.name), Units::bytes(c.gpu.memoryBytes, 0));
     if (path == QLatin1String("cluster.intra_node"))
-        return QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.intraNode.name), bandwidth(c.intraNode.bandwidth));
+        return QStringLiteral("%1 (%2)").arg(
+            QString::fromStdString(c.intraNode.name), bandwidth(c.intraNode.bandwidth));
     if (path == QLatin1String("cluster.inter_node"))
-        return QStringLiteral("%1 (%2)").arg(QString::fromStdString(c.interNode.name), bandwidth(c.interNode.bandwidth));
+        return QStringLiteral("%1 (%2)").arg(
+            QString::fromStdString(c.interNode.name), bandwidth(c.interNode.bandwidth));
     if (path == QLatin1String("cluster.nics_per_node"))
         return c.nicsPerNode > 0 ? QString::number(c.nicsPerNode) : tr("one per GPU");
     if (path == QLatin1String("cluster.nvme_bandwidth_per_node"))
@@ -71,7 +70,8 @@ QString settingText(const core::Scenario& s, const QString& path)
     if (path == QLatin1String("training.seq_len") || path == QLatin1String("training.global_batch")
         || path == QLatin1String("training.micro_batch"))
         return QLocale().toString(qlonglong(path.endsWith(QLatin1String("seq_len")) ? t.seqLen
-                                            : path.endsWith(QLatin1String("global_batch")) ? t.globalBatch : t.microBatch));
+                : path.endsWith(QLatin1String("global_batch"))                      ? t.globalBatch
+                                                                                    : t.microBatch));
     if (path == QLatin1String("training.precision"))
         return choice(precisionChoices(), int(t.precision));
     if (path == QLatin1String("training.optimizer"))
@@ -106,7 +106,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         QStringList names;
         for (const std::string& n : core::recomputeModuleNames(t.effectiveRecomputeModules()))
             names << QString::fromStdString(n);
-        return names.isEmpty() ? tr("none") : names.join(QStringLiteral(", ")) + (t.recomputeModules ? QString() : tr(" (default)"));
+        return names.isEmpty() ? tr("none")
+                               : names.join(QStringLiteral(", ")) + (t.recomputeModules ? QString() : tr(" (default)"));
     }
     if (path == QLatin1String("parallelism.moe_overlap"))
         return choice(moeOverlapChoices(), int(p.moeOverlap));
@@ -162,7 +163,8 @@ QString strategyText(const core::Scenario& s, const core::Result& r)
     text += tr(" · DP %1").arg(dp);
     if (s.offload.optimizer != core::OffloadTarget::None || s.offload.parameters != core::OffloadTarget::None)
         text += tr(" · offload: optimizer %1, parameters %2")
-                    .arg(choice(offloadChoices(), int(s.offload.optimizer)), choice(offloadChoices(), int(s.offload.parameters)));
+                    .arg(choice(offloadChoices(), int(s.offload.optimizer)),
+                        choice(offloadChoices(), int(s.offload.parameters)));
     return text;
 }
 
@@ -172,12 +174,13 @@ QString scenarioCaption(const core::Scenario& s, const core::Result& r, const QD
     const QString line2 = tr("Model: %1 · GPUs: %2 · Strategy: %3")
                               .arg(settingText(s, QStringLiteral("model")), clusterText(s), strategyText(s, r));
     const QString version = QCoreApplication::applicationVersion();
-    const QString line3 = tr("Training: %1, sequence %2, global batch %3, micro-batch %4 · ShardScope%5 analytic model · %6")
-                              .arg(choice(precisionChoices(), int(s.training.precision)))
-                              .arg(s.training.seqLen)
-                              .arg(s.training.globalBatch)
-                              .arg(s.training.microBatch)
-                              .arg(version.isEmpty() ? QString() : QLatin1Char(' ') + version, date.toString(Qt::ISODate));
+    const QString line3
+        = tr("Training: %1, sequence %2, global batch %3, micro-batch %4 · ShardScope%5 analytic model · %6")
+              .arg(choice(precisionChoices(), int(s.training.precision)))
+              .arg(s.training.seqLen)
+              .arg(s.training.globalBatch)
+              .arg(s.training.microBatch)
+              .arg(version.isEmpty() ? QString() : QLatin1Char(' ') + version, date.toString(Qt::ISODate));
     return name + QLatin1Char('\n') + line2 + QLatin1Char('\n') + line3;
 }
 
@@ -190,9 +193,9 @@ QList<LabelledValue> settingsRows(const core::Scenario& s)
         const QString p = QString::fromStdString(path);
         const QString g = p.section(QLatin1Char('.'), 0, 0);
         if (g != group && g != QLatin1String("model"))
-            rows.push_back({fieldLabel(g), QString()});
+            rows.push_back({ fieldLabel(g), QString() });
         group = g;
-        rows.push_back({settingLabel(p), settingText(s, p)});
+        rows.push_back({ settingLabel(p), settingText(s, p) });
     }
     return rows;
 }
@@ -202,19 +205,23 @@ QList<Headline> headlines(const core::Result& r)
     QList<Headline> h;
     const bool v = r.valid;
     auto add = [&](const char* key, const QString& label, double value, const QString& text) {
-        h.push_back({QString::fromLatin1(key), label, value, v ? text : QString()});
+        h.push_back({ QString::fromLatin1(key), label, value, v ? text : QString() });
     };
     add("memory", tr("Memory per GPU"), r.memory.total(),
-        tr("%1 of %2 usable (%3)").arg(Units::bytes(r.memory.total()), Units::bytes(r.usable), QString::fromLatin1(core::toString(r.verdict))));
+        tr("%1 of %2 usable (%3)")
+            .arg(Units::bytes(r.memory.total()), Units::bytes(r.usable),
+                QString::fromLatin1(core::toString(r.verdict))));
     add("step_time", tr("Step time"), r.step.total(), Units::seconds(r.step.total()));
     add("tokens_per_second", tr("Tokens per second"), r.throughput.tokensPerSecond,
-        tr("%1 (%2 per GPU)").arg(Units::tokensPerSecond(r.throughput.tokensPerSecond), Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu)));
+        tr("%1 (%2 per GPU)")
+            .arg(Units::tokensPerSecond(r.throughput.tokensPerSecond),
+                Units::tokensPerSecond(r.throughput.tokensPerSecondPerGpu)));
     add("mfu", tr("MFU"), r.throughput.mfu, Units::percent(r.throughput.mfu));
     add("comm", tr("Communication per GPU per step"), r.totalCommBytes, Units::bytes(r.totalCommBytes));
-    add("min_gpus", tr("Fewest GPUs that fit"), r.minGpus, r.minGpus > 0 ? QString::number(r.minGpus) : tr("none up to the limit"));
+    add("min_gpus", tr("Fewest GPUs that fit"), r.minGpus,
+        r.minGpus > 0 ? QString::number(r.minGpus) : tr("none up to the limit"));
     if (r.throughput.costPerStepUsd > 0)
-        add("cost", tr("Cost per step"), r.throughput.costPerStepUsd,
-            Units::dollars(r.throughput.costPerStepUsd));
+        add("cost", tr("Cost per step"), r.throughput.costPerStepUsd, Units::dollars(r.throughput.costPerStepUsd));
     return h;
 }
 

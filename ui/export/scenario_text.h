@@ -27,7 +27,8 @@ namespace shardscope::ui {
 [[nodiscard]] QString clusterText(const core::Scenario& s);
 
 /// The caption drawn under exported charts: scenario name; model, GPUs, strategy; program and date.
-[[nodiscard]] QString scenarioCaption(const core::Scenario& s, const core::Result& r, const QDate& date = QDate::currentDate());
+[[nodiscard]] QString scenarioCaption(
+    const core::Scenario& s, const core::Result& r, const QDate& date = QDate::currentDate());
 
 struct LabelledValue {
     QString label;
@@ -41,7 +42,7 @@ struct LabelledValue {
 /// The headline figures: memory per GPU (and fits), step time, tokens/s, MFU, communication per GPU, min GPUs,
 /// layout. Empty values for an invalid result.
 struct Headline {
-    QString key;    ///< "memory", "step_time", "tokens_per_second", "mfu", "comm", "min_gpus", "cost"
+    QString key; ///< "memory", "step_time", "tokens_per_second", "mfu", "comm", "min_gpus", "cost"
     QString label;
     double value = 0; ///< raw (bytes, seconds, tokens/s, fraction, bytes, GPUs, USD)
     QString text;

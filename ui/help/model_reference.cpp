@@ -55,7 +55,8 @@ struct SourceHeading {
 /// and lists the ATX headings outside code fences with the anchor that precedes each.
 QString prepare(const QString& markdown, QList<SourceHeading>* headings)
 {
-    static const QRegularExpression anchorLine(QStringLiteral(R"re(^\s*<a\s+(?:id|name)\s*=\s*"([^"]+)"\s*>\s*</a>\s*$)re"));
+    static const QRegularExpression anchorLine(
+        QStringLiteral(R"re(^\s*<a\s+(?:id|name)\s*=\s*"([^"]+)"\s*>\s*</a>\s*$)re"));
     static const QRegularExpression heading(QStringLiteral(R"re(^(#{1,6})\s+(.*?)\s*#*\s*$)re"));
     QStringList out;
     QStringList pendingIds;
@@ -176,12 +177,10 @@ ModelReferenceWindow::ModelReferenceWindow(QWidget* parent)
     auto* findPrevious = new QShortcut(QKeySequence::FindPrevious, this);
     connect(findPrevious, &QShortcut::activated, this, [this] { find(m_find->text(), true); });
     connect(m_browser, &QTextBrowser::anchorClicked, this, &ModelReferenceWindow::openLink);
-    connect(m_contents, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
-        showSection(item->data(0, Qt::UserRole).toString());
-    });
-    connect(m_contents, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
-        showSection(item->data(0, Qt::UserRole).toString());
-    });
+    connect(m_contents, &QTreeWidget::itemActivated, this,
+        [this](QTreeWidgetItem* item) { showSection(item->data(0, Qt::UserRole).toString()); });
+    connect(m_contents, &QTreeWidget::itemClicked, this,
+        [this](QTreeWidgetItem* item) { showSection(item->data(0, Qt::UserRole).toString()); });
 
     load();
     resize(1040, 760);

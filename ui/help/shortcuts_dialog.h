@@ -12,9 +12,9 @@ class QWidget;
 namespace shardscope::ui {
 
 struct ShortcutRow {
-    QString group;  ///< "File", "View", … or "Teaching mode"
+    QString group; ///< "File", "View", … or "Teaching mode"
     QString action; ///< "Save", without the mnemonic ampersand
-    QString keys;   ///< "Ctrl+S", in the platform's text
+    QString keys; ///< "Ctrl+S", in the platform's text
 };
 
 /// The menu actions with shortcuts, menu by menu (submenus included), then the presentation's keys.

@@ -42,7 +42,8 @@ LaunchConfigPanel::LaunchConfigPanel(ScenarioDocument* doc, QWidget* parent)
     m_target->addItem(tr("PyTorch FSDP2 + torchrun"), int(core::LaunchTarget::Fsdp));
     m_target->addItem(tr("Megatron-LM arguments"), int(core::LaunchTarget::Megatron));
     m_target->addItem(tr("NCCL environment"), int(core::LaunchTarget::NcclEnv));
-    m_target->setToolTip(tr("The framework to generate a configuration for; every option name is one the framework has."));
+    m_target->setToolTip(
+        tr("The framework to generate a configuration for; every option name is one the framework has."));
     m_text->setReadOnly(true);
     // Lines longer than the panel wrap (at a space, or anywhere in a long token) rather than run off its right edge;
     // the wrap is only on screen: Copy and Save give the lines as generated.
@@ -95,10 +96,11 @@ void LaunchConfigPanel::chooseTarget()
     if (m_chosen || !m_doc->result().valid)
         return;
     const core::Scenario& s = m_doc->scenario();
-    const core::LaunchTarget own = s.training.framework == core::Framework::Megatron    ? core::LaunchTarget::Megatron
-                                   : s.training.framework == core::Framework::DeepSpeed ? core::LaunchTarget::DeepSpeed
-                                                                                         : core::LaunchTarget::Fsdp;
-    for (core::LaunchTarget t : {own, core::LaunchTarget::Megatron, core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp})
+    const core::LaunchTarget own = s.training.framework == core::Framework::Megatron ? core::LaunchTarget::Megatron
+        : s.training.framework == core::Framework::DeepSpeed                         ? core::LaunchTarget::DeepSpeed
+                                                                                     : core::LaunchTarget::Fsdp;
+    for (core::LaunchTarget t :
+        { own, core::LaunchTarget::Megatron, core::LaunchTarget::DeepSpeed, core::LaunchTarget::Fsdp })
         if (core::launchConfigIssues(s, t).empty()) {
             const QSignalBlocker block(m_target);
             m_target->setCurrentIndex(m_target->findData(int(t)));
@@ -119,7 +121,8 @@ void LaunchConfigPanel::refresh()
         QStringList lines;
         for (const core::Issue& i : refused)
             lines << QStringLiteral("# %1: %2").arg(QString::fromStdString(i.field), QString::fromStdString(i.message));
-        m_text->setPlainText(tr("# No %1 for this layout:\n%2").arg(m_target->currentText(), lines.join(QLatin1Char('\n'))));
+        m_text->setPlainText(
+            tr("# No %1 for this layout:\n%2").arg(m_target->currentText(), lines.join(QLatin1Char('\n'))));
         m_note->setText(tr("This layout cannot be expressed for the chosen target; another target may express it."));
     } else {
         m_config = QString::fromStdString(core::launchConfig(m_doc->scenario(), target()));
@@ -128,8 +131,9 @@ void LaunchConfigPanel::refresh()
         m_text->setPlainText(m_config);
         if (m_text->verticalScrollBar())
             m_text->verticalScrollBar()->setValue(scroll);
-        m_note->setText(r.fits ? QString() : tr("Note: this layout needs more than the usable GPU memory (memory: %1).")
-                                                 .arg(QString::fromLatin1(core::toString(r.verdict))));
+        m_note->setText(r.fits ? QString()
+                               : tr("Note: this layout needs more than the usable GPU memory (memory: %1).")
+                                     .arg(QString::fromLatin1(core::toString(r.verdict))));
     }
     m_copy->setEnabled(!m_config.isEmpty());
     m_save->setEnabled(!m_config.isEmpty());
@@ -164,8 +168,9 @@ void LaunchConfigPanel::saveDialog()
 {
     if (m_config.isEmpty())
         return;
-    const QString dir = m_doc->filePath().isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
-                                                    : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString dir = m_doc->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+        : QFileInfo(m_doc->filePath()).absolutePath();
     const QString suggested = QDir(dir).filePath(suggestedName());
     const QString path = m_fileDialog ? m_fileDialog(suggested)
                                       : QFileDialog::getSaveFileName(this, tr("Save launch configuration"), suggested);
@@ -192,7 +197,7 @@ QSize LaunchConfigPanel::sizeHint() const
     const auto* dock = qobject_cast<const QDockWidget*>(parentWidget());
     if (dock && !dock->isFloating() && dock->parentWidget())
         width = std::min(width, dock->parentWidget()->width() * kDockSharePercent / 100);
-    return {width, QWidget::sizeHint().height()};
+    return { width, QWidget::sizeHint().height() };
 }
 
 LaunchConfigDock::LaunchConfigDock(ScenarioDocument* doc, QWidget* parent)

@@ -35,7 +35,10 @@ public:
     /// Writes the text to path. "" on success, otherwise the reason.
     [[nodiscard]] QString saveTo(const QString& path) const;
     /// Replaces the save dialog (tests).
-    void setFileDialogHandler(std::function<QString(const QString& suggested)> handler) { m_fileDialog = std::move(handler); }
+    void setFileDialogHandler(std::function<QString(const QString& suggested)> handler)
+    {
+        m_fileDialog = std::move(handler);
+    }
     /// Wide enough for 88 columns of the monospace text (most lines of every target), but docked at most
     /// kDockSharePercent of the main window's width (the charts keep the main area; a dragged width stays).
     [[nodiscard]] QSize sizeHint() const override;

@@ -22,11 +22,10 @@ class FocusRingStyle : public QProxyStyle
 public:
     FocusRingStyle()
         : QProxyStyle(QStyleFactory::create(QStringLiteral("Fusion")))
-    {
-    }
+    { }
 
-    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
-                       const QWidget* widget) const override
+    void drawPrimitive(
+        PrimitiveElement element, const QStyleOption* option, QPainter* painter, const QWidget* widget) const override
     {
         if (element == PE_FrameFocusRect && isDark(option)) {
             if (option->state & State_KeyboardFocusChange)
@@ -41,7 +40,7 @@ public:
     }
 
     void drawComplexControl(ComplexControl control, const QStyleOptionComplex* option, QPainter* painter,
-                            const QWidget* widget) const override
+        const QWidget* widget) const override
     {
         QProxyStyle::drawComplexControl(control, option, painter, widget);
         if ((control == CC_SpinBox || control == CC_ComboBox) && isDark(option) && (option->state & State_HasFocus))
@@ -49,7 +48,10 @@ public:
     }
 
 private:
-    static bool isDark(const QStyleOption* option) { return option->palette.color(QPalette::Window).lightnessF() < 0.5; }
+    static bool isDark(const QStyleOption* option)
+    {
+        return option->palette.color(QPalette::Window).lightnessF() < 0.5;
+    }
 
     /// Fusion outlines a check box in the window colour darkened, which on a dark window is all but invisible
     /// (#1E1F22 on #2B2D30, 1.2:1): the edge in the text colour at 60%, over 3:1 (WCAG 2.1 §1.4.11, non-text contrast).
@@ -126,7 +128,7 @@ QPalette AppTheme::darkPalette()
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::Link, QColor(0x56, 0xB4, 0xE9));
     p.setColor(QPalette::LinkVisited, QColor(0xCC, 0x79, 0xA7));
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    for (auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
         p.setColor(QPalette::Disabled, role, disabled);
     return p;
 }

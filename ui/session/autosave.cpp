@@ -97,8 +97,10 @@ QString Autosaver::keyFor(const QString& documentPath) const
 {
     const QString base = documentPath.isEmpty()
         ? QStringLiteral("untitled")
-        : QString::fromLatin1(QCryptographicHash::hash(QFileInfo(documentPath).absoluteFilePath().toUtf8(),
-                                                       QCryptographicHash::Sha1).toHex().left(16));
+        : QString::fromLatin1(
+            QCryptographicHash::hash(QFileInfo(documentPath).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1)
+                .toHex()
+                .left(16));
     return QStringLiteral("%1-%2").arg(base).arg(QCoreApplication::applicationPid());
 }
 
@@ -133,7 +135,8 @@ bool Autosaver::autosaveNow(QString* error)
         meta[QStringLiteral("saved_at")] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
         meta[QStringLiteral("pid")] = pid;
         meta[QStringLiteral("process_start")] = processStartTime(pid);
-        meta[QStringLiteral("name")] = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).left(kMaxNameChars);
+        meta[QStringLiteral("name")]
+            = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).left(kMaxNameChars);
         metaBytes = QJsonDocument(meta).toJson(QJsonDocument::Indented);
     }
     const QString metaPath = metaPathFor(content);
@@ -181,7 +184,7 @@ QList<AutosaveEntry> Autosaver::orphans() const
     const QDir dir(m_dir);
     if (!dir.exists())
         return entries;
-    const QStringList contents = dir.entryList({QLatin1Char('*') + kContentSuffix}, QDir::Files);
+    const QStringList contents = dir.entryList({ QLatin1Char('*') + kContentSuffix }, QDir::Files);
     for (const QString& fileName : contents) {
         AutosaveEntry e;
         e.contentPath = dir.filePath(fileName);
@@ -206,13 +209,13 @@ QList<AutosaveEntry> Autosaver::orphans() const
         entries << e;
     }
     // Sidecars whose scenario file is gone (a crash between the two writes of a first autosave).
-    for (const QString& fileName : dir.entryList({QLatin1Char('*') + kMetaSuffix}, QDir::Files)) {
+    for (const QString& fileName : dir.entryList({ QLatin1Char('*') + kMetaSuffix }, QDir::Files)) {
         const QString key = fileName.left(fileName.size() - kMetaSuffix.size());
         if (!dir.exists(key + kContentSuffix) && !processRunning(pidFromKey(key)))
             QFile::remove(dir.filePath(fileName));
     }
     std::sort(entries.begin(), entries.end(),
-              [](const AutosaveEntry& a, const AutosaveEntry& b) { return a.savedAt > b.savedAt; });
+        [](const AutosaveEntry& a, const AutosaveEntry& b) { return a.savedAt > b.savedAt; });
     return entries;
 }
 

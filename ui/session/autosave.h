@@ -14,12 +14,12 @@ class ScenarioDocument;
 
 /// An autosave left behind by a ShardScope process that is no longer running (it crashed or was killed).
 struct AutosaveEntry {
-    QString contentPath;   ///< the autosaved scenario, <key>.shardscope.json
-    QString metaPath;      ///< its sidecar, <key>.meta.json (written first: missing only for autosaves of older versions)
-    QString originalPath;  ///< the file the document belonged to; empty: it was untitled
-    QString name;          ///< the scenario's name (shortened)
-    QDateTime savedAt;     ///< when it was autosaved
-    qint64 pid = 0;        ///< the process that wrote it
+    QString contentPath; ///< the autosaved scenario, <key>.shardscope.json
+    QString metaPath; ///< its sidecar, <key>.meta.json (written first: missing only for autosaves of older versions)
+    QString originalPath; ///< the file the document belonged to; empty: it was untitled
+    QString name; ///< the scenario's name (shortened)
+    QDateTime savedAt; ///< when it was autosaved
+    qint64 pid = 0; ///< the process that wrote it
 };
 
 /// Autosave of the open document (issue 6, "no lost work"). While the document has unsaved changes it (scenario and
@@ -82,9 +82,9 @@ private:
     ScenarioDocument* m_doc;
     QTimer* m_timer;
     QString m_dir;
-    QString m_current;      ///< content file this process wrote last
+    QString m_current; ///< content file this process wrote last
     bool m_pending = false; ///< changes since the last autosave
-    bool m_failed = false;  ///< the last autosave failed (reported once)
+    bool m_failed = false; ///< the last autosave failed (reported once)
 };
 
 } // namespace shardscope::ui

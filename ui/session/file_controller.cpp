@@ -30,10 +30,7 @@
 namespace shardscope::ui {
 
 namespace {
-QString fileFilter()
-{
-    return FileController::tr("ShardScope scenarios (*.shardscope.json *.json);;All files (*)");
-}
+QString fileFilter() { return FileController::tr("ShardScope scenarios (*.shardscope.json *.json);;All files (*)"); }
 } // namespace
 
 FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWidget* window)
@@ -48,7 +45,7 @@ FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWi
     connect(m_autosave, &Autosaver::statusMessage, this, &FileController::statusMessage);
     connect(m_autosave, &Autosaver::failed, this, [this](const QString& text) {
         showMessage(m_window, tr("Autosave failed"),
-                    tr("%1\n\nYour unsaved changes are only in memory; the previous autosave is kept.").arg(text), m_message);
+            tr("%1\n\nYour unsaved changes are only in memory; the previous autosave is kept.").arg(text), m_message);
     });
     connect(m_doc, &ScenarioDocument::filePathChanged, this, &FileController::bindTo);
     connect(m_watch, &OpenFileWatch::changed, this, &FileController::showChangedOnDisk);
@@ -56,7 +53,8 @@ FileController::FileController(ScenarioDocument* doc, AppSettings* settings, QWi
 
 void FileController::populateMenu(QMenu* menu)
 {
-    menu->addAction(tr("&New"), QKeySequence::New, this, &FileController::newScenario)->setToolTip(tr("Start from the default scenario"));
+    menu->addAction(tr("&New"), QKeySequence::New, this, &FileController::newScenario)
+        ->setToolTip(tr("Start from the default scenario"));
     menu->addAction(tr("&Open…"), QKeySequence::Open, this, &FileController::openDialog);
     m_recentMenu = menu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
@@ -66,8 +64,10 @@ void FileController::populateMenu(QMenu* menu)
     for (const QString& path : exampleScenarioPaths()) {
         // Each example by its scenario's title ("Mixtral 8x22B, 16 x 8 H100, TP 2 x PP 4 x EP 8, ZeRO-1"), not its file.
         const ScenarioLoad load = readScenarioFile(path, m_doc->catalog());
-        QString title = load.ok() ? QString::fromStdString(core::scenarioTitle(load.scenario)) : QFileInfo(path).fileName();
-        QAction* a = examples->addAction(title.replace(QLatin1Char('&'), QStringLiteral("&&")), this, [this, path] { openExample(path); });
+        QString title
+            = load.ok() ? QString::fromStdString(core::scenarioTitle(load.scenario)) : QFileInfo(path).fileName();
+        QAction* a = examples->addAction(
+            title.replace(QLatin1Char('&'), QStringLiteral("&&")), this, [this, path] { openExample(path); });
         a->setToolTip(QFileInfo(path).fileName());
     }
     examples->setEnabled(!examples->isEmpty());
@@ -84,10 +84,13 @@ void FileController::rebuildRecentMenu()
     const QStringList files = m_settings->recentFiles();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
-        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this, [this, path] {
-            if (maybeSave())
-                open(path);
-        })->setToolTip(path);
+        m_recentMenu
+            ->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                [this, path] {
+                    if (maybeSave())
+                        open(path);
+                })
+            ->setToolTip(path);
     }
     m_recentMenu->setEnabled(!files.isEmpty());
 }
@@ -144,7 +147,8 @@ QString FileController::askPath(bool save)
     if (suggested.isEmpty()) {
         QString name = QString::fromStdString(core::scenarioTitle(m_doc->scenario())).simplified();
         name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-        suggested = QDir(dir).filePath((name.isEmpty() ? QStringLiteral("scenario") : name) + QStringLiteral(".shardscope.json"));
+        suggested = QDir(dir).filePath(
+            (name.isEmpty() ? QStringLiteral("scenario") : name) + QStringLiteral(".shardscope.json"));
     }
     QString path = QFileDialog::getSaveFileName(m_window, tr("Save scenario"), suggested, fileFilter());
     if (!path.isEmpty() && !path.endsWith(QLatin1String(".json")))
@@ -197,12 +201,11 @@ std::optional<ScenarioLoad> FileController::readInBackground(const QString& path
 {
     std::function<ScenarioLoad(const QString&)> reader = m_reader;
     if (!reader) // the worker owns a copy: it may outlive a cancel, this controller and main's catalog
-        reader = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](const QString& p) {
-            return readScenarioFile(p, *catalog);
-        };
+        reader = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](
+                     const QString& p) { return readScenarioFile(p, *catalog); };
     auto result = std::make_shared<ScenarioLoad>();
     if (!runInBackground(tr("Opening scenario"), tr("Opening %1…").arg(QFileInfo(path).fileName()),
-                         [reader, path, result] { *result = reader(path); }))
+            [reader, path, result] { *result = reader(path); }))
         return std::nullopt;
     return std::move(*result);
 }
@@ -233,8 +236,9 @@ FileController::OpenOutcome FileController::openPath(const QString& path, QStrin
     bindTo(abs);
     m_settings->addRecentFile(abs);
     m_settings->setLastScenario(abs);
-    emit statusMessage(load->warnings.isEmpty() ? tr("Opened %1").arg(path)
-                                                : tr("Opened %1 (%2)").arg(path, load->warnings.join(QStringLiteral("; "))));
+    emit statusMessage(load->warnings.isEmpty()
+            ? tr("Opened %1").arg(path)
+            : tr("Opened %1 (%2)").arg(path, load->warnings.join(QStringLiteral("; "))));
     return OpenOutcome::Opened;
 }
 
@@ -247,17 +251,14 @@ bool FileController::open(const QString& path)
 {
     QString error;
     switch (openPath(path, &error)) {
-    case OpenOutcome::Opened:
-        return true;
+    case OpenOutcome::Opened: return true;
     case OpenOutcome::Failed:
         warn(tr("Cannot open scenario"), tr("Cannot open %1:\n%2").arg(path, error));
         if (!QFileInfo::exists(path))
             m_settings->removeRecentFile(path);
         return false;
     case OpenOutcome::Cancelled:
-    case OpenOutcome::Declined:
-        emit statusMessage(error);
-        return false;
+    case OpenOutcome::Declined: emit statusMessage(error); return false;
     }
     return false;
 }
@@ -284,15 +285,10 @@ bool FileController::reload()
         return false;
     QString error;
     switch (openPath(path, &error)) {
-    case OpenOutcome::Opened:
-        return true;
-    case OpenOutcome::Failed:
-        warn(tr("Cannot reload"), tr("Cannot reload %1:\n%2").arg(path, error));
-        return false;
+    case OpenOutcome::Opened: return true;
+    case OpenOutcome::Failed: warn(tr("Cannot reload"), tr("Cannot reload %1:\n%2").arg(path, error)); return false;
     case OpenOutcome::Cancelled:
-    case OpenOutcome::Declined:
-        emit statusMessage(error);
-        return false;
+    case OpenOutcome::Declined: emit statusMessage(error); return false;
     }
     return false;
 }
@@ -310,7 +306,8 @@ bool FileController::confirmDespiteOtherInstance(const QString& absolutePath, qi
     if (m_secondInstance)
         return m_secondInstance(absolutePath, pid);
     const std::unique_ptr<QMessageBox> owner(plainMessageBox(QMessageBox::Warning, tr("Open in another ShardScope"),
-        tr("“%1” is open in another ShardScope (process %2).").arg(QFileInfo(absolutePath).fileName()).arg(pid), m_window,
+        tr("“%1” is open in another ShardScope (process %2).").arg(QFileInfo(absolutePath).fileName()).arg(pid),
+        m_window,
         tr("If both change it, the one that saves last replaces the other's changes "
            "(ShardScope asks before saving over a file that changed on disk).")));
     QMessageBox& box = *owner;
@@ -406,15 +403,10 @@ bool FileController::save()
         return saveAs();
     if (m_watch->changedOnDisk()) {
         switch (askExternalChange(m_doc->filePath())) {
-        case ExternalChangeChoice::Overwrite:
-            break;
-        case ExternalChangeChoice::SaveAs:
-            return saveAs();
-        case ExternalChangeChoice::Reload:
-            reload();
-            return false; // nothing was saved
-        case ExternalChangeChoice::Cancel:
-            return false;
+        case ExternalChangeChoice::Overwrite: break;
+        case ExternalChangeChoice::SaveAs: return saveAs();
+        case ExternalChangeChoice::Reload: reload(); return false; // nothing was saved
+        case ExternalChangeChoice::Cancel: return false;
         }
     }
     QString error;
@@ -470,7 +462,8 @@ bool FileController::offerRecovery()
     if (restoreAutosave(entry, &error))
         return true; // one document: any others are offered at the next start
     if (!error.isEmpty())
-        warn(tr("Cannot restore"), tr("Cannot restore %1:\n%2").arg(QDir::toNativeSeparators(entry.contentPath), error));
+        warn(
+            tr("Cannot restore"), tr("Cannot restore %1:\n%2").arg(QDir::toNativeSeparators(entry.contentPath), error));
     return false;
 }
 

@@ -72,14 +72,23 @@ public:
     /// Replaces the file dialogs (tests): returns the chosen path or "".
     void setFileDialogHandler(std::function<QString(bool save)> handler) { m_fileDialog = std::move(handler); }
     /// Replaces the crash-recovery list (tests): receives every autosave offered, returns which to restore and discard.
-    void setRecoveryPromptHandler(std::function<RecoveryDecision(const QList<AutosaveEntry>&)> handler) { m_recoveryPrompt = std::move(handler); }
+    void setRecoveryPromptHandler(std::function<RecoveryDecision(const QList<AutosaveEntry>&)> handler)
+    {
+        m_recoveryPrompt = std::move(handler);
+    }
     /// Replaces the error message boxes (tests): receives their title and text.
     void setMessageHandler(MessageHandler handler) { m_message = std::move(handler); }
     /// Replaces the question Save asks when the file changed on disk (tests).
-    void setExternalChangeHandler(std::function<ExternalChangeChoice(const QString& path)> handler) { m_externalChange = std::move(handler); }
+    void setExternalChangeHandler(std::function<ExternalChangeChoice(const QString& path)> handler)
+    {
+        m_externalChange = std::move(handler);
+    }
     /// Replaces the warning before opening (or saving as) a file another ShardScope process has open (tests):
     /// receives the path and that process's id, returns whether to go ahead.
-    void setSecondInstanceHandler(std::function<bool(const QString& path, qint64 pid)> handler) { m_secondInstance = std::move(handler); }
+    void setSecondInstanceHandler(std::function<bool(const QString& path, qint64 pid)> handler)
+    {
+        m_secondInstance = std::move(handler);
+    }
     /// Replaces readScenarioFile for Open (tests); it runs on a worker thread.
     void setScenarioReader(std::function<ScenarioLoad(const QString& path)> reader) { m_reader = std::move(reader); }
 

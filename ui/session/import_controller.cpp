@@ -34,7 +34,8 @@ const Filter kFilters[] = {
     { QT_TRANSLATE_NOOP("ImportController", "Detect the format from the file (*)"), std::nullopt },
     { QT_TRANSLATE_NOOP("ImportController", "Hugging Face config.json (*.json)"), core::ImportSource::HfConfig },
     { QT_TRANSLATE_NOOP("ImportController", "DeepSpeed config (*.json)"), core::ImportSource::DeepSpeed },
-    { QT_TRANSLATE_NOOP("ImportController", "Megatron-LM arguments or launch script (*.sh *.txt *)"), core::ImportSource::MegatronArgs },
+    { QT_TRANSLATE_NOOP("ImportController", "Megatron-LM arguments or launch script (*.sh *.txt *)"),
+        core::ImportSource::MegatronArgs },
     { QT_TRANSLATE_NOOP("ImportController", "torchtitan job (*.toml)"), core::ImportSource::TorchTitan },
     { QT_TRANSLATE_NOOP("ImportController", "ShardScope scenario (*.json)"), core::ImportSource::Scenario },
 };
@@ -51,7 +52,8 @@ QString describe(const std::vector<core::Issue>& issues)
 {
     QStringList lines;
     for (const auto& i : issues)
-        lines << (i.field.empty() ? QString() : QString::fromStdString(core::escapeForTerminal(i.field)) + QStringLiteral(": "))
+        lines << (i.field.empty() ? QString()
+                                  : QString::fromStdString(core::escapeForTerminal(i.field)) + QStringLiteral(": "))
                 + QString::fromStdString(core::escapeForTerminal(i.message));
     return lines.join(QLatin1Char('\n'));
 }
@@ -72,8 +74,9 @@ void ImportController::populateMenu(QMenu* menu)
 {
     QAction* a = menu->addAction(tr("&Import…"), this, &ImportController::importDialog);
     a->setObjectName(QStringLiteral("importAction"));
-    a->setToolTip(tr("Open a Hugging Face config.json, DeepSpeed config, Megatron-LM arguments or torchtitan TOML file as "
-                     "a new scenario"));
+    a->setToolTip(
+        tr("Open a Hugging Face config.json, DeepSpeed config, Megatron-LM arguments or torchtitan TOML file as "
+           "a new scenario"));
 }
 
 void ImportController::importDialog()
@@ -87,8 +90,8 @@ void ImportController::importDialog()
         for (const Filter& f : kFilters)
             filters << tr(f.label);
         QString selected = filters.front();
-        path = QFileDialog::getOpenFileName(m_window, tr("Import configuration"),
-            dialogFolder(), filters.join(QStringLiteral(";;")), &selected);
+        path = QFileDialog::getOpenFileName(
+            m_window, tr("Import configuration"), dialogFolder(), filters.join(QStringLiteral(";;")), &selected);
         for (const Filter& f : kFilters)
             if (tr(f.label) == selected)
                 source = f.source;
@@ -102,14 +105,16 @@ void ImportController::importDialog()
 QString ImportController::dialogFolder() const
 {
     const QString last = m_settings->lastImportFolder();
-    return !last.isEmpty() && QFileInfo(last).isDir() ? last : QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return !last.isEmpty() && QFileInfo(last).isDir()
+        ? last
+        : QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
 }
 
 namespace {
 /// What the import worker hands back: the file's format and the importer's result, or why neither.
 struct ImportJob {
     QString failure; ///< the file could not be read, or its format not told
-    core::ImportSource source{};
+    core::ImportSource source {};
     core::ImportResult result;
 };
 } // namespace
@@ -124,12 +129,11 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
     auto job = std::make_shared<ImportJob>();
     Importer importer = m_importer;
     if (!importer)
-        importer = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](
-                       core::ImportSource src, const std::string& text, const core::Scenario& base) {
-            return core::importConfig(src, text, base, false, {}, *catalog);
-        };
-    const bool finished = m_files->runInBackground(tr("Importing"), tr("Importing %1…").arg(name),
-        [job, path, source, importer, base = m_doc->scenario()] {
+        importer = [catalog = std::make_shared<const core::Catalog>(m_doc->catalog())](core::ImportSource src,
+                       const std::string& text,
+                       const core::Scenario& base) { return core::importConfig(src, text, base, false, {}, *catalog); };
+    const bool finished = m_files->runInBackground(
+        tr("Importing"), tr("Importing %1…").arg(name), [job, path, source, importer, base = m_doc->scenario()] {
             std::string text, error;
             if (!core::readRegularFile(path.toStdString(), core::kMaxImportBytes, text, error)) {
                 job->failure = QString::fromStdString(error);
@@ -139,14 +143,16 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
                 job->source = *source;
             } else if (!core::detectImportSource(path.toStdString(), text, job->source)) {
                 job->failure = ImportController::tr("The format could not be told from the file. Choose it in the file "
-                                                    "dialog's type list: %1.").arg(QString::fromLatin1(core::importSourceNames()));
+                                                    "dialog's type list: %1.")
+                                   .arg(QString::fromLatin1(core::importSourceNames()));
                 return;
             }
             // The open scenario is the base: a DeepSpeed config or a torchtitan job keeps the model you are looking at.
             try {
                 job->result = importer(job->source, text, base);
             } catch (const std::exception& e) { // out of memory on a hostile file: a message, not a dead window
-                job->failure = ImportController::tr("The file could not be read: %1").arg(QString::fromLocal8Bit(e.what()));
+                job->failure
+                    = ImportController::tr("The file could not be read: %1").arg(QString::fromLocal8Bit(e.what()));
             }
         });
     if (!finished) {
@@ -161,7 +167,8 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
     core::ImportResult& r = job->result;
     if (!r.ok()) {
         showMessage(m_window, tr("Cannot import %1").arg(name),
-                    tr("%1 (read as %2):\n%3").arg(name, QString::fromLatin1(core::toString(src)), describe(r.errors)), m_message);
+            tr("%1 (read as %2):\n%3").arg(name, QString::fromLatin1(core::toString(src)), describe(r.errors)),
+            m_message);
         return false;
     }
     if (src != core::ImportSource::Scenario)
@@ -171,8 +178,9 @@ bool ImportController::importFile(const QString& path, std::optional<core::Impor
         fromFile += f.origin == core::toString(src);
     if (!m_files->openUntitled(r.scenario, tr("%1 (%2)").arg(name, QString::fromLatin1(core::toString(src)))))
         return false;
-    emit statusMessage(tr("Imported %1 as %2: %n field(s) from the file, the rest from the scenario that was open", "",
-                          fromFile).arg(name, QString::fromLatin1(core::toString(src))));
+    emit statusMessage(
+        tr("Imported %1 as %2: %n field(s) from the file, the rest from the scenario that was open", "", fromFile)
+            .arg(name, QString::fromLatin1(core::toString(src))));
     if (!r.warnings.empty())
         showMessage(m_window, tr("Imported %1 with notes").arg(name), describe(r.warnings), m_message);
     return true;
@@ -187,7 +195,7 @@ std::optional<core::ImportSource> ImportController::importableDrop(const QString
     std::string head, error;
     if (!core::readRegularFile(path.toStdString(), core::kMaxImportBytes, head, error))
         return std::nullopt;
-    core::ImportSource src{};
+    core::ImportSource src {};
     if (!core::detectImportSource(path.toStdString(), head, src) || src == core::ImportSource::Scenario)
         return std::nullopt;
     return src;

@@ -43,7 +43,10 @@ public:
     [[nodiscard]] QString dialogFolder() const;
     /// Tests: replaces the file dialog (returns the path, sets the format or leaves it empty for detection) and the
     /// message boxes.
-    void setDialogHandler(std::function<QString(std::optional<core::ImportSource>& source)> handler) { m_dialog = std::move(handler); }
+    void setDialogHandler(std::function<QString(std::optional<core::ImportSource>& source)> handler)
+    {
+        m_dialog = std::move(handler);
+    }
     void setMessageHandler(MessageHandler handler) { m_message = std::move(handler); }
     /// What the worker calls instead of core::importConfig (tests): source, file text, base scenario.
     using Importer = std::function<core::ImportResult(core::ImportSource, const std::string&, const core::Scenario&)>;

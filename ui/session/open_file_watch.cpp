@@ -11,11 +11,11 @@ namespace shardscope::ui {
 
 FileIdentity FileIdentity::of(const QString& path)
 {
-    struct stat st{};
+    struct stat st { };
     if (path.isEmpty() || ::stat(QFile::encodeName(path).constData(), &st) != 0)
         return {};
-    return {true, quint64(st.st_dev), quint64(st.st_ino), qint64(st.st_size),
-            qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+    return { true, quint64(st.st_dev), quint64(st.st_ino), qint64(st.st_size),
+        qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec };
 }
 
 OpenFileWatch::OpenFileWatch(QObject* parent)

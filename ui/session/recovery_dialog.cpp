@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session/recovery_dialog.h"
 
-
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
@@ -26,13 +25,14 @@ RecoveryDialog::RecoveryDialog(const QList<AutosaveEntry>& entries, QWidget* par
     setWindowTitle(tr("Recover unsaved changes"));
     setObjectName(QStringLiteral("recoveryDialog"));
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("ShardScope did not close normally. Unsaved changes to %n document(s) were autosaved.", "",
-                                int(entries.size())), this);
+    auto* intro = new QLabel(tr("ShardScope did not close normally. Unsaved changes to %n document(s) were autosaved.",
+                                 "", int(entries.size())),
+        this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
     m_list->setColumnCount(3);
-    m_list->setHeaderLabels({tr("Scenario"), tr("File"), tr("Autosaved")});
+    m_list->setHeaderLabels({ tr("Scenario"), tr("File"), tr("Autosaved") });
     m_list->setRootIsDecorated(false);
     m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_list->setUniformRowHeights(true);
@@ -42,11 +42,12 @@ RecoveryDialog::RecoveryDialog(const QList<AutosaveEntry>& entries, QWidget* par
         QString name = e.name.simplified();
         if (name.size() > kMaxNameChars)
             name = name.left(kMaxNameChars - 1) + QChar(0x2026);
-        auto* item = new QTreeWidgetItem(m_list, {name.isEmpty() ? tr("(no name)") : name,
-            e.originalPath.isEmpty() ? tr("never saved to a file") : QFileInfo(e.originalPath).fileName(),
-            QLocale().toString(e.savedAt.toLocalTime(), QLocale::ShortFormat)});
-        item->setToolTip(1, e.originalPath.isEmpty() ? tr("It was never saved to a file.")
-                                                     : QDir::toNativeSeparators(e.originalPath));
+        auto* item = new QTreeWidgetItem(m_list,
+            { name.isEmpty() ? tr("(no name)") : name,
+                e.originalPath.isEmpty() ? tr("never saved to a file") : QFileInfo(e.originalPath).fileName(),
+                QLocale().toString(e.savedAt.toLocalTime(), QLocale::ShortFormat) });
+        item->setToolTip(1,
+            e.originalPath.isEmpty() ? tr("It was never saved to a file.") : QDir::toNativeSeparators(e.originalPath));
         item->setData(0, kIndexRole, i);
     }
     m_list->header()->setStretchLastSection(false);
@@ -57,8 +58,10 @@ RecoveryDialog::RecoveryDialog(const QList<AutosaveEntry>& entries, QWidget* par
         m_list->setCurrentItem(m_list->topLevelItem(0)); // the newest
     layout->addWidget(m_list, 1);
 
-    auto* note = new QLabel(tr("Restore opens the selected changes as an unsaved document. Discard deletes the selected "
-                               "ones. Later keeps the rest and offers them again at the next start."), this);
+    auto* note
+        = new QLabel(tr("Restore opens the selected changes as an unsaved document. Discard deletes the selected "
+                        "ones. Later keeps the rest and offers them again at the next start."),
+            this);
     note->setWordWrap(true);
     layout->addWidget(note);
 

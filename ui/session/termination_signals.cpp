@@ -15,8 +15,8 @@
 namespace shardscope::ui {
 
 namespace {
-int g_fds[2] = {-1, -1}; // [0]: the handler writes, [1]: the event loop reads
-constexpr int kSignals[] = {SIGTERM, SIGHUP};
+int g_fds[2] = { -1, -1 }; // [0]: the handler writes, [1]: the event loop reads
+constexpr int kSignals[] = { SIGTERM, SIGHUP };
 
 extern "C" void onTerminationSignal(int sig)
 {
@@ -35,7 +35,7 @@ TerminationSignals::TerminationSignals(Autosaver* autosave, QObject* parent)
         return;
     m_notifier = new QSocketNotifier(g_fds[1], QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, &TerminationSignals::onSignal);
-    struct sigaction action{};
+    struct sigaction action { };
     action.sa_handler = onTerminationSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;

@@ -23,25 +23,30 @@ const QString kImportFolder = QStringLiteral("files/lastImportFolder");
 
 AppSettings::AppSettings(QObject* parent)
     : QObject(parent)
-{
-}
+{ }
 
 AppSettings::AppSettings(const QString& iniPath, QObject* parent)
     : QObject(parent)
     , m_settings(iniPath, QSettings::IniFormat)
-{
-}
+{ }
 
 QByteArray AppSettings::windowGeometry() const { return m_settings.value(kGeometry).toByteArray(); }
 void AppSettings::setWindowGeometry(const QByteArray& geometry) { m_settings.setValue(kGeometry, geometry); }
 QByteArray AppSettings::windowState() const { return m_settings.value(kState).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& state) { m_settings.setValue(kState, state); }
-QByteArray AppSettings::splitterState(const QString& name) const { return m_settings.value(kSplitters + name).toByteArray(); }
-void AppSettings::setSplitterState(const QString& name, const QByteArray& state) { m_settings.setValue(kSplitters + name, state); }
+QByteArray AppSettings::splitterState(const QString& name) const
+{
+    return m_settings.value(kSplitters + name).toByteArray();
+}
+void AppSettings::setSplitterState(const QString& name, const QByteArray& state)
+{
+    m_settings.setValue(kSplitters + name, state);
+}
 
 ByteUnit AppSettings::byteUnit() const
 {
-    return m_settings.value(kUnit, QStringLiteral("GiB")).toString() == QLatin1String("GB") ? ByteUnit::GB : ByteUnit::GiB;
+    return m_settings.value(kUnit, QStringLiteral("GiB")).toString() == QLatin1String("GB") ? ByteUnit::GB
+                                                                                            : ByteUnit::GiB;
 }
 
 void AppSettings::setByteUnit(ByteUnit unit)
@@ -55,12 +60,14 @@ void AppSettings::setByteUnit(ByteUnit unit)
 ThemeMode AppSettings::theme() const
 {
     const QString v = m_settings.value(kTheme, QStringLiteral("system")).toString();
-    return v == QLatin1String("light") ? ThemeMode::Light : v == QLatin1String("dark") ? ThemeMode::Dark : ThemeMode::System;
+    return v == QLatin1String("light") ? ThemeMode::Light
+        : v == QLatin1String("dark")   ? ThemeMode::Dark
+                                       : ThemeMode::System;
 }
 
 void AppSettings::setTheme(ThemeMode mode)
 {
-    static const char* names[] = {"system", "light", "dark"};
+    static const char* names[] = { "system", "light", "dark" };
     m_settings.setValue(kTheme, QString::fromLatin1(names[int(mode)]));
     emit themeChanged(mode);
 }

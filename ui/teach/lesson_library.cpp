@@ -12,7 +12,8 @@ void add(LessonLibrary& lib, const QString& name, const core::LessonParse& parse
 {
     if (!parsed.ok()) {
         for (const core::Issue& e : parsed.errors)
-            lib.errors << QStringLiteral("%1: %2: %3").arg(name, QString::fromStdString(e.field), QString::fromStdString(e.message));
+            lib.errors << QStringLiteral("%1: %2: %3")
+                              .arg(name, QString::fromStdString(e.field), QString::fromStdString(e.message));
         return;
     }
     lib.lessons.push_back(parsed.lesson);
@@ -23,7 +24,7 @@ LessonLibrary loadLessons(const core::Catalog& catalog)
 {
     LessonLibrary lib;
     const QDir resources(QStringLiteral(":/lessons"));
-    const QStringList files = resources.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    const QStringList files = resources.entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
     for (const QString& f : files) {
         QFile file(resources.filePath(f));
         if (!file.open(QIODevice::ReadOnly)) {

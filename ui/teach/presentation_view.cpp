@@ -30,15 +30,15 @@
 namespace shardscope::ui {
 
 namespace {
-const QColor kAccent(0xFF, 0xD4, 0x00);      // yellow on black: the highest-contrast accent
-const QColor kChanged(0x56, 0xD4, 0xFF);     // light blue for "what changed"
+const QColor kAccent(0xFF, 0xD4, 0x00); // yellow on black: the highest-contrast accent
+const QColor kChanged(0x56, 0xD4, 0xFF); // light blue for "what changed"
 const QColor kText(0xFF, 0xFF, 0xFF);
 const QColor kMuted(0xC8, 0xC8, 0xC8);
 
 QPalette highContrastPalette()
 {
     QPalette p;
-    for (QPalette::ColorGroup g : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
+    for (QPalette::ColorGroup g : { QPalette::Active, QPalette::Inactive, QPalette::Disabled }) {
         p.setColor(g, QPalette::Window, Qt::black);
         p.setColor(g, QPalette::Base, Qt::black);
         p.setColor(g, QPalette::AlternateBase, QColor(0x20, 0x20, 0x20));
@@ -75,7 +75,8 @@ QString textToHtml(const QString& text)
             if (bullet)
                 body += QStringLiteral("<li>%1</li>").arg(line.mid(2).toHtmlEscaped());
             else
-                body += (body.isEmpty() || body.endsWith(QLatin1String("</ul>")) ? QString() : QStringLiteral("<br>")) + line.toHtmlEscaped();
+                body += (body.isEmpty() || body.endsWith(QLatin1String("</ul>")) ? QString() : QStringLiteral("<br>"))
+                    + line.toHtmlEscaped();
         }
         if (inList)
             body += QStringLiteral("</ul>");
@@ -108,19 +109,19 @@ bool isSettingGroup(const QString& name)
 QString figureTitle(const QString& name)
 {
     static const std::map<QString, const char*> titles = {
-        {QStringLiteral("params"), QT_TRANSLATE_NOOP("PresentationView", "Parameters (Ψ)")},
-        {QStringLiteral("active_params"), QT_TRANSLATE_NOOP("PresentationView", "Active parameters")},
-        {QStringLiteral("capacity"), QT_TRANSLATE_NOOP("PresentationView", "GPU memory")},
-        {QStringLiteral("usable"), QT_TRANSLATE_NOOP("PresentationView", "Usable memory")},
-        {QStringLiteral("fits"), QT_TRANSLATE_NOOP("PresentationView", "Fits")},
-        {QStringLiteral("min_gpus"), QT_TRANSLATE_NOOP("PresentationView", "Fewest GPUs that fit")},
-        {QStringLiteral("host_memory_per_node"), QT_TRANSLATE_NOOP("PresentationView", "Host memory per node")},
-        {QStringLiteral("nvme_per_node"), QT_TRANSLATE_NOOP("PresentationView", "NVMe per node")},
-        {QStringLiteral("warnings"), QT_TRANSLATE_NOOP("PresentationView", "Warnings")},
-        {QStringLiteral("throughput.mfu"), QT_TRANSLATE_NOOP("PresentationView", "MFU")},
-        {QStringLiteral("layout.micro_batches"), QT_TRANSLATE_NOOP("PresentationView", "Micro-batches per step")},
-        {QStringLiteral("layout.grad_accumulation"), QT_TRANSLATE_NOOP("PresentationView", "Gradient accumulation")},
-        {QStringLiteral("comm.total_bytes"), QT_TRANSLATE_NOOP("PresentationView", "Communication per GPU")},
+        { QStringLiteral("params"), QT_TRANSLATE_NOOP("PresentationView", "Parameters (Ψ)") },
+        { QStringLiteral("active_params"), QT_TRANSLATE_NOOP("PresentationView", "Active parameters") },
+        { QStringLiteral("capacity"), QT_TRANSLATE_NOOP("PresentationView", "GPU memory") },
+        { QStringLiteral("usable"), QT_TRANSLATE_NOOP("PresentationView", "Usable memory") },
+        { QStringLiteral("fits"), QT_TRANSLATE_NOOP("PresentationView", "Fits") },
+        { QStringLiteral("min_gpus"), QT_TRANSLATE_NOOP("PresentationView", "Fewest GPUs that fit") },
+        { QStringLiteral("host_memory_per_node"), QT_TRANSLATE_NOOP("PresentationView", "Host memory per node") },
+        { QStringLiteral("nvme_per_node"), QT_TRANSLATE_NOOP("PresentationView", "NVMe per node") },
+        { QStringLiteral("warnings"), QT_TRANSLATE_NOOP("PresentationView", "Warnings") },
+        { QStringLiteral("throughput.mfu"), QT_TRANSLATE_NOOP("PresentationView", "MFU") },
+        { QStringLiteral("layout.micro_batches"), QT_TRANSLATE_NOOP("PresentationView", "Micro-batches per step") },
+        { QStringLiteral("layout.grad_accumulation"), QT_TRANSLATE_NOOP("PresentationView", "Gradient accumulation") },
+        { QStringLiteral("comm.total_bytes"), QT_TRANSLATE_NOOP("PresentationView", "Communication per GPU") },
     };
     if (const auto it = titles.find(name); it != titles.end())
         return QCoreApplication::translate("PresentationView", it->second);
@@ -164,11 +165,12 @@ int figureIndex(const std::vector<TermFigure>& figures, const QString& key)
 std::pair<int, int> memoryItems(const QString& name, const std::vector<TermFigure>& figures)
 {
     if (name == QLatin1String("memory") || name == QLatin1String("memory.total"))
-        return figures.empty() ? std::pair{-1, -1} : std::pair{0, int(figures.size()) - 1};
+        return figures.empty() ? std::pair { -1, -1 } : std::pair { 0, int(figures.size()) - 1 };
     if (name == QLatin1String("memory.model_states"))
-        return {figureIndex(figures, QStringLiteral("memory.parameters")), figureIndex(figures, QStringLiteral("memory.optimizer_states"))};
+        return { figureIndex(figures, QStringLiteral("memory.parameters")),
+            figureIndex(figures, QStringLiteral("memory.optimizer_states")) };
     const int i = figureIndex(figures, name);
-    return {i, i};
+    return { i, i };
 }
 
 /// The step-time terms (the core's order) a highlight covers: {first, last}, or {-1, -1}. Lesson names:
@@ -177,13 +179,13 @@ std::pair<int, int> memoryItems(const QString& name, const std::vector<TermFigur
 std::pair<int, int> timeParts(const QString& name, const std::vector<TermFigure>& figures)
 {
     if (name == QLatin1String("step_time") || name == QLatin1String("step_time.total"))
-        return figures.empty() ? std::pair{-1, -1} : std::pair{0, int(figures.size()) - 1};
+        return figures.empty() ? std::pair { -1, -1 } : std::pair { 0, int(figures.size()) - 1 };
     QString part;
     if (name.startsWith(QLatin1String("comm.")) && name.endsWith(QLatin1String("_exposed"))) {
         part = QStringLiteral("exposed_communication");
     } else if (name.startsWith(QLatin1String("step_time."))) {
         part = name.mid(10);
-        for (const QLatin1String suffix : {QLatin1String("_share"), QLatin1String("_overhead")})
+        for (const QLatin1String suffix : { QLatin1String("_share"), QLatin1String("_overhead") })
             if (part.endsWith(suffix))
                 part.chop(suffix.size());
         if (part == QLatin1String("communication"))
@@ -192,7 +194,7 @@ std::pair<int, int> timeParts(const QString& name, const std::vector<TermFigure>
             part = QStringLiteral("pipeline_bubble");
     }
     const int i = part.isEmpty() ? -1 : figureIndex(figures, QStringLiteral("step_time.") + part);
-    return {i, i};
+    return { i, i };
 }
 } // namespace
 
@@ -239,7 +241,7 @@ PresentationView::PresentationView(const core::Catalog& catalog, std::vector<cor
     m_hints = new QLabel(tr("→ / Space next  ·  ← back  ·  Home first  ·  N / P lesson  ·  1–%1 go to lesson  ·  "
                             "E open in the explorer  ·  F full screen  ·  Esc leave")
                              .arg(m_lessons.size()),
-                          this);
+        this);
     m_hints->setStyleSheet(QStringLiteral("color: #B0B0B0;"));
 
     auto button = [this](const QString& text, auto slot) {
@@ -382,38 +384,19 @@ void PresentationView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Space:
     case Qt::Key_PageDown:
     case Qt::Key_Return:
-    case Qt::Key_Enter:
-        next();
-        return;
+    case Qt::Key_Enter: next(); return;
     case Qt::Key_Left:
     case Qt::Key_Backspace:
-    case Qt::Key_PageUp:
-        previous();
-        return;
-    case Qt::Key_Home:
-        goTo(m_lesson, 0);
-        return;
-    case Qt::Key_End:
-        goTo(m_lesson, stepCount() - 1);
-        return;
-    case Qt::Key_N:
-        nextLesson();
-        return;
-    case Qt::Key_P:
-        previousLesson();
-        return;
-    case Qt::Key_E:
-        openInExplorer();
-        return;
+    case Qt::Key_PageUp: previous(); return;
+    case Qt::Key_Home: goTo(m_lesson, 0); return;
+    case Qt::Key_End: goTo(m_lesson, stepCount() - 1); return;
+    case Qt::Key_N: nextLesson(); return;
+    case Qt::Key_P: previousLesson(); return;
+    case Qt::Key_E: openInExplorer(); return;
     case Qt::Key_F:
-    case Qt::Key_F11:
-        isFullScreen() ? showNormal() : showFullScreen();
-        return;
-    case Qt::Key_Escape:
-        leave();
-        return;
-    default:
-        break;
+    case Qt::Key_F11: isFullScreen() ? showNormal() : showFullScreen(); return;
+    case Qt::Key_Escape: leave(); return;
+    default: break;
     }
     if (event->key() >= Qt::Key_0 && event->key() <= Qt::Key_9) {
         digit(event->key() - Qt::Key_0);
@@ -454,7 +437,7 @@ void PresentationView::applyFonts()
     m_hints->setFont(font(11));
     for (QPushButton* b : std::as_const(m_buttons))
         b->setFont(font(12));
-    for (ChartBase* c : {static_cast<ChartBase*>(m_memory), static_cast<ChartBase*>(m_time)}) {
+    for (ChartBase* c : { static_cast<ChartBase*>(m_memory), static_cast<ChartBase*>(m_time) }) {
         c->setFont(font(12.5));
         if (c->legend())
             c->legend()->setFont(font(12));
@@ -485,11 +468,15 @@ void PresentationView::drawStep()
     const core::Scenario& s = m_doc->shown()->scenario;
     const core::Result& r = m_doc->shown()->result;
     const core::Scenario before = m_step > 0 ? l.steps[size_t(m_step - 1)].scenario : core::defaultScenario(m_catalog);
-    const core::Result previous = m_step > 0 ? core::evaluate(before) : core::Result{};
+    const core::Result previous = m_step > 0 ? core::evaluate(before) : core::Result {};
 
     m_lessonTitle->setText(tr("Lesson %1 · %2").arg(m_lesson + 1).arg(QString::fromStdString(l.title)));
     m_lessonTitle->setStyleSheet(QStringLiteral("color: #FFD400;"));
-    m_position->setText(tr("step %1 of %2  ·  lesson %3 of %4").arg(m_step + 1).arg(l.steps.size()).arg(m_lesson + 1).arg(lessonCount()));
+    m_position->setText(tr("step %1 of %2  ·  lesson %3 of %4")
+                            .arg(m_step + 1)
+                            .arg(l.steps.size())
+                            .arg(m_lesson + 1)
+                            .arg(lessonCount()));
     m_progress->setRange(0, int(l.steps.size()));
     m_progress->setValue(m_step + 1);
     m_stepTitle->setText(QString::fromStdString(step.title));
@@ -520,9 +507,10 @@ void PresentationView::drawStep()
         changedHtml = changedHtml.mid(0, kMaxLines - 1);
         changedHtml << tr("and %1 more settings").arg(more);
     }
-    m_changed->setText(changedHtml.isEmpty() ? QString()
-                                             : QStringLiteral("<span style='color:#56D4FF'>%1</span><br>%2")
-                                                   .arg(m_step == 0 ? tr("SET UP") : tr("CHANGED"), changedHtml.join(QStringLiteral("<br>"))));
+    m_changed->setText(changedHtml.isEmpty()
+            ? QString()
+            : QStringLiteral("<span style='color:#56D4FF'>%1</span><br>%2")
+                  .arg(m_step == 0 ? tr("SET UP") : tr("CHANGED"), changedHtml.join(QStringLiteral("<br>"))));
     m_changed->setVisible(!changedHtml.isEmpty());
 
     // The figures the text talks about, with their values.
@@ -542,13 +530,15 @@ void PresentationView::drawStep()
         } else {
             figureNames << name;
             label = figureTitle(name);
-            const std::string rendered = core::renderLessonText("{" + h + "}", s, r, m_step > 0 ? &previous : nullptr, lessonBytes());
+            const std::string rendered
+                = core::renderLessonText("{" + h + "}", s, r, m_step > 0 ? &previous : nullptr, lessonBytes());
             if (rendered != "{" + h + "}")
                 value = QString::fromStdString(rendered);
         }
         m_highlightLines << (value.isEmpty() ? label : QStringLiteral("%1: %2").arg(label, value));
         lookHtml << (value.isEmpty() ? QStringLiteral("<b>%1</b>").arg(label.toHtmlEscaped())
-                                     : QStringLiteral("%1: <span style='color:#FFD400'><b>%2</b></span>").arg(label.toHtmlEscaped(), value.toHtmlEscaped()));
+                                     : QStringLiteral("%1: <span style='color:#FFD400'><b>%2</b></span>")
+                                           .arg(label.toHtmlEscaped(), value.toHtmlEscaped()));
     }
     m_look->setText(lookHtml.isEmpty() ? QString()
                                        : QStringLiteral("<span style='color:#FFD400'>%1</span><br>%2")
@@ -579,8 +569,8 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
     QCustomPlot* plot = m_memory->plot();
     const bool perStage = r.pp > 1 && r.stages.size() > 1;
     const int bar = perStage ? std::clamp(r.peakStage, 0, int(r.stages.size()) - 1) : 0;
-    const std::vector<TermFigure> figures = perStage ? memoryFigures(r.stages[size_t(bar)].memory)
-                                                     : termFigures(r, core::TermGroup::Memory);
+    const std::vector<TermFigure> figures
+        = perStage ? memoryFigures(r.stages[size_t(bar)].memory) : termFigures(r, core::TermGroup::Memory);
     const double key = bar + 1;
     const double half = (perStage ? 0.7 : 0.45) / 2;
     const QCPRange yRange = plot->yAxis->range();
@@ -624,7 +614,8 @@ void PresentationView::addMemoryCallouts(const QStringList& names)
         box->setSelectable(false);
         m_callouts << box;
         const double middle = Units::toUnit((upper + lower) / 2);
-        labels.push_back({middle, QStringLiteral("%1  %2").arg(figureTitle(name), Units::bytes(upper - lower)), middle});
+        labels.push_back(
+            { middle, QStringLiteral("%1  %2").arg(figureTitle(name), Units::bytes(upper - lower)), middle });
     }
     if (labels.isEmpty())
         return;

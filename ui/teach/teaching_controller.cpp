@@ -16,8 +16,7 @@ TeachingController::TeachingController(ScenarioDocument* doc, FileController* fi
     , m_doc(doc)
     , m_files(files)
     , m_window(window)
-{
-}
+{ }
 
 void TeachingController::populateMenu(QMenu* menu)
 {
@@ -32,7 +31,7 @@ void TeachingController::populateMenu(QMenu* menu)
         for (int i = 0; i < v->lessonCount(); ++i) {
             v->goTo(i, 0);
             lessons->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QString::fromStdString(v->lesson().title)), this,
-                               [this, i] { start(i); });
+                [this, i] { start(i); });
         }
         v->goTo(0, 0);
     });
@@ -46,10 +45,11 @@ PresentationView* TeachingController::view()
             emit statusMessage(tr("Some lessons did not load: %1").arg(lib.errors.join(QStringLiteral("; "))));
         auto* v = new PresentationView(m_doc->catalog(), std::move(lib.lessons), m_window);
         v->setWindowFlag(Qt::Window);
-        connect(v, &PresentationView::openInExplorerRequested, this, [this, v](const core::Scenario& s, const QString& title) {
-            v->leave(); // out of full screen first: the question about unsaved changes shows over the window
-            m_files->openUntitled(s, tr("Lesson step “%1”").arg(title));
-        });
+        connect(v, &PresentationView::openInExplorerRequested, this,
+            [this, v](const core::Scenario& s, const QString& title) {
+                v->leave(); // out of full screen first: the question about unsaved changes shows over the window
+                m_files->openUntitled(s, tr("Lesson step “%1”").arg(title));
+            });
         m_view = v;
     }
     return m_view;

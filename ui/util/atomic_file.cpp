@@ -10,8 +10,8 @@ namespace shardscope::ui {
 QString writeBytes(const QString& path, const QByteArray& bytes)
 {
     std::string error;
-    if (core::writeFileAtomically(QFile::encodeName(path).toStdString(),
-                                  std::string_view(bytes.constData(), size_t(bytes.size())), error))
+    if (core::writeFileAtomically(
+            QFile::encodeName(path).toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())), error))
         return {};
     return QString::fromLocal8Bit(error.c_str());
 }

@@ -33,8 +33,8 @@ void makePlain(QMessageBox* box)
 }
 } // namespace
 
-QMessageBox* plainMessageBox(QMessageBox::Icon icon, const QString& title, const QString& text, QWidget* parent,
-                             const QString& informative)
+QMessageBox* plainMessageBox(
+    QMessageBox::Icon icon, const QString& title, const QString& text, QWidget* parent, const QString& informative)
 {
     auto* box = new QMessageBox(icon, title, QString(), QMessageBox::NoButton, parent);
     box->setTextFormat(Qt::PlainText);

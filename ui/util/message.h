@@ -22,7 +22,8 @@ using MessageHandler = std::function<void(const QString& title, const QString& t
 inline constexpr int kMaxMessageLines = 20;
 /// ... which hold at most this many lines ("… and N more" after them); a longer line is cut at kMaxMessageLineChars.
 inline constexpr int kMaxDetailLines = 2000;
-inline constexpr int kMaxMessageLineChars = 100; // wider unbroken text makes QMessageBox wrap anywhere and clip its last lines
+inline constexpr int kMaxMessageLineChars
+    = 100; // wider unbroken text makes QMessageBox wrap anywhere and clip its last lines
 
 /// Calls handler(title, text) when there is one; otherwise opens a warning box over parent (QMessageBox::open:
 /// the event loop keeps running) that deletes itself when closed. The box shows plain text, at most
@@ -31,7 +32,7 @@ void showMessage(QWidget* parent, const QString& title, const QString& text, con
 
 /// A message box (not yet shown) whose text and informative text are plain text. All the window's boxes come from here.
 QMessageBox* plainMessageBox(QMessageBox::Icon icon, const QString& title, const QString& text, QWidget* parent,
-                             const QString& informative = {});
+    const QString& informative = {});
 /// A label that shows its text literally (Qt::PlainText), for file names and file content.
 QLabel* plainLabel(QWidget* parent, const QString& text = {});
 

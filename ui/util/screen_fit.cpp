@@ -11,8 +11,8 @@ namespace shardscope::ui {
 
 QRect fittedGeometry(const QRect& available, const QSize& preferred, const QSize& minimum)
 {
-    const QSize size =
-        preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100)).expandedTo(minimum);
+    const QSize size
+        = preferred.boundedTo(QSize(available.width() * 94 / 100, available.height() * 94 / 100)).expandedTo(minimum);
     QRect r(QPoint(0, 0), size);
     r.moveCenter(available.center());
     // Never off the top or left edge (a window larger than the screen keeps its title bar and menus on it).

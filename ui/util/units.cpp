@@ -11,10 +11,7 @@ namespace shardscope::ui {
 namespace {
 ByteUnit g_unit = ByteUnit::GiB;
 
-QString number(double v, int precision)
-{
-    return QLocale().toString(v, 'f', precision);
-}
+QString number(double v, int precision) { return QLocale().toString(v, 'f', precision); }
 
 /// Three significant digits (no more than two decimals), trailing zeros dropped: "450", "25.6", "3.35", "50".
 QString significant(double v)
@@ -42,8 +39,8 @@ QString Units::bytes(double bytes, int precision)
 {
     const bool binary = g_unit == ByteUnit::GiB;
     const double k = binary ? 1024.0 : 1000.0;
-    static const char* binaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    static const char* decimalNames[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    static const char* binaryNames[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    static const char* decimalNames[] = { "B", "kB", "MB", "GB", "TB", "PB" };
     // GiB is the working unit; step down for values below 0.1 GiB, up from 1000 GiB.
     int exp = 3;
     double v = bytes / std::pow(k, 3);
@@ -62,10 +59,10 @@ QString Units::bytes(double bytes, int precision)
 std::pair<double, QString> Units::timeScale(double maxSeconds)
 {
     if (maxSeconds >= 1.0)
-        return {1.0, QStringLiteral("s")};
+        return { 1.0, QStringLiteral("s") };
     if (maxSeconds >= 1e-3)
-        return {1e-3, QStringLiteral("ms")};
-    return {1e-6, QStringLiteral("µs")};
+        return { 1e-3, QStringLiteral("ms") };
+    return { 1e-6, QStringLiteral("µs") };
 }
 
 QString Units::seconds(double seconds)
@@ -108,7 +105,10 @@ QString Units::bandwidth(double bytesPerSecond)
     return QStringLiteral("%1 GB/s").arg(significant(bytesPerSecond / 1e9));
 }
 
-QString Units::flopRate(double flopsPerSecond) { return QStringLiteral("%1 TFLOP/s").arg(significant(flopsPerSecond / 1e12)); }
+QString Units::flopRate(double flopsPerSecond)
+{
+    return QStringLiteral("%1 TFLOP/s").arg(significant(flopsPerSecond / 1e12));
+}
 
 QString Units::tokensPerSecond(double tokensPerSecond)
 {

@@ -8,7 +8,8 @@
 
 namespace shardscope::ui {
 
-class Veil : public QWidget {
+class Veil : public QWidget
+{
     Q_OBJECT
 public:
     /// A hidden veil over parent; it follows the parent's size and passes the mouse through.

@@ -15,8 +15,7 @@ namespace shardscope::ui {
 WheelGuard::WheelGuard(QAbstractScrollArea* area)
     : QObject(area)
     , m_area(area)
-{
-}
+{ }
 
 void WheelGuard::install(QAbstractScrollArea* area)
 {

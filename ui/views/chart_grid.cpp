@@ -48,7 +48,7 @@ QSize ChartGrid::minimumSizeHint() const
     for (const QSplitter* row : m_rows)
         for (int i = 0; i < row->count(); ++i)
             column = std::max(column, leastWidth(row->widget(i)));
-    return {column, QWidget::minimumSizeHint().height()};
+    return { column, QWidget::minimumSizeHint().height() };
 }
 
 void ChartGrid::arrange() { arrangeFor(width()); }

@@ -21,7 +21,8 @@ FixBar::FixBar(ScenarioDocument* doc, QWidget* parent)
     setObjectName(QStringLiteral("fixBar"));
     m_row->setContentsMargins(0, 0, 0, 0);
     m_row->setSpacing(4);
-    m_label->setToolTip(tr("The charts and KPIs keep the last valid figures, greyed, until the scenario is valid again."));
+    m_label->setToolTip(
+        tr("The charts and KPIs keep the last valid figures, greyed, until the scenario is valid again."));
     m_row->addWidget(m_label);
     connect(doc, &ScenarioDocument::resultReady, this, &FixBar::refresh);
     refresh();
@@ -29,10 +30,7 @@ FixBar::FixBar(ScenarioDocument* doc, QWidget* parent)
 
 QString FixBar::text() const { return m_label->text(); }
 
-QList<QPushButton*> FixBar::buttons() const
-{
-    return m_pool.mid(0, qsizetype(m_fixes.size()));
-}
+QList<QPushButton*> FixBar::buttons() const { return m_pool.mid(0, qsizetype(m_fixes.size())); }
 
 void FixBar::refresh()
 {
@@ -44,8 +42,8 @@ void FixBar::refresh()
     setVisible(invalid);
     if (!invalid)
         return;
-    m_label->setText(m_fixes.empty() ? tr("No node count or batch size makes it valid: see Issues.")
-                                     : tr("Nearest valid:"));
+    m_label->setText(
+        m_fixes.empty() ? tr("No node count or batch size makes it valid: see Issues.") : tr("Nearest valid:"));
     for (size_t i = 0; i < m_fixes.size(); ++i) {
         if (qsizetype(i) == m_pool.size()) {
             auto* button = new QPushButton(this);
@@ -56,7 +54,7 @@ void FixBar::refresh()
                 const core::Fix fix = m_fixes[i]; // refresh() replaces m_fixes during the edit
                 const QString label = fieldLabel(QString::fromStdString(fix.field));
                 m_doc->edit(tr("%1 = %2").arg(label, QLocale().toString(qlonglong(fix.value))),
-                            QString::fromStdString(fix.field), [&fix](core::Scenario& s) { s = fix.scenario; });
+                    QString::fromStdString(fix.field), [&fix](core::Scenario& s) { s = fix.scenario; });
             });
             m_pool << button;
         }
@@ -65,8 +63,8 @@ void FixBar::refresh()
         const QString value = QLocale().toString(qlonglong(fix.value));
         QPushButton* button = m_pool[qsizetype(i)];
         button->setText(tr("%1 %2").arg(label, value));
-        button->setToolTip(tr("Set %1 to %2 (the nearest value with which the scenario is valid; Undo reverts it)")
-                               .arg(label, value));
+        button->setToolTip(
+            tr("Set %1 to %2 (the nearest value with which the scenario is valid; Undo reverts it)").arg(label, value));
         button->show(); // the layout alone would show it only once the event loop runs
     }
 }

@@ -36,7 +36,8 @@ void IssuesPanel::setResult(const core::Result& result)
         const QString field = QString::fromStdString(issue.field);
         const QString text = field.isEmpty()
             ? QString::fromStdString(issue.message)
-            : QStringLiteral("%1 — %2: %3").arg(fieldGroupLabel(field), fieldLabel(field), QString::fromStdString(issue.message));
+            : QStringLiteral("%1 — %2: %3")
+                  .arg(fieldGroupLabel(field), fieldLabel(field), QString::fromStdString(issue.message));
         auto* item = new QListWidgetItem(icon, text, this);
         item->setData(Qt::UserRole, field);
         item->setToolTip(tr("%1 (field %2)").arg(text, field));
@@ -46,8 +47,8 @@ void IssuesPanel::setResult(const core::Result& result)
     for (const core::Issue& w : m_warnings)
         add(w, warning);
     if (m_issues.empty() && m_warnings.empty()) {
-        auto* item = new QListWidgetItem(QIcon(QStringLiteral(":/icons/issue-ok.svg")),
-                                         tr("No issues: the scenario is valid."), this);
+        auto* item = new QListWidgetItem(
+            QIcon(QStringLiteral(":/icons/issue-ok.svg")), tr("No issues: the scenario is valid."), this);
         item->setFlags(Qt::ItemIsEnabled);
     }
 }

@@ -40,11 +40,11 @@ KpiPanel::KpiPanel(QWidget* parent)
     const struct {
         const char* key;
         QString caption;
-    } cards[] = {{"kpi.step_time", tr("Step time")},       {"kpi.tokens_per_second", tr("Tokens/s")},
-                 {"kpi.mfu", tr("MFU")},                   {"kpi.fits", tr("Memory per GPU")},
-                 {"kpi.min_gpus", tr("Min GPUs")},         {"kpi.cost", tr("Cost per step")}};
+    } cards[] = { { "kpi.step_time", tr("Step time") }, { "kpi.tokens_per_second", tr("Tokens/s") },
+        { "kpi.mfu", tr("MFU") }, { "kpi.fits", tr("Memory per GPU") }, { "kpi.min_gpus", tr("Min GPUs") },
+        { "kpi.cost", tr("Cost per step") } };
     for (const auto& c : cards)
-        m_cards.push_back({QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}, QString()});
+        m_cards.push_back({ QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}, QString() });
     updateFonts();
 }
 
@@ -65,22 +65,25 @@ void KpiPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
-int KpiPanel::cardHeight() const { return 3 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4; }
+int KpiPanel::cardHeight() const
+{
+    return 3 * QFontMetrics(m_small).height() + QFontMetrics(m_big).height() + 2 * kPad - 4;
+}
 
 int KpiPanel::neededCardWidth() const
 {
     const QFontMetrics small(m_small), big(m_big);
     int w = 0;
     for (const Card& c : m_cards)
-        w = std::max({w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail), small.horizontalAdvance(c.range),
-                      big.horizontalAdvance(c.value)});
+        w = std::max({ w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail),
+            small.horizontalAdvance(c.range), big.horizontalAdvance(c.value) });
     return w + kPad + kPad / 2 + 2;
 }
 
 int KpiPanel::columnsFor(int width) const
 {
     const int need = neededCardWidth();
-    for (int columns : {6, 3})
+    for (int columns : { 6, 3 })
         if (columns * need + (columns - 1) * kGap <= width)
             return columns;
     return 2;
@@ -92,16 +95,16 @@ int KpiPanel::heightForWidth(int width) const
     return rows * cardHeight() + (rows - 1) * kGap;
 }
 
-QSize KpiPanel::sizeHint() const { return {6 * 150, heightForWidth(6 * 150)}; }
+QSize KpiPanel::sizeHint() const { return { 6 * 150, heightForWidth(6 * 150) }; }
 
-QSize KpiPanel::minimumSizeHint() const { return {2 * 80 + kGap, cardHeight()}; }
+QSize KpiPanel::minimumSizeHint() const { return { 2 * 80 + kGap, cardHeight() }; }
 
 QRect KpiPanel::cardRect(int index) const
 {
     const int columns = columnsFor(width());
     const int w = (width() - (columns - 1) * kGap) / columns;
     const int h = cardHeight();
-    return {(index % columns) * (w + kGap), (index / columns) * (h + kGap), w, h - 1};
+    return { (index % columns) * (w + kGap), (index / columns) * (h + kGap), w, h - 1 };
 }
 
 bool KpiPanel::textFits() const
@@ -109,7 +112,8 @@ bool KpiPanel::textFits() const
     for (int i = 0; i < m_cards.size(); ++i) {
         const int inner = cardRect(i).width() - kPad - kPad / 2;
         const Card& c = m_cards[i];
-        if (QFontMetrics(m_small).horizontalAdvance(c.caption) > inner || QFontMetrics(m_small).horizontalAdvance(c.detail) > inner
+        if (QFontMetrics(m_small).horizontalAdvance(c.caption) > inner
+            || QFontMetrics(m_small).horizontalAdvance(c.detail) > inner
             || QFontMetrics(m_small).horizontalAdvance(c.range) > inner
             || QFontMetrics(m_big).horizontalAdvance(c.value) > inner || cardRect(i).bottom() >= height())
             return false;
@@ -143,15 +147,16 @@ void KpiPanel::paintEvent(QPaintEvent*)
         p.setFont(m_small);
         p.setPen(muted);
         p.drawText(QRect(inner.left(), inner.top(), inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(m_small).elidedText(c.caption, Qt::ElideRight, inner.width()));
-        p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(m_small).elidedText(c.detail, Qt::ElideRight, inner.width()));
-        p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(m_small).elidedText(c.range, Qt::ElideRight, inner.width()));
+            QFontMetrics(m_small).elidedText(c.caption, Qt::ElideRight, inner.width()));
+        p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(m_small).elidedText(c.detail, Qt::ElideRight, inner.width()));
+        p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH),
+            Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(m_small).elidedText(c.range, Qt::ElideRight, inner.width()));
         p.setFont(m_big);
         p.setPen(c.valueColor.isValid() ? c.valueColor : pal.color(QPalette::Text));
         p.drawText(QRect(inner.left(), inner.top() + smallH, inner.width(), bigH), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(m_big).elidedText(c.value, Qt::ElideRight, inner.width()));
+            QFontMetrics(m_big).elidedText(c.value, Qt::ElideRight, inner.width()));
     }
 }
 
@@ -207,7 +212,8 @@ QString KpiPanel::toolTipOf(int index) const
     const core::Result& r = m_result;
     const Card& c = m_cards[index];
     if (!r.valid)
-        return QStringLiteral("<b>%1: %2</b><br>%3").arg(c.caption.toHtmlEscaped(), c.value, tr("The scenario is invalid (see Issues)."));
+        return QStringLiteral("<b>%1: %2</b><br>%3")
+            .arg(c.caption.toHtmlEscaped(), c.value, tr("The scenario is invalid (see Issues)."));
     const auto term = [&](std::string_view key) -> QString {
         if (const core::Term* t = findTerm(r.terms, key))
             return termHtml(*t);
@@ -216,21 +222,27 @@ QString KpiPanel::toolTipOf(int index) const
     switch (index) {
     case StepCard:
         return sumHtml(QStringLiteral("step_time.total"), termFigures(r, core::TermGroup::StepTime), "s", c.value,
-                       tr("%1 micro-batches per pipeline; the most loaded GPU.").arg(r.microBatches) + QLatin1Char(' ')
-                           + stepRangeSentence(r));
+            tr("%1 micro-batches per pipeline; the most loaded GPU.").arg(r.microBatches) + QLatin1Char(' ')
+                + stepRangeSentence(r));
     case TokensCard: return term("throughput.tokens_per_second");
     case MfuCard: return term("throughput.mfu");
     case MemoryCard:
         return sumHtml(QStringLiteral("memory.total"), termFigures(r, core::TermGroup::Memory), "B",
-                       tr("%1 / %2 usable").arg(c.value, Units::bytes(r.usable)),
-                       (r.fits ? tr("Within the usable memory: total ≤ usable.") : tr("Over the usable memory: total > usable."))
-                           + QLatin1Char(' ') + memoryRangeSentence(r) + QStringLiteral("<br>") + term("memory.usable"));
+            tr("%1 / %2 usable").arg(c.value, Units::bytes(r.usable)),
+            (r.fits ? tr("Within the usable memory: total ≤ usable.") : tr("Over the usable memory: total > usable."))
+                + QLatin1Char(' ') + memoryRangeSentence(r) + QStringLiteral("<br>") + term("memory.usable"));
     case MinGpusCard:
         return explainHtml(c.key, c.value,
-                           tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6").arg(r.gpus).arg(r.dp).arg(r.tp).arg(r.pp).arg(r.cp).arg(r.ep));
+            tr("now %1 GPUs: DP %2 × TP %3 × PP %4 × CP %5, EP %6")
+                .arg(r.gpus)
+                .arg(r.dp)
+                .arg(r.tp)
+                .arg(r.pp)
+                .arg(r.cp)
+                .arg(r.ep));
     case CostCard:
         return explainHtml(c.key, c.value,
-                           tr("%1 GPUs × %2/h × %3").arg(r.gpus).arg(Units::dollars(m_hourlyPrice), Units::seconds(r.step.total())));
+            tr("%1 GPUs × %2/h × %3").arg(r.gpus).arg(Units::dollars(m_hourlyPrice), Units::seconds(r.step.total())));
     }
     return {};
 }
@@ -256,28 +268,34 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
         return;
     }
     const core::Uncertainty& u = r.uncertainty;
-    setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))), tr("%1 micro-batches").arg(r.microBatches), {},
-            rangeNote(r.step.total(), r.stepTimeRange, u, u.throughputRuns));
-    setCard(TokensCard, Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
-            tr("%1 per GPU").arg(Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu))),
-            {}, rangeNote(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange, u, u.throughputRuns));
+    setCard(StepCard, Units::seconds(sum(termFigures(r, core::TermGroup::StepTime))),
+        tr("%1 micro-batches").arg(r.microBatches), {},
+        rangeNote(r.step.total(), r.stepTimeRange, u, u.throughputRuns));
+    setCard(TokensCard,
+        Units::tokensPerSecond(termValue(r, "throughput.tokens_per_second", r.throughput.tokensPerSecond)),
+        tr("%1 per GPU")
+            .arg(Units::tokensPerSecond(
+                termValue(r, "throughput.tokens_per_second_per_gpu", r.throughput.tokensPerSecondPerGpu))),
+        {}, rangeNote(r.throughput.tokensPerSecondPerGpu, r.tokensPerGpuRange, u, u.throughputRuns));
     setCard(MfuCard, Units::percent(termValue(r, "throughput.mfu", r.throughput.mfu)),
-            tr("%1 per GPU").arg(Units::flopRate(1e12 * termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu))));
+        tr("%1 per GPU")
+            .arg(Units::flopRate(
+                1e12 * termValue(r, "throughput.model_tflops_per_gpu", r.throughput.modelTflopsPerGpu))));
     const double total = sum(termFigures(r, core::TermGroup::Memory));
     // Okabe-Ito bluish green / orange (amber) / vermillion, readable on light and dark backgrounds.
     const QColor verdictColour = r.verdict == core::Verdict::Fits ? QColor(0x00, 0x9E, 0x73)
-        : r.verdict == core::Verdict::Borderline                 ? QColor(0xE6, 0x9F, 0x00)
-                                                                 : QColor(0xD5, 0x5E, 0x00);
+        : r.verdict == core::Verdict::Borderline                  ? QColor(0xE6, 0x9F, 0x00)
+                                                                  : QColor(0xD5, 0x5E, 0x00);
     setCard(MemoryCard, Units::bytes(total),
-            r.fits ? tr("%1 free of %2 usable").arg(Units::bytes(r.usable - total), Units::bytes(r.usable))
-                   : tr("+%1 over %2 usable").arg(Units::bytes(total - r.usable), Units::bytes(r.usable)),
-            verdictColour, rangeNote(total, r.memoryRange, u, u.memoryRuns));
+        r.fits ? tr("%1 free of %2 usable").arg(Units::bytes(r.usable - total), Units::bytes(r.usable))
+               : tr("+%1 over %2 usable").arg(Units::bytes(total - r.usable), Units::bytes(r.usable)),
+        verdictColour, rangeNote(total, r.memoryRange, u, u.memoryRuns));
     setCard(MinGpusCard, r.minGpus > 0 ? QLocale().toString(r.minGpus) : dash,
-            r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));
+        r.minGpus > 0 ? tr("this strategy; now %1").arg(r.gpus) : tr("none fits"));
     const double cost = r.throughput.costPerStepUsd;
     const bool priced = cost > 0;
     setCard(CostCard, priced ? Units::dollars(cost) : dash,
-            priced ? tr("at %1/GPU-hour").arg(Units::dollars(s.cluster.gpu.hourlyPriceUsd)) : tr("no price in catalog"));
+        priced ? tr("at %1/GPU-hour").arg(Units::dollars(s.cluster.gpu.hourlyPriceUsd)) : tr("no price in catalog"));
     relayoutIfRowsChange();
 }
 

@@ -49,7 +49,7 @@ private:
         QString value;
         QString detail;
         QColor valueColor; ///< invalid: palette text
-        QString range;     ///< "± 12% (validated on 175 runs)", "+17% / −0% (…)": the 80% range; empty: none
+        QString range; ///< "± 12% (validated on 175 runs)", "+17% / −0% (…)": the 80% range; empty: none
     };
     void setCard(int index, const QString& value, const QString& detail, QColor colour = {}, const QString& range = {});
     [[nodiscard]] QString toolTipOf(int index) const;
@@ -61,7 +61,7 @@ private:
     void relayoutIfRowsChange();
     void updateFonts();
     QList<Card> m_cards;
-    core::Result m_result;    ///< what the cards show (the tooltips read its terms)
+    core::Result m_result; ///< what the cards show (the tooltips read its terms)
     double m_hourlyPrice = 0; ///< of the scenario's GPU
     QFont m_small;
     QFont m_big;

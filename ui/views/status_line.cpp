@@ -18,7 +18,7 @@ StatusLine::StatusLine(QWidget* parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
-QSize StatusLine::sizeHint() const { return {800, fontMetrics().lineSpacing() * 2 + 6}; }
+QSize StatusLine::sizeHint() const { return { 800, fontMetrics().lineSpacing() * 2 + 6 }; }
 
 void StatusLine::changeEvent(QEvent* event)
 {
@@ -40,8 +40,8 @@ void StatusLine::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
     // Okabe-Ito: bluish green good, orange warning, vermillion bad, reddish purple invalid.
-    static const QColor colours[] = {QColor(0x00, 0x9E, 0x73), QColor(0xE6, 0x9F, 0x00), QColor(0xD5, 0x5E, 0x00),
-                                     QColor(0xCC, 0x79, 0xA7)};
+    static const QColor colours[]
+        = { QColor(0x00, 0x9E, 0x73), QColor(0xE6, 0x9F, 0x00), QColor(0xD5, 0x5E, 0x00), QColor(0xCC, 0x79, 0xA7) };
     p.fillRect(QRect(0, 1, kBar, height() - 2), colours[m_level]);
     p.setPen(palette().color(QPalette::WindowText));
     const QRect box = rect().adjusted(kBar + kPad, 2, -kPad, -1);

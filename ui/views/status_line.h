@@ -17,7 +17,7 @@ public:
     void setResult(const core::WhatIf& shown);
     [[nodiscard]] QString text() const { return m_text; }
     [[nodiscard]] QSize sizeHint() const override;
-    [[nodiscard]] QSize minimumSizeHint() const override { return {200, sizeHint().height()}; }
+    [[nodiscard]] QSize minimumSizeHint() const override { return { 200, sizeHint().height() }; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -18,8 +18,8 @@ inline constexpr const char* kRunsSchema = "shardscope.runs/1";
 
 /// A figure a run may report, as torch / the training log gives it (0 = not measured).
 enum class Figure { TokensPerSecondPerGpu, StepTime, AllocatedPeak, ReservedPeak };
-inline constexpr Figure kFigures[] = { Figure::TokensPerSecondPerGpu, Figure::StepTime, Figure::AllocatedPeak,
-    Figure::ReservedPeak };
+inline constexpr Figure kFigures[]
+    = { Figure::TokensPerSecondPerGpu, Figure::StepTime, Figure::AllocatedPeak, Figure::ReservedPeak };
 /// The figure's key in RUNS.json `measured` ("tokens_per_second_per_gpu", "step_time", "memory_allocated_peak",
 /// "memory_reserved_peak").
 const char* toString(Figure f);
@@ -38,7 +38,7 @@ double predictedFigure(const Result& r, Figure f);
 struct RunsParse {
     std::vector<CalibrationRun> runs;
     Framework framework = Framework::Megatron; ///< the runs' one framework (or the override)
-    std::vector<Issue> errors;   ///< "runs[2].measured.step_time: must be a number > 0" (the file cannot be used)
+    std::vector<Issue> errors; ///< "runs[2].measured.step_time: must be a number > 0" (the file cannot be used)
     std::vector<Issue> warnings; ///< unknown fields; runs whose training.framework the override replaced
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
@@ -76,11 +76,11 @@ struct CalibrationOptions {
 };
 
 struct Calibration {
-    std::vector<Issue> errors;          ///< a refused fit: field ("fit", "runs", a constant's key) and the reason
-    FrameworkProfile profile;           ///< the start profile with the fitted values (sources not yet rewritten)
+    std::vector<Issue> errors; ///< a refused fit: field ("fit", "runs", a constant's key) and the reason
+    FrameworkProfile profile; ///< the start profile with the fitted values (sources not yet rewritten)
     std::vector<FittedConstant> fitted; ///< in profileConstants() order
     std::vector<FixedConstant> fixed;
-    std::vector<FigureFit> figures;     ///< every measured figure, runs in order
+    std::vector<FigureFit> figures; ///< every measured figure, runs in order
     double rmsLogErrorBefore = 0, rmsLogErrorAfter = 0; ///< root mean square of ln(model / measured)
     int iterations = 0;
     [[nodiscard]] bool ok() const { return errors.empty(); }
@@ -91,14 +91,14 @@ struct Calibration {
 /// the constants' bounds (log-parameterised where the lower bound is above zero; numeric derivatives). Refuses
 /// (errors) when a kind has fewer figures than constants to fit, when no constant can be fitted, or when a fitted
 /// value ends at a bound the data pushes against. Deterministic.
-Calibration calibrate(const std::vector<CalibrationRun>& runs, const FrameworkProfile& start,
-                      const CalibrationOptions& options = {});
+Calibration calibrate(
+    const std::vector<CalibrationRun>& runs, const FrameworkProfile& start, const CalibrationOptions& options = {});
 
 /// The fitted profile as a shardscope.profile/1 document: id and name as given, each fitted value's source
 /// "fitted by shardscope-cli calibrate on N runs (RUNS), residual x% rms", and a "fit" report (constants before
 /// and after, the ones kept and why, every figure before and after). parseProfile reads it back.
 std::string calibratedProfileJson(const Calibration& c, const std::vector<CalibrationRun>& runs, const std::string& id,
-                                  const std::string& name, const std::string& runsFile);
+    const std::string& name, const std::string& runsFile);
 
 /// The fit report alone (shardscope.calibration/1), as `shardscope-cli calibrate --format json` prints it.
 std::string calibrationJson(const Calibration& c, const std::vector<CalibrationRun>& runs, const std::string& runsFile);

@@ -23,8 +23,8 @@ namespace shardscope::core {
 
 /// Parameter count of an architecture (docs/model.md §parameter-count; honours params override).
 struct ModelSize {
-    double total = 0;   ///< Ψ
-    double active = 0;  ///< parameters one token uses (top-k experts for MoE)
+    double total = 0; ///< Ψ
+    double active = 0; ///< parameters one token uses (top-k experts for MoE)
 };
 [[nodiscard]] ModelSize modelSize(const ModelSpec& model);
 

@@ -19,8 +19,8 @@ namespace shardscope::core {
 
 /// Reads at most maxBytes from file descriptor fd (standard input: 0) into out; refuses a longer input with
 /// a message naming `what` (e.g. "standard input").
-[[nodiscard]] bool readStreamBounded(int fd, size_t maxBytes, const std::string& what, std::string& out,
-                                     std::string& error);
+[[nodiscard]] bool readStreamBounded(
+    int fd, size_t maxBytes, const std::string& what, std::string& out, std::string& error);
 
 /// Writes bytes to path atomically: a temporary file in the same folder is written (every write(2) checked,
 /// short writes resumed), fsynced, its size verified with fstat, closed (checked), and only then renamed over

@@ -12,9 +12,9 @@
 namespace shardscope::core {
 
 struct Fix {
-    std::string field;  ///< "cluster.nodes", "training.global_batch" or "training.micro_batch"
-    int64_t value = 0;  ///< the field's new value
-    Scenario scenario;  ///< the scenario with it; validate(scenario) is empty
+    std::string field; ///< "cluster.nodes", "training.global_batch" or "training.micro_batch"
+    int64_t value = 0; ///< the field's new value
+    Scenario scenario; ///< the scenario with it; validate(scenario) is empty
 };
 
 /// For a scenario with validation issues: per field (cluster.nodes, then training.global_batch, then

@@ -32,26 +32,26 @@ enum class ImportSource { HfConfig, DeepSpeed, MegatronArgs, TorchTitan, Scenari
 [[nodiscard]] bool detectImportSource(std::string_view fileName, std::string_view text, ImportSource& out);
 
 /// Largest file an import reads (bytes): the scenario parser's limit; a config.json or a launch script is kilobytes.
-inline constexpr size_t kMaxImportBytes = size_t{16} * 1024 * 1024;
+inline constexpr size_t kMaxImportBytes = size_t { 16 } * 1024 * 1024;
 
 /// What the command line adds to a source: a GPU count and a catalog GPU (0 / "" = not given).
 struct ImportOptions {
-    int gpus = 0;     ///< --gpus N: nodes × gpus_per_node = N (gpus_per_node kept when it divides N)
-    std::string gpu;  ///< --gpu ID: cluster.gpu, and its own scale-up link when the catalog names one
+    int gpus = 0; ///< --gpus N: nodes × gpus_per_node = N (gpus_per_node kept when it divides N)
+    std::string gpu; ///< --gpu ID: cluster.gpu, and its own scale-up link when the catalog names one
 };
 
 /// Where one scenario field came from: the source ("hf-config", "deepspeed", ...), "--gpus" / "--gpu", "base" (the
 /// --base scenario) or "default" (the default scenario, when no --base was given).
 struct FieldOrigin {
-    std::string field;  ///< scenario path, e.g. "parallelism.tp", "model.layers"
+    std::string field; ///< scenario path, e.g. "parallelism.tp", "model.layers"
     std::string origin;
 };
 
 struct ImportResult {
     Scenario scenario;
     std::vector<FieldOrigin> fromWhere; ///< every field importFieldNames() lists, in that order
-    std::vector<Issue> errors;          ///< the key and the rule (with the supported values); the scenario is unusable
-    std::vector<Issue> warnings;        ///< unknown keys, values ShardScope cannot model, approximations
+    std::vector<Issue> errors; ///< the key and the rule (with the supported values); the scenario is unusable
+    std::vector<Issue> warnings; ///< unknown keys, values ShardScope cannot model, approximations
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 
@@ -63,6 +63,6 @@ struct ImportResult {
 /// "base", or "default" when baseIsDefault. The result is validated only as far as the source's own rules go (e.g.
 /// DeepSpeed's train_batch_size = micro × accumulation × data-parallel ranks); run validate() on it as on any scenario.
 [[nodiscard]] ImportResult importConfig(ImportSource source, std::string_view text, const Scenario& base,
-                                        bool baseIsDefault, const ImportOptions& options, const Catalog& catalog);
+    bool baseIsDefault, const ImportOptions& options, const Catalog& catalog);
 
 } // namespace shardscope::core

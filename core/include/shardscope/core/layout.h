@@ -25,8 +25,8 @@ struct GroupPlacement {
 /// How many ranks share (and shard) the model states: the part of the layout the memory model needs, cheap enough
 /// for min_gpus to try many data-parallel degrees.
 struct ShardDegrees {
-    int dpcp = 1;       ///< ranks holding the same dense weights: dp·cp
-    int expertDp = 1;   ///< ranks holding the same experts: tp·dp·cp/(expert_tp·ep), dp·cp/ep when expert_tp = tp
+    int dpcp = 1; ///< ranks holding the same dense weights: dp·cp
+    int expertDp = 1; ///< ranks holding the same experts: tp·dp·cp/(expert_tp·ep), dp·cp/ep when expert_tp = tp
     int shardGroup = 1; ///< ranks sharding model states: dp·cp, or fsdp-hybrid's group (0 = one node), at most dp·cp
 };
 [[nodiscard]] ShardDegrees shardDegrees(const Scenario& scenario, int dp);
@@ -38,9 +38,9 @@ struct Layout : ShardDegrees {
     /// (cluster.gpu.scale_up_domain, NVL72). A placement's `nodes` counts these islands: > 1 crosses the network.
     int scaleUpBlock = 0;
     int dp = 0, tp = 1, pp = 1, cp = 1;
-    int ep = 1;            ///< expert parallelism; 1 for a dense model whatever the scenario says
-    int etp = 1;           ///< expert tensor parallelism (parallelism.expert_tp, default tp); tp for a dense model
-    int replicas = 1;      ///< fsdp-hybrid: copies of the sharded states, dp·cp / shardGroup
+    int ep = 1; ///< expert parallelism; 1 for a dense model whatever the scenario says
+    int etp = 1; ///< expert tensor parallelism (parallelism.expert_tp, default tp); tp for a dense model
+    int replicas = 1; ///< fsdp-hybrid: copies of the sharded states, dp·cp / shardGroup
     int virtualStages = 1; ///< pipeline chunks per rank (interleaved schedule), 1 otherwise
     int64_t microBatches = 0; ///< per pipeline per step: global batch / (micro-batch · dp)
     GroupPlacement tpGroup, cpGroup, dpcpGroup, epGroup, expertDpGroup, shardGroupPlacement, replicaGroup;

@@ -36,10 +36,11 @@ namespace shardscope::core {
 
 struct LessonStep {
     std::string title;
-    std::string text;                    ///< with placeholders; render with renderLessonText / lessonStepText
-    Scenario scenario;                   ///< complete, parsed and validated
-    std::vector<std::string> highlight;  ///< scenario paths ("parallelism.tp") and result figures ("memory.activations")
-    std::vector<std::string> changed;    ///< dotted scenario fields that differ from the previous step (first step: from the default scenario)
+    std::string text; ///< with placeholders; render with renderLessonText / lessonStepText
+    Scenario scenario; ///< complete, parsed and validated
+    std::vector<std::string> highlight; ///< scenario paths ("parallelism.tp") and result figures ("memory.activations")
+    std::vector<std::string>
+        changed; ///< dotted scenario fields that differ from the previous step (first step: from the default scenario)
 };
 
 struct Lesson {
@@ -49,8 +50,8 @@ struct Lesson {
 
 struct LessonParse {
     Lesson lesson;
-    std::vector<Issue> errors;    ///< field names the step and field: "steps[2].scenario.parallelism.tp"
-    std::vector<Issue> warnings;  ///< unknown keys of the lesson or step objects
+    std::vector<Issue> errors; ///< field names the step and field: "steps[2].scenario.parallelism.tp"
+    std::vector<Issue> warnings; ///< unknown keys of the lesson or step objects
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 
@@ -66,7 +67,7 @@ enum class LessonBytes { Binary, Decimal };
 /// units: GiB (or GB, `bytes`) for memory, "70.6 B" for parameter counts, ms/s for times, % for MFU, yes/no for fits.
 /// Unknown placeholders are left verbatim; prev./change./ratio. render "n/a" when `previous` is null.
 std::string renderLessonText(const std::string& text, const Scenario& scenario, const Result& result,
-                             const Result* previous = nullptr, LessonBytes bytes = LessonBytes::Binary);
+    const Result* previous = nullptr, LessonBytes bytes = LessonBytes::Binary);
 
 /// Evaluates step `index` (and the one before it, for prev./change./ratio.) and renders its text.
 std::string lessonStepText(const Lesson& lesson, std::size_t index, LessonBytes bytes = LessonBytes::Binary);

@@ -13,10 +13,10 @@ namespace shardscope::core {
 
 /// One virtual pipeline stage of a layout.
 struct PipelineChunk {
-    int layers = 0;         ///< transformer layers ('t')
-    int mtp = 0;            ///< multi-token-prediction layers ('m')
+    int layers = 0; ///< transformer layers ('t')
+    int mtp = 0; ///< multi-token-prediction layers ('m')
     bool embedding = false; ///< holds the embedding ('E')
-    bool loss = false;      ///< holds the output layer and loss ('L')
+    bool loss = false; ///< holds the output layer and loss ('L')
     friend bool operator==(const PipelineChunk&, const PipelineChunk&) = default;
 };
 

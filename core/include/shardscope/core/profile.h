@@ -38,24 +38,24 @@ struct ProfileFit {
 /// The values evaluate() reads from a profile. megatronProfile() holds the built-in (Megatron-Core) values with their
 /// sources; resources/profiles/*.json state every framework's, each value with its `source`.
 struct FrameworkProfile {
-    std::string id;   ///< file stem: megatron, deepspeed, pytorch, pytorch-compile, or a calibrated profile's name
+    std::string id; ///< file stem: megatron, deepspeed, pytorch, pytorch-compile, or a calibrated profile's name
     std::string name;
     Framework framework = Framework::Megatron;
 
     // ---- Free constants: physical, bounded (profileConstants), fitted by calibrate.
-    double gemmEfficiency = 0;       ///< fraction of the measured best-shape matmul rate (MAMF) a step's GEMMs sustain
-    double attentionEfficiency = 0;  ///< fraction of its attention kernel's published rates the framework reaches
-    double elementwiseTraffic = 0;   ///< HBM passes of element-wise kernels per stored activation byte, fwd and bwd each
+    double gemmEfficiency = 0; ///< fraction of the measured best-shape matmul rate (MAMF) a step's GEMMs sustain
+    double attentionEfficiency = 0; ///< fraction of its attention kernel's published rates the framework reaches
+    double elementwiseTraffic = 0; ///< HBM passes of element-wise kernels per stored activation byte, fwd and bwd each
     double hostOverheadPerLayer = 0; ///< s per layer per micro-batch (fwd + bwd) the GPU waits for the host
     double collectiveEfficiency = 0; ///< achieved / modelled bus bandwidth of every collective
-    double overlapSlowdown = 0;      ///< share of an overlapped collective's time added to the compute it overlaps
-    double memoryOverheadBytes = 0;  ///< bytes per GPU besides the model (allocator caches, workspaces)
-    double allocatorSlack = 0;       ///< reserved − allocated at the peak, per byte of transient memory
+    double overlapSlowdown = 0; ///< share of an overlapped collective's time added to the compute it overlaps
+    double memoryOverheadBytes = 0; ///< bytes per GPU besides the model (allocator caches, workspaces)
+    double allocatorSlack = 0; ///< reserved − allocated at the peak, per byte of transient memory
 
     // ---- Framework facts (from the framework's source; not fitted).
-    double logitBytes = 0;           ///< bytes per logit element held at the loss peak (output layer not TP-split)
-    double logitBytesTp = 0;         ///< the same per local logit when the loss is vocabulary-parallel over TP (t > 1)
-    double fp8GemmSpeedup = 0;       ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
+    double logitBytes = 0; ///< bytes per logit element held at the loss peak (output layer not TP-split)
+    double logitBytesTp = 0; ///< the same per local logit when the loss is vocabulary-parallel over TP (t > 1)
+    double fp8GemmSpeedup = 0; ///< FP8 over BF16 linear-layer time, quantization included, on Hopper
     AttentionKernel attentionKernel = AttentionKernel::Fa2; ///< the fused attention kernel (JSON "fa2", "fa3", "cudnn")
     /// ZeRO-3 parameter all-gather: at most this many elements per call (DeepSpeed's prefetch bucket); 0: one call
     /// per unit (a transformer layer), as FSDP gathers a wrapped block.

@@ -16,19 +16,19 @@ namespace shardscope::core {
 struct RankCoord {
     int rank = 0, node = 0, localGpu = 0, domain = 0; ///< domain: scale-up (NVLink) domain index
     int tp = 0, cp = 0, dp = 0, pp = 0;
-    int ep = 0;        ///< position inside its expert-parallel group
-    int expertDp = 0;  ///< position inside its expert data-parallel group
+    int ep = 0; ///< position inside its expert-parallel group
+    int expertDp = 0; ///< position inside its expert data-parallel group
 };
 
 /// Coordinates of `rank` (0 ≤ rank < gpus) in a valid scenario.
 RankCoord rankCoord(const Scenario& s, int rank);
 
 struct RankGroup {
-    Group group = Group::Tp;     ///< Dp here is the dense-gradient group (dp × cp ranks)
+    Group group = Group::Tp; ///< Dp here is the dense-gradient group (dp × cp ranks)
     bool expertDataParallel = false;
     /// Every group is an arithmetic progression of ranks in Megatron's order: first + i·stride, i < size.
     int size = 0, first = 0, stride = 1;
-    std::vector<int> members;    ///< the first min(size, maxMembers) ranks, ascending
+    std::vector<int> members; ///< the first min(size, maxMembers) ranks, ascending
     int nodesSpanned = 0;
     bool crossesNodes = false;
     bool withinScaleUpDomain = true;

@@ -29,13 +29,14 @@ std::string cappedList(const std::vector<std::string>& names, const char* separa
 
 /// Per-GPU memory by kind. Every byte the model counts is in exactly one item; total is their sum.
 struct MemoryBreakdown {
-    double parameters = 0;           ///< resident (sharded or not) compute-precision weights + FP8 caches
-    double gradients = 0;            ///< persistent gradient buffers
-    double optimizerStates = 0;      ///< master weights + optimizer moments
-    double activations = 0;          ///< stored activations of in-flight micro-batches, incl. embeddings and logits peak
-    double gatheredParameters = 0;   ///< transient unsharded ZeRO-3/FSDP units (+ prefetch), unsharded grads being reduced
+    double parameters = 0; ///< resident (sharded or not) compute-precision weights + FP8 caches
+    double gradients = 0; ///< persistent gradient buffers
+    double optimizerStates = 0; ///< master weights + optimizer moments
+    double activations = 0; ///< stored activations of in-flight micro-batches, incl. embeddings and logits peak
+    double gatheredParameters
+        = 0; ///< transient unsharded ZeRO-3/FSDP units (+ prefetch), unsharded grads being reduced
     double communicationBuffers = 0; ///< DDP/DeepSpeed buckets + NCCL channel buffers
-    double frameworkOverhead = 0;    ///< CUDA context, allocator slack, user reserve
+    double frameworkOverhead = 0; ///< CUDA context, allocator slack, user reserve
     // What PyTorch reports at the peak, derived from the items above (not items themselves): reserved is the total
     // less the CUDA context and cluster.misc_bytes (memory outside the caching allocator); allocated is reserved less
     // the allocator slack (torch.cuda.max_memory_reserved / max_memory_allocated; docs/model.md §calibration).
@@ -50,12 +51,12 @@ struct MemoryBreakdown {
 
 struct StageInfo {
     int stage = 0;
-    int layers = 0;          ///< transformer layers on this stage (all virtual chunks)
-    bool embedding = false;  ///< holds the input embedding
-    bool head = false;       ///< holds the output layer (and loss)
-    int inFlight = 0;        ///< micro-batches whose activations are stored at the peak
+    int layers = 0; ///< transformer layers on this stage (all virtual chunks)
+    bool embedding = false; ///< holds the input embedding
+    bool head = false; ///< holds the output layer (and loss)
+    int inFlight = 0; ///< micro-batches whose activations are stored at the peak
     MemoryBreakdown memory;
-    double forwardTime = 0;  ///< one micro-batch through this stage, incl. exposed TP/CP/EP comm
+    double forwardTime = 0; ///< one micro-batch through this stage, incl. exposed TP/CP/EP comm
     double backwardTime = 0; ///< one micro-batch, input + weight gradients, incl. recompute
     double weightGradTime = 0; ///< the weight-gradient part of backwardTime (zero-bubble schedules split it)
 };
@@ -70,12 +71,12 @@ struct Collective {
     Group group = Group::Dp;
     CollectiveOp op = CollectiveOp::AllReduce;
     int groupSize = 1;
-    int64_t count = 0;       ///< calls per optimizer step
+    int64_t count = 0; ///< calls per optimizer step
     double messageBytes = 0; ///< S of one call (nccl-tests doc/PERFORMANCE.md convention)
-    double bytes = 0;        ///< bytes this GPU sends over the step, all calls
-    double time = 0;         ///< seconds over the step, all calls
-    double latencyTime = 0;  ///< of which NCCL's per-call latency (base + hops), once per call
-    double exposedTime = 0;  ///< part of time not hidden behind compute
+    double bytes = 0; ///< bytes this GPU sends over the step, all calls
+    double time = 0; ///< seconds over the step, all calls
+    double latencyTime = 0; ///< of which NCCL's per-call latency (base + hops), once per call
+    double exposedTime = 0; ///< part of time not hidden behind compute
     Algo algo = Algo::Ring;
     Proto proto = Proto::Simple;
     bool crossesNodes = false;
@@ -85,12 +86,12 @@ struct Collective {
 };
 
 struct StepTime {
-    double compute = 0;               ///< model FLOPs time incl. memory-bound element-wise work
-    double recompute = 0;             ///< activation recomputation
-    double exposedCommunication = 0;  ///< communication not hidden behind compute
+    double compute = 0; ///< model FLOPs time incl. memory-bound element-wise work
+    double recompute = 0; ///< activation recomputation
+    double exposedCommunication = 0; ///< communication not hidden behind compute
     double pipelineBubble = 0;
-    double offload = 0;               ///< exposed host/NVMe transfers and CPU optimizer
-    double optimizer = 0;             ///< GPU optimizer step (memory-bound)
+    double offload = 0; ///< exposed host/NVMe transfers and CPU optimizer
+    double optimizer = 0; ///< GPU optimizer step (memory-bound)
     [[nodiscard]] double total() const
     {
         return compute + recompute + exposedCommunication + pipelineBubble + offload + optimizer;
@@ -100,10 +101,10 @@ struct StepTime {
 struct Throughput {
     double tokensPerSecond = 0;
     double tokensPerSecondPerGpu = 0;
-    double modelTflopsPerGpu = 0;     ///< model FLOPs (no recompute) per GPU per second / 1e12
-    double hardwareTflopsPerGpu = 0;  ///< incl. recompute
+    double modelTflopsPerGpu = 0; ///< model FLOPs (no recompute) per GPU per second / 1e12
+    double hardwareTflopsPerGpu = 0; ///< incl. recompute
     double mfu = 0;
-    double costPerStepUsd = 0;        ///< 0 when the GPU has no price
+    double costPerStepUsd = 0; ///< 0 when the GPU has no price
 };
 
 /// memory_per_gpu.verdict: the usable memory against the memory's 80% range (core/uncertainty.h).
@@ -117,18 +118,18 @@ struct Range {
 
 /// How sure the figures are (core/uncertainty.h, issue 11): the band, the run's kinds and what the ranges rest on.
 struct Uncertainty {
-    double band = 0.8;          ///< the ranges' probability content
-    std::string kind;           ///< "plain", or the run's kinds: "long-context fp8"
+    double band = 0.8; ///< the ranges' probability content
+    std::string kind; ///< "plain", or the run's kinds: "long-context fp8"
     std::string basisKind = "validated"; ///< "validated", "calibrated" or "extrapolated" (core::BasisKind)
-    std::string basis;          ///< the sentence: "validated: leave-one-source-out on N published runs (S sources)", ...
+    std::string basis; ///< the sentence: "validated: leave-one-source-out on N published runs (S sources)", ...
     std::vector<std::string> sources; ///< the published sources the ranges rest on, or "N of your runs"
-    double coverage = 0;        ///< share of leave-one-source-out throughput predictions of this kind inside their range
-    double memoryCoverage = 0;  ///< the same for the memory range
-    int throughputRuns = 0;     ///< runs behind the step-time and throughput ranges
-    int memoryRuns = 0;         ///< runs behind the memory range
-    Range throughputRatio{ 1, 1 }; ///< 80% band of measured/predicted tokens/s per GPU (step time: its inverse)
-    Range memoryRatio{ 1, 1 };     ///< 80% band of measured/predicted reserved peak (any stage's bar)
-    double assumedHiddenShare = 0;  ///< communication.assumed_hidden_seconds / step time
+    double coverage = 0; ///< share of leave-one-source-out throughput predictions of this kind inside their range
+    double memoryCoverage = 0; ///< the same for the memory range
+    int throughputRuns = 0; ///< runs behind the step-time and throughput ranges
+    int memoryRuns = 0; ///< runs behind the memory range
+    Range throughputRatio { 1, 1 }; ///< 80% band of measured/predicted tokens/s per GPU (step time: its inverse)
+    Range memoryRatio { 1, 1 }; ///< 80% band of measured/predicted reserved peak (any stage's bar)
+    double assumedHiddenShare = 0; ///< communication.assumed_hidden_seconds / step time
     double hiddenShareEvidence = 0; ///< the most any run behind the throughput band had; above it the slow end widens
 };
 
@@ -140,35 +141,35 @@ struct Result {
     // model
     double parameters = 0;
     double activeParameters = 0;
-    double flopsPerToken = 0;        ///< model training FLOPs per token (3× forward, causal attention halved)
+    double flopsPerToken = 0; ///< model training FLOPs per token (3× forward, causal attention halved)
 
     // layout
     int gpus = 0, dp = 0, tp = 1, pp = 1, cp = 1, ep = 1;
-    int64_t microBatches = 0;        ///< per pipeline per step (= gradient accumulation steps)
+    int64_t microBatches = 0; ///< per pipeline per step (= gradient accumulation steps)
     int64_t gradAccumulation = 0;
 
-    MemoryBreakdown memory;          ///< most loaded GPU
-    double capacity = 0;             ///< the GPU's memory as its driver reports it (datasheet when unknown)
-    double usable = 0;               ///< what fits compares against: capacity − CUDA context − headroom
-    double allocatable = 0;          ///< capacity − CUDA context: a memory range above it is does-not-fit
-    bool fits = false;               ///< memory.total() <= usable
+    MemoryBreakdown memory; ///< most loaded GPU
+    double capacity = 0; ///< the GPU's memory as its driver reports it (datasheet when unknown)
+    double usable = 0; ///< what fits compares against: capacity − CUDA context − headroom
+    double allocatable = 0; ///< capacity − CUDA context: a memory range above it is does-not-fit
+    bool fits = false; ///< memory.total() <= usable
     Verdict verdict = Verdict::DoesNotFit;
-    Range memoryRange;               ///< 80% range of memory.total()
+    Range memoryRange; ///< 80% range of memory.total()
     int peakStage = 0;
     std::vector<StageInfo> stages;
     double hostMemoryPerNode = 0;
     double nvmePerNode = 0;
 
     std::vector<Collective> collectives;
-    std::array<double, 5> bytesByGroup{}; ///< indexed by Group
+    std::array<double, 5> bytesByGroup {}; ///< indexed by Group
     double totalCommBytes = 0;
 
     StepTime step;
     Throughput throughput;
-    Range stepTimeRange;             ///< 80% range of step.total()
-    Range tokensPerGpuRange;         ///< 80% range of throughput.tokensPerSecondPerGpu
+    Range stepTimeRange; ///< 80% range of step.total()
+    Range tokensPerGpuRange; ///< 80% range of throughput.tokensPerSecondPerGpu
     Uncertainty uncertainty;
-    int minGpus = 0;                 ///< fewest GPUs on which this strategy and settings fit (0 = none up to the limit)
+    int minGpus = 0; ///< fewest GPUs on which this strategy and settings fit (0 = none up to the limit)
 
     /// The figures as named terms (explain(); empty from evaluate()): memory terms add up to memory.total(),
     /// step-time terms to step.total().

@@ -25,11 +25,11 @@ enum class MoeDispatcher { AllToAll, DeepEp, AllGather };
 
 /// Mixture-of-experts block (Mixtral, DeepSeek-V3 configs). experts == 0 means a dense model.
 struct MoeSpec {
-    int experts = 0;             ///< routed experts per MoE layer
-    int topK = 0;                ///< routed experts each token visits
+    int experts = 0; ///< routed experts per MoE layer
+    int topK = 0; ///< routed experts each token visits
     int64_t expertFfnHidden = 0; ///< intermediate size of one expert
-    int sharedExperts = 0;       ///< always-active experts (DeepSeek), each expertFfnHidden wide
-    int denseLayers = 0;         ///< leading layers with a dense MLP of ffnHidden
+    int sharedExperts = 0; ///< always-active experts (DeepSeek), each expertFfnHidden wide
+    int denseLayers = 0; ///< leading layers with a dense MLP of ffnHidden
     double capacityFactor = 1.0; ///< tokens an expert is sized for, relative to a uniform share (GShard/Switch)
     /// Node-limited routing: each token goes to experts on at most this many nodes, crossing the network once per
     /// node and forwarded over NVLink there (DeepSeek-V3 report §2.1.2, M = 4); 0: not limited.
@@ -45,23 +45,23 @@ struct MlaSpec {
 };
 
 struct ModelSpec {
-    std::string id;              ///< catalog id it came from ("" for a custom model)
+    std::string id; ///< catalog id it came from ("" for a custom model)
     std::string name;
     int layers = 0;
     int64_t hidden = 0;
     int heads = 0;
     int kvHeads = 0;
-    int64_t headDim = 0;         ///< 0 means hidden / heads
+    int64_t headDim = 0; ///< 0 means hidden / heads
     int64_t ffnHidden = 0;
     int64_t vocab = 0;
-    int64_t maxSeq = 0;          ///< positions of a learned position embedding
+    int64_t maxSeq = 0; ///< positions of a learned position embedding
     Mlp mlp = Mlp::SwiGlu;
     Norm norm = Norm::RmsNorm;
     PositionEmbedding position = PositionEmbedding::Rope;
     bool tiedEmbeddings = false;
     bool qkvBias = false;
-    bool linearBias = false;     ///< GPT-2/3 style biases on every linear layer
-    bool embeddingNorm = false;  ///< a norm right after the embedding (BLOOM)
+    bool linearBias = false; ///< GPT-2/3 style biases on every linear layer
+    bool embeddingNorm = false; ///< a norm right after the embedding (BLOOM)
     MoeSpec moe;
     MlaSpec mla;
     /// Sliding-window attention (Mistral 7B §2; Gemma 2/3, GPT-OSS): each query attends to at most this many keys,
@@ -70,8 +70,8 @@ struct ModelSpec {
     /// With a window: every n-th layer (layers n, 2n, …) attends globally, the rest through the window (Gemma 3
     /// sliding_window_pattern 6, GPT-OSS alternating 2); 0 = every layer windowed.
     int slidingWindowPattern = 0;
-    double paramsOverride = 0;   ///< > 0: use this Ψ instead of the derived count (ZeRO paper examples)
-    double paramsPublished = 0;  ///< catalog's published total, for display
+    double paramsOverride = 0; ///< > 0: use this Ψ instead of the derived count (ZeRO paper examples)
+    double paramsPublished = 0; ///< catalog's published total, for display
     std::string source;
     [[nodiscard]] int64_t effectiveHeadDim() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
     [[nodiscard]] bool isMoe() const { return moe.experts > 0; }
@@ -81,23 +81,23 @@ struct ModelSpec {
 
 struct GpuSpec {
     std::string id, name, vendor;
-    std::string arch;                  ///< ampere, hopper, blackwell, ada, cdna3, cdna4, gaudi3: picks NCCL tables
-    double bf16DenseFlops = 0;         ///< FLOP/s, dense (datasheet)
-    double fp8DenseFlops = 0;          ///< FLOP/s, dense; 0 = no FP8 tensor cores
-    double memoryBytes = 0;            ///< datasheet capacity (vendor's GB taken as GiB, as CUDA counts)
-    double reportedMemoryBytes = 0;    ///< total as the driver reports it (nvidia-smi, rocm-smi); 0 = unknown
-    double memoryBandwidth = 0;        ///< HBM bytes/s
-    double scaleUpBandwidth = 0;       ///< NVLink/XGMI bytes/s per GPU per direction
-    int scaleUpDomain = 8;             ///< GPUs sharing the scale-up fabric (8 HGX, 72 NVL72)
-    bool nvls = false;                 ///< NVSwitch with NVLink SHARP (NCCL NVLS algorithm)
-    double hostLinkBandwidth = 0;      ///< PCIe/C2C bytes/s per direction
+    std::string arch; ///< ampere, hopper, blackwell, ada, cdna3, cdna4, gaudi3: picks NCCL tables
+    double bf16DenseFlops = 0; ///< FLOP/s, dense (datasheet)
+    double fp8DenseFlops = 0; ///< FLOP/s, dense; 0 = no FP8 tensor cores
+    double memoryBytes = 0; ///< datasheet capacity (vendor's GB taken as GiB, as CUDA counts)
+    double reportedMemoryBytes = 0; ///< total as the driver reports it (nvidia-smi, rocm-smi); 0 = unknown
+    double memoryBandwidth = 0; ///< HBM bytes/s
+    double scaleUpBandwidth = 0; ///< NVLink/XGMI bytes/s per GPU per direction
+    int scaleUpDomain = 8; ///< GPUs sharing the scale-up fabric (8 HGX, 72 NVL72)
+    bool nvls = false; ///< NVSwitch with NVLink SHARP (NCCL NVLS algorithm)
+    double hostLinkBandwidth = 0; ///< PCIe/C2C bytes/s per direction
     double achievableMatmulFraction = 0.75; ///< measured max achievable matmul FLOPS / peak (MAMF)
     double tdpWatts = 0;
-    double hourlyPriceUsd = 0;         ///< 0 = unknown
+    double hourlyPriceUsd = 0; ///< 0 = unknown
     std::string source;
-    std::string scaleUpLink;           ///< catalog link id of the GPU's own scale-up fabric ("" = not named)
-    std::string scaleOutLink;          ///< catalog link id of the NIC its reference servers ship with ("" = not named)
-    std::string linksSource;           ///< where scaleUpLink and scaleOutLink come from
+    std::string scaleUpLink; ///< catalog link id of the GPU's own scale-up fabric ("" = not named)
+    std::string scaleOutLink; ///< catalog link id of the NIC its reference servers ship with ("" = not named)
+    std::string linksSource; ///< where scaleUpLink and scaleOutLink come from
     friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
 };
 
@@ -110,9 +110,9 @@ enum class LinkKind { ScaleUp, ScaleOut, Host, Storage };
 struct LinkSpec {
     std::string id, name;
     LinkKind kind = LinkKind::ScaleUp;
-    double bandwidth = 0;   ///< bytes/s per direction: per GPU (scale-up) or per port (scale-out)
-    double latency = 0;     ///< seconds per hop
-    double efficiency = 1;  ///< fraction of bandwidth a large NCCL collective reaches
+    double bandwidth = 0; ///< bytes/s per direction: per GPU (scale-up) or per port (scale-out)
+    double latency = 0; ///< seconds per hop
+    double efficiency = 1; ///< fraction of bandwidth a large NCCL collective reaches
     std::string source;
     friend bool operator==(const LinkSpec&, const LinkSpec&) = default;
 };
@@ -123,10 +123,10 @@ struct Cluster {
     int gpusPerNode = 8;
     LinkSpec intraNode;
     LinkSpec interNode;
-    int nicsPerNode = 0;                 ///< 0 = one per GPU
-    double nvmeBandwidthPerNode = 25e9;  ///< bytes/s (ZeRO-Infinity §4: ~25 GB/s per DGX-2 node)
+    int nicsPerNode = 0; ///< 0 = one per GPU
+    double nvmeBandwidthPerNode = 25e9; ///< bytes/s (ZeRO-Infinity §4: ~25 GB/s per DGX-2 node)
     double cpuAdamParamsPerSecond = 4e9; ///< per node; ZeRO-Offload Table 4: 1B params in 0.22 s, 10B in 2.57 s
-    double miscBytes = 0;                ///< user's extra per-GPU reserve (fragmentation beyond the model's)
+    double miscBytes = 0; ///< user's extra per-GPU reserve (fragmentation beyond the model's)
     /// Share of the driver-reported capacity kept free when judging "fits" (memory_per_gpu.usable): a planning margin
     /// for allocator fragmentation, spikes and what the model does not count. Default 10%, the convention of vLLM's
     /// gpu_memory_utilization default of 0.9 (vllm/engine/arg_utils.py, EngineArgs.gpu_memory_utilization).
@@ -153,19 +153,19 @@ enum class GradReduce { Framework, Fp32, Bf16 };
 /// The modules selective recompute re-runs in backward instead of keeping their activations (training.recompute_modules,
 /// Megatron --recompute-modules; megatron/core/transformer/transformer_config.py, recompute_modules).
 struct RecomputeModules {
-    bool coreAttn = false;      ///< core_attn: core attention (softmax or the kernel's log-sum-exp)
-    bool mlp = false;           ///< mlp: a dense layer's MLP (not an MoE layer's)
-    bool moeAct = false;        ///< moe_act: the routed experts' activation function (its output discarded)
-    bool layernorm = false;     ///< layernorm: the input and pre-MLP norms (their outputs discarded)
-    bool moe = false;           ///< moe: the whole MoE block (router, dispatch, experts, combine)
+    bool coreAttn = false; ///< core_attn: core attention (softmax or the kernel's log-sum-exp)
+    bool mlp = false; ///< mlp: a dense layer's MLP (not an MoE layer's)
+    bool moeAct = false; ///< moe_act: the routed experts' activation function (its output discarded)
+    bool layernorm = false; ///< layernorm: the input and pre-MLP norms (their outputs discarded)
+    bool moe = false; ///< moe: the whole MoE block (router, dispatch, experts, combine)
     bool sharedExperts = false; ///< shared_experts: the shared experts
     friend bool operator==(const RecomputeModules&, const RecomputeModules&) = default;
 };
 
 struct Training {
     int64_t seqLen = 8192;
-    int64_t globalBatch = 512;  ///< sequences per optimizer step
-    int64_t microBatch = 1;     ///< sequences per micro-batch per data-parallel rank
+    int64_t globalBatch = 512; ///< sequences per optimizer step
+    int64_t microBatch = 1; ///< sequences per micro-batch per data-parallel rank
     Precision precision = Precision::Bf16Mixed;
     Optimizer optimizer = Optimizer::AdamW;
     Recompute recompute = Recompute::Selective;
@@ -181,7 +181,7 @@ struct Training {
     /// The modules selective recompute re-runs: recomputeModules, or core_attn alone when absent.
     [[nodiscard]] RecomputeModules effectiveRecomputeModules() const
     {
-        return recomputeModules ? *recomputeModules : RecomputeModules{ .coreAttn = true };
+        return recomputeModules ? *recomputeModules : RecomputeModules { .coreAttn = true };
     }
     Framework framework = Framework::Megatron; ///< selects Scenario::profile (absent in a file: megatron)
     friend bool operator==(const Training&, const Training&) = default;
@@ -205,7 +205,7 @@ struct Parallelism {
     bool sequenceParallel = false;
     PpSchedule schedule = PpSchedule::OneFOneB;
     int virtualStages = 1;
-    int shardGroup = 0;  ///< fsdp-hybrid: GPUs per shard group, 0 = one node
+    int shardGroup = 0; ///< fsdp-hybrid: GPUs per shard group, 0 = one node
     MoeOverlap moeOverlap = MoeOverlap::None;
     /// TP communication overlapped with the GEMMs (Megatron --tp-comm-overlap: Transformer Engine userbuffers; needs
     /// sequence parallelism; PyTorch's async TP under torch.compile).
@@ -230,8 +230,8 @@ enum class NcclProto { Auto, Simple, LL, LL128 };
 struct Nccl {
     NcclAlgo algo = NcclAlgo::Auto;
     NcclProto proto = NcclProto::Auto;
-    int minChannels = 0;  ///< 0 = NCCL's default
-    bool gdr = true;      ///< GPU Direct RDMA
+    int minChannels = 0; ///< 0 = NCCL's default
+    bool gdr = true; ///< GPU Direct RDMA
     friend bool operator==(const Nccl&, const Nccl&) = default;
 };
 
@@ -243,7 +243,8 @@ struct Scenario {
     Parallelism parallelism;
     Offload offload;
     Nccl nccl;
-    FrameworkProfile profile = megatronProfile(); ///< training.framework's profile from the catalog, or one given with --profile
+    FrameworkProfile profile
+        = megatronProfile(); ///< training.framework's profile from the catalog, or one given with --profile
     friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 

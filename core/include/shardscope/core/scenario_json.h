@@ -16,8 +16,8 @@ namespace shardscope::core {
 
 struct ScenarioParse {
     Scenario scenario;
-    std::vector<Issue> errors;    ///< malformed, wrong type, unknown id: the scenario is unusable
-    std::vector<Issue> warnings;  ///< unknown fields (kept as warnings)
+    std::vector<Issue> errors; ///< malformed, wrong type, unknown id: the scenario is unusable
+    std::vector<Issue> warnings; ///< unknown fields (kept as warnings)
     [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 

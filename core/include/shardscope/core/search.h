@@ -15,12 +15,12 @@ namespace shardscope::core {
 enum class SearchObjective { TokensPerSecond, CostPerToken, MemoryHeadroom };
 
 struct SearchOptions {
-    int minGpus = 0;        ///< 0 = the scenario's GPU count; otherwise every whole node count in [minGpus, maxGpus]
+    int minGpus = 0; ///< 0 = the scenario's GPU count; otherwise every whole node count in [minGpus, maxGpus]
     int maxGpus = 0;
-    int maxTp = 0;          ///< 0 = GPUs per node
+    int maxTp = 0; ///< 0 = GPUs per node
     int maxPp = 64;
     int maxCp = 8;
-    int maxEp = 0;          ///< 0 = no limit (divisors of experts)
+    int maxEp = 0; ///< 0 = no limit (divisors of experts)
     int maxMicroBatch = 8;
     SearchObjective objective = SearchObjective::TokensPerSecond;
     int topK = 20;
@@ -40,10 +40,10 @@ struct SearchOptions {
 /// assumed hidden charged back to the step, and with SearchOptions::pessimistic the slow, large ends of the 80% ranges
 /// (pessimisticEnd, core/uncertainty.h). The search's table, scatter and "why not" waterfall all show these.
 struct RankedFigures {
-    double stepTime = 0;        ///< seconds
-    double memory = 0;          ///< bytes on the most loaded GPU
+    double stepTime = 0; ///< seconds
+    double memory = 0; ///< bytes on the most loaded GPU
     double tokensPerSecond = 0;
-    double costPerStep = 0;     ///< USD; 0 when the GPU has no price
+    double costPerStep = 0; ///< USD; 0 when the GPU has no price
 };
 [[nodiscard]] RankedFigures rankedFigures(const Scenario& s, const Result& r, const SearchOptions& opt);
 
@@ -67,26 +67,26 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& layout);
 struct SearchPoint {
     LayoutChoice layout;
     double stepTime = 0;
-    double memory = 0;          ///< bytes on the most loaded GPU
+    double memory = 0; ///< bytes on the most loaded GPU
     double tokensPerSecond = 0;
-    double mfu = 0;             ///< model FLOPs utilisation, scaled as tokensPerSecond is (overlap charge, pessimistic end)
-    double costPerToken = 0;    ///< USD per token; 0 when the GPU has no price
-    double score = 0;           ///< larger is better, per the objective
-    int64_t index = 0;          ///< enumeration order (ties break on it, so results do not depend on threads)
+    double mfu = 0; ///< model FLOPs utilisation, scaled as tokensPerSecond is (overlap charge, pessimistic end)
+    double costPerToken = 0; ///< USD per token; 0 when the GPU has no price
+    double score = 0; ///< larger is better, per the objective
+    int64_t index = 0; ///< enumeration order (ties break on it, so results do not depend on threads)
 };
 
 struct SearchProgress {
-    std::atomic<int64_t> evaluated{ 0 };
-    std::atomic<bool> cancel{ false };
+    std::atomic<int64_t> evaluated { 0 };
+    std::atomic<bool> cancel { false };
 };
 
 struct SearchResult {
-    int64_t evaluated = 0;           ///< layouts scored (each valid combination, fitting or not)
-    int64_t feasible = 0;            ///< layouts that fit (with the headroom)
-    double seconds = 0;              ///< wall time of the search
+    int64_t evaluated = 0; ///< layouts scored (each valid combination, fitting or not)
+    int64_t feasible = 0; ///< layouts that fit (with the headroom)
+    double seconds = 0; ///< wall time of the search
     bool cancelled = false;
     std::vector<SearchPoint> points; ///< every feasible layout, best first (rankedBefore)
-    std::vector<size_t> pareto;      ///< indices into points: the step-time vs memory Pareto front, by step time
+    std::vector<size_t> pareto; ///< indices into points: the step-time vs memory Pareto front, by step time
 };
 
 /// Runs the search. Deterministic: the same points in the same order for any thread count.

@@ -28,9 +28,9 @@ struct SweepStrategy {
 std::vector<SweepStrategy> defaultSweepStrategies();
 
 struct SweepPoint {
-    double x = 0;          ///< axis value (parameters for ModelSize)
-    std::string label;     ///< preset name for ModelSize, else the value
-    bool valid = false;    ///< false: the layout is impossible at this value (issue in `issue`)
+    double x = 0; ///< axis value (parameters for ModelSize)
+    std::string label; ///< preset name for ModelSize, else the value
+    bool valid = false; ///< false: the layout is impossible at this value (issue in `issue`)
     bool fits = false;
     double memory = 0, stepTime = 0, mfu = 0, commBytes = 0, tokensPerSecond = 0;
     std::string issue;
@@ -52,7 +52,7 @@ Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Cat
 
 /// Each point is exactly evaluate(applyAxis(applyStrategy(base))).
 std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::vector<double>& values,
-                              const std::vector<SweepStrategy>& strategies, const Catalog& catalog);
+    const std::vector<SweepStrategy>& strategies, const Catalog& catalog);
 
 Scenario applyStrategy(const Scenario& base, const SweepStrategy& strategy);
 
@@ -60,13 +60,12 @@ Scenario applyStrategy(const Scenario& base, const SweepStrategy& strategy);
 /// `tokens` tokens on that many GPUs (hourly price from the catalog, or `hourlyPriceOverride` when > 0).
 struct SizingRow {
     std::string gpuId, gpuName, strategy;
-    int minGpus = 0;            ///< whole nodes; 0: does not fit (or the scenario is invalid on this GPU)
+    int minGpus = 0; ///< whole nodes; 0: does not fit (or the scenario is invalid on this GPU)
     double stepTime = 0, tokensPerSecond = 0, mfu = 0, memory = 0;
-    double trainSeconds = 0;    ///< tokens / tokens per second, on minGpus GPUs
-    double trainCostUsd = 0;    ///< 0 when no price is known
+    double trainSeconds = 0; ///< tokens / tokens per second, on minGpus GPUs
+    double trainCostUsd = 0; ///< 0 when no price is known
 };
 std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const GpuSpec*>& gpus,
-                                   const std::vector<SweepStrategy>& strategies, double tokens,
-                                   double hourlyPriceOverride = 0);
+    const std::vector<SweepStrategy>& strategies, double tokens, double hourlyPriceOverride = 0);
 
 } // namespace shardscope::core

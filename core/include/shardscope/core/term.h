@@ -10,9 +10,9 @@
 namespace shardscope::core {
 
 struct TermInput {
-    std::string name;  ///< symbol as it appears in the formula ("s", "t", "Ψ")
+    std::string name; ///< symbol as it appears in the formula ("s", "t", "Ψ")
     double value = 0;
-    std::string unit;  ///< "tokens", "B", "s", "" for pure numbers
+    std::string unit; ///< "tokens", "B", "s", "" for pure numbers
     std::string meaning; ///< what the symbol stands for ("sequence length per CP rank")
     friend bool operator==(const TermInput&, const TermInput&) = default;
 };
@@ -21,16 +21,16 @@ struct TermInput {
 enum class TermGroup { Model, Memory, StepTime, Communication, Throughput, Capacity };
 
 struct Term {
-    std::string key;        ///< "memory.activations"
+    std::string key; ///< "memory.activations"
     TermGroup group = TermGroup::Memory;
-    std::string label;      ///< "Activations"
+    std::string label; ///< "Activations"
     double value = 0;
-    std::string unit;       ///< "B", "s", "FLOP", "tokens/s", "" (ratio)
-    std::string formula;    ///< symbolic: "L·A_layer·n_mb + ..."
+    std::string unit; ///< "B", "s", "FLOP", "tokens/s", "" (ratio)
+    std::string formula; ///< symbolic: "L·A_layer·n_mb + ..."
     std::string expression; ///< plain ASCII arithmetic (numbers, + - * / and parentheses) that evaluates to value
     std::vector<TermInput> inputs;
-    std::string source;     ///< publication, datasheet or framework source file
-    std::string anchor;     ///< section of docs/model.md that derives it ("activations")
+    std::string source; ///< publication, datasheet or framework source file
+    std::string anchor; ///< section of docs/model.md that derives it ("activations")
     friend bool operator==(const Term&, const Term&) = default;
 };
 

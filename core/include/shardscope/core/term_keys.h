@@ -13,13 +13,13 @@
 namespace shardscope::core {
 
 struct TermKey {
-    std::string_view key;   ///< "memory.activations"
+    std::string_view key; ///< "memory.activations"
     TermGroup group;
     std::string_view label; ///< "Activations"
-    std::string_view unit;  ///< "B", "s"
+    std::string_view unit; ///< "B", "s"
     std::string_view anchor; ///< section of docs/model.md that derives it
-    double MemoryBreakdown::* memory = nullptr; ///< the field of a memory key
-    double StepTime::* step = nullptr;          ///< the field of a step-time key
+    double MemoryBreakdown::*memory = nullptr; ///< the field of a memory key
+    double StepTime::*step = nullptr; ///< the field of a step-time key
 };
 
 /// Every memory key (MemoryBreakdown's parts), then every step-time key (StepTime's parts).

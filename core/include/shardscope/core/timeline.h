@@ -15,41 +15,41 @@ namespace shardscope::core {
 
 enum class BlockKind {
     Forward,
-    Backward,       ///< input gradients (and weight gradients unless the schedule splits them)
-    WeightGrad,     ///< zero-bubble schedules run weight gradients separately
-    Communication,  ///< a collective on the communication stream
-    PipelineP2p,    ///< exposed pipeline fill/drain send/recv
-    DataParallel,   ///< exposed data-parallel reduction / all-gather at the end of the step
+    Backward, ///< input gradients (and weight gradients unless the schedule splits them)
+    WeightGrad, ///< zero-bubble schedules run weight gradients separately
+    Communication, ///< a collective on the communication stream
+    PipelineP2p, ///< exposed pipeline fill/drain send/recv
+    DataParallel, ///< exposed data-parallel reduction / all-gather at the end of the step
     Optimizer,
     Offload,
-    Elided          ///< identical steady-state micro-batches not simulated one by one (Timeline::microBatchesDrawn)
+    Elided ///< identical steady-state micro-batches not simulated one by one (Timeline::microBatchesDrawn)
 };
 
 struct TimelineBlock {
     int stage = 0;
     BlockKind kind = BlockKind::Forward;
-    int microBatch = -1;  ///< -1 for step-level blocks
-    int chunk = 0;        ///< virtual pipeline chunk (interleaved)
+    int microBatch = -1; ///< -1 for step-level blocks
+    int chunk = 0; ///< virtual pipeline chunk (interleaved)
     double start = 0, end = 0;
-    double exposed = 0;   ///< communication: seconds not hidden behind compute
+    double exposed = 0; ///< communication: seconds not hidden behind compute
     Group group = Group::Tp;
 };
 
 struct MemorySample {
     double time = 0;
-    double bytes = 0;        ///< total in use on the stage's GPU
-    double activations = 0;  ///< of which stored activations
+    double bytes = 0; ///< total in use on the stage's GPU
+    double activations = 0; ///< of which stored activations
 };
 
 struct Timeline {
     int stages = 0;
-    int64_t microBatches = 0;       ///< per pipeline per step, as the Result counts them
-    int64_t microBatchesDrawn = 0;  ///< simulated one by one; the rest are one Elided block per stage
-    std::string notDrawn;           ///< why no block is drawn although the scenario is valid (too many to simulate)
-    std::vector<TimelineBlock> blocks;                 ///< compute and communication, all stages
-    std::vector<std::vector<MemorySample>> memory;     ///< per stage
-    double pipelineEnd = 0;  ///< last backward of any stage
-    double total = 0;        ///< end of the step (matches Result step time; see tst_timeline)
+    int64_t microBatches = 0; ///< per pipeline per step, as the Result counts them
+    int64_t microBatchesDrawn = 0; ///< simulated one by one; the rest are one Elided block per stage
+    std::string notDrawn; ///< why no block is drawn although the scenario is valid (too many to simulate)
+    std::vector<TimelineBlock> blocks; ///< compute and communication, all stages
+    std::vector<std::vector<MemorySample>> memory; ///< per stage
+    double pipelineEnd = 0; ///< last backward of any stage
+    double total = 0; ///< end of the step (matches Result step time; see tst_timeline)
     int peakStage = 0;
     double peakTime = 0, peakBytes = 0;
 };

@@ -16,8 +16,8 @@ namespace shardscope::core {
 /// ZeRO-3/FSDP at scale). A run may be several kinds; one that is none is "plain".
 struct RunKind {
     bool longContext = false; ///< training.seq_len ≥ 32,768 (32K), with or without context parallelism
-    bool fp8 = false;         ///< training.precision fp8-mixed
-    bool moe = false;         ///< the model has routed experts
+    bool fp8 = false; ///< training.precision fp8-mixed
+    bool moe = false; ///< the model has routed experts
     bool fsdpAtScale = false; ///< a sharded data-parallel strategy (ZeRO-1/2/3, FSDP) with dp ≥ 256
     [[nodiscard]] bool plain() const { return !longContext && !fp8 && !moe && !fsdpAtScale; }
     friend bool operator==(const RunKind&, const RunKind&) = default;
@@ -36,14 +36,14 @@ enum class FrameworkFamily { Megatron, PyTorch, DeepSpeed };
 /// sources, the median |predicted/measured − 1| and the 80% band of measured/predicted, with where it comes from.
 struct ErrorBand {
     FrameworkFamily family = FrameworkFamily::PyTorch;
-    const char* kind = "";          ///< "plain", "long-context", "fp8", "moe" or "fsdp-at-scale"
-    int runs = 0;                   ///< N published runs of this kind
-    int sources = 0;                ///< the papers / benchmark files they come from
+    const char* kind = ""; ///< "plain", "long-context", "fp8", "moe" or "fsdp-at-scale"
+    int runs = 0; ///< N published runs of this kind
+    int sources = 0; ///< the papers / benchmark files they come from
     double medianAbsErrorPercent = 0; ///< median |predicted/measured − 1| × 100
-    double lo = 1, hi = 1;          ///< measured/predicted at the 10th and 90th percentiles (or 1)
-    const char* generations = "";   ///< the GPU generations (GpuSpec::arch) of its runs, space-separated
-    const char* provenance = "";    ///< "source (N runs); source (M runs)"
-    double coverage = 0;            ///< share of its runs whose held-out prediction fell inside the range they get
+    double lo = 1, hi = 1; ///< measured/predicted at the 10th and 90th percentiles (or 1)
+    const char* generations = ""; ///< the GPU generations (GpuSpec::arch) of its runs, space-separated
+    const char* provenance = ""; ///< "source (N runs); source (M runs)"
+    double coverage = 0; ///< share of its runs whose held-out prediction fell inside the range they get
     /// Throughput bands: the largest share of the step any of its runs had of communication the model counts as
     /// hidden behind compute (communication.assumed_hidden_seconds / step time): how much assumed overlap the band
     /// has evidence for.
@@ -91,7 +91,7 @@ struct ChosenBand {
 /// most memory per GPU of the 80% ranges, from an evaluated result.
 struct PessimisticEnd {
     double tokensPerSecondFactor = 1; ///< multiplies the point throughput (band lo)
-    double memoryTotal = 0;           ///< top of memory.total()'s range
+    double memoryTotal = 0; ///< top of memory.total()'s range
 };
 [[nodiscard]] PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r);
 

@@ -39,20 +39,21 @@ struct WaterfallStep {
     /// (tp = 8 before the GPU count that makes it divide): such settings are merged with the next one until the
     /// intermediate scenario is valid again.
     std::vector<std::string> settings;
-    Scenario scenario;         ///< after the step
-    double memory = 0;         ///< per-GPU memory of the most loaded GPU after the step, bytes (MemoryBreakdown::total, or rankedFigures')
-    double stepTime = 0;       ///< seconds per optimizer step after the step (StepTime::total, or rankedFigures')
-    double memoryDelta = 0;    ///< memory - memory before the step, bytes
-    double stepTimeDelta = 0;  ///< stepTime - stepTime before the step, seconds
-    bool fits = false;         ///< memory ≤ the usable memory after the step
+    Scenario scenario; ///< after the step
+    double memory
+        = 0; ///< per-GPU memory of the most loaded GPU after the step, bytes (MemoryBreakdown::total, or rankedFigures')
+    double stepTime = 0; ///< seconds per optimizer step after the step (StepTime::total, or rankedFigures')
+    double memoryDelta = 0; ///< memory - memory before the step, bytes
+    double stepTimeDelta = 0; ///< stepTime - stepTime before the step, seconds
+    bool fits = false; ///< memory ≤ the usable memory after the step
 };
 
 struct Waterfall {
     bool ok = false;
-    std::string error;        ///< when !ok: which end is invalid ("A is invalid: parallelism.tp: ...")
-    double memoryA = 0, memoryB = 0;      ///< bytes
-    double stepTimeA = 0, stepTimeB = 0;  ///< seconds
-    std::vector<WaterfallStep> steps;     ///< empty when A and B have the same settings
+    std::string error; ///< when !ok: which end is invalid ("A is invalid: parallelism.tp: ...")
+    double memoryA = 0, memoryB = 0; ///< bytes
+    double stepTimeA = 0, stepTimeB = 0; ///< seconds
+    std::vector<WaterfallStep> steps; ///< empty when A and B have the same settings
 };
 
 /// Walks from a to b. Both must be valid (validate() empty); otherwise ok is false with the reason. The step

@@ -18,11 +18,11 @@ namespace shardscope::core {
 
 /// The scenario re-evaluated under one sharding strategy (and offload), for the comparison charts.
 struct StrategyVariant {
-    std::string label;  ///< "ZeRO-3\n+CPU opt." (StrategyChoice::label, or strategyLabel() of the scenario's own)
-    Scenario scenario;  ///< the open scenario with only parallelism.sharding and offload changed
-    Result result;      ///< figures and terms without min_gpus, ranges or warnings; valid == false with the issues
+    std::string label; ///< "ZeRO-3\n+CPU opt." (StrategyChoice::label, or strategyLabel() of the scenario's own)
+    Scenario scenario; ///< the open scenario with only parallelism.sharding and offload changed
+    Result result; ///< figures and terms without min_gpus, ranges or warnings; valid == false with the issues
     bool current = false; ///< same strategy and offload as the open scenario
-    bool own = false;     ///< the open scenario itself, added because no compared strategy is its own
+    bool own = false; ///< the open scenario itself, added because no compared strategy is its own
 };
 using StrategyComparison = std::vector<StrategyVariant>;
 
@@ -35,21 +35,22 @@ using StrategyComparison = std::vector<StrategyVariant>;
 /// One change the "what would fit" advice tries on a scenario that does not fit.
 enum class FitChange {
     SelectiveRecompute, ///< training.recompute none → selective
-    FullRecompute,      ///< training.recompute → full
-    HalveMicroBatch,    ///< training.micro_batch / 2 (value: the new micro-batch)
-    SequenceParallel,   ///< parallelism.sequence_parallel on (tp > 1)
-    RaiseTensorParallel,///< parallelism.tp: the next power-of-two multiple tensorParallelIssues() allows within a node (value)
-    DoublePipeline,     ///< parallelism.pp × 2 when it divides the layers (value: the new pp)
-    Zero3,              ///< parallelism.sharding → ZeRO-3 (unless ZeRO-3 or FSDP full shard already)
-    OffloadOptimizer,   ///< offload.optimizer → CPU (when not offloaded)
-    DoubleNodes,        ///< cluster.nodes × 2 (value: the new node count)
+    FullRecompute, ///< training.recompute → full
+    HalveMicroBatch, ///< training.micro_batch / 2 (value: the new micro-batch)
+    SequenceParallel, ///< parallelism.sequence_parallel on (tp > 1)
+    RaiseTensorParallel, ///< parallelism.tp: the next power-of-two multiple tensorParallelIssues() allows within a node (value)
+    DoublePipeline, ///< parallelism.pp × 2 when it divides the layers (value: the new pp)
+    Zero3, ///< parallelism.sharding → ZeRO-3 (unless ZeRO-3 or FSDP full shard already)
+    OffloadOptimizer, ///< offload.optimizer → CPU (when not offloaded)
+    DoubleNodes, ///< cluster.nodes × 2 (value: the new node count)
 };
 
 struct FitSuggestion {
     FitChange change = FitChange::DoubleNodes;
-    int64_t value = 0;  ///< the changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes; else 0
-    Scenario scenario;  ///< the scenario with the change; validate(scenario) is empty
-    Result result;      ///< its figures (no terms, no min_gpus)
+    int64_t value
+        = 0; ///< the changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes; else 0
+    Scenario scenario; ///< the scenario with the change; validate(scenario) is empty
+    Result result; ///< its figures (no terms, no min_gpus)
 };
 
 /// The changes fitAdvice() tries, in this order, each one applicable to scenario; validity is not checked yet.
@@ -72,10 +73,10 @@ inline constexpr size_t kShownFits = 2;
 /// What the window shows for a scenario.
 struct WhatIf {
     Scenario scenario;
-    Result result;                           ///< explain(scenario)
-    StrategyComparison strategies;           ///< compareStrategies(scenario)
-    FitAdvice advice;                        ///< fitAdvice(scenario, result)
-    std::vector<Fix> fixes;                  ///< nearestValidFixes(scenario) (empty for a valid scenario)
+    Result result; ///< explain(scenario)
+    StrategyComparison strategies; ///< compareStrategies(scenario)
+    FitAdvice advice; ///< fitAdvice(scenario, result)
+    std::vector<Fix> fixes; ///< nearestValidFixes(scenario) (empty for a valid scenario)
 };
 
 /// All of the above for scenario. Pure; safe to call from any thread.
