@@ -25,6 +25,10 @@ constexpr double kNcclProtocols = 3;
 /// MXFP8 scale bytes per element: one 8-bit E8M0 scale per block of 32 elements (OCP Microscaling Formats (MX)
 /// Specification v1.0, §5.3 Table 1: MXFP8 block size 32, scale E8M0).
 constexpr double kMxScaleBytesPerElement = 1.0 / 32;
+// Adam keeps two moments per parameter, exp_avg and exp_avg_sq (Kingma & Ba 2015, Algorithm 1).
+constexpr double kAdamMoments = 2;
+// A 16-bit master weight: the fp32 value's low 16 bits beside the bf16 weight, or an fp16 copy (2 B).
+constexpr double kHalfMasterBytes = 2;
 
 double optimizerStateBytes(Optimizer o, bool halfStates)
 {
@@ -103,6 +107,16 @@ StateBytes stateBytes(const Training& t)
                 b.gr = 4;
             b.reduce = 4;
         }
+        // training.master_weights: the fp32 master weight as the 16 bits the bf16 weight lacks (Megatron-Core
+        // store_param_remainders, megatron/core/optimizer/distrib_optimizer.py: an int16 master_param; NeMo's
+        // distributed_fused_adam on bf16, nlp/models/language_modeling/megatron_base_model.py), or fp16 main params
+        // (Megatron --main-params-dtype fp16): 2 B instead of 4.
+        if (t.masterWeights != MasterWeights::Fp32)
+            b.mw = kHalfMasterBytes;
+        // training.moments_dtype: Adam's two moments in a 2-byte or 1-byte dtype (Megatron --exp-avg-dtype and
+        // --exp-avg-sq-dtype, Transformer Engine FusedAdam exp_avg_dtype / exp_avg_sq_dtype).
+        if (t.momentsDtype != MomentsDtype::Fp32 && t.optimizer == Optimizer::AdamW)
+            b.os = kAdamMoments * (t.momentsDtype == MomentsDtype::Fp8 ? 1 : 2);
         break;
     }
     return b;
@@ -461,7 +475,7 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
     const X gradients = sharded(sg, g);
     const X grad32 = sharded(so, g32);
     const X optimizer = sharded(
-        so, X::input("m + o", B.mw + B.os, "B/parameter", "fp32 master weights + optimizer moments per parameter"));
+        so, X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments per parameter"));
     // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
     // megatron/core/optimizer/optimizer.py _copy_model_grads_to_main_grads; the distributed optimizer's shard the
     // same, distrib_optimizer.py) and drops them at the next step's zero_grad(set_to_none=True): they never coexist

@@ -26,7 +26,8 @@
 // --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
 // --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
 // --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
-// --optimizer-cpu-offload, --optimizer (adam default | sgd); --expert-tensor-parallel-size (default tp),
+// --optimizer-cpu-offload, --optimizer (adam default | sgd), --use-precision-aware-optimizer with --main-params-dtype,
+// --exp-avg-dtype and --exp-avg-sq-dtype; --expert-tensor-parallel-size (default tp),
 // --moe-token-dispatcher-type (allgather default | alltoall | flex), --moe-flex-dispatcher-backend (deepep default |
 // hybridep | ncclep), --moe-enable-deepep, --recompute-modules (core_attn default). torchrun (torch/distributed/run.py): --nnodes,
 // --nproc-per-node (alias --nproc_per_node).
@@ -86,7 +87,7 @@ const std::set<std::string>& valued()
         "--num-distributed-optimizer-instances", "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node",
         "--expert-tensor-parallel-size", "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend",
         "--pipeline-model-parallel-layout", "--fp8-recipe", "--decoder-first-pipeline-num-layers",
-        "--decoder-last-pipeline-num-layers" };
+        "--decoder-last-pipeline-num-layers", "--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype" };
     return s;
 }
 
@@ -830,6 +831,40 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     a.choice("--optimizer", optimizer, { "adam", "sgd" });
     s.training.optimizer = optimizer == "sgd" ? Optimizer::SgdMomentum : Optimizer::AdamW;
     cx.set("training.optimizer");
+
+    // The precision-aware optimizer (megatron/core/optimizer/optimizer_config.py; needs adam): --main-params-dtype
+    // and the moments' dtypes apply, and with bf16 weights the fp32 master weights are kept as 16-bit remainders
+    // (store_param_remainders, default true; distrib_optimizer.py stores an int16 master_param) unless the weights
+    // are FP8 parameters.
+    std::string mainParams = "fp32", expAvg = "fp32", expAvgSq = "fp32";
+    a.choice("--main-params-dtype", mainParams, { "fp32", "fp16" });
+    a.choice("--exp-avg-dtype", expAvg, { "fp32", "fp16", "bf16", "fp8" });
+    a.choice("--exp-avg-sq-dtype", expAvgSq, { "fp32", "fp16", "bf16", "fp8" });
+    const bool mixed = s.training.precision != Precision::Fp32;
+    if (a.has("--use-precision-aware-optimizer") && mixed && s.training.optimizer == Optimizer::AdamW) {
+        const bool bf16Weights = s.training.precision != Precision::Fp16Mixed && !s.training.fp8ParamGather;
+        s.training.masterWeights = mainParams == "fp16" ? MasterWeights::Fp16
+            : bf16Weights                               ? MasterWeights::Fp32Remainder
+                                                        : MasterWeights::Fp32;
+        // One dtype for both moments: the wider of the two when they differ (memory is not under-counted).
+        const auto width = [](const std::string& d) { return d == "fp32" ? 4 : d == "fp8" ? 1 : 2; };
+        const std::string& moments = width(expAvg) >= width(expAvgSq) ? expAvg : expAvgSq;
+        if (expAvg != expAvgSq)
+            cx.warning("--exp-avg-sq-dtype",
+                "differs from --exp-avg-dtype; ShardScope keeps one dtype for both moments: " + moments);
+        s.training.momentsDtype = moments == "bf16" ? MomentsDtype::Bf16
+            : moments == "fp16"                     ? MomentsDtype::Fp16
+            : moments == "fp8"                      ? MomentsDtype::Fp8
+                                                    : MomentsDtype::Fp32;
+    } else if (a.has("--use-precision-aware-optimizer")) {
+        cx.warning("--use-precision-aware-optimizer", "needs adam and --bf16 or --fp16 (optimizer_config.py); ignored");
+    } else if (mainParams != "fp32" || expAvg != "fp32" || expAvgSq != "fp32") {
+        cx.warning("--main-params-dtype",
+            "--main-params-dtype, --exp-avg-dtype and --exp-avg-sq-dtype apply with "
+            "--use-precision-aware-optimizer only; ignored");
+    }
+    cx.set("training.master_weights");
+    cx.set("training.moments_dtype");
 
     const std::vector<std::string> unused = a.unused();
     if (!unused.empty()) {

@@ -758,6 +758,24 @@ std::string megatron(const Scenario& s, const Layout& l)
         flag("--grad-reduce-in-bf16");
     else if (s.training.gradReduce == GradReduce::Fp32)
         flag("--accumulate-allreduce-grads-in-fp32");
+    // The precision-aware optimizer (megatron/core/optimizer/optimizer_config.py): 16-bit master weights (bf16
+    // weights: fp32 as remainders, store_param_remainders; or --main-params-dtype fp16) and the moments' dtypes.
+    const MasterWeights master = s.training.masterWeights;
+    const MomentsDtype moments = s.training.momentsDtype;
+    if (master != MasterWeights::Fp32 || moments != MomentsDtype::Fp32) {
+        if (s.offload.optimizer != OffloadTarget::Cpu) // the CPU offload above gives the flag already
+            flag("--use-precision-aware-optimizer");
+        if (master == MasterWeights::Fp16)
+            arg("--main-params-dtype", "fp16");
+        else if (master == MasterWeights::Fp32 && s.training.precision != Precision::Fp16Mixed
+            && !s.training.fp8ParamGather)
+            note("with bf16 weights Megatron's precision-aware optimizer keeps fp32 master weights as 16-bit "
+                 "remainders (store_param_remainders): 2 B, where ShardScope counts 4 B (master_weights fp32)");
+        if (moments != MomentsDtype::Fp32) {
+            arg("--exp-avg-dtype", toString(moments));
+            arg("--exp-avg-sq-dtype", toString(moments));
+        }
+    }
     arg("--attention-backend", s.training.flashAttention ? "flash" : "unfused");
     switch (s.training.recompute) {
     case Recompute::None:

@@ -214,7 +214,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& tr = s.training;
         r.unknownKeys(*t, "training",
             { "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "flash_attention",
-                "dropout", "accounting", "grad_reduce_dtype", "fp8_param_gather", "recompute_modules", "framework" });
+                "dropout", "accounting", "grad_reduce_dtype", "master_weights", "moments_dtype", "fp8_param_gather",
+                "recompute_modules", "framework" });
         r.integer64(*t, "seq_len", "training", tr.seqLen);
         r.integer64(*t, "global_batch", "training", tr.globalBatch);
         r.integer64(*t, "micro_batch", "training", tr.microBatch);
@@ -235,6 +236,12 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
                 { "deepspeed", Accounting::DeepSpeed } });
         r.enumeration(*t, "grad_reduce_dtype", "training", tr.gradReduce,
             { { "fp32", GradReduce::Fp32 }, { "bf16", GradReduce::Bf16 } });
+        r.enumeration(*t, "master_weights", "training", tr.masterWeights,
+            { { "fp32", MasterWeights::Fp32 }, { "fp32-remainder", MasterWeights::Fp32Remainder },
+                { "fp16", MasterWeights::Fp16 } });
+        r.enumeration(*t, "moments_dtype", "training", tr.momentsDtype,
+            { { "fp32", MomentsDtype::Fp32 }, { "bf16", MomentsDtype::Bf16 }, { "fp16", MomentsDtype::Fp16 },
+                { "fp8", MomentsDtype::Fp8 } });
         r.boolean(*t, "fp8_param_gather", "training", tr.fp8ParamGather);
         if (const auto it = t->find("recompute_modules"); it != t->end()) {
             if (!it->is_array()) {
@@ -395,6 +402,10 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     // Written only when set, so files of earlier versions (and the framework's default) read back unchanged.
     if (t.gradReduce != GradReduce::Framework)
         j["training"]["grad_reduce_dtype"] = toString(t.gradReduce);
+    if (t.masterWeights != MasterWeights::Fp32)
+        j["training"]["master_weights"] = toString(t.masterWeights);
+    if (t.momentsDtype != MomentsDtype::Fp32)
+        j["training"]["moments_dtype"] = toString(t.momentsDtype);
     if (t.fp8ParamGather)
         j["training"]["fp8_param_gather"] = true;
     if (t.recomputeModules)

@@ -345,6 +345,22 @@ std::vector<Issue> validate(const Scenario& s)
         ck.fail("training.grad_reduce_dtype",
             "bf16 needs bf16 weights (bf16-mixed or fp8-mixed); fp16-mixed reduces "
             "fp16 gradients into fp32 main gradients");
+    if (t.masterWeights != MasterWeights::Fp32 && !mixed)
+        ck.fail("training.master_weights",
+            "master weights belong to mixed precision (bf16-mixed, fp16-mixed, "
+            "fp8-mixed, mxfp8); precision ",
+            toString(t.precision), " updates its weights in place");
+    if (t.masterWeights == MasterWeights::Fp32Remainder && t.precision == Precision::Fp16Mixed)
+        ck.fail("training.master_weights",
+            "fp32-remainder keeps the 16 bits a bf16 weight lacks; fp16-mixed weights are fp16 (use fp32 or fp16)");
+    if (t.masterWeights == MasterWeights::Fp32Remainder && t.fp8ParamGather)
+        ck.fail("training.master_weights",
+            "fp32-remainder needs bf16 weights to complete; with fp8_param_gather the weights are FP8 and the "
+            "master weights stay fp32 (megatron/core/optimizer/optimizer_config.py, "
+            "use_precision_aware_optimizer_no_fp8_or_ds_fp8)");
+    if (t.momentsDtype != MomentsDtype::Fp32 && (!mixed || t.optimizer != Optimizer::AdamW))
+        ck.fail("training.moments_dtype", "a moments dtype applies to AdamW in mixed precision (optimizer is ",
+            toString(t.optimizer), ", precision ", toString(t.precision), ")");
     if (t.fp8ParamGather && !isFp8(t.precision))
         ck.fail("training.fp8_param_gather", "FP8 parameters need precision fp8-mixed or mxfp8 (precision is ",
             toString(t.precision), ")");

@@ -45,6 +45,8 @@ std::string enumText(Sharding v) { return toString(v); }
 std::string enumText(Precision v) { return toString(v); }
 std::string enumText(Optimizer v) { return toString(v); }
 std::string enumText(GradReduce v) { return toString(v); }
+std::string enumText(MasterWeights v) { return toString(v); }
+std::string enumText(MomentsDtype v) { return toString(v); }
 std::string enumText(Recompute v) { return toString(v); }
 std::string enumText(Accounting v) { return toString(v); }
 std::string enumText(PpSchedule v) { return toString(v); }
@@ -94,6 +96,8 @@ const std::vector<Setting>& settings()
         SS_SETTING("training.dropout", training.dropout, boolean),
         SS_SETTING("training.accounting", training.accounting, enumText),
         SS_SETTING("training.grad_reduce_dtype", training.gradReduce, enumText),
+        SS_SETTING("training.master_weights", training.masterWeights, enumText),
+        SS_SETTING("training.moments_dtype", training.momentsDtype, enumText),
         SS_SETTING("training.fp8_param_gather", training.fp8ParamGather, boolean),
         SS_SETTING("training.recompute_modules", training.recomputeModules, modulesText),
         // The framework selects the profile its behaviour comes from: the two change together.

@@ -386,6 +386,31 @@ void TestImport::shellWordsLikeBash()
     QCOMPARE(
         run(ImportSource::MegatronArgs, script + " --accumulate-allreduce-grads-in-fp32").scenario.training.gradReduce,
         GradReduce::Fp32);
+    // The precision-aware optimizer (optimizer_config.py): with bf16 weights the fp32 master weights are 16-bit
+    // remainders (store_param_remainders, default true); --main-params-dtype fp16 makes them fp16; the moments take
+    // their dtype, the wider one when the two differ.
+    QCOMPARE(s.training.masterWeights, MasterWeights::Fp32);
+    QCOMPARE(s.training.momentsDtype, MomentsDtype::Fp32);
+    const ImportResult aware = run(ImportSource::MegatronArgs,
+        script + " --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16");
+    QVERIFY2(aware.ok(), qPrintable(dump(aware.errors)));
+    QCOMPARE(aware.scenario.training.masterWeights, MasterWeights::Fp32Remainder);
+    QCOMPARE(aware.scenario.training.momentsDtype, MomentsDtype::Bf16);
+    const ImportResult mixedMoments = run(ImportSource::MegatronArgs,
+        script + " --use-precision-aware-optimizer --main-params-dtype fp16 --exp-avg-dtype fp8 --exp-avg-sq-dtype bf16");
+    QCOMPARE(mixedMoments.scenario.training.masterWeights, MasterWeights::Fp16);
+    QCOMPARE(mixedMoments.scenario.training.momentsDtype, MomentsDtype::Bf16);
+    QVERIFY(hasIssue(mixedMoments.warnings, "--exp-avg-sq-dtype", "bf16"));
+    // FP8 parameters keep fp32 master weights (use_precision_aware_optimizer_no_fp8_or_ds_fp8).
+    QCOMPARE(run(ImportSource::MegatronArgs,
+                 script + " --use-precision-aware-optimizer --fp8-format hybrid --fp8-param-gather")
+                 .scenario.training.masterWeights,
+        MasterWeights::Fp32);
+    const ImportResult unaware = run(ImportSource::MegatronArgs, script + " --exp-avg-dtype bf16");
+    QCOMPARE(unaware.scenario.training.momentsDtype, MomentsDtype::Fp32);
+    QVERIFY(hasIssue(unaware.warnings, "--main-params-dtype", "--use-precision-aware-optimizer"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, script + " --exp-avg-dtype fp4").errors, "--exp-avg-dtype",
+        "not one of"));
     const ImportResult noFp8 = run(ImportSource::MegatronArgs, script + " --fp8-param-gather");
     QVERIFY(!noFp8.scenario.training.fp8ParamGather);
     QVERIFY(hasIssue(noFp8.warnings, "--fp8-param-gather", "--fp8-format"));

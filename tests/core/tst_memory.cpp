@@ -52,6 +52,7 @@ private slots:
     void torchaoFp8KeepsNoResidentWeightCopy();
     void fp8ParamGatherReplacesTheBf16Weights();
     void gradReduceDtypeSetsTheGradientBuffer();
+    void masterWeightsAndMomentsDtypeSetTheOptimizerStates();
     void transformerEngineFp8SavesLinearInputsInFp8();
     void unfusedLossKeepsTheBf16LogitsBlockReserved();
     void pytorchTpSavesGatheredInputs();
@@ -999,6 +1000,45 @@ void TestMemory::gradReduceDtypeSetsTheGradientBuffer()
     s.training.precision = Precision::Fp16Mixed;
     s.training.gradReduce = GradReduce::Bf16;
     QVERIFY(sstest::hasIssue(validate(s), "training.grad_reduce_dtype", "fp16-mixed"));
+}
+
+void TestMemory::masterWeightsAndMomentsDtypeSetTheOptimizerStates()
+{
+    // ZeRO-1 over dp = 8, bf16-mixed: the optimizer states are (master + moments)·Ψ/8. fp32 master weights and Adam's
+    // two fp32 moments (ZeRO §3.1): (4 + 2·4)·Ψ/8. Megatron-Core's precision-aware optimizer keeps the fp32 master
+    // weight as the 16 bits the bf16 weight lacks (distrib_optimizer.py: an int16 master_param), 2 B; bf16 moments
+    // are 2 B each, FP8 ones 1 B each (Megatron --exp-avg-dtype / --exp-avg-sq-dtype).
+    Scenario s = torchtitan8b();
+    QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
+    s.parallelism.sharding = Sharding::Zero1;
+    SS_EVALUATE(fp32, s);
+    const double psi = fp32.parameters, d = fp32.dp;
+    QCOMPARE(d, 8.0);
+    SS_COMPARE_REL(fp32.memory.optimizerStates, (4 + 2 * 4) * psi / d, 1e-12);
+    s.training.masterWeights = MasterWeights::Fp32Remainder;
+    SS_EVALUATE(remainder, s);
+    SS_COMPARE_REL(remainder.memory.optimizerStates, (2 + 2 * 4) * psi / d, 1e-12);
+    s.training.momentsDtype = MomentsDtype::Bf16;
+    SS_EVALUATE(bf16, s);
+    SS_COMPARE_REL(bf16.memory.optimizerStates, (2 + 2 * 2) * psi / d, 1e-12);
+    s.training.momentsDtype = MomentsDtype::Fp8;
+    s.training.masterWeights = MasterWeights::Fp16;
+    SS_EVALUATE(fp8, s);
+    SS_COMPARE_REL(fp8.memory.optimizerStates, (2 + 2 * 1) * psi / d, 1e-12);
+    // The other model states do not move.
+    SS_COMPARE_REL(fp8.memory.parameters, fp32.memory.parameters, 1e-12);
+    SS_COMPARE_REL(fp8.memory.gradients, fp32.memory.gradients, 1e-12);
+    // Refused where they mean nothing: no master weights without mixed precision, remainders need bf16 weights,
+    // moments only for AdamW.
+    s.training.precision = Precision::Bf16;
+    QVERIFY(sstest::hasIssue(validate(s), "training.master_weights", "mixed precision"));
+    QVERIFY(sstest::hasIssue(validate(s), "training.moments_dtype", "mixed precision"));
+    s.training.precision = Precision::Fp16Mixed;
+    s.training.masterWeights = MasterWeights::Fp32Remainder;
+    QVERIFY(sstest::hasIssue(validate(s), "training.master_weights", "fp16"));
+    s.training.precision = Precision::Bf16Mixed;
+    s.training.optimizer = Optimizer::SgdMomentum;
+    QVERIFY(sstest::hasIssue(validate(s), "training.moments_dtype", "sgd-momentum"));
 }
 
 void TestMemory::transformerEngineFp8SavesLinearInputsInFp8()

@@ -162,6 +162,9 @@ const Allowlist kMegatronFlags = {
     { "--fp8-param-gather", "mgargs:2016 (store_true; needs a sharded optimizer, mgargs:1095)" },
     { "--grad-reduce-in-bf16", "mgargs:3053 (store_true; turns accumulate_allreduce_grads_in_fp32 off, mgargs:1213)" },
     { "--accumulate-allreduce-grads-in-fp32", "mgargs:3069 (store_true)" },
+    { "--main-params-dtype", "mgargs:3673 (choices fp32|fp16; with --use-precision-aware-optimizer)" },
+    { "--exp-avg-dtype", "mgargs:3675 (choices fp32|fp16|bf16|fp8)" },
+    { "--exp-avg-sq-dtype", "mgargs:3680 (choices fp32|fp16|bf16|fp8)" },
     { "--attention-backend", "tc:151 (AttnBackend enum, mg:core/transformer/enums.py:51)" },
     { "--recompute-granularity", "tc:532 (Literal full|selective)" },
     { "--recompute-method", "tc:543 (Literal uniform|block)" },
@@ -195,6 +198,9 @@ const std::map<std::string, std::set<std::string>> kMegatronChoices = {
     { "--data-parallel-sharding-strategy",
         { "no_shard", "optim", "optim_grads", "optim_grads_params" } }, // mgargs:3190
     { "--fp8-format", { "e4m3", "hybrid" } }, // tc:587
+    { "--main-params-dtype", { "fp32", "fp16" } }, // mgargs:3673
+    { "--exp-avg-dtype", { "fp32", "fp16", "bf16", "fp8" } }, // mgargs:3675
+    { "--exp-avg-sq-dtype", { "fp32", "fp16", "bf16", "fp8" } }, // mgargs:3680
     { "--fp8-recipe", { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } }, // tc:594
     { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } }, // tc:891
     { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } }, // tc:898

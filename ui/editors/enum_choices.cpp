@@ -59,6 +59,20 @@ const Choice kGradReduce[] = {
     { int(GradReduce::Bf16), T("bf16"),
         T("Megatron --grad-reduce-in-bf16: a bf16 gradient buffer (2 B per parameter).") },
 };
+const Choice kMasterWeights[] = {
+    { int(MasterWeights::Fp32), T("fp32"), T("fp32 master weights (4 B per parameter).") },
+    { int(MasterWeights::Fp32Remainder), T("fp32 remainder"),
+        T("The 16 bits of each fp32 master weight that its bf16 weight lacks (2 B per parameter): Megatron's "
+          "precision-aware optimizer, NeMo's distributed_fused_adam.") },
+    { int(MasterWeights::Fp16), T("fp16"), T("Megatron --main-params-dtype fp16 (2 B per parameter).") },
+};
+const Choice kMomentsDtype[] = {
+    { int(MomentsDtype::Fp32), T("fp32"), T("Adam's two moments in fp32 (8 B per parameter).") },
+    { int(MomentsDtype::Bf16), T("bf16"),
+        T("Megatron --exp-avg-dtype / --exp-avg-sq-dtype bf16 (4 B per parameter).") },
+    { int(MomentsDtype::Fp16), T("fp16"), T("Both moments in fp16 (4 B per parameter).") },
+    { int(MomentsDtype::Fp8), T("fp8"), T("Both moments in FP8 (2 B per parameter).") },
+};
 const Choice kSchedule[] = {
     { int(PpSchedule::GPipe), T("GPipe") },
     { int(PpSchedule::OneFOneB), T("1F1B") },
@@ -116,6 +130,8 @@ std::span<const Choice> optimizerChoices() { return kOptimizer; }
 std::span<const Choice> recomputeChoices() { return kRecompute; }
 std::span<const Choice> accountingChoices() { return kAccounting; }
 std::span<const Choice> gradReduceChoices() { return kGradReduce; }
+std::span<const Choice> masterWeightsChoices() { return kMasterWeights; }
+std::span<const Choice> momentsDtypeChoices() { return kMomentsDtype; }
 std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }

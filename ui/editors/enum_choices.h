@@ -18,6 +18,8 @@ std::span<const Choice> optimizerChoices();
 std::span<const Choice> recomputeChoices();
 std::span<const Choice> accountingChoices();
 std::span<const Choice> gradReduceChoices();
+std::span<const Choice> masterWeightsChoices();
+std::span<const Choice> momentsDtypeChoices();
 std::span<const Choice> frameworkChoices();
 std::span<const Choice> scheduleChoices();
 std::span<const Choice> offloadChoices();

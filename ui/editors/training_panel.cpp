@@ -67,6 +67,16 @@ TrainingPanel::TrainingPanel(ScenarioDocument* doc, QWidget* parent)
         [](const Scenario& s) { return int(s.training.gradReduce); },
         [](Scenario& s, int v) { s.training.gradReduce = core::GradReduce(v); },
         tr("Dtype of the gradient buffer and its data-parallel reduction (mixed precision)"));
+    addEnum(
+        QStringLiteral("training.master_weights"), masterWeightsChoices(),
+        [](const Scenario& s) { return int(s.training.masterWeights); },
+        [](Scenario& s, int v) { s.training.masterWeights = core::MasterWeights(v); },
+        tr("How the optimizer keeps its master weights (mixed precision)"));
+    addEnum(
+        QStringLiteral("training.moments_dtype"), momentsDtypeChoices(),
+        [](const Scenario& s) { return int(s.training.momentsDtype); },
+        [](Scenario& s, int v) { s.training.momentsDtype = core::MomentsDtype(v); },
+        tr("Dtype of AdamW's two moments (mixed precision)"));
     addCheck(
         QStringLiteral("training.fp8_param_gather"), [](const Scenario& s) { return s.training.fp8ParamGather; },
         [](Scenario& s, bool v) { s.training.fp8ParamGather = v; },

@@ -57,6 +57,8 @@ const Name kNames[] = {
     { "training.dropout", T("Dropout masks") },
     { "training.accounting", T("Accounting") },
     { "training.grad_reduce_dtype", T("Gradient reduce dtype") },
+    { "training.master_weights", T("Master weights") },
+    { "training.moments_dtype", T("Moments dtype") },
     { "training.fp8_param_gather", T("FP8 parameters") },
     { "training.recompute_modules", T("Recompute modules") },
     { "parallelism", T("Parallelism") },

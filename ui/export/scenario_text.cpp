@@ -84,6 +84,10 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(frameworkChoices(), int(t.framework));
     if (path == QLatin1String("training.grad_reduce_dtype"))
         return choice(gradReduceChoices(), int(t.gradReduce));
+    if (path == QLatin1String("training.master_weights"))
+        return choice(masterWeightsChoices(), int(t.masterWeights));
+    if (path == QLatin1String("training.moments_dtype"))
+        return choice(momentsDtypeChoices(), int(t.momentsDtype));
     if (path == QLatin1String("training.fp8_param_gather"))
         return yesNo(t.fp8ParamGather);
     if (path == QLatin1String("training.flash_attention"))

@@ -17,6 +17,8 @@ const char* toString(Optimizer v);
 const char* toString(Recompute v);
 const char* toString(Accounting v);
 const char* toString(GradReduce v); ///< "framework" (absent in a file), "fp32", "bf16"
+const char* toString(MasterWeights v); ///< "fp32" (absent in a file), "fp32-remainder", "fp16"
+const char* toString(MomentsDtype v); ///< "fp32" (absent in a file), "bf16", "fp16", "fp8"
 const char* toString(PpSchedule v);
 const char* toString(MoeOverlap v);
 const char* toString(MoeDispatcher v); ///< "alltoall" (absent in a file), "deepep", "allgather"

@@ -149,6 +149,13 @@ enum class Accounting { ZeroPaper, Megatron, DeepSpeed };
 /// Gradient buffer and data-parallel reduction dtype (training.grad_reduce_dtype). Framework: the accounting's own
 /// (fp32 for Megatron and PyTorch FSDP, the half-precision dtype for zero-paper and DeepSpeed); absent in a file.
 enum class GradReduce { Framework, Fp32, Bf16 };
+/// How the optimizer keeps its master weights (training.master_weights): fp32 (4 B); fp32 as the 16-bit remainders
+/// the bf16 weights lack (2 B: Megatron-Core's precision-aware optimizer with store_param_remainders, NeMo's
+/// distributed_fused_adam on bf16); fp16 (2 B: Megatron --main-params-dtype fp16).
+enum class MasterWeights { Fp32, Fp32Remainder, Fp16 };
+/// The dtype of Adam's two moments (training.moments_dtype; Megatron --exp-avg-dtype / --exp-avg-sq-dtype with
+/// --use-precision-aware-optimizer, Transformer Engine FusedAdam).
+enum class MomentsDtype { Fp32, Bf16, Fp16, Fp8 };
 
 /// The modules selective recompute re-runs in backward instead of keeping their activations (training.recompute_modules,
 /// Megatron --recompute-modules; megatron/core/transformer/transformer_config.py, recompute_modules).
@@ -173,6 +180,8 @@ struct Training {
     bool dropout = false;
     Accounting accounting = Accounting::ZeroPaper;
     GradReduce gradReduce = GradReduce::Framework;
+    MasterWeights masterWeights = MasterWeights::Fp32;
+    MomentsDtype momentsDtype = MomentsDtype::Fp32;
     /// FP8 primary weights (Megatron --fp8-param-gather, Transformer Engine fp8_model_init): the transformer layers'
     /// linear weights are stored and gathered in FP8, with no bf16 copy beside them.
     bool fp8ParamGather = false;
