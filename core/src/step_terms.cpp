@@ -138,7 +138,7 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     const double total = r.step.total();
     if (total > 0) {
         const ThroughputOf<Expr> tp
-            = throughputFigures<Expr>(s, total, r.flopsPerToken, st.compute.peak.mfuPeak, r.gpus);
+            = throughputFigures<Expr>(s, r.step, r.flopsPerToken, st.compute.peak.mfuPeak, r.gpus);
         out.push_back(termFrom("throughput.tokens_per_second", TermGroup::Throughput, "Tokens per second", "tokens/s",
             tp.tokensPerSecond, kNarayanan, "throughput"));
         out.push_back(termFrom("throughput.tokens_per_second_per_gpu", TermGroup::Throughput,
@@ -147,6 +147,13 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
             "TFLOP/s", tp.modelTflopsPerGpu, std::string(kNarayanan) + " §5.1", "throughput"));
         out.push_back(termFrom("throughput.mfu", TermGroup::Throughput, "MFU", "", tp.mfu,
             "Chowdhery et al., PaLM (2022) Appendix B (model FLOPs utilisation)", "throughput"));
+        out.push_back(termFrom("throughput.hardware_tflops_per_gpu", TermGroup::Throughput, "Hardware TFLOP/s per GPU",
+            "TFLOP/s", tp.hardwareTflopsPerGpu,
+            "Korthikanti et al., Reducing Activation Recomputation (MLSys'23) §6 (hardware FLOPs count the recompute)",
+            "throughput"));
+        if (s.cluster.gpu.hourlyPriceUsd > 0)
+            out.push_back(termFrom("throughput.cost_per_step_usd", TermGroup::Throughput, "Cost per step", "USD",
+                tp.costPerStepUsd, "GPU catalog hourly_price_usd (indicative rental price)", "throughput"));
     }
 
     // ---- Communication: one term per collective, bytes this GPU sends over the step.

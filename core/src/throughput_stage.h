@@ -14,10 +14,12 @@ namespace shardscope::core::detail {
 /// The throughput figures that are terms, computed once: X = Fast for the values, Expr for the throughput.* terms.
 template <class X> struct ThroughputOf {
     X tokensPerSecond, tokensPerSecondPerGpu, modelTflopsPerGpu, mfu;
+    X hardwareTflopsPerGpu; ///< with the recomputed work
+    X costPerStepUsd; ///< 0 when the GPU has no hourly price
 };
-/// stepTotal > 0: the step time; flopsPerToken: model FLOPs per token; mfuPeak: the datasheet peak MFU divides by.
-template <class X>
-ThroughputOf<X> throughputFigures(const Scenario& s, double stepTotal, double flopsPerToken, double mfuPeak, int gpus);
+/// step.total() > 0; flopsPerToken: model FLOPs per token; mfuPeak: the datasheet peak MFU divides by.
+template <class X> ThroughputOf<X> throughputFigures(
+    const Scenario& s, const StepTime& step, double flopsPerToken, double mfuPeak, int gpus);
 
 Throughput throughputOf(const Scenario& s, const StepTime& step, double flopsPerToken, const Peak& peak, int gpus);
 

@@ -234,7 +234,19 @@ void TestTime::throughputAndMfu()
     SS_COMPARE_REL(r.throughput.modelTflopsPerGpu, r.flopsPerToken * tokensPerSecond / gpus / 1e12, 1e-12);
     SS_COMPARE_REL(r.throughput.mfu, r.flopsPerToken * tokensPerSecond / (gpus * peak), 1e-12);
     QVERIFY(r.throughput.mfu > 0 && r.throughput.mfu < 1);
-    QVERIFY(r.throughput.hardwareTflopsPerGpu >= r.throughput.modelTflopsPerGpu * (1 - 1e-12));
+    // Hardware FLOP/s count the recompute too (Korthikanti et al. §6): model TFLOP/s × (compute + recompute)/compute.
+    SS_COMPARE_REL(r.throughput.hardwareTflopsPerGpu,
+        r.flopsPerToken * tokensPerSecond / gpus / 1e12 * (r.step.compute + r.step.recompute) / r.step.compute, 1e-12);
+    // Cost of a step: GPUs × hourly price × step time / 3600, and the term the window shows has that value.
+    SS_COMPARE_REL(r.throughput.costPerStepUsd, gpus * g.hourlyPriceUsd * total / 3600, 1e-12);
+    if (g.hourlyPriceUsd > 0) {
+        const Result x = explain(s);
+        const auto cost = std::find_if(
+            x.terms.begin(), x.terms.end(), [](const Term& t) { return t.key == "throughput.cost_per_step_usd"; });
+        QVERIFY(cost != x.terms.end());
+        SS_COMPARE_REL(cost->value, gpus * g.hourlyPriceUsd * total / 3600, 1e-12);
+        QCOMPARE(cost->formula, std::string("N·p·T_step/3600"));
+    }
 }
 
 void TestTime::oneGpuStepByHand()

@@ -241,8 +241,10 @@ QString KpiPanel::toolTipOf(int index) const
                 .arg(r.cp)
                 .arg(r.ep));
     case CostCard:
-        return explainHtml(c.key, c.value,
-            tr("%1 GPUs × %2/h × %3").arg(r.gpus).arg(Units::dollars(m_hourlyPrice), Units::seconds(r.step.total())));
+        // The core's term when the GPU has a price (its formula and arithmetic); the card's explanation otherwise.
+        return findTerm(r.terms, "throughput.cost_per_step_usd")
+            ? term("throughput.cost_per_step_usd")
+            : explainHtml(c.key, c.value, tr("The catalog has no hourly price for this GPU."));
     }
     return {};
 }
@@ -259,7 +261,6 @@ void KpiPanel::setResult(const core::Scenario& s, const core::Result& r)
 {
     const QString dash = QStringLiteral("—");
     m_result = r;
-    m_hourlyPrice = s.cluster.gpu.hourlyPriceUsd;
     update();
     if (!r.valid) {
         for (int i = 0; i < m_cards.size(); ++i)

@@ -62,7 +62,6 @@ private:
     void updateFonts();
     QList<Card> m_cards;
     core::Result m_result; ///< what the cards show (the tooltips read its terms)
-    double m_hourlyPrice = 0; ///< of the scenario's GPU
     QFont m_small;
     QFont m_big;
     int m_rows = 1; ///< rows at the last layout
