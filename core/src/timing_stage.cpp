@@ -246,6 +246,9 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
         dropped = dropped
             + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "an MoE layer's extra bytes, no recompute")
             - X::input("A_moe", sh.moeLayerExtra, "B", "an MoE layer's extra bytes kept with these recompute_modules");
+    if (moe && mods.moe) // the dispatched copies come from the permutation again (below)
+        dropped = dropped
+            - X::input("A_disp", c.moeDispatched, "B", "of A_moe, the dispatched copies' input: T·k·cf·β₈·h/t");
     X t = X::input(
               "k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)")
         * dropped / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
@@ -258,8 +261,8 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
     if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
-        // moe: the MoE block's forward again, the router, shared and routed GEMMs and its dispatch and combine
-        // (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
+        // moe: the MoE block's forward again, the router, shared and routed GEMMs, the token permutation and its
+        // dispatch and combine (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
         const X routed
             = X::input("F_routed", c.moeRouted, "FLOP", "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
         t = t
@@ -267,7 +270,7 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
                    "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
                   - routed)
                 / rLin
-            + routedGemms<X>(s, sh, c).fwd
+            + routedGemms<X>(s, sh, c).fwd + permuteTime<X>(s, sh, c, false)
             + X::input("t_ep,f", epFwd, "s", "the layer's exposed forward all-to-alls (dispatch + combine)");
     } else if (moe
         && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)

@@ -493,10 +493,13 @@ void TestTime::recomputeModulesRunTheirForwardAgain()
     sc.profile.elementwiseTraffic = 0;
     sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .moe = true };
     SS_EVALUATE(moe, sc);
-    // the routed experts' forward grouped GEMMs as in groupedGemmsOfRoutedExperts (this scenario's Megatron default)
+    // the routed experts' forward grouped GEMMs and the forward token permutation (8 local experts, at SimuMax's
+    // measured B200 permute bandwidth 0.5008) as in groupedGemmsOfRoutedExperts
     const double C = T * k, W = E * 3 * hm * fe, Hm = g.memoryBandwidth;
     const double routedFwd = 2 * C * 3 * hm * fe / gemm + (2 * W + C * 2 * (hm + 2 * fe + fe + hm)) / Hm;
-    SS_COMPARE_REL(moe.step.recompute, Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + routedFwd), 1e-12);
+    const double permuteFwd = 2 * hm * (2 * T + 2 * C + 4 * C) / (0.5008 * Hm);
+    SS_COMPARE_REL(
+        moe.step.recompute, Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + routedFwd + permuteFwd), 1e-12);
     // shared_experts: their GEMMs only
     sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .sharedExperts = true };
     SS_EVALUATE(sharedOnly, sc);
