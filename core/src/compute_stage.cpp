@@ -119,10 +119,11 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     if (s.model.isMoe()) {
         // What the routed experts' grouped GEMMs move through HBM (timing stage, routedGemms): a GPU holds E/e experts,
         // each sharded over t_e, and runs T·k·cf·t_e/t token copies through them (megatron/core/transformer/moe/
-        // experts.py TEGroupedMLP; token_dispatcher.py MoEAlltoAllTokenDispatcher: T·t_e/t tokens permuted per GPU).
+        // experts.py TEGroupedMLP). It permutes its sequence-parallel share, T/t tokens, before the dispatch; the
+        // expert-TP group gathers the dispatched copies after it (token_dispatcher.py MoEAlltoAllTokenDispatcher).
         const double etp = sh.etp;
-        lc.moeRoutedTokens = T * etp / tp;
-        lc.moeCopies = lc.moeRoutedTokens * s.model.moe.topK * cf;
+        lc.moeRoutedTokens = T / tp;
+        lc.moeCopies = T * s.model.moe.topK * cf * etp / tp;
         lc.moeLocalExperts = static_cast<double>(s.model.moe.experts) / sh.ep;
         lc.moeLocalWeights = c.routedExperts / (sh.ep * etp);
         lc.moeExpertWidth = static_cast<double>(s.model.moe.expertFfnHidden) / etp;

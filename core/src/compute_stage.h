@@ -26,7 +26,7 @@ struct LayerCompute {
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
     double moeRouted = 0; ///< of moeLinear, the routed experts' grouped GEMMs (at peak.linear + their HBM bytes)
     double moeCopies = 0; ///< token copies a GPU's routed experts run per micro-batch: T·k·cf·t_e/t
-    double moeRoutedTokens = 0; ///< tokens a GPU permutes to its routed experts' order: T·t_e/t
+    double moeRoutedTokens = 0; ///< tokens a GPU permutes to its routed experts' order before the dispatch: T/t
     double moeLocalExperts = 0; ///< routed experts on a GPU: E/e
     double moeLocalWeights = 0; ///< routed-expert weights on a GPU: (E/e)·M·h·f_e/t_e
     double moeExpertWidth = 0; ///< an expert's intermediate width on a GPU: f_e/t_e

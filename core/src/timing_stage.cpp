@@ -107,18 +107,22 @@ template <class X> RoutedGemmsOf<X> routedGemms(const Scenario& s, const Shape& 
     };
 }
 
-/// HBM time of an MoE layer's token permutation, forward or backward (the inverse kernels): permute the T_r tokens
-/// into C expert-ordered copies and unpermute them back (read T_r·h and C·h, write the other), and with more than one
-/// local expert sort the received chunks by expert and unsort them (read and write C·h each)
-/// (megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher: permute, sort_chunks_by_idxs when
-/// num_local_experts > 1, unpermute; moe_utils.py permute/unpermute), at β bytes per element, at the permute kernels'
-/// measured fraction of HBM bandwidth.
+/// HBM time of an MoE layer's token permutation, forward or backward (the inverse kernels): permute a GPU's T_r tokens
+/// into k·cf·T_r expert-ordered copies before the dispatch and unpermute them after the combine (read T_r·h and the
+/// copies, write the other), and with more than one local expert sort the C copies it received (after the expert-TP
+/// gather) by expert and unsort them (read and write C·h each) (megatron/core/transformer/moe/token_dispatcher.py
+/// MoEAlltoAllTokenDispatcher: permute, sort_chunks_by_idxs when num_local_experts > 1, unpermute; moe_utils.py
+/// permute/unpermute), at β bytes per element, at the permute kernels' measured fraction of HBM bandwidth.
 template <class X> X permuteTime(const Scenario& s, const Shape& sh, const LayerCompute& c, bool backward)
 {
-    const X copies = X::input("C", c.moeCopies, "tokens", "token copies a GPU's experts run: T·k·cf·t_e/t");
-    const X perm
-        = X::constant(2) * (X::input("T_r", c.moeRoutedTokens, "tokens", "tokens a GPU permutes: T·t_e/t") + copies);
-    const X passes = c.moeLocalExperts > 1 ? perm + X::constant(4) * copies : perm;
+    const X tokens = X::input("T_r", c.moeRoutedTokens, "tokens", "tokens a GPU permutes: its sequence share T/t");
+    const X perm = X::constant(2)
+        * (tokens
+            + X::input("k", double(s.model.moe.topK), "", "experts per token (top-k)")
+                * X::input("cf", s.model.moe.capacityFactor, "", "capacity factor") * tokens);
+    const X passes = c.moeLocalExperts > 1
+        ? perm + X::constant(4) * X::input("C", c.moeCopies, "tokens", "token copies a GPU's experts run: T·k·cf·t_e/t")
+        : perm;
     const X bytes = X::named("B_perm",
         X::input("β", sh.bytes.act, "B", "bytes per activation element")
             * X::input("h", static_cast<double>(s.model.hidden), "", "hidden size") * passes,

@@ -357,6 +357,24 @@ void TestTime::groupedGemmsOfRoutedExperts()
     const double head8 = 2 * T * V * h / rate8;
     SS_COMPARE_REL(
         f8.step.compute, L * (3 * dense8 + fwd8 + dgrad8 + wgrad8 + permute + core + coreBackward) + 3 * head8, 1e-12);
+
+    // BF16 again on 2 GPUs at TP 2 = expert TP 2 with sequence parallelism: each GPU computes half of every GEMM and
+    // of attention, runs all T·k = 4,096 copies (its expert-TP group gathers them) through half of each expert, and
+    // permutes its sequence share T/2 into k·T/2 copies before the dispatch; sorting still moves the 4,096.
+    sc.training.precision = Precision::Bf16Mixed;
+    sc.training.gradReduce = GradReduce::Framework;
+    sc.cluster.gpusPerNode = 2;
+    sc.parallelism.tp = 2;
+    sc.parallelism.sequenceParallel = true;
+    SS_EVALUATE(tp2, sc);
+    const double t = 2, W2 = W / t, fe2 = fe / t;
+    const double math2 = math / t;
+    const double tokenBytes2 = C * 2 * (h + 2 * fe2 + fe2 + h);
+    const double fwd2 = math2 + (2 * W2 + tokenBytes2) / H, wgrad2 = math2 + (2 * 4 * W2 + tokenBytes2) / H;
+    const double permuteBytes2 = 2 * h * (2 * (T / t + k * T / t) + 4 * C);
+    const double permute2 = permuteBytes2 / (0.5008 * H) + permuteBytes2 / (0.5108 * H);
+    SS_COMPARE_REL(tp2.step.compute,
+        L * (3 * dense / t + 2 * fwd2 + wgrad2 + permute2 + (core + coreBackward) / t) + 3 * head / t, 1e-12);
 }
 
 void TestTime::slidingWindowAttentionByHand()
