@@ -129,7 +129,7 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
         lc.moeExpertWidth = static_cast<double>(s.model.moe.expertFfnHidden) / etp;
         lc.moeWeightBytes = sh.gemmWeightBytes;
         // The dispatched copies' h-wide input the MoE layer's extra activation bytes count (engine.cpp, per copy on
-        // a GPU, T·k·cf/t): their traffic is the permutation's, counted on its own (timing stage, permuteBytes).
+        // a GPU, T·k·cf/t): their traffic is the permutation's, counted on its own (timing stage, permuteTime).
         lc.moeDispatched = T * s.model.moe.topK * cf * sh.linearInputBytes * h / tp;
     }
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,

@@ -266,7 +266,8 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
         // moe: the MoE block's forward again, the router, shared and routed GEMMs, the token permutation and its
-        // dispatch and combine (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
+        // dispatch and combine (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the
+        // checkpoint)
         const X routed
             = X::input("F_routed", c.moeRouted, "FLOP", "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
         t = t
