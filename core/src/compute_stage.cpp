@@ -9,13 +9,6 @@
 
 namespace shardscope::core::detail {
 
-namespace {
-// Grouped GEMMs of the routed experts (Megatron --moe-grouped-gemm, TE GroupedLinear) run at this fraction of the
-// dense GEMM rate: SimuMax's measured B200 kernel efficiencies for DeepSeek-V2/V3 expert shapes, group_matmul 0.302
-// over matmul 0.488 of peak (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json).
-constexpr double kGroupedGemmFraction = 0.302 / 0.488;
-} // namespace
-
 Peak peakFor(const Scenario& s)
 {
     const GpuSpec& g = s.cluster.gpu;
@@ -40,7 +33,6 @@ Peak peakFor(const Scenario& s)
         p.mfuPeak = g.bf16DenseFlops;
         break;
     }
-    p.grouped = p.linear * kGroupedGemmFraction;
     return p;
 }
 
@@ -124,6 +116,22 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     // (megatron/core/transformer/moe/experts.py, TEGroupedMLP over the expert-TP group).
     lc.moeRouted = s.model.isMoe() ? 2.0 * T * cf * c.routedActive / tp : 0.0;
     lc.moeShared = s.model.isMoe() ? 2.0 * T * c.sharedExperts / tp : 0.0;
+    if (s.model.isMoe()) {
+        // What the routed experts' grouped GEMMs move through HBM (timing stage, routedGemms): a GPU holds E/e experts,
+        // each sharded over t_e, and runs T·k·cf·t_e/t token copies through them (megatron/core/transformer/moe/
+        // experts.py TEGroupedMLP). It permutes its sequence-parallel share, T/t tokens, before the dispatch; the
+        // expert-TP group gathers the dispatched copies after it (token_dispatcher.py MoEAlltoAllTokenDispatcher).
+        const double etp = sh.etp;
+        lc.moeRoutedTokens = T / tp;
+        lc.moeCopies = T * s.model.moe.topK * cf * etp / tp;
+        lc.moeLocalExperts = static_cast<double>(s.model.moe.experts) / sh.ep;
+        lc.moeLocalWeights = c.routedExperts / (sh.ep * etp);
+        lc.moeExpertWidth = static_cast<double>(s.model.moe.expertFfnHidden) / etp;
+        lc.moeWeightBytes = sh.gemmWeightBytes;
+        // The dispatched copies' h-wide input the MoE layer's extra activation bytes count (engine.cpp, per copy on
+        // a GPU, T·k·cf/t): their traffic is the permutation's, counted on its own (timing stage, permuteTime).
+        lc.moeDispatched = T * s.model.moe.topK * cf * sh.linearInputBytes * h / tp;
+    }
     // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).

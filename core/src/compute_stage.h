@@ -14,7 +14,6 @@ struct Peak {
     double attention = 0; // FLOP/s for attention score/value products forward (BF16 even in fp8-mixed; the fused
         // kernel's measured forward rate with flash_attention)
     double attentionBwd = 0; // the same backward (the kernel's measured backward rate with flash_attention)
-    double grouped = 0; // FLOP/s for the routed experts' grouped GEMMs (MoE): linear × the grouped-GEMM fraction
     double mfuPeak = 0; // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
 };
 
@@ -25,7 +24,14 @@ Peak peakFor(const Scenario& s);
 struct LayerCompute {
     Peak peak;
     double attnLinear = 0, denseLinear = 0, moeLinear = 0; ///< linear-layer FLOPs forward
-    double moeRouted = 0; ///< of moeLinear, the routed experts' grouped GEMMs (at peak.grouped)
+    double moeRouted = 0; ///< of moeLinear, the routed experts' grouped GEMMs (at peak.linear + their HBM bytes)
+    double moeCopies = 0; ///< token copies a GPU's routed experts run per micro-batch: T·k·cf·t_e/t
+    double moeRoutedTokens = 0; ///< tokens a GPU permutes to its routed experts' order before the dispatch: T/t
+    double moeLocalExperts = 0; ///< routed experts on a GPU: E/e
+    double moeLocalWeights = 0; ///< routed-expert weights on a GPU: (E/e)·M·h·f_e/t_e
+    double moeExpertWidth = 0; ///< an expert's intermediate width on a GPU: f_e/t_e
+    double moeWeightBytes = 0; ///< bytes per expert weight a grouped GEMM reads: the FP8 cast, else the weight dtype
+    double moeDispatched = 0; ///< of the MoE layer's extra bytes, the dispatched copies' input: T·k·cf·β₈·h/t
     double moeShared = 0; ///< of moeLinear, the shared experts' GEMMs (recompute_modules shared_experts re-runs them)
     double attnCore = 0; ///< attention score and value FLOPs forward (an average layer, sliding window applied)
     double attnCoreFull = 0; ///< the same for a layer of full causal attention

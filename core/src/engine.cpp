@@ -273,6 +273,12 @@ Shape makeShape(const Scenario& s)
         ? 1.0 + (s.training.precision == Precision::Mxfp8 ? kMxScaleBytesPerElement : 0.0)
         : beta;
     sh.linearInputBytes = beta8;
+    // Under FP8 a GEMM reads the weight's FP8 cast, 1 byte (+ 1/32 of E8M0 scales with MXFP8): Transformer Engine's
+    // cached cast (transformer_engine/pytorch/module/grouped_linear.py: cast on a step's first micro-batch) and
+    // torchao's per-forward cast (torchao/float8/float8_linear.py) alike; else the compute-precision weight, w bytes.
+    sh.gemmWeightBytes = isFp8(s.training.precision)
+        ? 1.0 + (s.training.precision == Precision::Mxfp8 ? kMxScaleBytesPerElement : 0.0)
+        : sh.bytes.w;
     const double mlpMats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0; // gated: gate, up, product; plain: act in, fc2 in
     const double repDiv = sp ? t : 1.0;
     const bool full = s.training.recompute == Recompute::Full;

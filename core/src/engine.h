@@ -58,6 +58,7 @@ struct Shape {
     double layerActivationFull = 0; ///< the same without recompute (element-wise traffic and the working set)
     double layerInput = 0; ///< bytes of one layer's input (full recompute keeps only this)
     double linearInputBytes = 0; ///< β8: bytes per saved linear-layer input element (1 with TE FP8, else β)
+    double gemmWeightBytes = 0; ///< bytes per weight element a GEMM reads: the FP8 cast under FP8, else w
     double moeLayerExtra = 0; ///< extra stored bytes of an MoE layer over a dense one
     double moeLayerExtraFull = 0;
     double layerCore = 0; ///< core attention's stored bytes of one layer on a GPU, A_core/t

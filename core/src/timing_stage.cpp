@@ -17,6 +17,13 @@ constexpr double kPcieEfficiency = 0.75;
 // DualPipe keeps 20 of the H800's 132 SMs for its all-to-all and pipeline transfers (DeepSeek-V3 report §3.2.2).
 constexpr double kDualPipeCommSms = 20;
 constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100 Tensor Core GPU Architecture, Table 2)
+// Megatron's token permute/unpermute kernels move their bytes at this fraction of HBM bandwidth, forward and backward:
+// SimuMax's measurement on B200 (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json, bandwidth.permute_fwd
+// and permute_bwd; simu_tools/efficency_test/test_ce_permute_efficiency.py times Transformer Engine's
+// moe_permute_with_probs + moe_unpermute against the same (2·T + 6·C)·h·2 bytes as permuteTime counts, over
+// 8,000 GiB/s less 30 us per launch).
+constexpr double kPermuteBandwidthFwd = 0.5008;
+constexpr double kPermuteBandwidthBwd = 0.5108;
 
 /// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
 /// stands in for when that one does not run on this GPU (term text only).
@@ -41,8 +48,91 @@ std::string attentionRateText(const Scenario& s, const LayerCompute& c, bool bac
 
 template <class X> struct LayerComputeOf {
     X fwd, bwd;
-    X gemm; ///< the GEMMs forward (the weight-gradient GEMMs take as long)
+    X gemm; ///< the GEMMs forward
+    X gemmBwd; ///< the GEMMs backward: data gradients + weight gradients
+    X wgrad; ///< of gemmBwd, the weight-gradient GEMMs
 };
+
+/// The routed experts' grouped GEMMs of one MoE layer on one GPU, one micro-batch: forward, data gradient and weight
+/// gradient (docs/model.md §compute, routed experts).
+template <class X> struct RoutedGemmsOf {
+    X fwd, dgrad, wgrad;
+};
+
+/// Each grouped GEMM's math at the GEMM rate plus its HBM traffic at the memory bandwidth: the expert weights (the
+/// weight gradient accumulated, read and written, in the gradient buffer's dtype) and the token copies in and out.
+/// The sum, not the roofline's max: checked against SimuMax's measured B200 group_matmul efficiencies
+/// (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json, 108 shapes of 128–9832 tokens per expert: mean
+/// |time error| 12% with the sum, 36% with the max; tests/tools/simumax_grouped_gemm.py), whose weight streaming at a
+/// few hundred tokens per expert is not hidden behind the math.
+template <class X> RoutedGemmsOf<X> routedGemms(const Scenario& s, const Shape& sh, const LayerCompute& c)
+{
+    const X rLin = X::input(
+        "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X hbm = X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
+    const X math = X::input("F_routed", c.moeRouted, "FLOP",
+                       "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t")
+        / rLin;
+    const X weights = X::input("W_e", c.moeLocalWeights, "weights",
+        "routed-expert weights on a GPU: (E/e) experts × P_expert/t_e (experts.py TEGroupedMLP)");
+    const X copies = X::input("C", c.moeCopies, "tokens", "token copies a GPU's experts run: T·k·cf·t_e/t");
+    const X h = X::input("h", static_cast<double>(s.model.hidden), "", "hidden size");
+    const X fe = X::input("f_e/t_e", c.moeExpertWidth, "", "an expert's intermediate width on a GPU");
+    // fc1 writes the gate and up projections with SwiGLU (2·f_e wide), one f_e-wide output otherwise; fc2 reads f_e
+    // (megatron/core/transformer/moe/experts.py: linear_fc1 output 2·ffn_hidden with gated_linear_unit)
+    const X up = X::constant(s.model.mlp == Mlp::SwiGlu ? 2 : 1) * fe;
+    const X wBytes = X::input("w_g", c.moeWeightBytes, "B",
+        "bytes per weight a GEMM reads: the FP8 cast (1, MXFP8 1 + 1/32) under FP8, else the weight dtype");
+    // GEMM inputs at β₈ (their FP8 cast under Transformer Engine FP8), outputs at β.
+    const X b8 = X::input("β₈", sh.linearInputBytes, "B", "bytes per GEMM input element (1 under TE FP8, else β)");
+    const X b = X::input("β", sh.bytes.act, "B", "bytes per activation element");
+    const X two = X::constant(2);
+    // forward: fc1 reads x (h) and writes up, fc2 reads its input (f_e) and writes h
+    const X bytesFwd = wBytes * weights + copies * (b8 * (h + fe) + b * (up + h));
+    // data gradient: fc2 reads dy (h) and writes f_e, fc1 reads d(up) and writes h
+    const X bytesDgrad = wBytes * weights + copies * (b8 * (h + up) + b * (fe + h));
+    // weight gradient: both GEMMs read their input and their output's gradient; the gradient accumulates into the
+    // gradient buffer, read and written (Megatron gradient_accumulation_fusion, TE GroupedLinear
+    // fuse_wgrad_accumulation; fp32 main grads unless training.grad_reduce_dtype is bf16)
+    const X bytesWgrad = two * X::input("g", sh.bytes.gr, "B", "bytes per element of the gradient buffer") * weights
+        + copies * b8 * (two * h + up + fe);
+    return {
+        X::named("t_grp,f", math + X::named("B_grp,f", bytesFwd, "B", "the grouped GEMMs' HBM bytes forward") / hbm,
+            "s", "routed experts' grouped GEMMs forward"),
+        X::named("t_grp,d", math + X::named("B_grp,d", bytesDgrad, "B", "their HBM bytes for the data gradient") / hbm,
+            "s", "routed experts' data-gradient GEMMs"),
+        X::named("t_grp,w",
+            math + X::named("B_grp,w", bytesWgrad, "B", "their HBM bytes for the weight gradient") / hbm, "s",
+            "routed experts' weight-gradient GEMMs"),
+    };
+}
+
+/// HBM time of an MoE layer's token permutation, forward or backward (the inverse kernels): permute a GPU's T_r tokens
+/// into k·cf·T_r expert-ordered copies before the dispatch and unpermute them after the combine (read T_r·h and the
+/// copies, write the other), and with more than one local expert sort the C copies it received (after the expert-TP
+/// gather) by expert and unsort them (read and write C·h each) (megatron/core/transformer/moe/token_dispatcher.py
+/// MoEAlltoAllTokenDispatcher: permute, sort_chunks_by_idxs when num_local_experts > 1, unpermute; moe_utils.py
+/// permute/unpermute), at β bytes per element, at the permute kernels' measured fraction of HBM bandwidth.
+template <class X> X permuteTime(const Scenario& s, const Shape& sh, const LayerCompute& c, bool backward)
+{
+    const X tokens = X::input("T_r", c.moeRoutedTokens, "tokens", "tokens a GPU permutes: its sequence share T/t");
+    const X perm = X::constant(2)
+        * (tokens
+            + X::input("k", double(s.model.moe.topK), "", "experts per token (top-k)")
+                * X::input("cf", s.model.moe.capacityFactor, "", "capacity factor") * tokens);
+    const X passes = c.moeLocalExperts > 1
+        ? perm + X::constant(4) * X::input("C", c.moeCopies, "tokens", "token copies a GPU's experts run: T·k·cf·t_e/t")
+        : perm;
+    const X bytes = X::named("B_perm",
+        X::input("β", sh.bytes.act, "B", "bytes per activation element")
+            * X::input("h", static_cast<double>(s.model.hidden), "", "hidden size") * passes,
+        "B", "token permutation's HBM bytes, each direction");
+    const X efficiency = backward ? X::input("η_perm,b", kPermuteBandwidthBwd, "",
+                             "permute kernels' measured fraction of HBM bandwidth backward (SimuMax, B200)")
+                                  : X::input("η_perm,f", kPermuteBandwidthFwd, "",
+                                      "permute kernels' measured fraction of HBM bandwidth forward (SimuMax, B200)");
+    return bytes / (efficiency * X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)"));
+}
 
 /// One layer's compute for one micro-batch, forward and backward: GEMMs at the sustained matmul rate, core attention
 /// at the attention rate, element-wise HBM traffic at the memory bandwidth, host time (docs/model.md §compute-time).
@@ -62,19 +152,6 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
                "F_moe", c.moeLinear, "FLOP", "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
                : X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t"));
     LayerComputeOf<X> t;
-    // Forward GEMM time: in an MoE layer the routed experts' grouped GEMMs at their own rate, the rest at the dense
-    // GEMM rate.
-    if (moe && c.moeRouted > 0) {
-        const X routed = X::input(
-            "F_routed", c.moeRouted, "FLOP", "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
-        t.gemm = (linear - routed) / rLin
-            + routed
-                / X::input("R_grp", c.peak.grouped, "FLOP/s",
-                    "grouped-GEMM rate of the routed experts: R_lin × the grouped-GEMM fraction (SimuMax's "
-                    "measured B200 group_matmul over matmul efficiency, configs/system/b200_bf16_ceperm.json)");
-    } else {
-        t.gemm = linear / rLin;
-    }
     const X core = coreFlops<X>(s, c);
     const X ke = X::input(
         "k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)");
@@ -85,15 +162,39 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
         * X::input(
             "A_full", sh.layerActivationFull, "B", "activation bytes of one layer, one micro-batch, no recompute")
         / hbm;
-    if (moe)
-        elem = elem + ke * X::input("A_moe", sh.moeLayerExtraFull, "B", "extra activation bytes of an MoE layer") / hbm;
+    X elemBwd = elem;
+    if (moe && c.moeRouted > 0) {
+        // In an MoE layer the routed experts' grouped GEMMs at their own time (routedGemms), the rest at the dense
+        // GEMM rate; the MoE layer's extra bytes at k_e but its dispatched copies, which the permutation moves instead.
+        const X routed = X::input(
+            "F_routed", c.moeRouted, "FLOP", "of F_moe, the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
+        const X rest = (linear - routed) / rLin;
+        RoutedGemmsOf<X> grp = routedGemms<X>(s, sh, c);
+        t.gemm = rest + grp.fwd;
+        t.wgrad = rest + std::move(grp.wgrad);
+        t.gemmBwd = rest + std::move(grp.dgrad) + t.wgrad; // the data gradients, then the weight gradients
+        const X extra = ke
+            * (X::input("A_moe", sh.moeLayerExtraFull, "B", "extra activation bytes of an MoE layer")
+                - X::input("A_disp", c.moeDispatched, "B", "of A_moe, the dispatched copies' input: T·k·cf·β₈·h/t"))
+            / hbm;
+        elemBwd = elem + extra + permuteTime<X>(s, sh, c, true);
+        elem = elem + extra + permuteTime<X>(s, sh, c, false);
+    } else {
+        t.gemm = linear / rLin;
+        t.wgrad = t.gemm;
+        t.gemmBwd = X::constant(2) * t.gemm;
+        if (moe) {
+            elem = elem
+                + ke * X::input("A_moe", sh.moeLayerExtraFull, "B", "extra activation bytes of an MoE layer") / hbm;
+            elemBwd = elem;
+        }
+    }
     t.fwd = t.gemm + core / attentionRate("R_attn", c.peak.attention, false) + elem
         + X::input("h_f", c.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)");
-    // backward: 2× forward GEMMs (dgrad + wgrad); attention 2× forward FLOPs eager, 2.5× with FlashAttention (its
-    // scores recomputed, Dao 2023 §3.1), at the kernel's backward rate
-    t.bwd = X::constant(2) * t.gemm
-        + X::constant(c.coreBwdFactor) * core / attentionRate("R_attn,b", c.peak.attentionBwd, true) + elem
-        + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
+    // backward: data- and weight-gradient GEMMs (each the forward's FLOPs); attention 2× forward FLOPs eager, 2.5×
+    // with FlashAttention (its scores recomputed, Dao 2023 §3.1), at the kernel's backward rate
+    t.bwd = t.gemmBwd + X::constant(c.coreBwdFactor) * core / attentionRate("R_attn,b", c.peak.attentionBwd, true)
+        + elemBwd + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
     return t;
 }
 
@@ -110,7 +211,8 @@ template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape&
         * X::input("V", static_cast<double>(s.model.vocab), "tokens", "vocabulary")
         / X::input("t", double(sh.tp), "", "tensor-parallel size")
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
-    return { fHead / rLin + elem, X::constant(2) * fHead / rLin + elem, fHead / rLin };
+    return { fHead / rLin + elem, X::constant(2) * fHead / rLin + elem, fHead / rLin, X::constant(2) * fHead / rLin,
+        fHead / rLin };
 }
 
 /// One layer's exposed TP (after tp_comm_overlap), context-parallel ring (beyond its attention) and, in an MoE
@@ -148,6 +250,9 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
         dropped = dropped
             + X::input("A_moe,full", sh.moeLayerExtraFull, "B", "an MoE layer's extra bytes, no recompute")
             - X::input("A_moe", sh.moeLayerExtra, "B", "an MoE layer's extra bytes kept with these recompute_modules");
+    if (moe && mods.moe) // the dispatched copies come from the permutation again (below)
+        dropped = dropped
+            - X::input("A_disp", c.moeDispatched, "B", "of A_moe, the dispatched copies' input: T·k·cf·β₈·h/t");
     X t = X::input(
               "k_e", s.profile.elementwiseTraffic, "", "element-wise HBM traffic per stored activation byte (fitted)")
         * dropped / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
@@ -160,8 +265,9 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
     if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
-        // moe: the MoE block's forward again, the router, shared and routed GEMMs and its dispatch and combine
-        // (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the checkpoint)
+        // moe: the MoE block's forward again, the router, shared and routed GEMMs, the token permutation and its
+        // dispatch and combine (megatron/core/transformer/moe/moe_layer.py: the whole forward runs under the
+        // checkpoint)
         const X routed
             = X::input("F_routed", c.moeRouted, "FLOP", "the routed experts' grouped GEMMs: 2·T·cf·P_routed,active/t");
         t = t
@@ -169,7 +275,7 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
                    "MoE MLP of one layer: 2·T·(cf·P_routed,active + P_shared + P_router)/t")
                   - routed)
                 / rLin
-            + routed / X::input("R_grp", c.peak.grouped, "FLOP/s", "grouped-GEMM rate of the routed experts")
+            + routedGemms<X>(s, sh, c).fwd + permuteTime<X>(s, sh, c, false)
             + X::input("t_ep,f", epFwd, "s", "the layer's exposed forward all-to-alls (dispatch + combine)");
     } else if (moe
         && mods.sharedExperts) { // shared_experts: their GEMMs again (moe_layer.py, shared_experts_recompute)
@@ -222,7 +328,7 @@ LayerTimes layerTimes(
     const double gemm = compute.gemm.value();
     L.fwd = compute.fwd.value();
     L.bwd = compute.bwd.value();
-    L.wgrad = gemm;
+    L.wgrad = compute.wgrad.value();
     if (moe && ep) {
         // Dispatch + combine, forward and again backward (GShard). Overlapped (Megatron-Core
         // --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/combined_1f1b.py; DeepSeek-V3 report
@@ -246,7 +352,7 @@ LayerTimes layerTimes(
     L.tpBwd = tpBwd;
     if (s.parallelism.tpCommOverlap && sh.tp > 1) {
         L.tpFwd = std::max(tpFwd / sh.tp, tpFwd - gemm);
-        L.tpBwd = std::max(tpBwd / sh.tp, tpBwd - 2.0 * gemm);
+        L.tpBwd = std::max(tpBwd / sh.tp, tpBwd - compute.gemmBwd.value());
     }
     const Fast commFwd = layerExposedComm<Fast>(L, comm, moe, false);
     L.commFwd = commFwd.value();

@@ -305,9 +305,12 @@ void TestTime::groupedGemmsOfRoutedExperts()
 {
     // A small MoE model (2 MoE layers, h 1024, 8 heads MHA, 8 experts of f_e 1024, top-2, one shared expert, capacity
     // factor 1) on one H100 SXM, s = 2048, one micro-batch, no recompute, element-wise traffic and host time set to 0
-    // so that only GEMMs and attention remain. The routed experts' grouped GEMMs run at 0.302/0.488 of the dense GEMM
-    // rate: SimuMax's measured B200 group_matmul and matmul efficiencies (MooreThreads/SimuMax
-    // configs/system/b200_bf16_ceperm.json); everything else as in oneGpuStepByHand.
+    // so that only GEMMs, attention and the routed experts' own HBM traffic remain; Megatron's fp32 main grads.
+    // Each grouped GEMM: its FLOPs at the GEMM rate plus its HBM bytes at the memory bandwidth (weights at 2 B, token
+    // copies in and out at 2 B; the weight gradient read and written in the 4-byte main grad), and the token
+    // permutation (permute + unpermute, sort + unsort chunks: 8 local experts; 2-byte activations) forward and again
+    // backward
+    // (docs/model.md §compute, routed experts); everything else as in oneGpuStepByHand.
     const double L = 2, h = 1024, a = 8, E = 8, k = 2, fe = 1024, shared = 1, V = 32000, s = 2048, T = s;
     Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
     ModelSpec m;
@@ -327,6 +330,7 @@ void TestTime::groupedGemmsOfRoutedExperts()
     sc.training.seqLen = int64_t(s);
     sc.training.recompute = Recompute::None;
     sc.training.flashAttention = true;
+    sc.training.accounting = Accounting::Megatron;
     sc.parallelism.sharding = Sharding::Ddp;
     sc.profile.elementwiseTraffic = 0;
     sc.profile.hostOverheadPerLayer = 0;
@@ -334,14 +338,55 @@ void TestTime::groupedGemmsOfRoutedExperts()
     SS_EVALUATE(r, sc);
 
     const GpuSpec& g = sc.cluster.gpu;
-    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80, grouped = gemm * 0.302 / 0.488;
+    const double gemm = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80, H = g.memoryBandwidth;
     // SwiGLU experts: 3·h·f_e weights each; router h·E; attention 4·h² (MHA, no biases)
     const double dense = 2 * T * (4 * h * h + shared * 3 * h * fe + h * E) / gemm;
-    const double routed = 2 * T * k * 3 * h * fe / grouped;
+    const double C = T * k, W = E * 3 * h * fe; // token copies (T·k), all 8 experts' weights on the one GPU
+    const double math = 2 * C * 3 * h * fe / gemm;
+    const double tokenBytes = C * 2 * (h + 2 * fe + fe + h); // fc1 in h, out 2·f_e; fc2 in f_e, out h; 2 B each
+    const double fwd = math + (2 * W + tokenBytes) / H, dgrad = fwd, wgrad = math + (2 * 4 * W + tokenBytes) / H;
+    // permutation bytes at the permute kernels' measured share of HBM bandwidth on B200 (SimuMax
+    // configs/system/b200_bf16_ceperm.json: permute_fwd 0.5008, permute_bwd 0.5108)
+    const double permuteBytes = 2 * h * (2 * T + 2 * C + 4 * C);
+    const double permute = permuteBytes / (0.5008 * H) + permuteBytes / (0.5108 * H);
     const double core = 2 * T * s * h / 484e12, coreBackward = 2.5 * 2 * T * s * h / (465e12 * 265 / 320);
     const double head = 2 * T * V * h / gemm;
-    const double compute = L * (3 * (dense + routed) + core + coreBackward) + 3 * head;
+    const double compute = L * (3 * dense + fwd + dgrad + wgrad + permute + core + coreBackward) + 3 * head;
     SS_COMPARE_REL(r.step.compute, compute, 1e-12);
+
+    // FP8 (Transformer Engine): the GEMMs at the FP8 rate, the weights and GEMM inputs read as their 1-byte casts,
+    // outputs at 2 B; with grad_reduce_dtype bf16 the weight gradient accumulates in a 2-byte buffer.
+    sc.training.precision = Precision::Fp8Mixed;
+    sc.training.gradReduce = GradReduce::Bf16;
+    SS_EVALUATE(f8, sc);
+    const double rate8 = g.bf16DenseFlops * g.achievableMatmulFraction * 0.80 * sc.profile.fp8GemmSpeedup
+        * (g.fp8DenseFlops / (2 * g.bf16DenseFlops));
+    const double math8 = 2 * C * 3 * h * fe / rate8;
+    const double fwd8 = math8 + (1 * W + C * (1 * (h + fe) + 2 * (2 * fe + h))) / H;
+    const double dgrad8 = math8 + (1 * W + C * (1 * (h + 2 * fe) + 2 * (fe + h))) / H;
+    const double wgrad8 = math8 + (2 * 2 * W + C * 1 * (2 * h + 2 * fe + fe)) / H;
+    const double dense8 = 2 * T * (4 * h * h + shared * 3 * h * fe + h * E) / rate8;
+    const double head8 = 2 * T * V * h / rate8;
+    SS_COMPARE_REL(
+        f8.step.compute, L * (3 * dense8 + fwd8 + dgrad8 + wgrad8 + permute + core + coreBackward) + 3 * head8, 1e-12);
+
+    // BF16 again on 2 GPUs at TP 2 = expert TP 2 with sequence parallelism: each GPU computes half of every GEMM and
+    // of attention, runs all T·k = 4,096 copies (its expert-TP group gathers them) through half of each expert, and
+    // permutes its sequence share T/2 into k·T/2 copies before the dispatch; sorting still moves the 4,096.
+    sc.training.precision = Precision::Bf16Mixed;
+    sc.training.gradReduce = GradReduce::Framework;
+    sc.cluster.gpusPerNode = 2;
+    sc.parallelism.tp = 2;
+    sc.parallelism.sequenceParallel = true;
+    SS_EVALUATE(tp2, sc);
+    const double t = 2, W2 = W / t, fe2 = fe / t;
+    const double math2 = math / t;
+    const double tokenBytes2 = C * 2 * (h + 2 * fe2 + fe2 + h);
+    const double fwd2 = math2 + (2 * W2 + tokenBytes2) / H, wgrad2 = math2 + (2 * 4 * W2 + tokenBytes2) / H;
+    const double permuteBytes2 = 2 * h * (2 * (T / t + k * T / t) + 4 * C);
+    const double permute2 = permuteBytes2 / (0.5008 * H) + permuteBytes2 / (0.5108 * H);
+    SS_COMPARE_REL(tp2.step.compute,
+        L * (3 * dense / t + 2 * fwd2 + wgrad2 + permute2 + (core + coreBackward) / t) + 3 * head / t, 1e-12);
 }
 
 void TestTime::slidingWindowAttentionByHand()
@@ -459,7 +504,7 @@ void TestTime::recomputeModulesRunTheirForwardAgain()
 
     // moe on the small MoE model of groupedGemmsOfRoutedExperts (2 MoE layers, h 1024, 8 experts of f_e 1024, top-2,
     // one shared expert, EP 1, element-wise traffic 0): the MoE block's GEMMs again, shared and router at the GEMM
-    // rate, routed at the grouped rate (SimuMax's 0.302/0.488).
+    // rate, the routed experts' grouped GEMMs with their HBM bytes.
     const double Lm = 2, hm = 1024, E = 8, k = 2, fe = 1024, shared = 1;
     ModelSpec m;
     m.name = "small moe";
@@ -478,9 +523,13 @@ void TestTime::recomputeModulesRunTheirForwardAgain()
     sc.profile.elementwiseTraffic = 0;
     sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .moe = true };
     SS_EVALUATE(moe, sc);
-    const double grouped = gemm * 0.302 / 0.488;
-    SS_COMPARE_REL(moe.step.recompute,
-        Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + 2 * T * k * 3 * hm * fe / grouped), 1e-12);
+    // the routed experts' forward grouped GEMMs and the forward token permutation (8 local experts, at SimuMax's
+    // measured B200 permute bandwidth 0.5008) as in groupedGemmsOfRoutedExperts
+    const double C = T * k, W = E * 3 * hm * fe, Hm = g.memoryBandwidth;
+    const double routedFwd = 2 * C * 3 * hm * fe / gemm + (2 * W + C * 2 * (hm + 2 * fe + fe + hm)) / Hm;
+    const double permuteFwd = 2 * hm * (2 * T + 2 * C + 4 * C) / (0.5008 * Hm);
+    SS_COMPARE_REL(
+        moe.step.recompute, Lm * (2 * T * (shared * 3 * hm * fe + hm * E) / gemm + routedFwd + permuteFwd), 1e-12);
     // shared_experts: their GEMMs only
     sc.training.recomputeModules = RecomputeModules { .coreAttn = true, .sharedExperts = true };
     SS_EVALUATE(sharedOnly, sc);
