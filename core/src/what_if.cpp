@@ -16,6 +16,10 @@ namespace shardscope::core {
 
 namespace {
 
+/// How many fitting changes the advice names: the status line's one sentence has room for two ("try full recompute
+/// (…) or TP=4 (…)"); our UI policy, no model figure; tst_what_if counts the advice against two.
+constexpr size_t kShownFits = 2;
+
 /// Validates, then evaluates with terms but without min_gpus (not shown per variant), ranges or warnings.
 void evaluateVariant(StrategyVariant& v)
 {

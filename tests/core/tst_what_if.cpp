@@ -241,7 +241,7 @@ void TestWhatIf::adviceNamesTheFastestFittingChanges()
         if (ri.valid && ri.fits)
             fitting.push_back({ ri.step.total(), int(i) });
     }
-    QVERIFY2(fitting.size() > kShownFits, "the case must have more fitting changes than the advice names");
+    QVERIFY2(fitting.size() > 2, "the case must have more fitting changes than the advice names");
     std::stable_sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     const FitAdvice advice = fitAdvice(s, r);
     QCOMPARE(advice.fitting.size(), size_t(2));

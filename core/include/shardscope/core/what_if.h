@@ -57,15 +57,13 @@ struct FitSuggestion {
 [[nodiscard]] std::vector<FitSuggestion> fitCandidates(const Scenario& scenario);
 
 struct FitAdvice {
-    /// The valid candidates that fit, fastest step first (ties keep the candidate order), at most kShownFits.
+    /// The valid candidates that fit, fastest step first (ties keep the candidate order), at most two
+    /// (kShownFits in what_if.cpp).
     std::vector<FitSuggestion> fitting;
     /// When none fits: the valid candidate with the smallest memory total (the first of equals); none when no
     /// candidate is valid.
     std::optional<FitSuggestion> closest;
 };
-
-/// How many fitting changes the advice names.
-inline constexpr size_t kShownFits = 2;
 
 /// For a valid scenario that does not fit: each of fitCandidates() that validates, evaluated; empty otherwise.
 [[nodiscard]] FitAdvice fitAdvice(const Scenario& scenario, const Result& result);
