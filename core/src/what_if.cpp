@@ -44,10 +44,10 @@ FitSuggestion candidate(const Scenario& s, FitChange change, int64_t value, void
 StrategyComparison compareStrategies(const Scenario& scenario)
 {
     StrategyComparison out;
-    const auto strategies = comparedStrategies();
+    const StrategyLadder& strategies = comparedStrategies();
     out.reserve(strategies.size() + 1);
     bool ownShown = false;
-    for (const StrategyChoice& choice : strategies) {
+    for (const Strategy& choice : strategies) {
         StrategyVariant v;
         v.label = choice.label;
         v.scenario = withStrategy(scenario, choice);

@@ -39,7 +39,7 @@ std::unique_ptr<ChartBase> makeAnalysisChart(
     }
     case ChartKind::Sweep: {
         const std::vector<core::SweepCurve> curves = core::sweep(s, core::SweepAxis::Gpus,
-            core::defaultSweepValues(s, core::SweepAxis::Gpus), core::defaultSweepStrategies(), catalog);
+            core::defaultSweepValues(s, core::SweepAxis::Gpus), core::sweepStrategies(), catalog);
         auto c = std::make_unique<SweepChart>(SweepChart::Metric::Memory);
         c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), core::usableMemory(s));
         c->nameAxis();
@@ -53,8 +53,8 @@ std::unique_ptr<ChartBase> makeAnalysisChart(
                     != defaultSizingGpuIds().end())
                 gpus.push_back(&g);
         auto c = std::make_unique<SizingChart>();
-        c->setRows(core::sizeCluster(s, gpus, core::defaultSweepStrategies(), kDefaultSizingTokens),
-            SizingChart::Metric::MinGpus);
+        c->setRows(
+            core::sizeCluster(s, gpus, core::sweepStrategies(), kDefaultSizingTokens), SizingChart::Metric::MinGpus);
         return c;
     }
     case ChartKind::RankMap: {

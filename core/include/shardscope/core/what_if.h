@@ -18,7 +18,7 @@ namespace shardscope::core {
 
 /// The scenario re-evaluated under one sharding strategy (and offload), for the comparison charts.
 struct StrategyVariant {
-    std::string label; ///< "ZeRO-3\n+CPU opt." (StrategyChoice::label, or strategyLabel() of the scenario's own)
+    std::string label; ///< "ZeRO-3\n+CPU opt." (Strategy::label, or strategyLabel() of the scenario's own)
     Scenario scenario; ///< the open scenario with only parallelism.sharding and offload changed
     Result result; ///< figures and terms without min_gpus, ranges or warnings; valid == false with the issues
     bool current = false; ///< same strategy and offload as the open scenario
