@@ -20,7 +20,7 @@
 #include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
 #include "analysis/timeline_pane.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
 #include "explain/tooltips.h"

@@ -15,7 +15,7 @@
 #include "compare/compare_controller.h"
 #include "compare/compare_time_chart.h"
 #include "compare/compare_view.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "document/scenario_pins.h"
 #include "launch/launch_config_panel.h"

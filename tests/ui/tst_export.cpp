@@ -20,7 +20,7 @@
 #include "compare/compare_controller.h"
 #include "compare/compare_time_chart.h"
 #include "compare/compare_view.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "session/app_theme.h"
 #include "charts/chart_base.h"
 #include "charts/qcp.h"
@@ -35,7 +35,7 @@
 #include "export/export_dialog.h"
 #include "export/numbers_export.h"
 #include "export/report_writer.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
 

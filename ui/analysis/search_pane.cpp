@@ -4,7 +4,7 @@
 #include "analysis/layout_text.h"
 #include "analysis/search_scatter.h"
 #include "analysis/search_table_model.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "settings/app_settings.h"
 #include "util/units.h"

@@ -3,8 +3,8 @@
 
 #include "analysis/sizing_chart.h"
 #include "analysis/sizing_table_model.h"
+#include "analysis/pane_defaults.h"
 #include "document/scenario_document.h"
-#include "export/analysis_figures.h"
 #include "util/message.h"
 
 #include <shardscope/core/sweep.h>

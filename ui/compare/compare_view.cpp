@@ -5,10 +5,10 @@
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_time_chart.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "explain/field_names.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/units.h"
 #include "util/message.h"
 

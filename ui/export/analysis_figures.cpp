@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/analysis_figures.h"
 
+#include "analysis/pane_defaults.h"
 #include "analysis/rank_map_chart.h"
 #include "analysis/search_scatter.h"
 #include "analysis/sizing_chart.h"
@@ -16,12 +17,6 @@
 #include <thread>
 
 namespace shardscope::ui {
-
-const std::vector<std::string>& defaultSizingGpuIds()
-{
-    static const std::vector<std::string> ids { "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x" };
-    return ids;
-}
 
 std::unique_ptr<ChartBase> makeAnalysisChart(
     ChartKind kind, const core::Scenario& s, const core::Result& r, const core::Catalog& catalog)

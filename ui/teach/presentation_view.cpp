@@ -7,7 +7,7 @@
 #include "document/scenario_document.h"
 #include "explain/field_names.h"
 #include "explain/formulas.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/units.h"
 
 #include <shardscope/core/evaluate.h>
