@@ -137,7 +137,7 @@ FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
     return advice;
 }
 
-WhatIf whatIf(const Scenario& scenario)
+WhatIf whatIf(const Scenario& scenario, const std::vector<Scenario>& pins)
 {
     WhatIf w;
     w.scenario = scenario;
@@ -146,6 +146,10 @@ WhatIf whatIf(const Scenario& scenario)
     w.advice = fitAdvice(scenario, w.result);
     if (!w.result.valid)
         w.fixes = nearestValidFixes(scenario);
+    w.pins = pins;
+    w.pinResults.reserve(pins.size());
+    for (const Scenario& pin : pins)
+        w.pinResults.push_back(evaluate(pin));
     return w;
 }
 

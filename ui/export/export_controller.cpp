@@ -128,10 +128,10 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
                     return chart;
             return makeAnalysisChart(kind, s, r, m_doc->catalog());
         };
-        o.pins = m_doc->pins();
-        o.pinResults = m_doc->pinResults();
-        for (int i = 0; i < int(o.pins.size()); ++i)
-            o.pinLabels << m_doc->pinLabel(i);
+        o.pins = shown->pins; // with their results: the pins the compare view shows
+        o.pinResults = shown->pinResults;
+        for (const core::Scenario& pin : o.pins)
+            o.pinLabels << QString::fromStdString(core::scenarioTitle(pin));
         return writer.write(path, *shown, o);
     }
     case ExportDialog::Target::Csv: return writeBytes(path, resultCsv(s, r));

@@ -75,9 +75,11 @@ struct WhatIf {
     StrategyComparison strategies; ///< compareStrategies(scenario)
     FitAdvice advice; ///< fitAdvice(scenario, result)
     std::vector<Fix> fixes; ///< nearestValidFixes(scenario) (empty for a valid scenario)
+    std::vector<Scenario> pins; ///< the scenarios shown beside it (the document's pins, a lesson's previous step)
+    std::vector<Result> pinResults; ///< evaluate() of each pin, same order
 };
 
-/// All of the above for scenario. Pure; safe to call from any thread.
-[[nodiscard]] WhatIf whatIf(const Scenario& scenario);
+/// All of the above for scenario, and evaluate() of each of pins. Pure; safe to call from any thread.
+[[nodiscard]] WhatIf whatIf(const Scenario& scenario, const std::vector<Scenario>& pins = {});
 
 } // namespace shardscope::core
