@@ -2,11 +2,17 @@
 #include "main_window.h"
 
 #include "analysis/analysis_tabs.h"
+#include "analysis/rank_map_chart.h"
+#include "analysis/rank_map_pane.h"
 #include "analysis/search_pane.h"
+#include "analysis/search_scatter.h"
+#include "analysis/sizing_chart.h"
 #include "analysis/sizing_pane.h"
+#include "analysis/sweep_chart.h"
 #include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
 #include "analysis/timeline_pane.h"
+#include "analysis/waterfall_chart.h"
 #include "session/app_theme.h"
 #include "session/file_controller.h"
 #include "session/import_controller.h"
@@ -15,6 +21,8 @@
 #include "charts/step_time_chart.h"
 #include "charts/strategy_chart.h"
 #include "compare/compare_controller.h"
+#include "compare/compare_time_chart.h"
+#include "compare/compare_view.h"
 #include "document/scenario_document.h"
 #include "editors/cluster_panel.h"
 #include "editors/scenario_editor.h"
@@ -172,14 +180,38 @@ void MainWindow::buildLayout()
     m_export->attachChart(m_strategy, ChartKind::Strategy);
     m_export->attachChart(m_comm, ChartKind::Communication);
     m_export->attachChart(m_time, ChartKind::Time);
-    m_export->attachAnalysisCharts(m_analysis);
-    m_export->attachCompareCharts(m_compare);
+    registerFigures();
     m_analysis->search()->setSettings(m_settings);
     m_launch = new LaunchConfigDock(m_doc, this);
     addDockWidget(Qt::RightDockWidgetArea, m_launch);
     m_launch->hide();
     for (QSplitter* s : std::as_const(m_splitters))
         s->setChildrenCollapsible(false);
+}
+
+void MainWindow::registerFigures()
+{
+    // Each chart with what it draws for an export (its copy()); the timeline is a scenario chart, drawn from the
+    // document. The memory sweep last: it is what the dialog and Copy Chart draw until another sweep chart is
+    // right-clicked.
+    m_export->attachChart(m_analysis->timeline()->chart(), ChartKind::Timeline);
+    SearchScatterChart* search = m_analysis->search()->scatter();
+    m_export->attachChart(search, ChartKind::Search, [search] { return search->copy(); });
+    for (int i = SweepPane::kCharts - 1; i >= 0; --i) {
+        SweepChart* sweep = m_analysis->sweep()->chart(i);
+        m_export->attachChart(sweep, ChartKind::Sweep, [sweep] { return sweep->copy(); });
+    }
+    SizingChart* sizing = m_analysis->sizing()->chart();
+    m_export->attachChart(sizing, ChartKind::Sizing, [sizing] { return sizing->copy(); });
+    RankMapChart* rankMap = m_analysis->rankMap()->chart();
+    m_export->attachChart(rankMap, ChartKind::RankMap, [rankMap] { return rankMap->copy(); });
+    // The comparison window's step-time and waterfall charts, once it exists.
+    connect(m_compare, &CompareController::viewCreated, this, [this](CompareView* view) {
+        CompareTimeChart* time = view->timeChart();
+        m_export->attachChart(time, ChartKind::Compare, [time] { return time->copy(); });
+        WaterfallChart* waterfall = view->waterfallChart();
+        m_export->attachChart(waterfall, ChartKind::Waterfall, [waterfall] { return waterfall->copy(); });
+    });
 }
 
 void MainWindow::buildMenus()

@@ -81,6 +81,8 @@ protected:
 private:
     void buildLayout();
     void buildMenus();
+    /// Registers the analysis tabs' and the comparison window's charts with the exports (their figure makers).
+    void registerFigures();
     void showResult(const std::shared_ptr<const core::WhatIf>& shown);
     void updateTitle();
     void restoreLayout();

@@ -6,7 +6,7 @@
 #include "export/analysis_figures.h"
 #include "export/chart_figure.h"
 #include "export/report_writer.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 
 #include <shardscope/core/what_if.h>
 

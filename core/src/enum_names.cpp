@@ -7,13 +7,39 @@
 
 namespace shardscope::core {
 
+namespace {
+/// The ZeRO stages of Rajbhandari et al. (SC'20, §5: P_os, P_os+g, P_os+g+p) and PyTorch FSDP's ShardingStrategy
+/// (torch/distributed/fsdp/api.py: FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD), in the enum's order.
+constexpr ShardingName kShardingNames[] = {
+    { Sharding::Ddp, "ddp", "DDP", "DDP",
+        "Every data-parallel rank holds all parameters, gradients and optimizer states." },
+    { Sharding::Zero1, "zero1", "ZeRO-1", "ZeRO-1", "Optimizer states sharded across the data-parallel group (P_os)." },
+    { Sharding::Zero2, "zero2", "ZeRO-2", "ZeRO-2", "Optimizer states and gradients sharded (P_os+g)." },
+    { Sharding::Zero3, "zero3", "ZeRO-3", "ZeRO-3", "Optimizer states, gradients and parameters sharded (P_os+g+p)." },
+    { Sharding::FsdpFull, "fsdp-full", "FSDP full", "FSDP full shard", "PyTorch FSDP FULL_SHARD (= ZeRO-3)." },
+    { Sharding::FsdpGradOp, "fsdp-grad-op", "FSDP grad-op", "FSDP grad-op shard",
+        "PyTorch FSDP SHARD_GRAD_OP (= ZeRO-2)." },
+    { Sharding::FsdpHybrid, "fsdp-hybrid", "FSDP hybrid", "FSDP hybrid shard",
+        "Full shard inside a shard group, replicated across groups (HSDP)." },
+};
+} // namespace
+
+std::span<const ShardingName> shardingNames() { return kShardingNames; }
+const ShardingName& shardingName(Sharding v) { return kShardingNames[static_cast<int>(v)]; }
+const char* toString(Sharding v) { return shardingName(v).key; }
+
+const char* offloadLabel(OffloadTarget v)
+{
+    static const char* labels[] = { "none", "CPU", "NVMe" };
+    return labels[static_cast<int>(v)];
+}
+
 #define SS_NAMES(Type, ...)                                                                                            \
     const char* toString(Type v)                                                                                       \
     {                                                                                                                  \
         static const char* names[] = { __VA_ARGS__ };                                                                  \
         return names[static_cast<int>(v)];                                                                             \
     }
-SS_NAMES(Sharding, "ddp", "zero1", "zero2", "zero3", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid")
 SS_NAMES(Precision, "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", "mxfp8")
 SS_NAMES(Optimizer, "adamw", "adamw-8bit", "sgd-momentum", "adafactor")
 SS_NAMES(Recompute, "none", "selective", "full", "selective-op")

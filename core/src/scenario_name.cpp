@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shardscope/core/scenario_name.h"
 
+#include "shardscope/core/enum_names.h"
+
 #include <sstream>
 #include <vector>
 
@@ -37,22 +39,6 @@ std::string gpuShortName(const GpuSpec& gpu)
     return out.empty() ? (gpu.id.empty() ? std::string("GPU") : gpu.id) : out;
 }
 
-const char* strategyName(Sharding s)
-{
-    switch (s) {
-    case Sharding::Ddp: return "DDP";
-    case Sharding::Zero1: return "ZeRO-1";
-    case Sharding::Zero2: return "ZeRO-2";
-    case Sharding::Zero3: return "ZeRO-3";
-    case Sharding::FsdpFull: return "FSDP full shard";
-    case Sharding::FsdpGradOp: return "FSDP grad-op shard";
-    case Sharding::FsdpHybrid: return "FSDP hybrid shard";
-    }
-    return "";
-}
-
-const char* offloadTarget(OffloadTarget t) { return t == OffloadTarget::Nvme ? "NVMe" : "CPU"; }
-
 } // namespace
 
 std::string generatedName(const Scenario& s)
@@ -61,14 +47,14 @@ std::string generatedName(const Scenario& s)
     out += ", " + std::to_string(s.cluster.nodes) + " x " + std::to_string(s.cluster.gpusPerNode) + " "
         + gpuShortName(s.cluster.gpu);
     out += ", ";
-    out += strategyName(s.parallelism.sharding);
+    out += shardingName(s.parallelism.sharding).longLabel;
     if (s.offload.optimizer != OffloadTarget::None && s.offload.optimizer == s.offload.parameters)
-        out += std::string(" + ") + offloadTarget(s.offload.optimizer) + " offload";
+        out += std::string(" + ") + offloadLabel(s.offload.optimizer) + " offload";
     else {
         if (s.offload.optimizer != OffloadTarget::None)
-            out += std::string(" + ") + offloadTarget(s.offload.optimizer) + " optimizer offload";
+            out += std::string(" + ") + offloadLabel(s.offload.optimizer) + " optimizer offload";
         if (s.offload.parameters != OffloadTarget::None)
-            out += std::string(" + ") + offloadTarget(s.offload.parameters) + " parameter offload";
+            out += std::string(" + ") + offloadLabel(s.offload.parameters) + " parameter offload";
     }
     // The model-parallel degrees that are not 1, in Megatron's order; dp follows from the GPU count.
     std::string layout;

@@ -5,6 +5,7 @@
 #include "assumed_hidden.h"
 #include "usable_memory.h"
 #include "engine.h"
+#include "shardscope/core/enum_names.h"
 #include "shardscope/core/evaluate.h"
 #include "shardscope/core/uncertainty.h"
 #include "evaluate_into.h"
@@ -154,8 +155,7 @@ struct Worker {
                 if (t.pp * v <= layers)
                     scheds[nSched++] = { PpSchedule::Interleaved, v };
         }
-        const Sharding shardings[] = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3,
-            Sharding::FsdpFull, Sharding::FsdpGradOp, Sharding::FsdpHybrid };
+        const auto shardings = shardingNames(); // every mode, in the name table's order
         const Recompute recomputes[] = { Recompute::None, Recompute::Selective, Recompute::Full };
         for (int mb = 1; mb <= opt.maxMicroBatch; mb *= 2) {
             if (perDp % mb != 0)
@@ -172,7 +172,8 @@ struct Worker {
                     // the base's recompute_modules apply to selective recompute only (validate.cpp)
                     s.training.recomputeModules
                         = rc == Recompute::Selective ? base.training.recomputeModules : std::nullopt;
-                    for (Sharding sh : shardings) {
+                    for (const ShardingName& name : shardings) {
+                        const Sharding sh = name.sharding;
                         if (!opt.shardings.empty()
                             && std::find(opt.shardings.begin(), opt.shardings.end(), sh) == opt.shardings.end())
                             continue;

@@ -2,35 +2,11 @@
 #include "shardscope/core/sweep.h"
 
 #include "shardscope/core/evaluate.h"
-#include "shardscope/core/enum_names.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace shardscope::core {
-
-std::vector<SweepStrategy> defaultSweepStrategies()
-{
-    return {
-        { "DDP", Sharding::Ddp, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-1", Sharding::Zero1, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-2", Sharding::Zero2, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-3", Sharding::Zero3, Recompute::Selective, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-3 + full recompute", Sharding::Zero3, Recompute::Full, OffloadTarget::None, OffloadTarget::None },
-        { "ZeRO-3 + full recompute + CPU offload", Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu,
-            OffloadTarget::Cpu },
-    };
-}
-
-Scenario applyStrategy(const Scenario& base, const SweepStrategy& st)
-{
-    Scenario s = base;
-    s.parallelism.sharding = st.sharding;
-    s.training.recompute = st.recompute;
-    s.offload.optimizer = st.offloadOptimizer;
-    s.offload.parameters = st.offloadParameters;
-    return s;
-}
 
 namespace {
 std::string familyKey(const std::string& id)
@@ -123,7 +99,7 @@ Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Cat
 }
 
 std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::vector<double>& values,
-    const std::vector<SweepStrategy>& strategies, const Catalog& catalog)
+    const StrategyLadder& strategies, const Catalog& catalog)
 {
     std::vector<SweepCurve> curves;
     const auto family
@@ -131,9 +107,9 @@ std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::v
     for (const auto& st : strategies) {
         SweepCurve c;
         c.strategy = st;
-        const Scenario withStrategy = applyStrategy(base, st);
+        const Scenario rung = withStrategy(base, st);
         for (double x : values) {
-            const Scenario s = applyAxis(withStrategy, axis, x, catalog);
+            const Scenario s = applyAxis(rung, axis, x, catalog);
             const Result r = evaluate(s);
             SweepPoint p;
             p.x = axis == SweepAxis::ModelSize ? r.parameters : x;
@@ -161,12 +137,12 @@ std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::v
 }
 
 std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const GpuSpec*>& gpus,
-    const std::vector<SweepStrategy>& strategies, double tokens, double priceOverride)
+    const StrategyLadder& strategies, double tokens, double priceOverride)
 {
     std::vector<SizingRow> rows;
     for (const GpuSpec* g : gpus) {
         for (const auto& st : strategies) {
-            Scenario s = applyStrategy(base, st);
+            Scenario s = withStrategy(base, st);
             s.cluster.gpu = *g;
             if (isFp8(s.training.precision)
                 && (g->fp8DenseFlops <= 0 || (s.training.precision == Precision::Mxfp8 && !hasMxScaling(*g))))

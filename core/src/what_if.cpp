@@ -16,6 +16,10 @@ namespace shardscope::core {
 
 namespace {
 
+/// How many fitting changes the advice names: the status line's one sentence has room for two ("try full recompute
+/// (…) or TP=4 (…)"); our UI policy, no model figure; tst_what_if counts the advice against two.
+constexpr size_t kShownFits = 2;
+
 /// Validates, then evaluates with terms but without min_gpus (not shown per variant), ranges or warnings.
 void evaluateVariant(StrategyVariant& v)
 {
@@ -40,10 +44,10 @@ FitSuggestion candidate(const Scenario& s, FitChange change, int64_t value, void
 StrategyComparison compareStrategies(const Scenario& scenario)
 {
     StrategyComparison out;
-    const auto strategies = comparedStrategies();
+    const StrategyLadder& strategies = comparedStrategies();
     out.reserve(strategies.size() + 1);
     bool ownShown = false;
-    for (const StrategyChoice& choice : strategies) {
+    for (const Strategy& choice : strategies) {
         StrategyVariant v;
         v.label = choice.label;
         v.scenario = withStrategy(scenario, choice);
@@ -133,7 +137,7 @@ FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
     return advice;
 }
 
-WhatIf whatIf(const Scenario& scenario)
+WhatIf whatIf(const Scenario& scenario, const std::vector<Scenario>& pins)
 {
     WhatIf w;
     w.scenario = scenario;
@@ -142,6 +146,10 @@ WhatIf whatIf(const Scenario& scenario)
     w.advice = fitAdvice(scenario, w.result);
     if (!w.result.valid)
         w.fixes = nearestValidFixes(scenario);
+    w.pins = pins;
+    w.pinResults.reserve(pins.size());
+    for (const Scenario& pin : pins)
+        w.pinResults.push_back(evaluate(pin));
     return w;
 }
 

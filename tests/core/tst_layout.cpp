@@ -3,6 +3,7 @@
 // Megatron-LM's rank order (megatron/core/parallel_state.py: tp fastest, then cp, dp, pp) and FSDP's hybrid sharding.
 #include "test_support.h"
 
+#include <shardscope/core/enum_names.h>
 #include <shardscope/core/layout.h>
 #include <shardscope/core/strategies.h>
 
@@ -20,6 +21,7 @@ private slots:
     void placements_data();
     void placements();
     void strategyLadder();
+    void shardingNameTable();
 };
 
 // 16 nodes × 8 GPUs, tp 8, pp 4, cp 1: dp = 128 / 32 = 4; 512 sequences in micro-batches of 2 → 512 / (2·4) = 64.
@@ -122,7 +124,7 @@ void TestLayout::placements()
 // also the parameters, on the CPU; applying one changes nothing but sharding and offload.
 void TestLayout::strategyLadder()
 {
-    const auto ladder = comparedStrategies();
+    const StrategyLadder& ladder = comparedStrategies();
     QCOMPARE(ladder.size(), size_t(6));
     const Sharding order[]
         = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
@@ -141,6 +143,32 @@ void TestLayout::strategyLadder()
     QVERIFY(z3.model == s.model && z3.cluster == s.cluster && z3.training == s.training);
     QVERIFY(usesStrategy(s, ladder[2]));
     QVERIFY(!usesStrategy(s, ladder[3]));
+    // Labels from the sharding name table, the offload on a second line (the strategy chart's bars).
+    const char* labels[] = { "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3", "ZeRO-3\n+CPU opt.", "ZeRO-3\n+CPU all" };
+    for (size_t i = 0; i < ladder.size(); ++i)
+        QCOMPARE(ladder[i].label, std::string(labels[i]));
+    s.parallelism.sharding = Sharding::FsdpGradOp;
+    s.offload.optimizer = OffloadTarget::Nvme;
+    QCOMPARE(strategyLabel(s), std::string("FSDP grad-op\n+NVMe opt."));
+}
+
+// One name table: the file key is toString()'s, and each mode has its labels and a description.
+void TestLayout::shardingNameTable()
+{
+    const char* keys[] = { "ddp", "zero1", "zero2", "zero3", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid" };
+    const char* shortLabels[] = { "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3", "FSDP full", "FSDP grad-op", "FSDP hybrid" };
+    const char* longLabels[]
+        = { "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3", "FSDP full shard", "FSDP grad-op shard", "FSDP hybrid shard" };
+    QCOMPARE(shardingNames().size(), std::size(keys));
+    for (size_t i = 0; i < std::size(keys); ++i) {
+        const ShardingName& n = shardingNames()[i];
+        QCOMPARE(int(n.sharding), int(i));
+        QCOMPARE(&shardingName(n.sharding), &n);
+        QCOMPARE(std::string(toString(n.sharding)), std::string(keys[i]));
+        QCOMPARE(std::string(n.shortLabel), std::string(shortLabels[i]));
+        QCOMPARE(std::string(n.longLabel), std::string(longLabels[i]));
+        QVERIFY(std::string(n.description).size() > 10);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLayout)

@@ -15,6 +15,7 @@ private slots:
     void familyIsOrderedBySize();
     void pipelineLayoutStaysWithItsPp();
     void strategiesStopFittingInOrder();
+    void sweepLadder();
     void sizingFindsFewestNodes();
     void minGpusIsTheFewestValidFit_data();
     void minGpusIsTheFewestValidFit();
@@ -42,7 +43,7 @@ void TestSweep::pointsEqualEvaluate()
         for (size_t i = 0; i < modelFamily(catalog(), base.model.id).size(); ++i)
             values.push_back(double(i));
     QVERIFY(!values.empty());
-    const auto strategies = defaultSweepStrategies();
+    const StrategyLadder& strategies = sweepStrategies();
     const auto curves = sweep(base, SweepAxis(axis), values, strategies, catalog());
     QCOMPARE(curves.size(), strategies.size());
     for (size_t c = 0; c < curves.size(); ++c) {
@@ -51,9 +52,9 @@ void TestSweep::pointsEqualEvaluate()
             // Built here independently of sweep(): strategy fields, then the axis.
             Scenario s = base;
             s.parallelism.sharding = strategies[c].sharding;
-            s.training.recompute = strategies[c].recompute;
-            s.offload.optimizer = strategies[c].offloadOptimizer;
-            s.offload.parameters = strategies[c].offloadParameters;
+            s.training.recompute = strategies[c].recompute.value();
+            s.offload.optimizer = strategies[c].optimizer;
+            s.offload.parameters = strategies[c].parameters;
             s = applyAxis(s, SweepAxis(axis), values[i], catalog());
             const Result r = evaluate(s);
             const auto& p = curves[c].points[i];
@@ -99,7 +100,7 @@ void TestSweep::strategiesStopFittingInOrder()
     std::vector<double> idx;
     for (size_t i = 0; i < modelFamily(catalog(), base.model.id).size(); ++i)
         idx.push_back(double(i));
-    const auto curves = sweep(base, SweepAxis::ModelSize, idx, defaultSweepStrategies(), catalog());
+    const auto curves = sweep(base, SweepAxis::ModelSize, idx, sweepStrategies(), catalog());
     int lastDdp = -1, lastZero3 = -1;
     for (size_t i = 0; i < idx.size(); ++i) {
         if (curves[0].points[i].fits)
@@ -110,6 +111,26 @@ void TestSweep::strategiesStopFittingInOrder()
     QVERIFY(lastZero3 >= lastDdp);
 }
 
+// The sweeps' ladder: DDP to ZeRO-3 with selective recompute, then ZeRO-3 with full recompute, then also offloading
+// optimizer and parameters to the CPU; each label names what its rung adds.
+void TestSweep::sweepLadder()
+{
+    const StrategyLadder& ladder = sweepStrategies();
+    const char* labels[]
+        = { "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3", "ZeRO-3 + full recompute", "ZeRO-3 + full recompute + CPU offload" };
+    const Sharding order[]
+        = { Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Zero3, Sharding::Zero3 };
+    QCOMPARE(ladder.size(), std::size(labels));
+    for (size_t i = 0; i < ladder.size(); ++i) {
+        QCOMPARE(ladder[i].label, std::string(labels[i]));
+        QCOMPARE(ladder[i].sharding, order[i]);
+        QCOMPARE(ladder[i].recompute.value(), i < 4 ? Recompute::Selective : Recompute::Full);
+        const OffloadTarget offload = i == 5 ? OffloadTarget::Cpu : OffloadTarget::None;
+        QCOMPARE(ladder[i].optimizer, offload);
+        QCOMPARE(ladder[i].parameters, offload);
+    }
+}
+
 void TestSweep::sizingFindsFewestNodes()
 {
     Scenario base = presetScenario("llama3-70b", 1, 8);
@@ -117,12 +138,12 @@ void TestSweep::sizingFindsFewestNodes()
     base.training.globalBatch = 256;
     const std::vector<const GpuSpec*> gpus { &gpu("h100-sxm5-80gb"), &gpu("h200-sxm-141gb") };
     // ZeRO-3 with full recompute: activations (2sbh per layer) no longer bound the fit, only 16Ψ/N does.
-    const auto rows = sizeCluster(base, gpus, { defaultSweepStrategies()[4] }, 1e12);
+    const auto rows = sizeCluster(base, gpus, { sweepStrategies()[4] }, 1e12);
     QCOMPARE(rows.size(), size_t(2));
     for (const auto& row : rows) {
         QVERIFY(row.minGpus > 0);
         // One node fewer does not fit (or is invalid); the found size does.
-        Scenario s = applyStrategy(base, defaultSweepStrategies()[4]);
+        Scenario s = withStrategy(base, sweepStrategies()[4]);
         s.cluster.gpu = *catalog().gpu(row.gpuId);
         s.cluster.nodes = row.minGpus / 8;
         const Result at = evaluate(s);

@@ -20,7 +20,7 @@
 #include "analysis/sweep_pane.h"
 #include "analysis/timeline_chart.h"
 #include "analysis/timeline_pane.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "charts/qcp.h"
 #include "document/scenario_document.h"
 #include "explain/tooltips.h"
@@ -393,12 +393,12 @@ void TestAnalysis::sweepPointsEqualEvaluate()
     ui::SweepPane pane(&doc);
     pane.setAxis(core::SweepAxis(axis));
     pane.refresh();
-    const auto strategies = core::defaultSweepStrategies();
+    const core::StrategyLadder& strategies = core::sweepStrategies();
     QCOMPARE(pane.curves().size(), strategies.size());
     QVERIFY(!pane.values().empty());
     int checked = 0;
     for (size_t i = 0; i < pane.values().size(); ++i) {
-        const core::Scenario s = core::applyAxis(core::applyStrategy(doc.scenario(), strategies[size_t(strategy)]),
+        const core::Scenario s = core::applyAxis(core::withStrategy(doc.scenario(), strategies[size_t(strategy)]),
             core::SweepAxis(axis), pane.values()[i], test::catalog());
         const core::Result r = core::evaluate(s);
         const double memory = pane.chart(0)->plotted(strategy, int(i));
@@ -442,10 +442,10 @@ void TestAnalysis::sizingMatchesCore()
     pane.setCheckedGpus({ "h100-sxm5-80gb", "mi300x" });
     pane.refresh();
     std::vector<const core::GpuSpec*> gpus { test::catalog().gpu("h100-sxm5-80gb"), test::catalog().gpu("mi300x") };
-    const auto expected = core::sizeCluster(doc.scenario(), gpus, core::defaultSweepStrategies(), pane.tokens());
+    const auto expected = core::sizeCluster(doc.scenario(), gpus, core::sweepStrategies(), pane.tokens());
     QCOMPARE(pane.model()->rowCount(), int(expected.size()));
     QCOMPARE(pane.chart()->gpuCount(), 2);
-    const size_t n = core::defaultSweepStrategies().size();
+    const size_t n = core::sweepStrategies().size();
     for (size_t i = 0; i < expected.size(); ++i) {
         QCOMPARE(pane.model()->rows()[i].minGpus, expected[i].minGpus);
         QCOMPARE(pane.chart()->value(int(i / n), int(i % n)), double(expected[i].minGpus));
@@ -501,7 +501,7 @@ void TestAnalysis::sizingLabelsNeverCollide()
     // clear of every other label and every other bar; a label left out still has its figure in the bar's tooltip;
     // in the wide chart a level or upright label fits every bar.
     const char* gpus[] = { "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x" };
-    const std::vector<core::SweepStrategy> strategies = core::defaultSweepStrategies();
+    const core::StrategyLadder& strategies = core::sweepStrategies();
     std::vector<core::SizingRow> rows;
     for (int g = 0; g < 4; ++g)
         for (size_t s = 0; s < strategies.size(); ++s) {

@@ -596,7 +596,7 @@ void TestCharts::exportedSweepNamesItsAxis()
     const core::Scenario s = core::defaultScenario(test::catalog());
     ui::SweepChart chart(ui::SweepChart::Metric::Memory);
     const auto values = core::defaultSweepValues(s, core::SweepAxis::SeqLen);
-    chart.setCurves(core::sweep(s, core::SweepAxis::SeqLen, values, core::defaultSweepStrategies(), test::catalog()),
+    chart.setCurves(core::sweep(s, core::SweepAxis::SeqLen, values, core::sweepStrategies(), test::catalog()),
         core::SweepAxis::SeqLen, double(s.training.seqLen), core::evaluate(s).capacity);
     QVERIFY(chart.plot()->xAxis->label().isEmpty());
     const std::unique_ptr<ui::ChartBase> copy = chart.copy();

@@ -15,7 +15,7 @@
 #include "compare/compare_controller.h"
 #include "compare/compare_time_chart.h"
 #include "compare/compare_view.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "document/scenario_pins.h"
 #include "launch/launch_config_panel.h"
@@ -177,13 +177,15 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QVERIFY(!doc->isModified());
     QSignalSpy changed(doc, &ui::ScenarioDocument::pinsChanged);
     pinButton->click();
-    QCOMPARE(doc->pins().size(), size_t(1));
+    QCOMPARE(doc->pins().size(), size_t(1)); // at once; the view follows with the pin's result
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().front().name, doc->scenario().name);
     QVERIFY(doc->isModified());
     QCOMPARE(changed.count(), 1);
     QCOMPARE(view->memoryCharts().size(), 1);
     setTp(doc, 4);
     pinButton->click();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(view->memoryCharts().size(), 2);
     QCOMPARE(view->differences()->columnCount(), 2);
     // Undo goes back through pins and edits in the order they were made.
@@ -218,6 +220,7 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QVERIFY(unpinA);
     const QString labelA = doc->pinLabel(0);
     unpinA->click();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(1));
     QCOMPARE(doc->pins().front().parallelism.tp, 4);
     QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Unpin “%1”").arg(labelA));
@@ -228,6 +231,7 @@ void TestCompare::pinningIsUndoableAndMarksModified()
     QVERIFY(clear);
     QVERIFY(clear->isEnabled());
     clear->trigger();
+    QVERIFY(test::settle(*doc));
     QCOMPARE(doc->pins().size(), size_t(0));
     QVERIFY(!clear->isEnabled());
     QCOMPARE(changed.count(), 8); // two pins, their two undos and two redos, unpin, clear: edits send none
@@ -263,6 +267,7 @@ void TestCompare::manyPinsAreKept()
     ui::MainWindow other(test::catalog(), m_settings);
     other.files()->setSecondInstanceHandler([](const QString&, qint64) { return true; }); // m_window has it open too
     QVERIFY2(other.files()->openFile(path, &error), qPrintable(error));
+    QVERIFY(test::settle(*other.document()));
     QCOMPARE(other.document()->pins(), pinned);
     ui::CompareView* view = other.compare()->view();
     QCOMPARE(view->memoryCharts().size(), 6);
@@ -562,6 +567,7 @@ void TestCompare::pinningWhileOpenLaysOutAsOpenedWithPins()
         setTp(doc, tp);
         m_window->compare()->pinCurrent();
     }
+    QVERIFY(test::settle(*doc)); // the last pin's result (evaluated off the GUI thread), then its layout
     settle(compare);
     ui::CompareView* view = m_window->compare()->view();
     QCOMPARE(view->memoryCharts().size(), 3);

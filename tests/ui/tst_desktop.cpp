@@ -24,7 +24,7 @@
 #include "launch/launch_config_panel.h"
 #include "document/scenario_document.h"
 #include "editors/scenario_editor.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "help/shortcuts_dialog.h"
 #include "main_window.h"
 #include "session/app_theme.h"

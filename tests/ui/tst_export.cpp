@@ -20,7 +20,7 @@
 #include "compare/compare_controller.h"
 #include "compare/compare_time_chart.h"
 #include "compare/compare_view.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "session/app_theme.h"
 #include "charts/chart_base.h"
 #include "charts/qcp.h"
@@ -35,7 +35,7 @@
 #include "export/export_dialog.h"
 #include "export/numbers_export.h"
 #include "export/report_writer.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "main_window.h"
 #include "settings/app_settings.h"
 
@@ -624,8 +624,7 @@ void TestExport::analysisFiguresAreValid()
         auto* sweep = static_cast<ui::SweepChart*>(chart.get());
         QCOMPARE(int(sweep->metric()), int(ui::SweepChart::Metric::Memory));
         const auto curves = core::sweep(c.scenario, core::SweepAxis::Gpus,
-            core::defaultSweepValues(c.scenario, core::SweepAxis::Gpus), core::defaultSweepStrategies(),
-            test::catalog());
+            core::defaultSweepValues(c.scenario, core::SweepAxis::Gpus), core::sweepStrategies(), test::catalog());
         int drawn = 0;
         for (size_t ci = 0; ci < curves.size(); ++ci)
             for (size_t i = 0; i < curves[ci].points.size(); ++i)
@@ -648,7 +647,7 @@ void TestExport::analysisFiguresAreValid()
     const ui::ChartFigure figure(ui::ChartKind(kind), std::move(chart));
     QVERIFY(!figure.title().isEmpty());
     if (ui::ChartKind(kind) == ui::ChartKind::Sweep)
-        QCOMPARE(figure.legend().size(), qsizetype(core::defaultSweepStrategies().size())); // the pane's legend
+        QCOMPARE(figure.legend().size(), qsizetype(core::sweepStrategies().size())); // the pane's legend
     ui::FigureOptions o;
     o.size = QSize(900, 560);
     o.caption = ui::scenarioCaption(c.scenario, c.result);

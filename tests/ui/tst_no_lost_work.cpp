@@ -4,6 +4,7 @@
 // goes away once the user saved or decided; a crashed process's autosave is offered back and restores the
 // scenario and its pins; a running one's is not.
 #include "save_victim.h"
+#include "settle.h"
 #include "test_support.h"
 
 #include "session/autosave.h"
@@ -509,6 +510,7 @@ void TestNoLostWork::crashedAutosaveIsOfferedAndRestored()
     QCOMPARE(offered[0].contentPath, entry.contentPath);
     QCOMPARE(doc()->scenario(), expected);
     QCOMPARE(doc()->pins(), expectedPins);
+    QVERIFY(test::settle(*doc()));
     QCOMPARE(doc()->pinResults().size(), expectedPins.size());
     QVERIFY(doc()->isModified());
     QVERIFY(m_window->isWindowModified());

@@ -17,6 +17,7 @@
 #include "teach/presentation_view.h"
 #include "teach/teaching_controller.h"
 
+#include <shardscope/core/evaluate.h>
 #include <shardscope/core/lesson.h>
 
 #include <QSignalSpy>
@@ -101,6 +102,17 @@ void TestPresentation::everyLessonRunsEndToEnd()
             QVERIFY2(!view.stepText().contains(QStringLiteral("{memory."))
                     && !view.stepText().contains(QStringLiteral("{step.")),
                 where.constData());
+            // The previous step came with the step's whatIf() (off the GUI thread), for its prev./change. figures.
+            const std::vector<core::Scenario>& pinned = view.stepDocument()->shown()->pins;
+            if (si == 0)
+                QVERIFY2(pinned.empty(), where.constData());
+            else {
+                QVERIFY2(pinned.size() == 1 && pinned[0] == lesson.steps[si - 1].scenario, where.constData());
+                const core::Result before = core::evaluate(lesson.steps[si - 1].scenario);
+                QVERIFY2(
+                    view.stepDocument()->pinResults()[0].memory.total() == before.memory.total(), where.constData());
+                QVERIFY2(view.stepDocument()->pinResults()[0].step.total() == before.step.total(), where.constData());
+            }
             QVERIFY2(view.highlightLines().size() == qsizetype(step.highlight.size()), where.constData());
             QVERIFY2(!view.changedLines().isEmpty() || step.changed.empty(), where.constData());
             QVERIFY2(view.memoryChart()->message().isEmpty(), where.constData());

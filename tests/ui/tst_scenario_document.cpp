@@ -327,6 +327,9 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
     unnamed.name.clear();
     doc.pin(unnamed); // 3
     QCOMPARE(doc.undoStack()->count(), 3);
+    QCOMPARE(doc.pins().size(), size_t(2)); // at once; the results come with the next whatIf()
+    QCOMPARE(doc.pinResults().size(), size_t(1));
+    QVERIFY(test::settle(doc));
     QCOMPARE(doc.pins().size(), size_t(2));
     QCOMPARE(doc.pins()[0], original);
     QCOMPARE(doc.pins()[1].parallelism.tp, 8);
@@ -336,11 +339,12 @@ void TestScenarioDocument::pinsAreUndoStepsAmongEdits()
     QVERIFY(title.endsWith(QStringLiteral(", TP 8")));
     QCOMPARE(doc.pinLabel(1), title);
     QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Pin “%1”").arg(title));
-    // Each pin's result is its scenario's.
+    // Each pin's result is its scenario's, evaluated off the GUI thread.
     QCOMPARE(doc.pinResults().size(), size_t(2));
     QCOMPARE(doc.pinResults()[1].memory.total(), core::evaluate(doc.pins()[1]).memory.total());
     QCOMPARE(doc.pinResults()[1].step.total(), core::evaluate(doc.pins()[1]).step.total());
-    // The signal carries the new list; pins do not send changed() (the scenario did not change).
+    // The signal carries the new list; pins do not send changed() (the scenario did not change). The first pin and the
+    // edit right after it arrived with one whatIf().
     QCOMPARE(pinsChanged.count(), 2);
     QCOMPARE(pinsIn(pinsChanged, 1), doc.pins());
     QCOMPARE(pinsChanged.at(1).at(1).value<std::vector<core::Result>>().size(), size_t(2));
@@ -445,6 +449,7 @@ void TestScenarioDocument::pinsSaveAndReopen()
     ScenarioDocument reopened(test::catalog());
     QSignalSpy pinsChanged(&reopened, &ScenarioDocument::pinsChanged);
     reopened.reset(load.scenario, path, load.pins);
+    QVERIFY(test::settle(reopened));
     QCOMPARE(reopened.scenario(), doc.scenario());
     QCOMPARE(reopened.pins(), doc.pins());
     QCOMPARE(reopened.pinLabel(1), QStringLiteral("second pin"));

@@ -2,6 +2,7 @@
 #include "analysis/layout_text.h"
 
 #include "charts/chart_theme.h"
+#include "util/sharding_names.h"
 #include "util/units.h"
 
 #include <QCoreApplication>
@@ -13,20 +14,6 @@ namespace shardscope::ui {
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("LayoutText", text); }
 } // namespace
-
-QString shardingShort(core::Sharding sharding)
-{
-    switch (sharding) {
-    case core::Sharding::Ddp: return tr("DDP");
-    case core::Sharding::Zero1: return tr("ZeRO-1");
-    case core::Sharding::Zero2: return tr("ZeRO-2");
-    case core::Sharding::Zero3: return tr("ZeRO-3");
-    case core::Sharding::FsdpFull: return tr("FSDP full");
-    case core::Sharding::FsdpGradOp: return tr("FSDP grad-op");
-    case core::Sharding::FsdpHybrid: return tr("FSDP hybrid");
-    }
-    return {};
-}
 
 QColor shardingColor(core::Sharding sharding)
 {
@@ -69,7 +56,7 @@ QString recomputeText(core::Recompute recompute)
 
 QString offloadText(core::OffloadTarget optimizer, core::OffloadTarget parameters)
 {
-    auto where = [](core::OffloadTarget t) { return t == core::OffloadTarget::Nvme ? tr("NVMe") : tr("CPU"); };
+    const auto where = offloadName;
     const bool o = optimizer != core::OffloadTarget::None;
     const bool p = parameters != core::OffloadTarget::None;
     if (!o && !p)
@@ -82,7 +69,7 @@ QString offloadText(core::OffloadTarget optimizer, core::OffloadTarget parameter
 
 QString offloadShort(core::OffloadTarget optimizer, core::OffloadTarget parameters)
 {
-    auto where = [](core::OffloadTarget t) { return t == core::OffloadTarget::Nvme ? tr("NVMe") : tr("CPU"); };
+    const auto where = offloadName;
     const bool o = optimizer != core::OffloadTarget::None;
     const bool p = parameters != core::OffloadTarget::None;
     if (!o && !p)

@@ -11,8 +11,6 @@
 
 namespace shardscope::ui {
 
-/// "DDP", "ZeRO-1", ..., "FSDP hybrid".
-[[nodiscard]] QString shardingShort(core::Sharding sharding);
 /// One Okabe–Ito colour per sharding strategy (the same in every analysis chart).
 [[nodiscard]] QColor shardingColor(core::Sharding sharding);
 /// "—" without pipeline; "1F1B", "interleaved ×2", "zero bubble", "GPipe".

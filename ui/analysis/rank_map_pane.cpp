@@ -3,8 +3,8 @@
 
 #include "analysis/layout_text.h"
 #include "analysis/rank_map_chart.h"
+#include "analysis/pane_defaults.h"
 #include "document/scenario_document.h"
-#include "export/analysis_figures.h"
 #include "explain/tooltips.h"
 
 #include <shardscope/core/rank_map.h>

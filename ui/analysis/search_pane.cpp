@@ -4,12 +4,14 @@
 #include "analysis/layout_text.h"
 #include "analysis/search_scatter.h"
 #include "analysis/search_table_model.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "settings/app_settings.h"
 #include "util/units.h"
 #include "util/message.h"
+#include "util/sharding_names.h"
 
+#include <shardscope/core/enum_names.h>
 #include <shardscope/core/evaluate.h>
 #include <shardscope/core/waterfall.h>
 
@@ -212,8 +214,9 @@ void SearchPane::buildControls(QWidget* box)
         = new QPushButton(box); // a push button's menu arrow has its own room (a tool button's sat on the text)
     m_strategies->setToolTip(tr("Sharding strategies the search may use."));
     auto* menu = new StayOpenMenu(m_strategies);
-    for (int i = 0; i < 7; ++i) {
-        QAction* a = menu->addAction(shardingShort(core::Sharding(i)));
+    for (const core::ShardingName& name : core::shardingNames()) {
+        const int i = int(name.sharding);
+        QAction* a = menu->addAction(shardingShort(name.sharding));
         a->setCheckable(true);
         a->setChecked(true);
         a->setData(i);

@@ -5,6 +5,7 @@
 #include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "util/units.h"
+#include "util/sharding_names.h"
 
 #include <QLocale>
 

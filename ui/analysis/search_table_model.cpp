@@ -3,6 +3,7 @@
 
 #include "analysis/layout_text.h"
 #include "util/units.h"
+#include "util/sharding_names.h"
 
 #include <QFont>
 #include <QStringList>

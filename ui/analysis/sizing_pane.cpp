@@ -3,8 +3,8 @@
 
 #include "analysis/sizing_chart.h"
 #include "analysis/sizing_table_model.h"
+#include "analysis/pane_defaults.h"
 #include "document/scenario_document.h"
-#include "export/analysis_figures.h"
 #include "util/message.h"
 
 #include <shardscope/core/sweep.h>
@@ -161,8 +161,7 @@ void SizingPane::refresh()
         if (const core::GpuSpec* g = m_doc->catalog().gpu(id))
             gpus.push_back(g);
     const core::Scenario& s = m_doc->scenario();
-    std::vector<core::SizingRow> rows
-        = core::sizeCluster(s, gpus, core::defaultSweepStrategies(), tokens(), m_price->value());
+    std::vector<core::SizingRow> rows = core::sizeCluster(s, gpus, core::sweepStrategies(), tokens(), m_price->value());
     m_model->setRows(rows);
     m_chart->setRows(rows, SizingChart::Metric(m_metric->currentData().toInt()));
     m_table->resizeColumnsToContents();

@@ -111,7 +111,7 @@ void SweepChart::clearGraphs()
 QList<LegendStrip::Entry> SweepChart::legendEntries()
 {
     QList<LegendStrip::Entry> entries;
-    const auto strategies = core::defaultSweepStrategies();
+    const core::StrategyLadder& strategies = core::sweepStrategies();
     for (size_t i = 0; i < strategies.size(); ++i)
         entries.push_back(
             { QString::fromStdString(strategies[i].label), curveColor(int(i)), LegendStrip::Swatch::Box, {} });

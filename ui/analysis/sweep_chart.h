@@ -39,7 +39,7 @@ public:
     [[nodiscard]] Metric metric() const { return m_metric; }
 
     static QColor curveColor(int curve);
-    /// One entry per default sweep strategy (core::defaultSweepStrategies()), in curveColor()s: the sweep pane's
+    /// One entry per default sweep strategy (core::sweepStrategies()), in curveColor()s: the sweep pane's
     /// legend, and the legend exports draw under a sweep chart.
     static QList<LegendStrip::Entry> legendEntries();
     /// A new chart (not shown) drawing the same data, for exports: what right-click → Copy Image or Export draws.

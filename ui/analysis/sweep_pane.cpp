@@ -130,7 +130,7 @@ void SweepPane::refresh()
         note = tr("Powers of two around the scenario; log scale.");
     }
     m_axisNote->setText(note);
-    m_curves = core::sweep(s, a, m_values, core::defaultSweepStrategies(), m_doc->catalog());
+    m_curves = core::sweep(s, a, m_values, core::sweepStrategies(), m_doc->catalog());
     const double x = currentX();
     for (SweepChart* c : m_charts)
         c->setCurves(m_curves, a, x, core::usableMemory(s));

@@ -20,7 +20,7 @@ class SweepChart;
 
 /// "Which strategy when": one axis of the open scenario swept (model size along its family, GPUs, nodes, TP,
 /// PP, micro-batch, sequence length, global batch), four small charts (memory with capacity, step time, MFU,
-/// communication), one curve per strategy (core::defaultSweepStrategies). Re-runs, debounced, when the
+/// communication), one curve per strategy (core::sweepStrategies). Re-runs, debounced, when the
 /// document changes while the pane is visible (a sweep is a few hundred evaluate() calls).
 class SweepPane : public QWidget
 {

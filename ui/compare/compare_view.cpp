@@ -5,13 +5,14 @@
 #include "charts/memory_chart.h"
 #include "charts/qcp.h"
 #include "compare/compare_time_chart.h"
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "explain/field_names.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/units.h"
 #include "util/message.h"
 
+#include <shardscope/core/scenario_name.h>
 #include <shardscope/core/waterfall.h>
 
 #include <QComboBox>
@@ -151,6 +152,14 @@ CompareView::CompareView(ScenarioDocument* doc, QWidget* parent)
     rebuild();
 }
 
+namespace {
+/// Pin i of the shown pins (those whose results are shown) by its title, as ScenarioDocument::pinLabel names it.
+QString pinTitle(const ScenarioDocument* doc, int i)
+{
+    return QString::fromStdString(core::scenarioTitle(doc->shown()->pins[size_t(i)]));
+}
+} // namespace
+
 QString CompareView::letter(int i)
 {
     QString text;
@@ -161,7 +170,7 @@ QString CompareView::letter(int i)
 
 void CompareView::rebuild()
 {
-    const int n = int(m_doc->pins().size());
+    const int n = int(m_doc->shown()->pins.size());
     m_hint->setText(n == 0 ? tr("Pin scenarios to compare them (Compare → Pin Current Scenario).")
                            : tr("%n pin(s).", nullptr, n)
                 + (n < 2 ? tr(" Pin another scenario for the differences and the waterfall.") : QString()));
@@ -173,14 +182,14 @@ void CompareView::rebuild()
     QStringList labels;
     double yMax = 0;
     for (int i = 0; i < n; ++i) {
-        labels << m_doc->pinLabel(i);
+        labels << pinTitle(m_doc, i);
         auto* column = new QWidget;
         auto* v = new QVBoxLayout(column);
         v->setContentsMargins(0, 0, 0, 0);
         v->setSpacing(2);
         auto* header = new QHBoxLayout;
         auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(letter(i), labels[i].toHtmlEscaped()), column);
-        name->setToolTip(scenarioCaption(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]));
+        name->setToolTip(scenarioCaption(m_doc->shown()->pins[size_t(i)], m_doc->pinResults()[size_t(i)]));
         name->setTextFormat(Qt::RichText);
         name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         auto* open = new QToolButton(column);
@@ -198,7 +207,7 @@ void CompareView::rebuild()
         auto* chart = new MemoryChart(column);
         chart->legend()->hide(); // the shared one right of the columns
         chart->plot()->setMinimumHeight(kMinMemoryPlot);
-        chart->setResult(m_doc->pins()[size_t(i)], m_doc->pinResults()[size_t(i)]);
+        chart->setResult(m_doc->shown()->pins[size_t(i)], m_doc->pinResults()[size_t(i)]);
         yMax = std::max(yMax, chart->plot()->yAxis->range().upper);
         v->addWidget(chart, 1);
         // Never narrower than its plot and axes need (a set minimum overrides the layout's).
@@ -264,7 +273,7 @@ void CompareView::setWaterfallPins(int a, int b)
 
 void CompareView::updateTable()
 {
-    const auto& pins = m_doc->pins();
+    const auto& pins = m_doc->shown()->pins;
     const auto& results = m_doc->pinResults();
     const int n = int(pins.size());
     // Settings in which any pin differs from the first, in the walking order.
@@ -286,7 +295,7 @@ void CompareView::updateTable()
     m_table->setRowCount(n == 0 ? 0 : int(settings.size()) + 2 + figureRows);
     QStringList headers;
     for (int i = 0; i < n; ++i)
-        headers << QStringLiteral("%1: %2").arg(letter(i), m_doc->pinLabel(i));
+        headers << QStringLiteral("%1: %2").arg(letter(i), pinTitle(m_doc, i));
     m_table->setHorizontalHeaderLabels(headers);
     if (n == 0)
         return;
@@ -329,7 +338,7 @@ void CompareView::updateTable()
 
 void CompareView::updateWaterfall()
 {
-    const int n = int(m_doc->pins().size());
+    const int n = int(m_doc->shown()->pins.size());
     const int a = m_a->currentIndex();
     const int b = m_b->currentIndex();
     m_steps->clear();
@@ -344,10 +353,10 @@ void CompareView::updateWaterfall()
         m_waterfall->setWaterfall(none, {}, {});
         return;
     }
-    const core::Scenario& A = m_doc->pins()[size_t(a)];
-    const core::Scenario& B = m_doc->pins()[size_t(b)];
+    const core::Scenario& A = m_doc->shown()->pins[size_t(a)];
+    const core::Scenario& B = m_doc->shown()->pins[size_t(b)];
     const core::Waterfall w = core::buildWaterfall(A, B);
-    m_waterfall->setWaterfall(w, m_doc->pinLabel(a), m_doc->pinLabel(b));
+    m_waterfall->setWaterfall(w, pinTitle(m_doc, a), pinTitle(m_doc, b));
     if (!w.ok)
         return;
     m_steps->setRowCount(int(w.steps.size()) + 1);

@@ -5,12 +5,13 @@
 #include "document/set_scenario_command.h"
 #include "document/what_if_runner.h"
 
-#include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/scenario_name.h>
 
 #include <QFileInfo>
 #include <QUndoStack>
+
+#include <utility>
 
 namespace shardscope::ui {
 
@@ -144,25 +145,29 @@ std::uint64_t ScenarioDocument::requestedGeneration() const { return m_runner->r
 void ScenarioDocument::apply(const core::Scenario& next)
 {
     m_scenario = next;
-    m_runner->request(m_scenario);
+    m_scenarioPending = true;
+    m_runner->request(m_scenario, m_pins);
     emit scenarioChanged();
-}
-
-void ScenarioDocument::show(std::shared_ptr<const core::WhatIf> result, std::uint64_t generation)
-{
-    m_shown = std::move(result);
-    m_shownGeneration = generation;
-    emit resultReady(m_shown);
 }
 
 void ScenarioDocument::applyPins(std::vector<core::Scenario> next)
 {
     m_pins = std::move(next);
-    m_pinResults.clear();
-    m_pinResults.reserve(m_pins.size());
-    for (const core::Scenario& s : m_pins)
-        m_pinResults.push_back(core::evaluate(s));
-    emit pinsChanged(m_pins, m_pinResults);
+    m_pinsPending = true;
+    m_runner->request(m_scenario, m_pins); // the pins are evaluated with the scenario, off the GUI thread
+    emit pinsEdited();
+}
+
+void ScenarioDocument::show(std::shared_ptr<const core::WhatIf> result, std::uint64_t generation)
+{
+    // The runner delivers only the newest request's result: the scenario and pins it was given are the newest.
+    m_shown = std::move(result);
+    m_shownGeneration = generation;
+    if (std::exchange(m_scenarioPending, false))
+        emit resultReady(m_shown);
+    if (std::exchange(m_pinsPending, false))
+        emit pinsChanged(m_shown->pins, m_shown->pinResults);
+    emit settled();
 }
 
 } // namespace shardscope::ui

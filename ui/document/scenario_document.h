@@ -23,8 +23,9 @@ class WhatIfRunner;
 /// The open scenario: one Scenario value, what the window shows for it (core::whatIf(): the figures with their named
 /// terms, the strategy comparison, the "what would fit" advice, the fixes), the pinned scenarios the compare view
 /// shows (saved with the file as its "pins"), the undo stack of whole-Scenario and whole-pin-list edits and the file
-/// it belongs to. An edit changes scenario() at once; whatIf() runs on a background job (WhatIfRunner, newest wins)
-/// and resultReady delivers its value, so the views follow a moment later and the GUI thread never evaluates.
+/// it belongs to. An edit (of the scenario or the pins) changes scenario() or pins() at once; whatIf() of both runs on a
+/// background job (WhatIfRunner, newest wins) and resultReady / pinsChanged deliver its value, so the views follow a
+/// moment later and the GUI thread never evaluates.
 class ScenarioDocument : public QObject
 {
     Q_OBJECT
@@ -40,15 +41,16 @@ public:
     /// shown()->result and shown()->strategies.
     [[nodiscard]] const core::Result& result() const { return m_shown->result; }
     [[nodiscard]] const core::StrategyComparison& comparison() const { return m_shown->strategies; }
-    /// A whatIf() of a newer scenario than shown()'s runs or waits.
+    /// A whatIf() of a newer scenario or pin list than shown()'s runs or waits.
     [[nodiscard]] bool isEvaluating() const;
     /// Counts the scenarios sent to the background job; shownGeneration() is the count of shown()'s.
     [[nodiscard]] std::uint64_t requestedGeneration() const;
     [[nodiscard]] std::uint64_t shownGeneration() const { return m_shownGeneration; }
     [[nodiscard]] QUndoStack* undoStack() const { return m_undo; }
-    /// The pinned scenarios, in order, and their results (core::evaluate of each, same order).
+    /// The pinned scenarios, in order, edits included whose results have not arrived yet (what a save writes).
     [[nodiscard]] const std::vector<core::Scenario>& pins() const { return m_pins; }
-    [[nodiscard]] const std::vector<core::Result>& pinResults() const { return m_pinResults; }
+    /// The results of shown()->pins (core::evaluate of each, same order): of pins() unless isEvaluating().
+    [[nodiscard]] const std::vector<core::Result>& pinResults() const { return m_shown->pinResults; }
     /// Pin i's label: its scenario name, or "Pin N".
     [[nodiscard]] QString pinLabel(int i) const;
 
@@ -87,8 +89,14 @@ signals:
     void scenarioChanged();
     /// The newest scenario's whatIf() arrived; shown() is it. Every view of the scenario's figures takes it from here.
     void resultReady(std::shared_ptr<const core::WhatIf> shown);
-    /// The pins changed (pin, unpin, clear, their undo and redo, New, Open): the new list and its results.
+    /// pins() changed (pin, unpin, clear, their undo and redo, New, Open); their results follow with pinsChanged.
+    void pinsEdited();
+    /// The pins changed (pin, unpin, clear, their undo and redo, New, Open) and their results arrived with the newest
+    /// whatIf(): the new list and its results (shown()->pins and ->pinResults).
     void pinsChanged(const std::vector<core::Scenario>& pins, const std::vector<core::Result>& results);
+    /// shown() is the whatIf() of the newest scenario and pins (isEvaluating() is false), after resultReady and
+    /// pinsChanged when those came with it.
+    void settled();
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& path);
 
@@ -107,7 +115,8 @@ private:
     std::uint64_t m_shownGeneration = 0;
     WhatIfRunner* m_runner = nullptr;
     std::vector<core::Scenario> m_pins;
-    std::vector<core::Result> m_pinResults;
+    bool m_scenarioPending = false; ///< the job runs for a changed scenario: resultReady follows
+    bool m_pinsPending = false; ///< the job runs for changed pins: pinsChanged follows
     QUndoStack* m_undo = nullptr;
     QString m_filePath;
     int m_interactionDepth = 0;

@@ -19,22 +19,22 @@ WhatIfRunner::~WhatIfRunner()
     m_watcher.waitForFinished();
 }
 
-void WhatIfRunner::request(const core::Scenario& scenario)
+void WhatIfRunner::request(const core::Scenario& scenario, const std::vector<core::Scenario>& pins)
 {
     ++m_requested;
     if (m_running)
-        m_waiting = scenario; // replaces an older waiting scenario: it would be stale before it ran
+        m_waiting = Request { scenario, pins }; // replaces an older waiting request: it would be stale before it ran
     else
-        start(scenario);
+        start({ scenario, pins });
 }
 
-void WhatIfRunner::start(core::Scenario scenario)
+void WhatIfRunner::start(Request request)
 {
     m_running = true;
     m_runningGeneration = m_requested;
-    // The job owns its copy of the scenario and returns a value: it shares nothing with the GUI thread.
-    m_watcher.setFuture(QtConcurrent::run([s = std::move(scenario)] {
-        return std::shared_ptr<const core::WhatIf>(std::make_shared<core::WhatIf>(core::whatIf(s)));
+    // The job owns its copy of the scenario and pins and returns a value: it shares nothing with the GUI thread.
+    m_watcher.setFuture(QtConcurrent::run([r = std::move(request)] {
+        return std::shared_ptr<const core::WhatIf>(std::make_shared<core::WhatIf>(core::whatIf(r.scenario, r.pins)));
     }));
 }
 
@@ -44,7 +44,7 @@ void WhatIfRunner::finished()
     const std::uint64_t generation = m_runningGeneration;
     m_running = false;
     if (m_waiting) { // a newer request came while this one ran: drop this result, run the newest
-        core::Scenario next = std::move(*m_waiting);
+        Request next = std::move(*m_waiting);
         m_waiting.reset();
         start(std::move(next));
         return;

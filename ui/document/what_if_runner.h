@@ -9,10 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace shardscope::ui {
 
-/// Runs core::whatIf() on a background thread (QtConcurrent), newest wins: at most one job in flight and one scenario
+/// Runs core::whatIf() (a scenario with its pins) on a background thread (QtConcurrent), newest wins: at most one job in flight and one scenario
 /// waiting. A request made while a job runs replaces the waiting scenario; when the job ends with a newer request
 /// made meanwhile its result is stale and dropped, and the newest scenario runs next. Only the result of the newest
 /// request is delivered, by resultReady on the thread that owns the runner.
@@ -24,8 +25,8 @@ public:
     /// Waits for a job in flight (a whatIf() takes milliseconds); its result is dropped.
     ~WhatIfRunner() override;
 
-    /// Evaluates scenario; its result supersedes every earlier request's.
-    void request(const core::Scenario& scenario);
+    /// Evaluates scenario and its pins; its result supersedes every earlier request's.
+    void request(const core::Scenario& scenario, const std::vector<core::Scenario>& pins);
     /// A job runs or waits: the last delivered result is not the newest request's yet.
     [[nodiscard]] bool isBusy() const { return m_running; }
     /// Counts request() calls; resultReady carries the count of the request it answers.
@@ -36,11 +37,15 @@ signals:
     void resultReady(std::shared_ptr<const core::WhatIf> result, std::uint64_t generation);
 
 private:
-    void start(core::Scenario scenario);
+    struct Request {
+        core::Scenario scenario;
+        std::vector<core::Scenario> pins;
+    };
+    void start(Request request);
     void finished();
 
     QFutureWatcher<std::shared_ptr<const core::WhatIf>> m_watcher;
-    std::optional<core::Scenario> m_waiting;
+    std::optional<Request> m_waiting;
     std::uint64_t m_requested = 0;
     std::uint64_t m_runningGeneration = 0;
     bool m_running = false;

@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editors/enum_choices.h"
 
+#include <shardscope/core/enum_names.h>
 #include <shardscope/core/scenario.h>
 
 #include <QtGlobal>
+
+#include <vector>
 
 namespace shardscope::ui {
 
 #define T(x) QT_TRANSLATE_NOOP("Choices", x)
 namespace {
 using namespace shardscope::core;
-const Choice kSharding[] = {
-    { int(Sharding::Ddp), T("DDP (replicated)"),
-        T("Every data-parallel rank holds all parameters, gradients and optimizer states.") },
-    { int(Sharding::Zero1), T("ZeRO-1 (optimizer)"),
-        T("Optimizer states sharded across the data-parallel group (P_os).") },
-    { int(Sharding::Zero2), T("ZeRO-2 (+ gradients)"), T("Optimizer states and gradients sharded (P_os+g).") },
-    { int(Sharding::Zero3), T("ZeRO-3 (+ parameters)"),
-        T("Optimizer states, gradients and parameters sharded (P_os+g+p).") },
-    { int(Sharding::FsdpFull), T("FSDP full shard"), T("PyTorch FSDP FULL_SHARD (= ZeRO-3).") },
-    { int(Sharding::FsdpGradOp), T("FSDP shard grad-op"), T("PyTorch FSDP SHARD_GRAD_OP (= ZeRO-2).") },
-    { int(Sharding::FsdpHybrid), T("FSDP hybrid shard"),
-        T("Full shard inside a shard group, replicated across groups (HSDP).") },
-};
 const Choice kPrecision[] = {
     { int(Precision::Fp32), T("FP32") },
     { int(Precision::Bf16Mixed), T("BF16 mixed") },
@@ -124,7 +114,17 @@ const Choice kPosition[] = { { int(PositionEmbedding::Learned), T("Learned") },
 } // namespace
 #undef T
 
-std::span<const Choice> shardingChoices() { return kSharding; }
+std::span<const Choice> shardingChoices()
+{
+    // The core's name table: each mode's long label, and what it shards as the hint.
+    static const std::vector<Choice> choices = [] {
+        std::vector<Choice> out;
+        for (const core::ShardingName& n : core::shardingNames())
+            out.push_back({ int(n.sharding), n.longLabel, n.description });
+        return out;
+    }();
+    return choices;
+}
 std::span<const Choice> precisionChoices() { return kPrecision; }
 std::span<const Choice> optimizerChoices() { return kOptimizer; }
 std::span<const Choice> recomputeChoices() { return kRecompute; }

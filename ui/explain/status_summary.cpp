@@ -6,6 +6,7 @@
 #include "explain/tooltips.h"
 #include "util/units.h"
 #include "explain/uncertainty_text.h"
+#include "util/sharding_names.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -39,7 +40,7 @@ QString changeLabel(const core::FitSuggestion& f)
     case core::FitChange::SequenceParallel: return tr("sequence parallel");
     case core::FitChange::RaiseTensorParallel: return tr("TP=%1").arg(f.value);
     case core::FitChange::DoublePipeline: return tr("PP=%1").arg(f.value);
-    case core::FitChange::Zero3: return tr("ZeRO-3");
+    case core::FitChange::Zero3: return shardingShort(core::Sharding::Zero3);
     case core::FitChange::OffloadOptimizer: return tr("optimizer offload to CPU");
     case core::FitChange::DoubleNodes: return tr("%1 nodes").arg(f.value);
     }

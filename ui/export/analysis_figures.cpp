@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/analysis_figures.h"
 
+#include "analysis/pane_defaults.h"
 #include "analysis/rank_map_chart.h"
 #include "analysis/search_scatter.h"
 #include "analysis/sizing_chart.h"
@@ -16,12 +17,6 @@
 #include <thread>
 
 namespace shardscope::ui {
-
-const std::vector<std::string>& defaultSizingGpuIds()
-{
-    static const std::vector<std::string> ids { "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb", "mi300x" };
-    return ids;
-}
 
 std::unique_ptr<ChartBase> makeAnalysisChart(
     ChartKind kind, const core::Scenario& s, const core::Result& r, const core::Catalog& catalog)
@@ -39,7 +34,7 @@ std::unique_ptr<ChartBase> makeAnalysisChart(
     }
     case ChartKind::Sweep: {
         const std::vector<core::SweepCurve> curves = core::sweep(s, core::SweepAxis::Gpus,
-            core::defaultSweepValues(s, core::SweepAxis::Gpus), core::defaultSweepStrategies(), catalog);
+            core::defaultSweepValues(s, core::SweepAxis::Gpus), core::sweepStrategies(), catalog);
         auto c = std::make_unique<SweepChart>(SweepChart::Metric::Memory);
         c->setCurves(curves, core::SweepAxis::Gpus, s.cluster.gpus(), core::usableMemory(s));
         c->nameAxis();
@@ -53,8 +48,8 @@ std::unique_ptr<ChartBase> makeAnalysisChart(
                     != defaultSizingGpuIds().end())
                 gpus.push_back(&g);
         auto c = std::make_unique<SizingChart>();
-        c->setRows(core::sizeCluster(s, gpus, core::defaultSweepStrategies(), kDefaultSizingTokens),
-            SizingChart::Metric::MinGpus);
+        c->setRows(
+            core::sizeCluster(s, gpus, core::sweepStrategies(), kDefaultSizingTokens), SizingChart::Metric::MinGpus);
         return c;
     }
     case ChartKind::RankMap: {

@@ -8,21 +8,12 @@
 #include <shardscope/core/scenario.h>
 
 #include <memory>
-#include <string>
-#include <vector>
 
 namespace shardscope::ui {
 
 class ChartBase;
 
-/// GPU types the sizing pane compares when it opens (with the scenario's own): H100, H200, B200, MI300X.
-[[nodiscard]] const std::vector<std::string>& defaultSizingGpuIds();
-/// Token budget the sizing pane starts with: 10^12 (1 T tokens).
-inline constexpr double kDefaultSizingTokens = 1e12;
-/// Nodes the rank map shows when it opens (the first ones).
-inline constexpr int kDefaultRankMapNodes = 16;
-
-/// An analysis chart of the scenario with its pane's opening settings, as `shardscope-cli export --chart` draws it
+/// An analysis chart of the scenario with its pane's opening settings (analysis/pane_defaults.h), as `shardscope-cli export --chart` draws it
 /// on a machine without the window (not shown; the caller owns it):
 /// - Search: every layout on the scenario's GPU count (core::SearchOptions defaults: 10% headroom, every strategy,
 ///   offload allowed), step time against memory, the Pareto front, the scenario marked;

@@ -1,27 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/export_controller.h"
 
-#include "analysis/analysis_tabs.h"
-#include "analysis/rank_map_chart.h"
-#include "analysis/rank_map_pane.h"
-#include "analysis/search_pane.h"
-#include "analysis/search_scatter.h"
-#include "analysis/sizing_chart.h"
-#include "analysis/sizing_pane.h"
-#include "analysis/sweep_chart.h"
-#include "analysis/sweep_pane.h"
-#include "analysis/timeline_chart.h"
-#include "analysis/timeline_pane.h"
 #include "charts/chart_base.h"
-#include "compare/compare_controller.h"
-#include "compare/compare_time_chart.h"
-#include "compare/compare_view.h"
-#include "compare/waterfall_chart.h"
 #include "document/scenario_document.h"
 #include "export/analysis_figures.h"
 #include "export/numbers_export.h"
 #include "export/report_writer.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/message.h"
 
 #include <shardscope/core/scenario_name.h>
@@ -105,32 +90,6 @@ QMenu* ExportController::contextMenu(ChartBase* chart, ChartKind kind, const Cha
     return menu;
 }
 
-void ExportController::attachAnalysisCharts(AnalysisTabs* tabs)
-{
-    attachChart(tabs->timeline()->chart(), ChartKind::Timeline);
-    SearchScatterChart* search = tabs->search()->scatter();
-    attachChart(search, ChartKind::Search, [search] { return search->copy(); });
-    // The memory sweep last: it is what the dialog and Copy Chart draw until another sweep chart is right-clicked.
-    for (int i = SweepPane::kCharts - 1; i >= 0; --i) {
-        SweepChart* sweep = tabs->sweep()->chart(i);
-        attachChart(sweep, ChartKind::Sweep, [sweep] { return sweep->copy(); });
-    }
-    SizingChart* sizing = tabs->sizing()->chart();
-    attachChart(sizing, ChartKind::Sizing, [sizing] { return sizing->copy(); });
-    RankMapChart* rankMap = tabs->rankMap()->chart();
-    attachChart(rankMap, ChartKind::RankMap, [rankMap] { return rankMap->copy(); });
-}
-
-void ExportController::attachCompareCharts(CompareController* compare)
-{
-    connect(compare, &CompareController::viewCreated, this, [this](CompareView* view) {
-        CompareTimeChart* time = view->timeChart();
-        attachChart(time, ChartKind::Compare, [time] { return time->copy(); });
-        WaterfallChart* waterfall = view->waterfallChart();
-        attachChart(waterfall, ChartKind::Waterfall, [waterfall] { return waterfall->copy(); });
-    });
-}
-
 void ExportController::attachChart(ChartBase* chart, ChartKind kind, ChartMaker maker)
 {
     if (maker)
@@ -169,10 +128,10 @@ QString ExportController::exportTo(const QString& path, const ExportDialog::Choi
                     return chart;
             return makeAnalysisChart(kind, s, r, m_doc->catalog());
         };
-        o.pins = m_doc->pins();
-        o.pinResults = m_doc->pinResults();
-        for (int i = 0; i < int(o.pins.size()); ++i)
-            o.pinLabels << m_doc->pinLabel(i);
+        o.pins = shown->pins; // with their results: the pins the compare view shows
+        o.pinResults = shown->pinResults;
+        for (const core::Scenario& pin : o.pins)
+            o.pinLabels << QString::fromStdString(core::scenarioTitle(pin));
         return writer.write(path, *shown, o);
     }
     case ExportDialog::Target::Csv: return writeBytes(path, resultCsv(s, r));

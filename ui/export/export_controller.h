@@ -16,14 +16,13 @@ class QWidget;
 
 namespace shardscope::ui {
 
-class AnalysisTabs;
 class ChartBase;
-class CompareController;
 class ScenarioDocument;
 
 /// Exports of the open scenario: File → Export… (dialog), Export Report…, the charts' context menus (copy image,
 /// export this chart) and the non-interactive functions behind them. Every chart is rendered from the document's
-/// scenario into a chart of its own, so exports never depend on the window's size or theme.
+/// scenario into a chart of its own, so exports never depend on the window's size or theme. The window registers
+/// its charts with attachChart() (a ChartBase and a ChartMaker, the figure interface): export knows no pane or view.
 class ExportController : public QObject
 {
     Q_OBJECT
@@ -37,10 +36,6 @@ public:
     /// the document. The kind's exports (dialog, Copy Chart) then use the maker of the chart last attached or
     /// right-clicked.
     void attachChart(ChartBase* chart, ChartKind kind, ChartMaker maker = {});
-    /// Attaches the analysis tabs' charts (search scatter, the four sweep charts, sizing, rank map; the timeline is a
-    /// scenario chart) and, once the comparison window exists, its step-time and waterfall charts.
-    void attachAnalysisCharts(AnalysisTabs* tabs);
-    void attachCompareCharts(CompareController* compare);
     /// The chart kinds exports can draw: the scenario's charts and those attached with a maker, in kAllChartKinds order.
     [[nodiscard]] QList<ChartKind> availableCharts() const;
     /// The figure exports of kind draw (the kind's maker, or the document's scenario chart).

@@ -3,7 +3,7 @@
 
 #include "document/scenario_document.h"
 #include "export/numbers_export.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>

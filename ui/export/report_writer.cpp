@@ -7,7 +7,7 @@
 #include "explain/status_summary.h"
 #include "explain/tooltips.h"
 #include "export/chart_figure.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/atomic_file.h"
 #include "util/units.h"
 #include "explain/uncertainty_text.h"

@@ -56,7 +56,7 @@ Autosaver::Autosaver(ScenarioDocument* doc, QObject* parent)
     m_timer->setInterval(kDefaultIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &Autosaver::tick);
     connect(m_doc, &ScenarioDocument::scenarioChanged, this, [this] { m_pending = true; });
-    connect(m_doc, &ScenarioDocument::pinsChanged, this, [this] { m_pending = true; });
+    connect(m_doc, &ScenarioDocument::pinsEdited, this, [this] { m_pending = true; });
     connect(m_doc, &ScenarioDocument::modifiedChanged, this, &Autosaver::onModifiedChanged);
     connect(m_doc, &ScenarioDocument::filePathChanged, this, [this] {
         if (!m_doc->isModified())

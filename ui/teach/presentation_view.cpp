@@ -7,10 +7,9 @@
 #include "document/scenario_document.h"
 #include "explain/field_names.h"
 #include "explain/formulas.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/units.h"
 
-#include <shardscope/core/evaluate.h>
 #include <shardscope/core/scenario_json.h>
 #include <shardscope/core/waterfall.h>
 
@@ -458,7 +457,12 @@ void PresentationView::showStep()
 {
     const core::Lesson& l = lesson();
     const core::LessonStep& step = l.steps[size_t(m_step)];
-    m_doc->reset(step.scenario, QString()); // drawStep() follows with its figures
+    // The previous step rides along as a pin: the background job evaluates it with the step, for the text's
+    // "before" figures. drawStep() follows with both.
+    std::vector<core::Scenario> previous;
+    if (m_step > 0)
+        previous.push_back(l.steps[size_t(m_step - 1)].scenario);
+    m_doc->reset(step.scenario, QString(), std::move(previous));
 }
 
 void PresentationView::drawStep()
@@ -468,7 +472,9 @@ void PresentationView::drawStep()
     const core::Scenario& s = m_doc->shown()->scenario;
     const core::Result& r = m_doc->shown()->result;
     const core::Scenario before = m_step > 0 ? l.steps[size_t(m_step - 1)].scenario : core::defaultScenario(m_catalog);
-    const core::Result previous = m_step > 0 ? core::evaluate(before) : core::Result {};
+    // The previous step's figures, evaluated with this step by the document's job (showStep() pins it).
+    const std::vector<core::Result>& pinned = m_doc->shown()->pinResults;
+    const core::Result* previous = m_step > 0 && !pinned.empty() ? &pinned.front() : nullptr;
 
     m_lessonTitle->setText(tr("Lesson %1 · %2").arg(m_lesson + 1).arg(QString::fromStdString(l.title)));
     m_lessonTitle->setStyleSheet(QStringLiteral("color: #FFD400;"));
@@ -530,8 +536,7 @@ void PresentationView::drawStep()
         } else {
             figureNames << name;
             label = figureTitle(name);
-            const std::string rendered
-                = core::renderLessonText("{" + h + "}", s, r, m_step > 0 ? &previous : nullptr, lessonBytes());
+            const std::string rendered = core::renderLessonText("{" + h + "}", s, r, previous, lessonBytes());
             if (rendered != "{" + h + "}")
                 value = QString::fromStdString(rendered);
         }

@@ -5,13 +5,28 @@
 
 #include "shardscope/core/scenario.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace shardscope::core {
 
-const char* toString(Sharding v);
+/// How the program names a sharding mode, the one table every view reads (the UI translates the labels).
+struct ShardingName {
+    Sharding sharding;
+    const char* key; ///< the scenario file's spelling, "fsdp-full" (toString)
+    const char* shortLabel; ///< tables, legends and chart bars: "FSDP full"
+    const char* longLabel; ///< generated scenario names and the editor: "FSDP full shard"
+    const char* description; ///< one line on what it shards: "PyTorch FSDP FULL_SHARD (= ZeRO-3)."
+};
+/// Every sharding mode in enum order (DDP, ZeRO-1, ZeRO-2, ZeRO-3, FSDP full, FSDP grad-op, FSDP hybrid).
+[[nodiscard]] std::span<const ShardingName> shardingNames();
+[[nodiscard]] const ShardingName& shardingName(Sharding v);
+/// Where offload goes, as labels spell it: "none", "CPU", "NVMe".
+[[nodiscard]] const char* offloadLabel(OffloadTarget v);
+
+const char* toString(Sharding v); ///< shardingName(v).key
 const char* toString(Precision v);
 const char* toString(Optimizer v);
 const char* toString(Recompute v);

@@ -6,6 +6,7 @@
 #include "shardscope/core/catalog.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
+#include "shardscope/core/strategies.h"
 
 #include <string>
 #include <vector>
@@ -13,19 +14,6 @@
 namespace shardscope::core {
 
 enum class SweepAxis { ModelSize, Gpus, Nodes, Tp, Pp, MicroBatch, SeqLen, GlobalBatch };
-
-/// A strategy curve of a sweep: sharding plus recompute and offload variants.
-struct SweepStrategy {
-    std::string label;
-    Sharding sharding = Sharding::Ddp;
-    Recompute recompute = Recompute::Selective;
-    OffloadTarget offloadOptimizer = OffloadTarget::None;
-    OffloadTarget offloadParameters = OffloadTarget::None;
-};
-
-/// The usual "which strategy when" set: DDP, ZeRO-1, ZeRO-2, ZeRO-3, ZeRO-3 + full recompute, ZeRO-3 + full
-/// recompute + CPU offload (each label names the recompute and offload it sets; DDP to ZeRO-3 recompute selectively).
-std::vector<SweepStrategy> defaultSweepStrategies();
 
 struct SweepPoint {
     double x = 0; ///< axis value (parameters for ModelSize)
@@ -37,7 +25,7 @@ struct SweepPoint {
 };
 
 struct SweepCurve {
-    SweepStrategy strategy;
+    Strategy strategy;
     std::vector<SweepPoint> points;
 };
 
@@ -50,11 +38,10 @@ std::vector<const ModelSpec*> modelFamily(const Catalog& catalog, const std::str
 /// The scenario with one axis set to `value` (ModelSize: `value` indexes modelFamily()).
 Scenario applyAxis(const Scenario& base, SweepAxis axis, double value, const Catalog& catalog);
 
-/// Each point is exactly evaluate(applyAxis(applyStrategy(base))).
+/// One curve per strategy (sweepStrategies() is the usual ladder); each point is exactly
+/// evaluate(applyAxis(withStrategy(base, strategy))).
 std::vector<SweepCurve> sweep(const Scenario& base, SweepAxis axis, const std::vector<double>& values,
-    const std::vector<SweepStrategy>& strategies, const Catalog& catalog);
-
-Scenario applyStrategy(const Scenario& base, const SweepStrategy& strategy);
+    const StrategyLadder& strategies, const Catalog& catalog);
 
 /// Cluster sizing: for each GPU type and strategy, the fewest GPUs that fit, and the time and cost to train
 /// `tokens` tokens on that many GPUs (hourly price from the catalog, or `hourlyPriceOverride` when > 0).
@@ -66,6 +53,6 @@ struct SizingRow {
     double trainCostUsd = 0; ///< 0 when no price is known
 };
 std::vector<SizingRow> sizeCluster(const Scenario& base, const std::vector<const GpuSpec*>& gpus,
-    const std::vector<SweepStrategy>& strategies, double tokens, double hourlyPriceOverride = 0);
+    const StrategyLadder& strategies, double tokens, double hourlyPriceOverride = 0);
 
 } // namespace shardscope::core

@@ -18,7 +18,7 @@ namespace shardscope::core {
 
 /// The scenario re-evaluated under one sharding strategy (and offload), for the comparison charts.
 struct StrategyVariant {
-    std::string label; ///< "ZeRO-3\n+CPU opt." (StrategyChoice::label, or strategyLabel() of the scenario's own)
+    std::string label; ///< "ZeRO-3\n+CPU opt." (Strategy::label, or strategyLabel() of the scenario's own)
     Scenario scenario; ///< the open scenario with only parallelism.sharding and offload changed
     Result result; ///< figures and terms without min_gpus, ranges or warnings; valid == false with the issues
     bool current = false; ///< same strategy and offload as the open scenario
@@ -57,15 +57,13 @@ struct FitSuggestion {
 [[nodiscard]] std::vector<FitSuggestion> fitCandidates(const Scenario& scenario);
 
 struct FitAdvice {
-    /// The valid candidates that fit, fastest step first (ties keep the candidate order), at most kShownFits.
+    /// The valid candidates that fit, fastest step first (ties keep the candidate order), at most two
+    /// (kShownFits in what_if.cpp).
     std::vector<FitSuggestion> fitting;
     /// When none fits: the valid candidate with the smallest memory total (the first of equals); none when no
     /// candidate is valid.
     std::optional<FitSuggestion> closest;
 };
-
-/// How many fitting changes the advice names.
-inline constexpr size_t kShownFits = 2;
 
 /// For a valid scenario that does not fit: each of fitCandidates() that validates, evaluated; empty otherwise.
 [[nodiscard]] FitAdvice fitAdvice(const Scenario& scenario, const Result& result);
@@ -77,9 +75,11 @@ struct WhatIf {
     StrategyComparison strategies; ///< compareStrategies(scenario)
     FitAdvice advice; ///< fitAdvice(scenario, result)
     std::vector<Fix> fixes; ///< nearestValidFixes(scenario) (empty for a valid scenario)
+    std::vector<Scenario> pins; ///< the scenarios shown beside it (the document's pins, a lesson's previous step)
+    std::vector<Result> pinResults; ///< evaluate() of each pin, same order
 };
 
-/// All of the above for scenario. Pure; safe to call from any thread.
-[[nodiscard]] WhatIf whatIf(const Scenario& scenario);
+/// All of the above for scenario, and evaluate() of each of pins. Pure; safe to call from any thread.
+[[nodiscard]] WhatIf whatIf(const Scenario& scenario, const std::vector<Scenario>& pins = {});
 
 } // namespace shardscope::core

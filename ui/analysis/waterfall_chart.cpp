@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "compare/waterfall_chart.h"
+#include "analysis/waterfall_chart.h"
 
 #include "charts/axis_ticks.h"
 #include "charts/qcp.h"
 #include "explain/field_names.h"
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 #include "util/units.h"
 
 #include <QFontMetricsF>

@@ -13,7 +13,7 @@
 
 namespace shardscope::ui {
 
-/// A setting (waterfall path, "parallelism.sharding") as the editors show it: "ZeRO-3 (+ parameters)", "H100 SXM5
+/// A setting (waterfall path, "parallelism.sharding") as the editors show it: "ZeRO-3", "H100 SXM5
 /// 80GB", "400 GB/s", "yes".
 [[nodiscard]] QString settingText(const core::Scenario& s, const QString& path);
 

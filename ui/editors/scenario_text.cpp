@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "export/scenario_text.h"
+#include "editors/scenario_text.h"
 
 #include "editors/enum_choices.h"
 #include "explain/field_names.h"
