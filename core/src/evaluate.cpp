@@ -195,8 +195,7 @@ void addWarnings(const Scenario& s, Result& r)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
-    for (auto& w : placementWarnings(s))
-        r.warnings.push_back(std::move(w));
+    appendPlacementWarnings(s, r.warnings);
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
     if (s.model.layers % p.pp != 0 && p.pipelineLayout.empty())
