@@ -30,7 +30,6 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     r.valid = true;
     r.collectives.clear();
     r.collectives.reserve(12);
-    r.stages.clear();
     r.bytesByGroup = {};
     r.totalCommBytes = 0;
 
@@ -58,10 +57,14 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const LayerTimes moeL = layerTimes(s, sh, compute, comm, true, double(m));
 
     // Every pipeline stage: its memory and its micro-batch time; the peak stage and the slowest stage.
+    // Every field of every stage is written below: a reused result (searches) keeps its stages, only resized.
     r.stages.resize(pp);
     // Each stage's shape and time, made once: the slowest stage's step and min_gpus' peak candidates read them again.
-    std::vector<StageShape> shapes(pp);
-    std::vector<StageTime> times(pp);
+    // Per-thread buffers, as the stages (a search evaluates millions of layouts), each element written before it is read.
+    thread_local std::vector<StageShape> shapes;
+    thread_local std::vector<StageTime> times;
+    shapes.resize(pp);
+    times.resize(pp);
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     for (int i = 0; i < pp; ++i) {
