@@ -79,7 +79,7 @@ void sortRanked(std::vector<SearchPoint>& points)
     std::vector<SearchPoint> sorted;
     sorted.reserve(points.size());
     for (const RankedKey& k : keys)
-        sorted.push_back(std::move(points[k.at]));
+        sorted.push_back(points[k.at]);
     points = std::move(sorted);
 }
 } // namespace
