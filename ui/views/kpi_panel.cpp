@@ -55,6 +55,7 @@ void KpiPanel::updateFonts()
     m_big = font();
     m_big.setPointSizeF(font().pointSizeF() * 1.45);
     m_big.setBold(true);
+    m_neededWidth = -1;
     updateGeometry();
 }
 
@@ -72,12 +73,15 @@ int KpiPanel::cardHeight() const
 
 int KpiPanel::neededCardWidth() const
 {
+    if (m_neededWidth >= 0)
+        return m_neededWidth;
     const QFontMetrics small(m_small), big(m_big);
     int w = 0;
     for (const Card& c : m_cards)
         w = std::max({ w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail),
             small.horizontalAdvance(c.range), big.horizontalAdvance(c.value) });
-    return w + kPad + kPad / 2 + 2;
+    m_neededWidth = w + kPad + kPad / 2 + 2;
+    return m_neededWidth;
 }
 
 int KpiPanel::columnsFor(int width) const
@@ -193,6 +197,7 @@ void KpiPanel::mouseReleaseEvent(QMouseEvent* event)
 void KpiPanel::setCard(int index, const QString& value, const QString& detail, QColor colour, const QString& range)
 {
     Card& c = m_cards[index];
+    m_neededWidth = -1;
     c.value = value;
     c.detail = detail;
     c.valueColor = colour;
