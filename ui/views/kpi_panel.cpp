@@ -148,19 +148,24 @@ void KpiPanel::paintEvent(QPaintEvent*)
         const QRect inner = r.adjusted(kPad, kPad / 2, -kPad / 2, -kPad / 2);
         const int smallH = QFontMetrics(m_small).height();
         const int bigH = QFontMetrics(m_big).height();
+        // The widest text of any card (rounded to whole pixels, hence the one pixel) fits: nothing to elide, and
+        // eliding would lay out every text a second time in each paint.
+        const bool fits = neededCardWidth() - (kPad + kPad / 2 + 2) + 1 <= inner.width();
+        const auto shown = [&](const QFont& font, const QString& text) {
+            return fits ? text : QFontMetrics(font).elidedText(text, Qt::ElideRight, inner.width());
+        };
         p.setFont(m_small);
         p.setPen(muted);
         p.drawText(QRect(inner.left(), inner.top(), inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_small).elidedText(c.caption, Qt::ElideRight, inner.width()));
+            shown(m_small, c.caption));
         p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_small).elidedText(c.detail, Qt::ElideRight, inner.width()));
+            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.detail));
         p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(m_small).elidedText(c.range, Qt::ElideRight, inner.width()));
+            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.range));
         p.setFont(m_big);
         p.setPen(c.valueColor.isValid() ? c.valueColor : pal.color(QPalette::Text));
         p.drawText(QRect(inner.left(), inner.top() + smallH, inner.width(), bigH), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_big).elidedText(c.value, Qt::ElideRight, inner.width()));
+            shown(m_big, c.value));
     }
 }
 
