@@ -830,7 +830,8 @@ void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, 
     out.push_back(std::move(t));
 }
 
-PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
+namespace {
+template <class ShapeOf> PeakCandidates peakCandidatesOf(const Scenario& s, const Shape& shape, ShapeOf shapeOf)
 {
     PeakCandidates c;
     const int pp = s.parallelism.pp;
@@ -843,10 +844,21 @@ PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
         if (i < 0 || i >= pp || std::find(c.index, c.index + c.count, i) != c.index + c.count)
             continue;
         c.index[c.count] = i;
-        c.shape[c.count] = stageShape(s, shape, i);
+        c.shape[c.count] = shapeOf(i);
         ++c.count;
     }
     return c;
+}
+} // namespace
+
+PeakCandidates peakCandidates(const Scenario& s, const Shape& shape)
+{
+    return peakCandidatesOf(s, shape, [&](int i) { return stageShape(s, shape, i); });
+}
+
+PeakCandidates peakCandidates(const Scenario& s, const Shape& shape, std::span<const StageShape> stageShapes)
+{
+    return peakCandidatesOf(s, shape, [&](int i) { return stageShapes[size_t(i)]; });
 }
 
 bool candidatesFit(

@@ -10,6 +10,7 @@
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,8 @@ struct PeakCandidates {
     bool everyStage = false;
 };
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);
+/// The same from the stage shapes already made (stageShape of stage i at index i, one per stage).
+PeakCandidates peakCandidates(const Scenario& s, const Shape& shape, std::span<const StageShape> stageShapes);
 
 /// Whether every candidate stage's per-GPU memory (without NCCL buffers) is within `budget` for a layout (min_gpus
 /// varies its dp; search skips layouts that do not fit); stops at the first stage over it.

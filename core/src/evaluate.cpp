@@ -30,7 +30,6 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     r.valid = true;
     r.collectives.clear();
     r.collectives.reserve(12);
-    r.stages.clear();
     r.bytesByGroup = {};
     r.totalCommBytes = 0;
 
@@ -58,13 +57,18 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const LayerTimes moeL = layerTimes(s, sh, compute, comm, true, double(m));
 
     // Every pipeline stage: its memory and its micro-batch time; the peak stage and the slowest stage.
+    // Every field of every stage is written below: a reused result (searches) keeps its stages, only resized.
     r.stages.resize(pp);
-    std::vector<StageTime> times(pp);
+    // Each stage's shape and time, made once: the slowest stage's step and min_gpus' peak candidates read them again.
+    // Per-thread buffers, as the stages (a search evaluates millions of layouts), each element written before it is read.
+    thread_local std::vector<StageShape> shapes;
+    thread_local std::vector<StageTime> times;
+    shapes.resize(pp);
+    times.resize(pp);
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
-    StageShape previousShape;
     for (int i = 0; i < pp; ++i) {
-        const StageShape st = stageShape(s, sh, i);
+        const StageShape& st = shapes[i] = stageShape(s, sh, i);
         StageInfo& si = r.stages[i];
         si.stage = i;
         si.layers = st.layers;
@@ -77,8 +81,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
         // Stages of the same shape take the same time (stageTime depends on the stage only through its shape).
         times[i]
-            = i > 0 && st == previousShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
-        previousShape = st;
+            = i > 0 && st == shapes[i - 1] ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
         si.forwardTime = times[i].forward;
         si.backwardTime = times[i].backward;
         si.weightGradTime = times[i].weightGrad;
@@ -113,7 +116,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     const StageInfo& S = r.stages[slow];
     const double tSlow = S.forwardTime + S.backwardTime;
     SlowStage slowStage;
-    slowStage.shape = stageShape(s, sh, slow);
+    slowStage.shape = shapes[slow];
     slowStage.m = static_cast<double>(m);
     slowStage.lastBackward = S.backwardTime;
     slowStage.dpFwd = times[slow].dpFwd;
@@ -147,7 +150,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
 
     if (terms) {
         // Memory of the peak stage, from stageMemory's own computation, + NCCL's buffers in the communication term.
-        stageMemoryTerms(s, sh, stageShape(s, sh, r.peakStage), r.peakStage, layout, m, nccl, *terms);
+        stageMemoryTerms(s, sh, shapes[r.peakStage], r.peakStage, layout, m, nccl, *terms);
         Term usable = termOf("memory.usable", usableMemory<Expr>(s), "(fits: memory total ≤ usable)");
         usable.group = TermGroup::Capacity; // what the total is judged against, not a part of it
         usable.label = "Usable memory";
@@ -175,7 +178,7 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
         addStepTerms(s, sh, r, st, *terms);
     }
 
-    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.usable, nccl, r.peakStage) : 0;
+    r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.usable, nccl, r.peakStage, shapes) : 0;
 }
 
 double usableMemory(const Scenario& scenario) { return detail::usableMemory<detail::Fast>(scenario).value(); }
@@ -195,8 +198,7 @@ void addWarnings(const Scenario& s, Result& r)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
-    for (auto& w : placementWarnings(s))
-        r.warnings.push_back(std::move(w));
+    appendPlacementWarnings(s, r.warnings);
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
     if (s.model.layers % p.pp != 0 && p.pipelineLayout.empty())

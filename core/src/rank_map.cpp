@@ -111,8 +111,14 @@ std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers)
 std::vector<Issue> placementWarnings(const Scenario& s)
 {
     std::vector<Issue> w;
+    appendPlacementWarnings(s, w);
+    return w;
+}
+
+void appendPlacementWarnings(const Scenario& s, std::vector<Issue>& w)
+{
     if (dataParallel(s) == 0)
-        return w;
+        return;
     // The communication model's own placements (layout.h): no member lists needed.
     const Layout l = makeLayout(s);
     const auto& p = s.parallelism;
@@ -131,7 +137,6 @@ std::vector<Issue> placementWarnings(const Scenario& s)
         w.push_back({ "parallelism.cp",
             "the CP group spans " + std::to_string(l.cpGroup.nodes)
                 + " nodes: K/V ring exchanges cross the inter-node network" });
-    return w;
 }
 
 } // namespace shardscope::core

@@ -51,15 +51,41 @@ double rankKey(double x)
 }
 } // namespace
 
-bool rankedBefore(const SearchPoint& a, const SearchPoint& b)
+namespace {
+/// What rankedBefore compares: the score's rank key, then the memory, then the enumeration index.
+struct RankedKey {
+    double key = 0, memory = 0;
+    int64_t index = 0;
+    size_t at = 0; ///< the point's place in the unsorted list
+};
+
+RankedKey rankedKey(const SearchPoint& p, size_t at) { return { rankKey(p.score), p.memory, p.index, at }; }
+
+bool keyBefore(const RankedKey& a, const RankedKey& b)
 {
-    const double ka = rankKey(a.score), kb = rankKey(b.score);
-    if (ka != kb)
-        return ka > kb;
+    if (a.key != b.key)
+        return a.key > b.key;
     if (a.memory != b.memory)
         return a.memory < b.memory;
     return a.index < b.index;
 }
+
+/// Sorts points by rankedBefore with each point's rank key made once, not twice per comparison.
+void sortRanked(std::vector<SearchPoint>& points)
+{
+    std::vector<RankedKey> keys(points.size());
+    for (size_t i = 0; i < points.size(); ++i)
+        keys[i] = rankedKey(points[i], i);
+    std::sort(keys.begin(), keys.end(), keyBefore);
+    std::vector<SearchPoint> sorted;
+    sorted.reserve(points.size());
+    for (const RankedKey& k : keys)
+        sorted.push_back(points[k.at]);
+    points = std::move(sorted);
+}
+} // namespace
+
+bool rankedBefore(const SearchPoint& a, const SearchPoint& b) { return keyBefore(rankedKey(a, 0), rankedKey(b, 0)); }
 
 std::vector<size_t> paretoFront(const std::vector<SearchPoint>& points)
 {
@@ -326,7 +352,7 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
     }
     out.feasible = static_cast<int64_t>(out.points.size());
     out.cancelled = progress && progress->cancel.load();
-    std::sort(out.points.begin(), out.points.end(), rankedBefore);
+    sortRanked(out.points);
     out.pareto = paretoFront(out.points);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

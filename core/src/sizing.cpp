@@ -3,13 +3,14 @@
 #include "sizing.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <vector>
 
 namespace shardscope::core::detail {
 
 int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsHere, double capacity, double buffers,
-    int peakStage)
+    int peakStage, std::span<const StageShape> stageShapes)
 {
     const int tp = layout.tp, pp = layout.pp, cp = layout.cp, ep = layout.ep, dp = layout.dp;
     // dp beyond the validated GPU limit (1e7 GPUs) is never tried, so every rank product stays in int.
@@ -19,7 +20,7 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     // g / gcd(g, tp·cp), g = expert_tp·ep (ep / gcd(ep, cp) when expert_tp = tp)
     const int64_t grid = int64_t(layout.etp) * ep;
     const int step = ep > 1 || layout.etp != tp ? int(grid / std::gcd(grid, int64_t(tp) * cp)) : 1;
-    PeakCandidates cand = peakCandidates(s, sh);
+    PeakCandidates cand = peakCandidates(s, sh, stageShapes);
     // The evaluated layout's peak stage first: at another dp it is the likeliest to be over (candidatesFit stops there).
     for (int k = 1; k < cand.count; ++k)
         if (cand.index[k] == peakStage) {
@@ -28,12 +29,28 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
         }
     // NCCL buffers change little with dp (only the dp-group placement): bisect with this layout's buffers,
     // then settle the answer with the exact buffers of the candidate degrees.
-    auto fitsAt = [&](int64_t d, double nccl) {
-        const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
-        return candidatesFit(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb, capacity - nccl);
+    // The bisection, the exact checks and the walk over valid degrees revisit some degrees: each (dp, buffers) pair is
+    // tried once, and the evaluated degree's exact buffers are the ones evaluate computed (`buffers`).
+    struct Tried {
+        int64_t d = 0;
+        double nccl = 0;
+        bool fits = false;
     };
-    auto fitsExact
-        = [&](int64_t k) { return fitsAt(k * step, ncclBufferBytes(s, makeLayout(s, static_cast<int>(k * step)))); };
+    std::array<Tried, 8> tried {};
+    size_t triedCount = 0;
+    auto fitsAt = [&](int64_t d, double nccl) {
+        for (size_t i = 0; i < std::min(triedCount, tried.size()); ++i)
+            if (tried[i].d == d && tried[i].nccl == nccl)
+                return tried[i].fits;
+        const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
+        const bool fits = candidatesFit(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb, capacity - nccl);
+        tried[triedCount++ % tried.size()] = { d, nccl, fits };
+        return fits;
+    };
+    auto fitsExact = [&](int64_t k) {
+        const int64_t d = k * step;
+        return fitsAt(d, d == dp ? buffers : ncclBufferBytes(s, makeLayout(s, static_cast<int>(d))));
+    };
     // Memory falls as dp grows, so bisect; the evaluated layout itself bounds the range from one side.
     int64_t lo = 1, hi = dpMax / step;
     const int64_t top = hi;

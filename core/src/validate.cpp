@@ -85,29 +85,37 @@ struct Checker {
     }
     // The message follows the field's name where it is shown ("cluster.nodes: is -4; it must be between 1 and
     // 10000000"), so it does not repeat the name.
+    // The checks pass on every valid scenario (validate runs before each evaluate): the test is inline, the message
+    // out of line, so that a passing check costs a few instructions.
     bool range(const char* field, double v, double lo, double hi)
     {
-        if (!std::isfinite(v)) {
-            fail(field, "must be a finite number");
-            return false;
-        }
-        if (v < lo || v > hi) {
-            fail(field, "is ", number(v), "; it must be between ", number(lo), " and ", number(hi));
-            return false;
-        }
-        return true;
+        if (std::isfinite(v) && v >= lo && v <= hi) [[likely]]
+            return true;
+        outOfRange(field, v, lo, hi);
+        return false;
     }
     bool positive(const char* field, double v, double hi = 1e30)
     {
-        if (!std::isfinite(v) || v <= 0) {
+        if (std::isfinite(v) && v > 0 && v <= hi) [[likely]]
+            return true;
+        notPositive(field, v, hi);
+        return false;
+    }
+
+private:
+    [[gnu::noinline, gnu::cold]] void outOfRange(const char* field, double v, double lo, double hi)
+    {
+        if (!std::isfinite(v))
+            fail(field, "must be a finite number");
+        else
+            fail(field, "is ", number(v), "; it must be between ", number(lo), " and ", number(hi));
+    }
+    [[gnu::noinline, gnu::cold]] void notPositive(const char* field, double v, double hi)
+    {
+        if (!std::isfinite(v) || v <= 0)
             fail(field, field, " (", v, ") must be a positive number");
-            return false;
-        }
-        if (v > hi) {
+        else
             fail(field, field, " (", v, ") is larger than the limit ", hi);
-            return false;
-        }
-        return true;
     }
 };
 

@@ -8,7 +8,10 @@
 // pipeline stages (one memory bar per stage); prints
 //   bench: gui_update_median VALUE ms
 //   bench: gui_update_p99 VALUE ms
-// with the worst of the three scenarios. Usage: gui_bench [iterations]
+// with the worst of the three scenarios, and the start-up, from main() to the window shown with the default scenario's
+// figures drawn (its first whatIf() arrived and every chart replotted; issue 22 asks ≤ 0.2 s):
+//   bench: gui_startup VALUE ms
+// Usage: gui_bench [iterations]
 #include "test_support.h"
 
 #include "session/app_theme.h"
@@ -112,6 +115,8 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
 
 int main(int argc, char* argv[])
 {
+    QElapsedTimer startup;
+    startup.start();
     QApplication app(argc, argv);
     const int iterations = argc > 1 ? std::max(10, std::atoi(argv[1])) : 300;
     QTemporaryDir dir;
@@ -120,6 +125,10 @@ int main(int argc, char* argv[])
     ui::MainWindow window(test::catalog(), &settings);
     window.resize(1600, 1000);
     window.show();
+    while (window.document()->isEvaluating())
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    window.replotAllNow();
+    const double startupMs = double(startup.nsecsElapsed()) / 1e6;
     for (int i = 0; i < 10; ++i)
         QApplication::processEvents();
 
@@ -145,5 +154,6 @@ int main(int argc, char* argv[])
     window.document()->reset(core::defaultScenario(test::catalog()), QString());
     std::printf("bench: gui_update_median %.3f ms\n", worst.median);
     std::printf("bench: gui_update_p99 %.3f ms\n", worst.p99);
+    std::printf("bench: gui_startup %.1f ms\n", startupMs);
     return 0;
 }

@@ -92,6 +92,7 @@ private slots:
     void microBatchValuesDivideReplicaBatch();
     void issueMarksControl();
     void undoRefreshesControls();
+    void oneRefreshPerEdit();
     void pipelineLayoutEditsDocument();
     void rangesMatchValidation();
     void documentIsShownAsItIs_data();
@@ -424,6 +425,25 @@ void TestEditors::undoRefreshesControls()
     m_doc->undoStack()->undo();
     QVERIFY(test::settle(*m_doc));
     QCOMPARE(layers->value(), before);
+}
+
+void TestEditors::oneRefreshPerEdit()
+{
+    // An edit redraws every panel's controls once, when the scenario changes; its result (resultReady) marks the
+    // fields and shows the parameter count without redrawing the controls a second time.
+    QVERIFY(test::settle(*m_doc));
+    const QList<ui::EditorPanel*>& panels = m_editor->panels();
+    QVERIFY(!panels.isEmpty());
+    std::vector<int> before;
+    for (const ui::EditorPanel* p : panels)
+        before.push_back(p->refreshCount());
+    QSignalSpy results(m_doc, &ScenarioDocument::resultReady);
+    m_doc->edit(QStringLiteral("nodes"), QStringLiteral("cluster.nodes"),
+        [](core::Scenario& s) { s.cluster.nodes = s.cluster.nodes + 1; });
+    QVERIFY(test::settle(*m_doc));
+    QCOMPARE(results.count(), 1);
+    for (qsizetype i = 0; i < panels.size(); ++i)
+        QCOMPARE(panels[i]->refreshCount(), before[size_t(i)] + 1);
 }
 
 void TestEditors::rangesMatchValidation()

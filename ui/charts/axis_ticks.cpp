@@ -75,6 +75,22 @@ double TickSpace::extent(const QString& label) const
     return w;
 }
 
+void SpaceAwareTicker::setSpace(const TickSpace& space)
+{
+    if (space.vertical != m_space.vertical || space.font != m_space.font)
+        m_extents.clear();
+    m_space = space;
+}
+
+double SpaceAwareTicker::extent(const QString& label)
+{
+    if (const auto it = m_extents.constFind(label); it != m_extents.cend())
+        return *it;
+    if (m_extents.size() >= 512) // labels of ranges long gone
+        m_extents.clear();
+    return *m_extents.insert(label, m_space.extent(label));
+}
+
 double TickSpace::minDistance(double extentA, double extentB, bool names) const
 {
     const QFontMetricsF fm(font);
@@ -121,7 +137,7 @@ double FitTicker::getTickStep(const QCPRange& range)
             const double mid = std::round((first + last) / 2 / step) * step + step;
             double widest = 0;
             for (double v : { first, last, mid })
-                widest = std::max(widest, m_space.extent(siLabel(v, step, m_magnitude)));
+                widest = std::max(widest, extent(siLabel(v, step, m_magnitude)));
             if (px < m_space.minDistance(widest, widest))
                 continue;
             if (px < floorPx) {
@@ -166,7 +182,7 @@ QVector<double> FitLogTicker::createTickVector(double tickStep, const QCPRange& 
             if (t < range.lower * (1 - 1e-9) || t > range.upper * (1 + 1e-9))
                 continue;
             const double px = m_space.pixel(t, range);
-            const double ext = m_space.extent(getTickLabel(t, QLocale(), QLatin1Char('g'), 0));
+            const double ext = extent(getTickLabel(t, QLocale(), QLatin1Char('g'), 0));
             if (prevExtent >= 0 && std::abs(px - prevPx) < m_space.minDistance(prevExtent, ext)) {
                 fits = false;
                 break;

@@ -9,6 +9,7 @@
 #include "charts/qcp.h"
 
 #include <QFont>
+#include <QHash>
 #include <QString>
 
 #include <limits>
@@ -40,11 +41,18 @@ class SpaceAwareTicker
 {
 public:
     virtual ~SpaceAwareTicker() = default;
-    void setSpace(const TickSpace& space) { m_space = space; }
+    void setSpace(const TickSpace& space);
     [[nodiscard]] const TickSpace& space() const { return m_space; }
 
 protected:
+    /// m_space.extent(label), measured once per label and font: every replot fits the ticks again, and shaping the
+    /// candidate labels' text was a fifth of a chart's replot.
+    [[nodiscard]] double extent(const QString& label);
+
     TickSpace m_space;
+
+private:
+    QHash<QString, double> m_extents; ///< label → extent in m_space's font and direction
 };
 
 /// A linear value axis: the densest nice step whose SI labels keep a gap.

@@ -32,16 +32,20 @@ LegendStrip::LegendStrip(int columns, QWidget* parent)
 void LegendStrip::setEntries(const QList<Entry>& entries)
 {
     m_entries = entries;
+    m_columnWidth = -1;
     updateGeometry();
     update();
 }
 
 int LegendStrip::columnWidth() const
 {
+    if (m_columnWidth >= 0)
+        return m_columnWidth;
     int w = 0;
     for (const Entry& e : m_entries)
         w = std::max(w, fontMetrics().horizontalAdvance(e.text));
-    return kSwatch + kGap + w;
+    m_columnWidth = kSwatch + kGap + w;
+    return m_columnWidth;
 }
 
 QSize LegendStrip::sizeFor(int columns) const
@@ -171,8 +175,10 @@ bool LegendStrip::event(QEvent* event)
 
 void LegendStrip::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange) {
+        m_columnWidth = -1;
         updateGeometry();
+    }
     QWidget::changeEvent(event);
 }
 

@@ -57,6 +57,9 @@ private:
     [[nodiscard]] int columnsFor(int width) const;
     [[nodiscard]] QSize sizeFor(int columns) const;
     QList<Entry> m_entries;
+    /// columnWidth(), measured once per change of the entries or the font (-1: to measure): every entryRect() asks for
+    /// it, once per entry in each paint.
+    mutable int m_columnWidth = -1;
     std::function<QString(int)> m_toolTip;
     int m_columns;
     bool m_wrap = false;

@@ -33,7 +33,10 @@ void EditorPanel::refresh()
     for (const auto& r : m_refreshers)
         r(s);
     refreshExtras(s);
+    ++m_refreshCount;
 }
+
+void EditorPanel::showResult(const core::Result& result) { resultExtras(m_doc->scenario(), result); }
 
 QLabel* EditorPanel::addRow(const QString& field, QWidget* widget, const QString& toolTip)
 {

@@ -3,6 +3,7 @@
 
 #include "editors/enum_choices.h"
 
+#include <shardscope/core/result.h>
 #include <shardscope/core/scenario.h>
 
 #include <QHash>
@@ -34,8 +35,13 @@ class EditorPanel : public QWidget
 public:
     EditorPanel(ScenarioDocument* doc, QWidget* parent);
 
-    /// Shows the document's current scenario in every control.
+    /// Shows the document's current scenario in every control (once per scenario change).
     void refresh();
+    /// Shows what the document's newest result says about this panel's fields (once per result): derived figures
+    /// (resultExtras); ScenarioEditor marks the fields its issues name with markProblems.
+    void showResult(const core::Result& result);
+    /// How often refresh() ran: the controls are redrawn once per scenario change, never again for its result.
+    [[nodiscard]] int refreshCount() const { return m_refreshCount; }
     [[nodiscard]] QWidget* widgetForField(const QString& field) const { return m_widgets.value(field); }
     /// Registered fields in form order.
     [[nodiscard]] const QStringList& fields() const { return m_fieldOrder; }
@@ -48,6 +54,8 @@ protected:
 
     /// Panel-specific refresh (value lists, enabled states, derived labels).
     virtual void refreshExtras(const core::Scenario&) { }
+    /// Panel-specific figures that come from the result (the parameter count), for the document's scenario.
+    virtual void resultExtras(const core::Scenario&, const core::Result&) { }
 
     QLabel* addRow(const QString& field, QWidget* widget, const QString& toolTip = {});
     /// A spin box over [min, max] (core validation's range) for an int field; a document value outside the range
@@ -83,6 +91,7 @@ private:
     QStringList m_fieldOrder;
     QHash<QString, QLabel*> m_labels;
     QHash<QString, QString> m_marked; // field -> "e:msg" / "w:msg" currently shown
+    int m_refreshCount = 0;
 };
 
 } // namespace shardscope::ui

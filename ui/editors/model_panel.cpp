@@ -158,7 +158,12 @@ void ModelPanel::refreshExtras(const Scenario& s)
     selectCatalogEntry(m_preset, int(m_doc->catalog().models.size()), QString::fromStdString(s.model.id), custom,
         preset ? tr("%1 (modified)").arg(QString::fromStdString(preset->name))
                : tr("Custom: %1").arg(QString::fromStdString(s.model.name)));
-    const core::Result& r = m_doc->result();
+    for (QWidget* w : std::as_const(m_moeRows))
+        setRowVisible(w, s.model.isMoe());
+}
+
+void ModelPanel::resultExtras(const Scenario& s, const core::Result& r)
+{
     ParameterCount count;
     if (r.valid && r.parameters > 0)
         count = { r.parameters, r.activeParameters, true };
@@ -170,8 +175,6 @@ void ModelPanel::refreshExtras(const Scenario& s)
         m_params->setText(tr("%1, %2 active").arg(Units::count(count.total), Units::count(count.active)));
     else
         m_params->setText(Units::count(count.total));
-    for (QWidget* w : std::as_const(m_moeRows))
-        setRowVisible(w, s.model.isMoe());
 }
 
 } // namespace shardscope::ui

@@ -17,6 +17,7 @@ public:
 
 protected:
     void refreshExtras(const core::Scenario& s) override;
+    void resultExtras(const core::Scenario& s, const core::Result& r) override;
 
 private:
     void fillPresets();

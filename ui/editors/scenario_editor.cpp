@@ -68,9 +68,11 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* doc, QWidget* parent)
         m_content->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * frameWidth());
 
     // The controls follow an edit, undo or redo at once; the issue marks and the parameter count follow its result.
+    // Each once: the controls on the scenario change, the marks and the figures on its result.
     connect(doc, &ScenarioDocument::scenarioChanged, this, &ScenarioEditor::refresh);
-    connect(doc, &ScenarioDocument::resultReady, this, &ScenarioEditor::refresh);
+    connect(doc, &ScenarioDocument::resultReady, this, &ScenarioEditor::showResult);
     refresh();
+    showResult();
 }
 
 ScenarioEditor::~ScenarioEditor()
@@ -100,6 +102,10 @@ void ScenarioEditor::refresh()
     m_name->setPlaceholderText(QString::fromStdString(core::generatedName(s))); // the name while none is typed
     for (EditorPanel* p : std::as_const(m_panels))
         p->refresh();
+}
+
+void ScenarioEditor::showResult()
+{
     // Mark the controls that the core's issues and warnings name.
     QHash<QString, QString> errors;
     QHash<QString, QString> warnings;
@@ -108,8 +114,10 @@ void ScenarioEditor::refresh()
         errors.insert(knownField(QString::fromStdString(i.field)), QString::fromStdString(i.message));
     for (const core::Issue& w : r.warnings)
         warnings.insert(knownField(QString::fromStdString(w.field)), QString::fromStdString(w.message));
-    for (EditorPanel* p : std::as_const(m_panels))
+    for (EditorPanel* p : std::as_const(m_panels)) {
         p->markProblems(errors, warnings);
+        p->showResult(r);
+    }
 }
 
 QSize ScenarioEditor::sizeHint() const

@@ -30,7 +30,10 @@ public:
     [[nodiscard]] QSize sizeHint() const override;
 
 private:
+    /// The name and every control show the document's scenario (scenarioChanged).
     void refresh();
+    /// The controls the result's issues and warnings name are marked, and the panels show its figures (resultReady).
+    void showResult();
     void addGroup(const QString& title, EditorPanel* panel);
 
     ScenarioDocument* m_doc;

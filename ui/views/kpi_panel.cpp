@@ -55,6 +55,7 @@ void KpiPanel::updateFonts()
     m_big = font();
     m_big.setPointSizeF(font().pointSizeF() * 1.45);
     m_big.setBold(true);
+    m_neededWidth = -1;
     updateGeometry();
 }
 
@@ -72,12 +73,15 @@ int KpiPanel::cardHeight() const
 
 int KpiPanel::neededCardWidth() const
 {
+    if (m_neededWidth >= 0)
+        return m_neededWidth;
     const QFontMetrics small(m_small), big(m_big);
     int w = 0;
     for (const Card& c : m_cards)
         w = std::max({ w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail),
             small.horizontalAdvance(c.range), big.horizontalAdvance(c.value) });
-    return w + kPad + kPad / 2 + 2;
+    m_neededWidth = w + kPad + kPad / 2 + 2;
+    return m_neededWidth;
 }
 
 int KpiPanel::columnsFor(int width) const
@@ -144,19 +148,24 @@ void KpiPanel::paintEvent(QPaintEvent*)
         const QRect inner = r.adjusted(kPad, kPad / 2, -kPad / 2, -kPad / 2);
         const int smallH = QFontMetrics(m_small).height();
         const int bigH = QFontMetrics(m_big).height();
+        // The widest text of any card (rounded to whole pixels, hence the one pixel) fits: nothing to elide, and
+        // eliding would lay out every text a second time in each paint.
+        const bool fits = neededCardWidth() - (kPad + kPad / 2 + 2) + 1 <= inner.width();
+        const auto shown = [&](const QFont& font, const QString& text) {
+            return fits ? text : QFontMetrics(font).elidedText(text, Qt::ElideRight, inner.width());
+        };
         p.setFont(m_small);
         p.setPen(muted);
         p.drawText(QRect(inner.left(), inner.top(), inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_small).elidedText(c.caption, Qt::ElideRight, inner.width()));
+            shown(m_small, c.caption));
         p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_small).elidedText(c.detail, Qt::ElideRight, inner.width()));
+            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.detail));
         p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(m_small).elidedText(c.range, Qt::ElideRight, inner.width()));
+            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.range));
         p.setFont(m_big);
         p.setPen(c.valueColor.isValid() ? c.valueColor : pal.color(QPalette::Text));
         p.drawText(QRect(inner.left(), inner.top() + smallH, inner.width(), bigH), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(m_big).elidedText(c.value, Qt::ElideRight, inner.width()));
+            shown(m_big, c.value));
     }
 }
 
@@ -193,6 +202,7 @@ void KpiPanel::mouseReleaseEvent(QMouseEvent* event)
 void KpiPanel::setCard(int index, const QString& value, const QString& detail, QColor colour, const QString& range)
 {
     Card& c = m_cards[index];
+    m_neededWidth = -1;
     c.value = value;
     c.detail = detail;
     c.valueColor = colour;

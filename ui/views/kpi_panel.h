@@ -61,6 +61,9 @@ private:
     void relayoutIfRowsChange();
     void updateFonts();
     QList<Card> m_cards;
+    /// neededCardWidth(), measured once per change of a card's text or the fonts (-1: to measure): every cardRect()
+    /// asks for it, six times per paint.
+    mutable int m_neededWidth = -1;
     core::Result m_result; ///< what the cards show (the tooltips read its terms)
     QFont m_small;
     QFont m_big;

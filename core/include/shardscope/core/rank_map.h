@@ -44,5 +44,7 @@ std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers =
 
 /// Placement advice: a TP or EP group that spills across nodes or out of the NVLink domain, a CP group that does.
 std::vector<Issue> placementWarnings(const Scenario& s);
+/// The same advice appended to `out` (evaluate's warnings), without a list of its own.
+void appendPlacementWarnings(const Scenario& s, std::vector<Issue>& out);
 
 } // namespace shardscope::core
