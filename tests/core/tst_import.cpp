@@ -397,7 +397,8 @@ void TestImport::shellWordsLikeBash()
     QCOMPARE(aware.scenario.training.masterWeights, MasterWeights::Fp32Remainder);
     QCOMPARE(aware.scenario.training.momentsDtype, MomentsDtype::Bf16);
     const ImportResult mixedMoments = run(ImportSource::MegatronArgs,
-        script + " --use-precision-aware-optimizer --main-params-dtype fp16 --exp-avg-dtype fp8 --exp-avg-sq-dtype bf16");
+        script
+            + " --use-precision-aware-optimizer --main-params-dtype fp16 --exp-avg-dtype fp8 --exp-avg-sq-dtype bf16");
     QCOMPARE(mixedMoments.scenario.training.masterWeights, MasterWeights::Fp16);
     QCOMPARE(mixedMoments.scenario.training.momentsDtype, MomentsDtype::Bf16);
     QVERIFY(hasIssue(mixedMoments.warnings, "--exp-avg-sq-dtype", "bf16"));
@@ -409,8 +410,8 @@ void TestImport::shellWordsLikeBash()
     const ImportResult unaware = run(ImportSource::MegatronArgs, script + " --exp-avg-dtype bf16");
     QCOMPARE(unaware.scenario.training.momentsDtype, MomentsDtype::Fp32);
     QVERIFY(hasIssue(unaware.warnings, "--main-params-dtype", "--use-precision-aware-optimizer"));
-    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, script + " --exp-avg-dtype fp4").errors, "--exp-avg-dtype",
-        "not one of"));
+    QVERIFY(hasIssue(
+        run(ImportSource::MegatronArgs, script + " --exp-avg-dtype fp4").errors, "--exp-avg-dtype", "not one of"));
     const ImportResult noFp8 = run(ImportSource::MegatronArgs, script + " --fp8-param-gather");
     QVERIFY(!noFp8.scenario.training.fp8ParamGather);
     QVERIFY(hasIssue(noFp8.warnings, "--fp8-param-gather", "--fp8-format"));
