@@ -65,12 +65,14 @@ ModelCounts countParameters(const ModelSpec& m)
     // Gated MLPs (SwiGLU) have three matrices, plain GELU/ReLU MLPs two (Megatron-LM `gated`).
     const double mats = m.mlp == Mlp::SwiGlu ? 3.0 : 2.0;
     const double f = static_cast<double>(m.ffnHidden);
-    c.denseMlp = mats * h * f + (m.linearBias ? f + h : 0.0);
+    // Biases: the first projection's outputs ((mats − 1)·f: gate and up in a gated MLP, Megatron's linear_fc1 of width
+    // 2f) and the second's (h).
+    c.denseMlp = mats * h * f + (m.linearBias ? (mats - 1) * f + h : 0.0);
     c.layerNorms = 2 * normSize * h;
 
     if (m.isMoe()) {
         const double fe = static_cast<double>(m.moe.expertFfnHidden);
-        const double perExpert = mats * h * fe + (m.linearBias ? fe + h : 0.0);
+        const double perExpert = mats * h * fe + (m.linearBias ? (mats - 1) * fe + h : 0.0);
         c.routedExperts = m.moe.experts * perExpert;
         c.routedActive = m.moe.topK * perExpert;
         c.sharedExperts = m.moe.sharedExperts * perExpert;

@@ -122,6 +122,31 @@ void TestParameters::moeActiveCounts_data()
         QTest::newRow("deepseek-v3") << "deepseek-v3" << qint64(total) << qint64(active) << qint64(671'026'419'200)
                                      << qint64(37'552'297'472);
     }
+    {
+        // Qwen3 30B-A3B (HF config.json, qwen3_moe): 48 layers, h 2048, 32 query heads of 128, 4 KV heads, 128 experts of
+        // SwiGLU 768, top-8, router h·E, two RMSNorms per layer, untied V 151936, no biases (QK norms not counted).
+        const int64_t L = 48, h = 2048, V = 151936, fe = 768, E = 128, k = 8;
+        const int64_t attn = h * (32 * 128 + 2 * 4 * 128) + 32 * 128 * h;
+        const int64_t common = attn + h * E + 2 * h;
+        const int64_t total = L * (common + E * 3 * h * fe) + 2 * V * h + h;
+        const int64_t active = L * (common + k * 3 * h * fe) + 2 * V * h + h;
+        QTest::newRow("qwen3-30b-a3b") << "qwen3-30b-a3b" << qint64(total) << qint64(active) << qint64(30'532'110'336)
+                                       << qint64(3'353'020'416);
+    }
+    {
+        // gpt-oss-120b (HF config.json, gpt_oss): 36 layers, h 2880, 64 query heads of 64, 8 KV heads, biases on Q/K/V
+        // and the output projection, 128 SwiGLU experts of 2880 with biases on gate and up (2·fe) and down (h), top-4,
+        // router h·E, two RMSNorms, untied V 201088. Its model card: 116.83B total (sinks and the router's bias, E per
+        // layer, are not counted here).
+        const int64_t L = 36, h = 2880, V = 201088, fe = 2880, E = 128, k = 4, q = 64 * 64, kv = 8 * 64;
+        const int64_t attn = h * (q + 2 * kv) + (q + 2 * kv) + q * h + h;
+        const int64_t common = attn + h * E + 2 * h;
+        const int64_t expert = 3 * h * fe + 2 * fe + h;
+        const int64_t total = L * (common + E * expert) + 2 * V * h + h;
+        const int64_t active = L * (common + k * expert) + 2 * V * h + h;
+        QTest::newRow("gpt-oss-120b") << "gpt-oss-120b" << qint64(total) << qint64(active) << qint64(116'829'149'760)
+                                      << qint64(5'711'976'000);
+    }
 }
 
 void TestParameters::moeActiveCounts()
