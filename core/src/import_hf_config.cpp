@@ -161,7 +161,7 @@ void knownWithoutEffect(HfKeys& k)
         "bias_dropout_fusion", "skip_bias_add", "skip_bias_add_qkv", "attention_softmax_in_fp32", "unk_token_id",
         "prefix", "parallel_attn", "num_ln_in_parallel_attn", "qk_layernorm", "moe_layer_freq", "first_k_dense_replace",
         "decoder_sparse_step", "use_qk_norm", "max_position_embeddings", "n_positions", "hidden_act",
-        "activation_function", "head_dim" });
+        "activation_function", "head_dim", "swiglu_limit", "initial_context_length", "experts_per_token" });
 }
 
 struct Family {
@@ -172,7 +172,8 @@ constexpr Family kFamilies[] = { { "llama", "LlamaConfig" }, { "mistral", "Mistr
     { "mixtral", "MixtralConfig" }, { "qwen2", "Qwen2Config" }, { "qwen2_moe", "Qwen2MoeConfig" },
     { "qwen3", "Qwen3Config" }, { "qwen3_moe", "Qwen3MoeConfig" }, { "gemma", "GemmaConfig" }, { "phi3", "Phi3Config" },
     { "deepseek_v2", "DeepseekV2Config" }, { "deepseek_v3", "DeepseekV3Config" }, { "gpt2", "GPT2Config" },
-    { "gpt_neox", "GPTNeoXConfig" }, { "falcon", "FalconConfig" }, { "bloom", "BloomConfig" }, { "opt", "OPTConfig" } };
+    { "gpt_neox", "GPTNeoXConfig" }, { "falcon", "FalconConfig" }, { "bloom", "BloomConfig" }, { "opt", "OPTConfig" },
+    { "gpt_oss", "GptOssConfig" } };
 
 std::string supportedTypes()
 {
@@ -202,6 +203,7 @@ const std::map<std::string, LlamaDefaults>& llamaDefaults()
         { "phi3", { 32064, 3072, 8192, 32, 32, 0, 0, false } }, // configuration_phi3.py
         { "deepseek_v2", { 102400, 5120, 12288, 30, 32, 32, 0, false } }, // configuration_deepseek_v2.py
         { "deepseek_v3", { 129280, 7168, 18432, 61, 128, 128, 0, false } }, // configuration_deepseek_v3.py
+        { "gpt_oss", { 201088, 2880, 2880, 36, 64, 8, 64, false } }, // configuration_gpt_oss.py
     };
     return d;
 }
@@ -235,7 +237,8 @@ void slidingWindow(const std::string& type, HfKeys& k, ImportContext& cx, ModelS
     const bool use = !qwen || k.flag("use_sliding_window", false);
     // Defaults of the classes: MistralConfig sliding_window 4096; Mixtral, Phi-3 None; Qwen 4096 but unused.
     const bool nulled = k.present("sliding_window") && !k.has("sliding_window"); // null: None, full attention
-    const int64_t w = nulled ? 0 : k.count("sliding_window", type == "mistral" ? 4096 : 0);
+    // GptOssConfig sliding_window 128.
+    const int64_t w = nulled ? 0 : k.count("sliding_window", type == "mistral" ? 4096 : type == "gpt_oss" ? 128 : 0);
     std::vector<std::string> types = k.strings("layer_types");
     if (!use || w == 0 || m.layers <= 0)
         return;
@@ -301,6 +304,15 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
     // mlp_bias.
     if (type == "qwen2" || type == "qwen2_moe") {
         m.qkvBias = true;
+    } else if (type == "gpt_oss") {
+        // modeling_gpt_oss.py: q, k, v and o take attention_bias (default true); the experts' gate_up_proj and
+        // down_proj always have biases.
+        m.qkvBias = k.flag("attention_bias", true);
+        m.linearBias = m.qkvBias;
+        if (!m.qkvBias)
+            cx.warning("attention_bias", "false: the experts' biases are not counted either");
+        cx.warning("num_attention_heads",
+            "the attention sinks (one learned logit per head and layer) and the router's bias are not counted");
     } else {
         m.qkvBias = k.flag("attention_bias", false);
         const bool mlpBias = k.flag("mlp_bias", false);
@@ -317,6 +329,13 @@ void llamaFamily(const std::string& type, HfKeys& k, ImportContext& cx, ModelSpe
         // MixtralSparseMoeBlock: num_local_experts experts of intermediate_size, top num_experts_per_tok, no shared.
         m.moe.experts = k.small("num_local_experts", 8);
         m.moe.topK = k.small("num_experts_per_tok", 2);
+        m.moe.expertFfnHidden = m.ffnHidden;
+    } else if (type == "gpt_oss") {
+        // GptOssMLP: num_local_experts experts of intermediate_size (SwiGLU with clamping), top num_experts_per_tok
+        // (experts_per_token in OpenAI's own config), no shared experts, every layer MoE.
+        m.moe.experts = k.small("num_local_experts", 128);
+        m.moe.topK
+            = k.present("num_experts_per_tok") ? k.small("num_experts_per_tok", 4) : k.small("experts_per_token", 4);
         m.moe.expertFfnHidden = m.ffnHidden;
     } else if (type == "qwen2_moe") {
         // Qwen2MoeSparseMoeBlock: num_experts experts of moe_intermediate_size, plus one shared expert of

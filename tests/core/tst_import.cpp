@@ -125,6 +125,7 @@ void TestImport::hfParameterCountsMatchPublishedTotals_data()
     QTest::newRow("Qwen2 7B") << "qwen2-7b-instruct.config.json" << 7.62e9;
     QTest::newRow("DeepSeek-V3") << "deepseek-v3.config.json" << 671e9;
     QTest::newRow("GPT-2") << "gpt2.config.json" << 124e6;
+    QTest::newRow("gpt-oss-120b") << "gpt-oss-120b.config.json" << 116.83e9;
 }
 
 void TestImport::hfParameterCountsMatchPublishedTotals()
@@ -223,6 +224,17 @@ void TestImport::hfArchitectureDetails()
     QCOMPARE(ds.moe.expertFfnHidden, int64_t(2048));
     QCOMPARE(ds.mla.qLoraRank, int64_t(1536));
     QCOMPARE(ds.mla.kvLoraRank, int64_t(512));
+    // gpt-oss-120b: 4 of 128 experts, the 128-token window on every other layer (layer_types: sliding first), biases
+    // on attention and experts; the preset it matches.
+    const ImportResult oss = run(ImportSource::HfConfig, fixture("gpt-oss-120b.config.json"));
+    QVERIFY2(oss.ok(), qPrintable(dump(oss.errors)));
+    QCOMPARE(oss.scenario.model.moe.experts, 128);
+    QCOMPARE(oss.scenario.model.moe.topK, 4);
+    QCOMPARE(oss.scenario.model.slidingWindow, int64_t(128));
+    QCOMPARE(oss.scenario.model.slidingWindowPattern, 2);
+    QVERIFY(oss.scenario.model.qkvBias && oss.scenario.model.linearBias);
+    QVERIFY(hasIssue(oss.warnings, "num_attention_heads", "sinks"));
+    QCOMPARE(oss.scenario.model.id, std::string("gpt-oss-120b"));
     const ImportResult mx = run(ImportSource::HfConfig, fixture("mixtral-8x7b.config.json"));
     QCOMPARE(mx.scenario.model.id, std::string("mixtral-8x7b"));
     const Result r = evaluate(mx.scenario);
