@@ -63,7 +63,7 @@ template <class X> struct RoutedGemmsOf {
 /// weight gradient accumulated, read and written, in the gradient buffer's dtype) and the token copies in and out.
 /// The sum, not the roofline's max: checked against SimuMax's measured B200 group_matmul efficiencies
 /// (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json, 108 shapes of 128–9832 tokens per expert: mean
-/// |time error| 12% with the sum, 36% with the max; tests/tools/simumax_grouped_gemm.py), whose weight streaming at a
+/// |time error| 12% with the sum, 32% with the max; tests/tools/simumax_grouped_gemm.py), whose weight streaming at a
 /// few hundred tokens per expert is not hidden behind the math.
 template <class X> RoutedGemmsOf<X> routedGemms(const Scenario& s, const Shape& sh, const LayerCompute& c)
 {

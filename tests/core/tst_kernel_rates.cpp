@@ -21,6 +21,7 @@ private slots:
     void attentionBackwardIsTwoAndAHalfForwards();
     void recomputedAttentionRunsAtTheForwardRate();
     void fp8LinearRate();
+    void b200LinearRateIsSimuMaxsMeasuredGemmRate();
     void hostOverheadAddsPerLayer();
 };
 
@@ -231,6 +232,18 @@ void TestKernelRates::fp8LinearRate()
     QVERIFY(applyFramework(s, Framework::PyTorch, sstest::catalog()));
     QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_lin"),
         bf16 * s.profile.gemmEfficiency * 1.58 * 1979 / (2 * 989), 1e-9));
+}
+
+void TestKernelRates::b200LinearRateIsSimuMaxsMeasuredGemmRate()
+{
+    // Megatron-Core on a B200: R_lin = 2,250 TFLOP/s × the time-weighted efficiency of the 514 BF16 GEMMs SimuMax
+    // timed there at training shapes (configs/system/b200_bf16_ceperm.json, matmul.accurate_efficient_factor:
+    // Σ 2mkn / Σ (2mkn / efficiency) = 0.4770, tests/tools/simumax_gemm_fraction.py), not its best shape (0.655 × 0.80
+    // = 0.524); the catalog's 0.596 is 0.4770 / 0.80 rounded to three places.
+    Scenario s = flashScenario("b200-180gb", 4096, 128);
+    QCOMPARE(s.profile.gemmEfficiency, 0.80);
+    const double rLin = input(explain(s), "step_time.compute", "R_lin");
+    QVERIFY2(sstest::relClose(rLin, 2250e12 * 0.4770, 1e-3), qPrintable(QString::number(rLin, 'g', 12)));
 }
 
 void TestKernelRates::hostOverheadAddsPerLayer()
