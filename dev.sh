@@ -225,6 +225,7 @@ case "$cmd" in
     "$BUILD_DIR/tests/bench/bench_parse"
     "$BUILD_DIR/tests/bench/bench_calibrate"
     "$BUILD_DIR/tests/bench/bench_timeline"
+    "$BUILD_DIR/tests/bench/bench_what_if"
     if [ -x "$BUILD_DIR/tests/ui/gui_bench" ]; then
       QT_QPA_PLATFORM=offscreen "$BUILD_DIR/tests/ui/gui_bench"
       QT_QPA_PLATFORM=offscreen "$BUILD_DIR/tests/ui/rank_map_bench"

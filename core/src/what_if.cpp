@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // whatIf(): the open scenario explained, beside its strategy variants, the single changes that would make it fit and
 // the fixes of an invalid edit. Which variants are evaluated is decided here (once the GUI's StrategyComparison and
-// StatusSummary); each is evaluated with the same stages as evaluate().
+// StatusSummary); each is evaluated with the same stages as evaluate(), formula text only for the open scenario.
 #include "shardscope/core/what_if.h"
 
 #include "shardscope/core/evaluate.h"
@@ -20,12 +20,13 @@ namespace {
 /// (…) or TP=4 (…)"); our UI policy, no model figure; tst_what_if counts the advice against two.
 constexpr size_t kShownFits = 2;
 
-/// Validates, then evaluates with terms but without min_gpus (not shown per variant), ranges or warnings.
+/// Validates, then evaluates without terms (variantTerms() builds them for a tooltip), min_gpus (not shown per
+/// variant), ranges or warnings.
 void evaluateVariant(StrategyVariant& v)
 {
     v.result.issues = validate(v.scenario);
     if (v.result.issues.empty())
-        evaluateInto(v.scenario, v.result, false, &v.result.terms);
+        evaluateInto(v.scenario, v.result, false);
     else
         v.result.valid = false;
 }
@@ -66,6 +67,16 @@ StrategyComparison compareStrategies(const Scenario& scenario)
         out.push_back(std::move(v));
     }
     return out;
+}
+
+std::vector<Term> variantTerms(const StrategyVariant& variant)
+{
+    std::vector<Term> terms;
+    if (variant.result.valid) {
+        Result figures;
+        evaluateInto(variant.scenario, figures, false, &terms);
+    }
+    return terms;
 }
 
 std::vector<FitSuggestion> fitCandidates(const Scenario& s)

@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include "shardscope/core/strategies.h"
+#include "shardscope/core/term_keys.h"
 #include "shardscope/core/what_if.h"
 
 #include <QObject>
@@ -50,7 +51,8 @@ class TestWhatIf : public QObject
 private slots:
     void comparesTheZeroLadderAndOffloads();
     void addsTheOwnStrategyWhenNoneIsIt();
-    void variantFiguresAreTheCoresWithTerms();
+    void variantFiguresAreTheCoresWithoutTerms();
+    void variantTermsAreTheCoresWhenAsked();
     void invalidVariantCarriesItsIssues();
     void candidatesInOrderWithTheirValues();
     void candidatesSkipWhatIsAlreadySet();
@@ -108,20 +110,58 @@ void TestWhatIf::addsTheOwnStrategyWhenNoneIsIt()
     QVERIFY(c.back().own);
 }
 
-void TestWhatIf::variantFiguresAreTheCoresWithTerms()
+void TestWhatIf::variantFiguresAreTheCoresWithoutTerms()
 {
-    const Scenario s = defaultScenario(sstest::catalog());
-    for (const StrategyVariant& v : compareStrategies(s)) {
-        const Result r = explain(v.scenario);
-        QCOMPARE(v.result.valid, r.valid);
-        if (!r.valid)
-            continue;
-        QCOMPARE(v.result.memory.total(), r.memory.total());
-        QCOMPARE(v.result.step.total(), r.step.total());
-        QCOMPARE(v.result.fits, r.fits);
-        QCOMPARE(v.result.terms.size(), r.terms.size()); // a chart's tooltip shows them without evaluating again
-        QCOMPARE(v.result.minGpus, 0); // not shown per variant, so not computed
+    // whatIf() runs per edit: the variants' figures come from the fast path (no formula text), and are explain()'s.
+    for (const Scenario& s : { defaultScenario(sstest::catalog()), base() }) {
+        for (const StrategyVariant& v : compareStrategies(s)) {
+            const Result r = explain(v.scenario);
+            QCOMPARE(v.result.valid, r.valid);
+            QVERIFY(v.result.terms.empty());
+            if (!r.valid)
+                continue;
+            QCOMPARE(v.result.memory.total(), r.memory.total());
+            QCOMPARE(v.result.step.total(), r.step.total());
+            QCOMPARE(v.result.fits, r.fits);
+            QCOMPARE(v.result.usable, r.usable);
+            QCOMPARE(v.result.minGpus, 0); // not shown per variant, so not computed
+            // The charts read a variant's parts from its breakdown under the core's keys (ui termFigures()): the same
+            // list, order and values as explain()'s terms.
+            for (const TermGroup group : { TermGroup::Memory, TermGroup::StepTime }) {
+                const std::vector<const Term*> terms = termsOf(r.terms, group);
+                QCOMPARE(terms.size(), termKeys(group).size());
+                for (size_t i = 0; i < terms.size(); ++i) {
+                    const TermKey& k = termKeys(group)[i];
+                    QCOMPARE(terms[i]->key, std::string(k.key));
+                    QCOMPARE(group == TermGroup::Memory ? breakdownValue(v.result.memory, k.key)
+                                                        : breakdownValue(v.result.step, k.key),
+                        terms[i]->value);
+                }
+            }
+        }
     }
+}
+
+void TestWhatIf::variantTermsAreTheCoresWhenAsked()
+{
+    // A chart's tooltip asks for one variant's terms: explain()'s of that scenario, formula text included.
+    Scenario s = defaultScenario(sstest::catalog());
+    s.parallelism.sharding = Sharding::Zero2;
+    s.offload.parameters = OffloadTarget::Cpu; // the own bar, not allowed (tst invalidVariantCarriesItsIssues)
+    const StrategyComparison c = compareStrategies(s);
+    for (const StrategyVariant& v : c) {
+        const std::vector<Term> terms = variantTerms(v);
+        if (!v.result.valid) {
+            QVERIFY(terms.empty());
+            continue;
+        }
+        const Result r = explain(v.scenario);
+        QVERIFY(!terms.empty());
+        QCOMPARE(terms.size(), r.terms.size());
+        for (size_t i = 0; i < terms.size(); ++i)
+            QVERIFY2(terms[i] == r.terms[i], r.terms[i].key.c_str()); // key, value, formula, expression, inputs
+    }
+    QVERIFY(!c.back().result.valid);
 }
 
 void TestWhatIf::invalidVariantCarriesItsIssues()

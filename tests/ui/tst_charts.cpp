@@ -433,15 +433,35 @@ void TestCharts::stepTimeMatchesResult()
 void TestCharts::strategyChartShowsVariants()
 {
     const core::Scenario s = core::defaultScenario(test::catalog());
+    const core::StrategyComparison comparison = core::compareStrategies(s);
     ui::StrategyChart chart;
-    chart.setComparison(core::compareStrategies(s));
+    chart.setComparison(comparison);
     QVERIFY(chart.barCount() >= 4);
     showChart(chart);
     const QString tip
         = chart.toolTipAt(QPoint(int(chart.plot()->xAxis->coordToPixel(4)), int(chart.plot()->yAxis->coordToPixel(1))));
     QVERIFY2(tip.contains(QStringLiteral("ZeRO-3")), qPrintable(tip));
-    // The variant under the mouse is explained by its own terms.
+    // The variant under the mouse is explained by its own terms (evaluated when the tooltip asks: the variants carry
+    // figures only), down to the substituted expression of the bottom part.
+    QVERIFY(comparison[3].result.terms.empty());
+    const std::vector<core::Term> terms = core::variantTerms(comparison[3]);
+    const std::vector<const core::Term*> memory = core::termsOf(terms, core::TermGroup::Memory);
     QVERIFY2(tip.contains(QStringLiteral("Substituted")), qPrintable(tip));
+    const auto unbroken = [](QString html) { return html.remove(QChar(0x200B)); }; // the expression's break points
+    QVERIFY2(
+        unbroken(tip).contains(QString::fromStdString(memory.front()->expression).toHtmlEscaped()), qPrintable(tip));
+
+    // The step-time chart's rows of the variants, the same: row 1 (key 2.3) is the first compared strategy.
+    ui::StepTimeChart time;
+    time.setResult(core::explain(s), comparison);
+    showChart(time);
+    const QString rowTip = time.toolTipAt(QPoint(
+        int(time.plot()->xAxis->coordToPixel(time.value(1, 0) / 2)), int(time.plot()->yAxis->coordToPixel(2.3))));
+    const std::vector<core::Term> ddp = core::variantTerms(comparison[0]);
+    const core::Term* part = ui::findTerm(ddp, time.partKey(0).toStdString());
+    QVERIFY(part);
+    QVERIFY2(rowTip.contains(QString::fromStdString(comparison[0].label)), qPrintable(rowTip));
+    QVERIFY2(unbroken(rowTip).contains(QString::fromStdString(part->expression).toHtmlEscaped()), qPrintable(rowTip));
 }
 
 void TestCharts::rangesAsWhiskersAndBorderline()

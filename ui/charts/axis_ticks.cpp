@@ -123,21 +123,27 @@ double FitTicker::getTickStep(const QCPRange& range)
     // which that leaves one label or none takes the densest step whose labels only keep apart, so that it shows two.
     const double floorPx = m_space.vertical ? fm.height() * 2.2 : 48.0;
     double apartOnly = 0; // the densest step with two or more labels that keep apart
+    const double gapOnly = m_space.minDistance(0, 0); // the distance labels of no extent would need
     double decade = std::pow(10.0, std::floor(std::log10(range.size() / 200)));
     for (int i = 0; i < 30; ++i, decade *= 10)
         for (double m : { 1.0, 2.0, 2.5, 5.0 }) {
             const double step = m * decade;
             const double px = step / range.size() * m_space.length;
-            // The widest labels are at the ends (most digits) and in between (most decimals).
             const double first = std::ceil(range.lower / step) * step;
             const double last = std::floor(range.upper / step) * step;
             const bool two = last - first >= step * 0.5;
             if (px < floorPx && (apartOnly > 0 || !two))
                 continue;
-            const double mid = std::round((first + last) / 2 / step) * step + step;
-            double widest = 0;
-            for (double v : { first, last, mid })
-                widest = std::max(widest, extent(siLabel(v, step, m_magnitude)));
+            if (px < gapOnly) // too dense whatever the labels read
+                continue;
+            // Up the axis a label's extent is the height of its one line, whatever it reads; across it, the widest
+            // labels are at the ends (most digits) and in between (most decimals).
+            double widest = m_space.vertical ? fm.height() : 0;
+            if (!m_space.vertical) {
+                const double mid = std::round((first + last) / 2 / step) * step + step;
+                for (double v : { first, last, mid })
+                    widest = std::max(widest, extent(siLabel(v, step, m_magnitude)));
+            }
             if (px < m_space.minDistance(widest, widest))
                 continue;
             if (px < floorPx) {

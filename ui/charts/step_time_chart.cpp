@@ -102,7 +102,7 @@ void StepTimeChart::setResult(const core::Result& result, const core::StrategyCo
     for (const core::StrategyVariant& v : m_comparison)
         if (!v.own) // already the first row
             m_rows.push_back(
-                { QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.result });
+                { QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')), &v.result, &v });
 
     double maxTotal = 0, maxHigh = 0;
     for (const Row& r : std::as_const(m_rows))
@@ -193,7 +193,8 @@ QString StepTimeChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
     const QString value
         = tr("%1 (%2 of %3)")
               .arg(Units::seconds(seconds), Units::percent(total > 0 ? seconds / total : 0, 0), Units::seconds(total));
-    const core::Term* term = findTerm(r.result->terms, key);
+    const std::vector<core::Term> variantTerms = r.variant ? core::variantTerms(*r.variant) : std::vector<core::Term>();
+    const core::Term* term = findTerm(r.variant ? variantTerms : r.result->terms, key);
     return term ? termHtml(*term, value, r.label) : explainHtml(m_keys[size_t(part)], value, r.label);
 }
 

@@ -56,6 +56,7 @@ private:
     struct Row {
         QString label;
         const core::Result* result;
+        const core::StrategyVariant* variant = nullptr; ///< a compared strategy (terms when a tooltip asks); else null
     };
     [[nodiscard]] int rowAt(double key) const;
     [[nodiscard]] QString rowToolTip(int row) const;

@@ -146,7 +146,8 @@ QString StrategyChart::plottableToolTip(QCPAbstractPlottable* plottable, int ind
                               .arg(Units::bytes(breakdownValue(v.result.memory, key)),
                                   QString::fromStdString(v.label).replace(QLatin1Char('\n'), QLatin1Char(' ')),
                                   Units::bytes(v.result.memory.total()), Units::seconds(v.result.step.total()));
-    if (const core::Term* term = findTerm(v.result.terms, key))
+    const std::vector<core::Term> terms = core::variantTerms(v); // the variants carry figures only
+    if (const core::Term* term = findTerm(terms, key))
         return termHtml(*term, value);
     return explainHtml(m_stack->key(item), value);
 }

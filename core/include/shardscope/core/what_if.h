@@ -20,7 +20,7 @@ namespace shardscope::core {
 struct StrategyVariant {
     std::string label; ///< "ZeRO-3\n+CPU opt." (Strategy::label, or strategyLabel() of the scenario's own)
     Scenario scenario; ///< the open scenario with only parallelism.sharding and offload changed
-    Result result; ///< figures and terms without min_gpus, ranges or warnings; valid == false with the issues
+    Result result; ///< figures without terms, min_gpus, ranges or warnings (variantTerms()); invalid: the issues
     bool current = false; ///< same strategy and offload as the open scenario
     bool own = false; ///< the open scenario itself, added because no compared strategy is its own
 };
@@ -29,8 +29,13 @@ using StrategyComparison = std::vector<StrategyVariant>;
 /// DDP, ZeRO-1, ZeRO-2, ZeRO-3, ZeRO-3 + CPU optimizer offload, ZeRO-3 + CPU optimizer and parameter offload
 /// (comparedStrategies()), each a copy of scenario with only parallelism.sharding and offload changed; then, when
 /// none of them is the scenario's own strategy (FSDP, ZeRO-1/2 with offload), the scenario itself (own, current).
-/// Each is validated, then evaluated with its terms (a chart's tooltip shows them) but without min_gpus.
+/// Each is validated, then evaluated on the fast path: figures without terms (no formula text) and without min_gpus.
 [[nodiscard]] StrategyComparison compareStrategies(const Scenario& scenario);
+
+/// The terms of a variant's figures (explain()'s for its scenario, formula text included), evaluated when asked: a
+/// chart's tooltip shows one bar's; whatIf() runs per edit and builds text only for the open scenario. Empty for a
+/// variant that is not allowed.
+[[nodiscard]] std::vector<Term> variantTerms(const StrategyVariant& variant);
 
 /// One change the "what would fit" advice tries on a scenario that does not fit.
 enum class FitChange {

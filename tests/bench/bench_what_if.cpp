@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Benchmark: whatIf() latency (what the window's background job computes per edit: the scenario explained, its
+// strategy variants, the fit advice), single thread, on the default scenario and DeepSeek-V3 on 2048 H800 (PP 16 x
+// EP 64). Prints `bench: what_if_default_median VALUE us`, `bench: what_if_deepseek_v3_median VALUE us` and the p99 of
+// each. Usage: bench_what_if [batches] (500 batches of 10 calls; a few under callgrind, with
+// --toggle-collect='shardscope::core::whatIf*' to count the instructions of the calls alone).
+#include "shardscope/core/catalog.h"
+#include "shardscope/core/catalog_files.h"
+#include "shardscope/core/scenario_json.h"
+#include "shardscope/core/what_if.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+using shardscope::core::Scenario;
+
+bool run(const char* name, const Scenario& s, int batches)
+{
+    constexpr int kWarmUp = 20, kPerBatch = 10;
+    size_t sink = 0; // keeps the calls from being optimised away
+    for (int i = 0; i < kWarmUp; ++i)
+        sink += shardscope::core::whatIf(s).strategies.size();
+    std::vector<double> us;
+    us.reserve(size_t(batches));
+    for (int b = 0; b < batches; ++b) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < kPerBatch; ++i)
+            sink += shardscope::core::whatIf(s).strategies.size();
+        const auto t1 = std::chrono::steady_clock::now();
+        us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kPerBatch);
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("whatIf(): %d batches of %d calls on the %s scenario\n", batches, kPerBatch, name);
+    std::printf("bench: what_if_%s_median %.1f us\n", name, us[us.size() / 2]);
+    std::printf("bench: what_if_%s_p99 %.1f us\n", name, us[us.size() * 99 / 100]);
+    return sink > 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const int batches = argc > 1 ? std::max(1, std::atoi(argv[1])) : 500;
+    const std::string resources = SHARDSCOPE_TEST_RESOURCES;
+    shardscope::core::Catalog catalog;
+    if (!shardscope::core::loadCatalogDirectory(resources + "/catalog", catalog).ok())
+        return 1;
+    std::ifstream in(resources + "/scenarios/moe-deepseek-v3-h800.shardscope.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const auto parsed = shardscope::core::parseScenario(ss.str(), catalog);
+    if (!parsed.ok())
+        return 1;
+    const bool ok = run("default", shardscope::core::defaultScenario(catalog), batches)
+        && run("deepseek_v3", parsed.scenario, batches);
+    return ok ? 0 : 1;
+}
