@@ -10,7 +10,7 @@ namespace shardscope::test {
 
 /// Waits until the document shows the whatIf() of its newest scenario and pins (ScenarioDocument::settled), at most
 /// timeoutMs per pending result. False when it did not arrive in time.
-[[nodiscard]] inline bool settle(ui::ScenarioDocument& doc, int timeoutMs = 20000)
+[[nodiscard]] inline bool settle(ui::ScenarioDocument& doc, int timeoutMs = 60000)
 {
     QSignalSpy ready(&doc, &ui::ScenarioDocument::settled);
     while (doc.isEvaluating())

@@ -19,16 +19,23 @@ namespace shardscope::ui {
 using core::Scenario;
 
 namespace {
-/// Divisors of n up to limit (at least {1}).
+/// Divisors of n up to limit, ascending (at least {1}). Trial division up to √n, each divisor i giving n/i too, and
+/// at most 2²² steps: the refresh runs on the GUI thread, and a file may hold any 64-bit size (validation refuses
+/// the absurd ones; their lists are then cut short, never slow).
 QList<qint64> divisors(int64_t n, int64_t limit)
 {
-    QList<qint64> d;
-    for (int64_t i = 1; i <= std::min(n, limit); ++i)
-        if (n % i == 0)
-            d << i;
-    if (d.isEmpty())
-        d << 1;
-    return d;
+    constexpr int64_t kMaxSteps = int64_t(1) << 22;
+    QList<qint64> low, high;
+    for (int64_t i = 1; n > 0 && i <= limit && i <= n / i && i <= kMaxSteps; ++i)
+        if (n % i == 0) {
+            low << i;
+            if (const int64_t j = n / i; j != i && j <= limit)
+                high.prepend(j);
+        }
+    low << high;
+    if (low.isEmpty())
+        low << 1;
+    return low;
 }
 } // namespace
 
