@@ -1,31 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark: evaluate() latency on a large 3D-parallel MoE scenario (DeepSeek-V3 on 2048 H800, PP 16 x EP 64),
 // single thread. Prints `bench: evaluate_median VALUE us` and `bench: evaluate_p99 VALUE us`.
-#include "shardscope/core/catalog.h"
+#include "bench_scenario.h"
 #include "shardscope/core/evaluate.h"
-#include "shardscope/core/scenario_json.h"
-#include "shardscope/core/catalog_files.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 int main(int argc, char** argv)
 {
     const std::string resources = argc > 1 ? argv[1] : SHARDSCOPE_TEST_RESOURCES;
     shardscope::core::Catalog catalog;
-    if (!shardscope::core::loadCatalogDirectory(resources + "/catalog", catalog).ok())
+    const auto scenario = bench::deepSeekV3Scenario(resources, catalog);
+    if (!scenario)
         return 1;
-    std::ifstream in(resources + "/scenarios/moe-deepseek-v3-h800.shardscope.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto parsed = shardscope::core::parseScenario(ss.str(), catalog);
-    if (!parsed.ok())
-        return 1;
-    shardscope::core::Scenario s = parsed.scenario;
+    const shardscope::core::Scenario& s = *scenario;
     // warm up
     volatile double sink = 0;
     for (int i = 0; i < 1000; ++i)

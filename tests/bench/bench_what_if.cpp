@@ -4,17 +4,14 @@
 // EP 64). Prints `bench: what_if_default_median VALUE us`, `bench: what_if_deepseek_v3_median VALUE us` and the p99 of
 // each. Usage: bench_what_if [batches] (500 batches of 10 calls; a few under callgrind, with
 // --toggle-collect='shardscope::core::whatIf*' to count the instructions of the calls alone).
-#include "shardscope/core/catalog.h"
-#include "shardscope/core/catalog_files.h"
-#include "shardscope/core/scenario_json.h"
+#include "bench_scenario.h"
+#include "shardscope/core/scenario.h"
 #include "shardscope/core/what_if.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 namespace {
@@ -50,15 +47,10 @@ int main(int argc, char** argv)
     const int batches = argc > 1 ? std::max(1, std::atoi(argv[1])) : 500;
     const std::string resources = SHARDSCOPE_TEST_RESOURCES;
     shardscope::core::Catalog catalog;
-    if (!shardscope::core::loadCatalogDirectory(resources + "/catalog", catalog).ok())
+    const auto deepSeek = bench::deepSeekV3Scenario(resources, catalog);
+    if (!deepSeek)
         return 1;
-    std::ifstream in(resources + "/scenarios/moe-deepseek-v3-h800.shardscope.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto parsed = shardscope::core::parseScenario(ss.str(), catalog);
-    if (!parsed.ok())
-        return 1;
-    const bool ok = run("default", shardscope::core::defaultScenario(catalog), batches)
-        && run("deepseek_v3", parsed.scenario, batches);
+    const bool ok
+        = run("default", shardscope::core::defaultScenario(catalog), batches) && run("deepseek_v3", *deepSeek, batches);
     return ok ? 0 : 1;
 }
