@@ -9,8 +9,9 @@
 namespace shardscope::test {
 
 /// Waits until the document shows the whatIf() of its newest scenario and pins (ScenarioDocument::settled), at most
-/// timeoutMs per pending result. False when it did not arrive in time.
-[[nodiscard]] inline bool settle(ui::ScenarioDocument& doc, int timeoutMs = 60000)
+/// timeoutMs per pending result (generous: under valgrind, tests/ui/gui_leaks.sh, one whatIf() of a scenario at
+/// validation's limits has taken over a minute). False when it did not arrive in time.
+[[nodiscard]] inline bool settle(ui::ScenarioDocument& doc, int timeoutMs = 300000)
 {
     QSignalSpy ready(&doc, &ui::ScenarioDocument::settled);
     while (doc.isEvaluating())
