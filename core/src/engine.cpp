@@ -607,11 +607,21 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
     X A = X::constant(sh.layerActivation);
     if constexpr (std::is_same_v<X, Expr>)
         A = X::named("A", layerActivation<Expr>(s, sh).stored, "B", "stored bytes of one layer, one micro-batch");
+    const X layersX = X::input("L", double(st.layers), "layers", "transformer layers on this stage");
     X stored = n
-        * (X::input("L", double(st.layers), "layers", "transformer layers on this stage") * A
+        * (layersX * A
             + X::input("L_moe", double(st.moeLayers), "layers", "MoE layers on this stage")
                 * X::input("A_moe", sh.moeLayerExtra, "B",
                     "extra bytes of an MoE layer (top-k copies × capacity factor, router logits)"));
+    if (s.offload.activationLayers > 0 && st.layers > 0) {
+        // Activation offload (Transformer Engine pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler): the
+        // saved tensors of N_off layers go to pinned host memory after their forward; the GPU keeps the other layers'
+        // and one layer being reloaded ahead of its backward (num_prefetch_group = 1).
+        const X off = X::input("N_off", double(s.offload.activationLayers), "layers",
+            "layers whose activations are offloaded (offload.activation_layers)");
+        mem.host += (stored * off / layersX).value();
+        stored = stored * (layersX - off + X::constant(1)) / layersX;
+    }
     if (st.embedding)
         stored = stored
             + n * X::input("A_emb", sh.embeddingActivation, "B", "token ids (8 B) and embedding dropout mask, ÷t");

@@ -192,7 +192,8 @@ const std::vector<std::string>& importFieldNames()
         "training.recompute", "training.flash_attention", "training.dropout", "training.framework",
         "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
         "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
-        "parallelism.pipeline_layout", "parallelism.shard_group", "offload.optimizer", "offload.parameters" };
+        "parallelism.pipeline_layout", "parallelism.shard_group", "offload.optimizer", "offload.parameters",
+        "offload.activation_layers" };
     return names;
 }
 

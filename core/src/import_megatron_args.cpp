@@ -26,7 +26,7 @@
 // --use-flash-attn; --hidden-dropout / --attention-dropout (default 0.1); --use-distributed-optimizer,
 // --use-megatron-fsdp with --data-parallel-sharding-strategy (no_shard | optim | optim_grads | optim_grads_params),
 // --num-distributed-optimizer-instances, --use-torch-fsdp2, --torch-fsdp2-no-reshard-after-forward,
-// --optimizer-cpu-offload, --optimizer (adam default | sgd), --use-precision-aware-optimizer with --main-params-dtype,
+// --optimizer-cpu-offload, --cpu-offloading-num-layers, --optimizer (adam default | sgd), --use-precision-aware-optimizer with --main-params-dtype,
 // --exp-avg-dtype and --exp-avg-sq-dtype; --expert-tensor-parallel-size (default tp),
 // --moe-token-dispatcher-type (allgather default | alltoall | flex), --moe-flex-dispatcher-backend (deepep default |
 // hybridep | ncclep), --moe-enable-deepep, --recompute-modules (core_attn default). torchrun (torch/distributed/run.py): --nnodes,
@@ -60,7 +60,8 @@ const std::set<std::string>& switches()
               "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
               "--use-rotary-position-embeddings", "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap",
               "--mock-data", "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
-              "--accumulate-allreduce-grads-in-fp32", "--moe-enable-deepep" };
+              "--accumulate-allreduce-grads-in-fp32", "--moe-enable-deepep", "--cpu-offloading",
+              "--cpu-offloading-weights" };
     return s;
 }
 
@@ -87,7 +88,8 @@ const std::set<std::string>& valued()
         "--num-distributed-optimizer-instances", "--optimizer", "--nnodes", "--nproc-per-node", "--nproc_per_node",
         "--expert-tensor-parallel-size", "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend",
         "--pipeline-model-parallel-layout", "--fp8-recipe", "--decoder-first-pipeline-num-layers",
-        "--decoder-last-pipeline-num-layers", "--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype" };
+        "--decoder-last-pipeline-num-layers", "--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype",
+        "--cpu-offloading-num-layers" };
     return s;
 }
 
@@ -826,6 +828,17 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     s.offload.parameters = OffloadTarget::None;
     cx.set("offload.optimizer");
     cx.set("offload.parameters");
+    // Activation offload (megatron/core/model_parallel_config.py cpu_offloading_num_layers; arguments.py
+    // validate_args turns cpu_offloading on when it is above 0; older releases also took --cpu-offloading).
+    s.offload.activationLayers = 0;
+    int offloaded = 0;
+    if (a.count("--cpu-offloading-num-layers", offloaded, 0))
+        s.offload.activationLayers = offloaded;
+    else if (a.has("--cpu-offloading"))
+        cx.warning("--cpu-offloading", "offloads no layer without --cpu-offloading-num-layers; ignored");
+    if (a.has("--cpu-offloading-weights"))
+        cx.warning("--cpu-offloading-weights", "weight offload is not modelled; only the activations are");
+    cx.set("offload.activation_layers");
 
     std::string optimizer = "adam";
     a.choice("--optimizer", optimizer, { "adam", "sgd" });

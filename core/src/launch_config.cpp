@@ -463,6 +463,10 @@ std::string fsdp(const Scenario& s, const Layout& l)
         if (s.offload.optimizer != OffloadTarget::None)
             o << "# optimizer offload: not available with DDP / ZeroRedundancyOptimizer; not emitted.\n";
     }
+    if (s.offload.activationLayers > 0)
+        o << "# activation offload of " << s.offload.activationLayers
+          << " layers: Megatron-Core's cpu_offloading; in plain PyTorch, torch.autograd.graph.save_on_cpu("
+          << "pin_memory=True) around those blocks' forward; not emitted.\n";
 
     // Optimizer.
     std::ostringstream hyper;
@@ -645,6 +649,11 @@ std::string megatron(const Scenario& s, const Layout& l)
     if (s.offload.parameters != OffloadTarget::None)
         note(std::string("parameter offload to ") + toString(s.offload.parameters)
             + ": no Megatron-LM flag; not emitted");
+    if (s.offload.activationLayers > 0) {
+        note("activations of " + std::to_string(s.offload.activationLayers)
+            + " layers offloaded to CPU memory (turns cpu_offloading on)");
+        num("--cpu-offloading-num-layers", s.offload.activationLayers);
+    }
 
     note("model: " + (m.name.empty() ? std::string("custom") : commentText(m.name)));
     num("--num-layers", m.layers);

@@ -300,11 +300,12 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.string(*p, "pipeline_layout", "parallelism", pa.pipelineLayout);
     }
     if (const json* o = objectAt(r, root, "offload")) {
-        r.unknownKeys(*o, "offload", { "optimizer", "parameters" });
+        r.unknownKeys(*o, "offload", { "optimizer", "parameters", "activation_layers" });
         std::initializer_list<std::pair<std::string_view, OffloadTarget>> names
             = { { "none", OffloadTarget::None }, { "cpu", OffloadTarget::Cpu }, { "nvme", OffloadTarget::Nvme } };
         r.enumeration(*o, "optimizer", "offload", s.offload.optimizer, names);
         r.enumeration(*o, "parameters", "offload", s.offload.parameters, names);
+        r.integer(*o, "activation_layers", "offload", s.offload.activationLayers);
     }
     if (const json* n = objectAt(r, root, "nccl")) {
         r.unknownKeys(*n, "nccl", { "algo", "proto", "min_channels", "gdr" });
@@ -422,6 +423,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
     if (!p.pipelineLayout.empty())
         j["parallelism"]["pipeline_layout"] = p.pipelineLayout;
     j["offload"] = { { "optimizer", toString(s.offload.optimizer) }, { "parameters", toString(s.offload.parameters) } };
+    if (s.offload.activationLayers != 0)
+        j["offload"]["activation_layers"] = s.offload.activationLayers;
     j["nccl"] = { { "algo", toString(s.nccl.algo) }, { "proto", toString(s.nccl.proto) },
         { "min_channels", s.nccl.minChannels }, { "gdr", s.nccl.gdr } };
     if (hasOwnProfile(s, catalog))

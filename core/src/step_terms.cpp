@@ -118,12 +118,23 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     const OptimizerTimeOf<Expr> opt = optimizerTime<Expr>(s, sh, *st.layout, *st.slowStage, st.tSlow);
     {
         const bool any = s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None;
-        Term t = termOf("step_time.offload", opt.offload,
-            any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
-                  "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter fetch "
-                  "beyond its compute)"
-                : "(nothing offloaded)");
-        t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
+        const bool activations = s.offload.activationLayers > 0;
+        std::string note = any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
+                                 "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter "
+                                 "fetch beyond its compute"
+                               : "(";
+        if (activations)
+            note += std::string(any ? "; " : "") + "each micro-batch's activation copies to the host beyond its "
+                                                   "forward, and back beyond its backward";
+        note += any || activations ? ")" : "nothing offloaded)";
+        Term t = termOf("step_time.offload", opt.offload, note);
+        t.source = any ? "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5" : "";
+        if (activations)
+            t.source += std::string(any ? "; " : "")
+                + "Transformer Engine transformer_engine/pytorch/cpu_offload.py (AsyncDoubleBufferGroupOffloadHandler), "
+                  "Megatron-Core --cpu-offloading-num-layers";
+        if (t.source.empty())
+            t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
         out.push_back(std::move(t));
     }
     {

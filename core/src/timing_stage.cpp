@@ -614,6 +614,22 @@ template <class X> OptimizerTimeOf<X> optimizerTime(
             * max(zero, fetch - X::input("t_stage", tSlow, "s", "one micro-batch on the slowest stage"));
         o.offload = offOpt ? o.offload + fetchExposed : fetchExposed;
     }
+    if (s.offload.activationLayers > 0 && slow.shape.layers > 0) {
+        // Activation offload (Transformer Engine pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler): the
+        // offloaded layers' saved tensors go to the host on a side stream during the forward and come back, one layer
+        // ahead, during the backward; the offloaded layers are spread evenly over the stage, so each direction is
+        // exposed only beyond the compute it runs beside.
+        const double layers = slow.shape.layers;
+        const X bytes = X::input("N_off", double(s.offload.activationLayers), "layers",
+                            "layers whose activations are offloaded (offload.activation_layers)")
+            * X::input("a", sh.layerActivation + slow.shape.moeLayers * sh.moeLayerExtra / layers, "B",
+                "stored activation bytes of one layer, one micro-batch (the stage's mean over its layers)");
+        const X copy = bytes / pcie;
+        const X exposed = X::input("m", slow.m, "micro-batches", "micro-batches per step")
+            * (max(zero, copy - X::input("t_f", tSlow - slow.lastBackward, "s", "one micro-batch's forward"))
+                + max(zero, copy - X::input("t_b", slow.lastBackward, "s", "one micro-batch's backward")));
+        o.offload = offOpt || offParam ? o.offload + exposed : exposed;
+    }
     return o;
 }
 template OptimizerTimeOf<Fast> optimizerTime<Fast>(

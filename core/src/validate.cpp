@@ -327,7 +327,8 @@ std::vector<Issue> validate(const Scenario& s)
     ck.range("cluster.cpu_adam_params_per_second", c.cpuAdamParamsPerSecond, 1e3, 1e15);
     ck.range("cluster.misc_bytes", c.miscBytes, 0, 1e15);
     if (s.cluster.gpu.hostLinkBandwidth <= 0
-        && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None))
+        && (s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None
+            || s.offload.activationLayers > 0))
         ck.fail("cluster.gpu.host_link_bandwidth", "offload needs a host link bandwidth above 0");
 
     const Training& t = s.training;
@@ -482,6 +483,23 @@ std::vector<Issue> validate(const Scenario& s)
             p.sharding == Sharding::Ddp ? "ddp" : "this sharding");
     if (s.offload.optimizer != OffloadTarget::None && p.sharding == Sharding::Ddp)
         ck.fail("offload.optimizer", "optimizer offload needs a ZeRO or FSDP sharding strategy, not ddp");
+    // Megatron-Core's activation offload (megatron/core/transformer/transformer_config.py, __post_init__): fewer
+    // layers than the model has, no pipeline parallelism, no activation recomputation.
+    if (const int n = s.offload.activationLayers; n != 0) {
+        if (n < 0 || n >= s.model.layers)
+            ck.fail("offload.activation_layers", "activation_layers (", n, ") must be at least 0 and below the model's ",
+                s.model.layers, " layers (Megatron-Core: cpu_offloading_num_layers < num_layers)");
+        else if (p.pp > 1)
+            ck.fail("offload.activation_layers",
+                "activation offload needs pp = 1 (Megatron-Core has no pipeline parallelism with CPU offloading)");
+        else if (s.training.recompute != Recompute::None)
+            ck.fail("offload.activation_layers",
+                "activation offload needs training.recompute none (Megatron-Core: CPU offloading does not work when "
+                "activation recomputation is enabled)");
+        else if (s.training.framework != Framework::Megatron)
+            ck.fail("offload.activation_layers",
+                "activation offload is Megatron-Core's --cpu-offloading; it needs training.framework megatron");
+    }
     if (s.nccl.minChannels < 0 || s.nccl.minChannels > 64)
         ck.fail(
             "nccl.min_channels", "min_channels (", s.nccl.minChannels, ") must be between 0 and 64 (NCCL MAXCHANNELS)");

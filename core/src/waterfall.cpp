@@ -125,6 +125,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.moe_overlap", parallelism.moeOverlap, enumText),
         SS_SETTING("offload.optimizer", offload.optimizer, enumText),
         SS_SETTING("offload.parameters", offload.parameters, enumText),
+        SS_SETTING("offload.activation_layers", offload.activationLayers, intText),
         SS_SETTING("nccl.algo", nccl.algo, enumText),
         SS_SETTING("nccl.proto", nccl.proto, enumText),
         SS_SETTING("nccl.min_channels", nccl.minChannels, intText),

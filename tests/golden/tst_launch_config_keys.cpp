@@ -160,6 +160,7 @@ const Allowlist kMegatronFlags = {
     { "--fp8-recipe", "tc:594 (Literal tensorwise|delayed|mxfp8|blockwise|custom; mxfp8 Blackwell only)" },
     { "--tp-comm-overlap", "mpc:265 (bool field; needs --sequence-parallel, mgargs:1441)" },
     { "--fp8-param-gather", "mgargs:2016 (store_true; needs a sharded optimizer, mgargs:1095)" },
+    { "--cpu-offloading-num-layers", "mpc:461 (field; > 0 turns cpu_offloading on, mgargs:1950)" },
     { "--grad-reduce-in-bf16", "mgargs:3053 (store_true; turns accumulate_allreduce_grads_in_fp32 off, mgargs:1213)" },
     { "--accumulate-allreduce-grads-in-fp32", "mgargs:3069 (store_true)" },
     { "--main-params-dtype", "mgargs:3673 (choices fp32|fp16; with --use-precision-aware-optimizer)" },

@@ -2,6 +2,7 @@
 #include "editors/offload_panel.h"
 
 #include <QComboBox>
+#include <QSpinBox>
 
 namespace shardscope::ui {
 
@@ -20,6 +21,13 @@ OffloadPanel::OffloadPanel(ScenarioDocument* doc, QWidget* parent)
         [](const Scenario& s) { return int(s.offload.parameters); },
         [](Scenario& s, int v) { s.offload.parameters = core::OffloadTarget(v); },
         tr("Keep parameters off the GPU between uses (only with ZeRO-3 or FSDP full shard)"));
+    m_activations = addSpin(
+        QStringLiteral("offload.activation_layers"), 0, 100000,
+        [](const Scenario& s) { return s.offload.activationLayers; },
+        [](Scenario& s, int64_t v) { s.offload.activationLayers = int(v); },
+        tr("Megatron-Core --cpu-offloading-num-layers: the saved activations of this many layers go to host memory "
+           "after their forward and come back for their backward (needs PP 1 and no recompute)"));
+    m_activations->setSpecialValueText(tr("none"));
 }
 
 void OffloadPanel::refreshExtras(const Scenario& s)
@@ -27,6 +35,9 @@ void OffloadPanel::refreshExtras(const Scenario& s)
     const bool sharded
         = s.parallelism.sharding == core::Sharding::Zero3 || s.parallelism.sharding == core::Sharding::FsdpFull;
     m_parameters->setEnabled(sharded || s.offload.parameters != core::OffloadTarget::None);
+    m_activations->setEnabled((s.parallelism.pp == 1 && s.training.recompute == core::Recompute::None
+                                  && s.training.framework == core::Framework::Megatron)
+        || s.offload.activationLayers != 0);
 }
 
 } // namespace shardscope::ui

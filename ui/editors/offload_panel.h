@@ -4,10 +4,12 @@
 #include "editors/editor_panel.h"
 
 class QComboBox;
+class QSpinBox;
 
 namespace shardscope::ui {
 
-/// Offload: optimizer states and parameters to CPU or NVMe (parameters only with ZeRO-3 / FSDP full shard).
+/// Offload: optimizer states and parameters to CPU or NVMe (parameters only with ZeRO-3 / FSDP full shard), and the
+/// activations of some layers to host memory (Megatron-Core's --cpu-offloading).
 class OffloadPanel : public EditorPanel
 {
     Q_OBJECT
@@ -19,6 +21,7 @@ protected:
 
 private:
     QComboBox* m_parameters;
+    QSpinBox* m_activations;
 };
 
 } // namespace shardscope::ui

@@ -19,6 +19,7 @@ namespace shardscope::ui {
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("ScenarioText", text); }
+QString tr(const char* text, int n) { return QCoreApplication::translate("ScenarioText", text, nullptr, n); }
 
 QString choice(std::span<const Choice> choices, int value)
 {
@@ -121,6 +122,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return choice(offloadChoices(), int(s.offload.optimizer));
     if (path == QLatin1String("offload.parameters"))
         return choice(offloadChoices(), int(s.offload.parameters));
+    if (path == QLatin1String("offload.activation_layers"))
+        return s.offload.activationLayers > 0 ? tr("%n layer(s)", s.offload.activationLayers) : tr("none");
     if (path == QLatin1String("nccl.algo"))
         return choice(ncclAlgoChoices(), int(s.nccl.algo));
     if (path == QLatin1String("nccl.proto"))
@@ -169,6 +172,8 @@ QString strategyText(const core::Scenario& s, const core::Result& r)
         text += tr(" · offload: optimizer %1, parameters %2")
                     .arg(choice(offloadChoices(), int(s.offload.optimizer)),
                         choice(offloadChoices(), int(s.offload.parameters)));
+    if (s.offload.activationLayers > 0)
+        text += tr(" · activations of %n layer(s) offloaded", s.offload.activationLayers);
     return text;
 }
 

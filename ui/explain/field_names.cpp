@@ -79,6 +79,7 @@ const Name kNames[] = {
     { "offload", T("Offload") },
     { "offload.optimizer", T("Optimizer offload") },
     { "offload.parameters", T("Parameter offload") },
+    { "offload.activation_layers", T("Activation offload (layers)") },
     { "nccl", T("NCCL") },
     { "nccl.algo", T("Algorithm") },
     { "nccl.proto", T("Protocol") },

@@ -230,6 +230,9 @@ enum class OffloadTarget { None, Cpu, Nvme };
 struct Offload {
     OffloadTarget optimizer = OffloadTarget::None;
     OffloadTarget parameters = OffloadTarget::None;
+    /// Layers whose saved activations go to host memory during the forward and come back for the backward
+    /// (Megatron-Core --cpu-offloading-num-layers, Transformer Engine cpu_offload); 0: none.
+    int activationLayers = 0;
     friend bool operator==(const Offload&, const Offload&) = default;
 };
 
