@@ -50,18 +50,17 @@ namespace {
 /// Flags whose presence alone says something (argparse store_true).
 const std::set<std::string>& switches()
 {
-    static const std::set<std::string> s
-        = { "--group-query-attention", "--swiglu", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
-              "--add-qkv-bias", "--multi-latent-attention", "--sequence-parallel", "--recompute-activations", "--bf16",
-              "--fp16", "--use-flash-attn", "--use-distributed-optimizer", "--use-megatron-fsdp", "--use-torch-fsdp2",
-              "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload", "--squared-relu", "--standalone",
-              "--use-precision-aware-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
-              "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
-              "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
-              "--use-rotary-position-embeddings", "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap",
-              "--mock-data", "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
-              "--accumulate-allreduce-grads-in-fp32", "--moe-enable-deepep", "--cpu-offloading",
-              "--cpu-offloading-weights" };
+    static const std::set<std::string> s = { "--group-query-attention", "--swiglu",
+        "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias", "--multi-latent-attention",
+        "--sequence-parallel", "--recompute-activations", "--bf16", "--fp16", "--use-flash-attn",
+        "--use-distributed-optimizer", "--use-megatron-fsdp", "--use-torch-fsdp2",
+        "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload", "--squared-relu", "--standalone",
+        "--use-precision-aware-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
+        "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
+        "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
+        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
+        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
+        "--moe-enable-deepep", "--cpu-offloading", "--cpu-offloading-weights" };
     return s;
 }
 

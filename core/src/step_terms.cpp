@@ -124,14 +124,17 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
                                  "fetch beyond its compute"
                                : "(";
         if (activations)
-            note += std::string(any ? "; " : "") + "each micro-batch's activation copies to the host beyond its "
-                                                   "forward, and back beyond its backward";
+            note += std::string(any ? "; " : "")
+                + "each micro-batch's activation copies to the host beyond its "
+                  "forward, and back beyond its backward";
         note += any || activations ? ")" : "nothing offloaded)";
         Term t = termOf("step_time.offload", opt.offload, note);
-        t.source = any ? "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5" : "";
+        t.source
+            = any ? "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5" : "";
         if (activations)
             t.source += std::string(any ? "; " : "")
-                + "Transformer Engine transformer_engine/pytorch/cpu_offload.py (AsyncDoubleBufferGroupOffloadHandler), "
+                + "Transformer Engine transformer_engine/pytorch/cpu_offload.py "
+                  "(AsyncDoubleBufferGroupOffloadHandler), "
                   "Megatron-Core --cpu-offloading-num-layers";
         if (t.source.empty())
             t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";

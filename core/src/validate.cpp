@@ -485,9 +485,10 @@ std::vector<Issue> validate(const Scenario& s)
         ck.fail("offload.optimizer", "optimizer offload needs a ZeRO or FSDP sharding strategy, not ddp");
     // Megatron-Core's activation offload (megatron/core/transformer/transformer_config.py, __post_init__): fewer
     // layers than the model has, no pipeline parallelism, no activation recomputation.
-    if (const int n = s.offload.activationLayers; n != 0) {
-        if (n < 0 || n >= s.model.layers)
-            ck.fail("offload.activation_layers", "activation_layers (", n, ") must be at least 0 and below the model's ",
+    if (const int n = s.offload.activationLayers;
+        n != 0 && ck.range("offload.activation_layers", n, 0, kMaxLayers - 1)) {
+        if (n >= s.model.layers)
+            ck.fail("offload.activation_layers", "activation_layers (", n, ") must be below the model's ",
                 s.model.layers, " layers (Megatron-Core: cpu_offloading_num_layers < num_layers)");
         else if (p.pp > 1)
             ck.fail("offload.activation_layers",

@@ -94,6 +94,7 @@ private slots:
     void megatronMoeAndMla();
     void megatronExpertTpDispatcherAndRecomputeModules();
     void megatronPipelineLayoutAndMxfp8();
+    void megatronActivationOffload();
     void hfSlidingWindow();
     void torchtitanPublishedJob();
     void torchtitanDegreesAndCheckpointing();
@@ -494,6 +495,38 @@ void TestImport::megatronRefusesShellExpansionInAUsedFlag()
     QVERIFY(hasIssue(bad.errors, "--normalization", "LayerNorm or RMSNorm"));
     const ImportResult none = run(ImportSource::MegatronArgs, "echo hello");
     QVERIFY(hasIssue(none.errors, "", "no --flags"));
+}
+
+void TestImport::megatronActivationOffload()
+{
+    // megatron/core/model_parallel_config.py cpu_offloading_num_layers; megatron/training/arguments.py turns
+    // cpu_offloading on when it is above 0 (older releases also took --cpu-offloading, accepted and implied).
+    const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 ";
+    const ImportResult r = run(ImportSource::MegatronArgs, model + "--cpu-offloading --cpu-offloading-num-layers 20");
+    QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
+    QCOMPARE(r.scenario.offload.activationLayers, 20);
+    QCOMPARE(origin(r, "offload.activation_layers"), std::string("megatron-args"));
+    QVERIFY(validate(r.scenario).empty());
+    QCOMPARE(
+        run(ImportSource::MegatronArgs, model + "--cpu-offloading-num-layers 12").scenario.offload.activationLayers,
+        12);
+    // --cpu-offloading alone offloads nothing; weight offload is not modelled: both said, neither guessed
+    const ImportResult alone = run(ImportSource::MegatronArgs, model + "--cpu-offloading --cpu-offloading-weights");
+    QVERIFY(alone.ok());
+    QCOMPARE(alone.scenario.offload.activationLayers, 0);
+    QVERIFY(hasIssue(alone.warnings, "--cpu-offloading", "--cpu-offloading-num-layers"));
+    QVERIFY(hasIssue(alone.warnings, "--cpu-offloading-weights", "not modelled"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, model + "--cpu-offloading-num-layers -3").errors,
+        "--cpu-offloading-num-layers"));
+    // launch-config --target megatron writes it back
+    Scenario a = sstest::presetScenario("llama3-8b", 1, 8);
+    a.training.recompute = Recompute::None;
+    a.offload.activationLayers = 20;
+    QVERIFY(validate(a).empty());
+    const ImportResult back = importConfig(
+        ImportSource::MegatronArgs, launchConfig(a, LaunchTarget::Megatron), a, false, {}, sstest::catalog());
+    QVERIFY2(back.ok(), qPrintable(dump(back.errors)));
+    QCOMPARE(back.scenario.offload.activationLayers, 20);
 }
 
 void TestImport::megatronPipelineLayoutAndMxfp8()

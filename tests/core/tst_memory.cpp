@@ -30,6 +30,7 @@ private slots:
     void activationsPerLayerKorthikantiTable2_data();
     void activationsPerLayerKorthikantiTable2();
     void activationsWholeModelWithEmbeddingAndHead();
+    void activationOffloadKeepsTheOtherLayers();
     void oneFOneBFirstStageHoldsPMicroBatches();
     void fewerMicroBatchesThanStages();
     void interleavedFirstStageFactor();
@@ -398,6 +399,24 @@ void TestMemory::activationsWholeModelWithEmbeddingAndHead()
         + (2 * s * b * h + 2 * s * b * h) / t + 6 * s * b * V / t;
     SS_EVALUATE(r, activationScenario(int(L), int(t), true, Recompute::None));
     SS_COMPARE_REL(r.memory.activations, expected, 1e-12);
+}
+
+void TestMemory::activationOffloadKeepsTheOtherLayers()
+{
+    // Transformer Engine pytorch/cpu_offload.py (AsyncDoubleBufferGroupOffloadHandler, num_prefetch_group = 1), as
+    // Megatron-Core's --cpu-offloading-num-layers drives it: the saved tensors of N layers go to pinned host memory
+    // after their forward; the GPU keeps the other L − N layers' and the one layer reloaded ahead of its backward.
+    // TP + SP, t = 2, no recompute, one micro-batch in flight: a layer stores sbh(34/t + 5as/(ht)) (Korthikanti
+    // Table 2); the embedding and output-layer terms stay.
+    const double s = kS, b = kB, h = kH, a = kA, t = 2, L = 8, N = 5;
+    const double perLayer = s * b * h * (34 / t + 5 * a * s / (h * t));
+    Scenario sc = activationScenario(int(L), int(t), true, Recompute::None);
+    SS_EVALUATE(kept, sc);
+    sc.offload.activationLayers = int(N);
+    SS_EVALUATE(off, sc);
+    SS_COMPARE_REL(kept.memory.activations - off.memory.activations, (N - 1) * perLayer, 1e-12);
+    // the host holds the N offloaded layers of every GPU of the node
+    SS_COMPARE_REL(off.hostMemoryPerNode - kept.hostMemoryPerNode, sc.cluster.gpusPerNode * N * perLayer, 1e-12);
 }
 
 namespace {

@@ -30,6 +30,7 @@ private slots:
     void slidingWindowAttentionByHand();
     void pipelineLayoutSlowestStageSetsTheStep();
     void cpuOffloadedOptimizerStep();
+    void activationOffloadCopiesBeyondCompute();
     void recomputeModulesRunTheirForwardAgain();
 };
 
@@ -478,6 +479,38 @@ void TestTime::cpuOffloadedOptimizerStep()
     QVERIFY(toHost < r.stages[0].backwardTime); // the gradient copy hides behind the last backward
     QCOMPARE(r.step.optimizer, 0.0);
     SS_COMPARE_REL(r.step.offload, cpuAdam + toGpu, 1e-12);
+}
+
+void TestTime::activationOffloadCopiesBeyondCompute()
+{
+    // Transformer Engine pytorch/cpu_offload.py (AsyncDoubleBufferGroupOffloadHandler): the N offloaded layers'
+    // saved tensors go to the host on a side stream during the forward and come back during the backward, spread
+    // evenly over the layers, so each direction waits only beyond the compute it runs beside:
+    //   offload = m · (max(0, N·A/P − t_f) + max(0, N·A/P − t_b))
+    // A: a layer's stored bytes, TP + SP t = 2, no recompute, eager attention with dropout, bf16:
+    // sbh(34/t + 5as/(ht)) (Korthikanti Table 2); P: the host link at NCCL's PCIe rating, 16 × 240 / 80 of 16 × 32 / 8 GB/s
+    // (nccl src/graph/topo.cc). A 4-layer GPT (h 1024) on one H100 node: the copies outrun the tiny layers' compute.
+    const double s = 2048, b = 2, h = 1024, a = 16, t = 2, N = 3;
+    Scenario sc = sstest::presetScenario("gpt3-xl", 1, 8);
+    sc.model = sstest::gptModel(4, int(h), int(a), int(4 * h), 1000, int64_t(s));
+    sc.training.seqLen = int64_t(s);
+    sc.training.precision = Precision::Bf16Mixed;
+    sc.training.flashAttention = false;
+    sc.training.dropout = true;
+    sc.training.recompute = Recompute::None;
+    sc.parallelism.sharding = Sharding::Ddp;
+    sc.parallelism.tp = int(t);
+    sc.parallelism.sequenceParallel = true;
+    sstest::setBatch(sc, int64_t(b), 2);
+    sc.offload.activationLayers = int(N);
+    SS_EVALUATE(r, sc);
+    const double perLayer = s * b * h * (34 / t + 5 * a * s / (h * t));
+    const double pcie = sc.cluster.gpu.hostLinkBandwidth * (16 * 240 / 80.0) / (16 * 32.0 / 8);
+    const double copy = N * perLayer / pcie, tf = r.stages[0].forwardTime, tb = r.stages[0].backwardTime;
+    QVERIFY(copy > tf); // the forward waits for its copies
+    const double m = double(sc.training.globalBatch) / (b * r.dp);
+    QCOMPARE(m, 2.0);
+    SS_COMPARE_REL(r.step.offload, m * (std::max(0.0, copy - tf) + std::max(0.0, copy - tb)), 1e-12);
 }
 
 void TestTime::recomputeModulesRunTheirForwardAgain()

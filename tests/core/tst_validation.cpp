@@ -48,6 +48,8 @@ private slots:
     void moeOverlapRules();
     void expertGridRules();
     void recomputeModulesRules();
+    void activationOffloadRules_data();
+    void activationOffloadRules();
     void pipelineLayoutRules_data();
     void pipelineLayoutRules();
     void slidingWindowAndMxfp8Rules();
@@ -367,6 +369,43 @@ void TestValidation::recomputeModulesRules()
     QVERIFY(!p.ok());
     QVERIFY2(sstest::hasIssue(p.errors, "training.recompute_modules", "shared_experts"),
         qPrintable(sstest::issuesText(p.errors)));
+}
+
+void TestValidation::activationOffloadRules_data()
+{
+    // megatron/core/transformer/transformer_config.py __post_init__: cpu_offloading_num_layers in [0, num_layers),
+    // no pipeline parallelism, no activation recomputation; the model charges Transformer Engine's offload as
+    // Megatron-Core drives it. Llama 3 8B has 32 layers.
+    QTest::addColumn<QString>("members");
+    QTest::addColumn<QString>("rule"); // empty: valid
+    const QString base = R"("model":{"preset":"llama3-8b"},"cluster":{"nodes":1,"gpus_per_node":8},)";
+    QTest::newRow("31 of 32 layers") << base + R"("training":{"recompute":"none"},"offload":{"activation_layers":31})"
+                                     << "";
+    QTest::newRow("every layer") << base + R"("training":{"recompute":"none"},"offload":{"activation_layers":32})"
+                                 << "below the model's 32 layers";
+    QTest::newRow("negative") << base + R"("training":{"recompute":"none"},"offload":{"activation_layers":-1})"
+                              << "must be between 0 and 9999";
+    QTest::newRow("with pp 2") << base
+            + R"("training":{"recompute":"none"},"parallelism":{"pp":2},"offload":{"activation_layers":8})"
+                               << "pp = 1";
+    QTest::newRow("with selective recompute")
+        << base + R"("training":{"recompute":"selective"},"offload":{"activation_layers":8})"
+        << "recompute none";
+    QTest::newRow("with DeepSpeed") << base
+            + R"("training":{"recompute":"none","framework":"deepspeed"},"offload":{"activation_layers":8})"
+                                    << "framework megatron";
+}
+
+void TestValidation::activationOffloadRules()
+{
+    QFETCH(QString, members);
+    QFETCH(QString, rule);
+    const auto issues = issuesOf(members.toStdString());
+    if (rule.isEmpty())
+        QVERIFY2(issues.empty(), qPrintable(sstest::issuesText(issues)));
+    else
+        QVERIFY2(sstest::hasIssue(issues, "offload.activation_layers", rule.toStdString()),
+            qPrintable(sstest::issuesText(issues)));
 }
 
 void TestValidation::wrongTypes_data()

@@ -491,7 +491,7 @@ void TestEditors::rangesMatchValidation()
             ++checked;
         }
     }
-    QCOMPARE(checked, 23); // with model.sliding_window and model.sliding_window_pattern (issue 20)
+    QCOMPARE(checked, 24); // with model.sliding_window, model.sliding_window_pattern, offload.activation_layers
 }
 
 void TestEditors::documentIsShownAsItIs_data()

@@ -22,7 +22,7 @@ OffloadPanel::OffloadPanel(ScenarioDocument* doc, QWidget* parent)
         [](Scenario& s, int v) { s.offload.parameters = core::OffloadTarget(v); },
         tr("Keep parameters off the GPU between uses (only with ZeRO-3 or FSDP full shard)"));
     m_activations = addSpin(
-        QStringLiteral("offload.activation_layers"), 0, 100000,
+        QStringLiteral("offload.activation_layers"), 0, 9999,
         [](const Scenario& s) { return s.offload.activationLayers; },
         [](Scenario& s, int64_t v) { s.offload.activationLayers = int(v); },
         tr("Megatron-Core --cpu-offloading-num-layers: the saved activations of this many layers go to host memory "
