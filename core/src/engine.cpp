@@ -16,6 +16,9 @@ constexpr double kDsBufferFactor = 1.5;
 // FSDP BACKWARD_PRE (torch/distributed/fsdp/api.py): the current unit's parameters, the prefetched next unit's and
 // the current unit's unsharded gradients are live at once.
 constexpr double kFsdpGatheredUnits = 3;
+// Layers reloaded ahead of their backward under activation offload: Transformer Engine pytorch/cpu_offload.py,
+// AsyncDoubleBufferGroupOffloadHandler num_prefetch_group = 1.
+constexpr double kOffloadPrefetchLayers = 1;
 // torchtitan's FSDP2 reduce dtype, float32 (torchtitan/config_manager.py, --training.mixed_precision_reduce).
 constexpr double kFsdpReduceBytes = 4;
 // NCCL_BUFFSIZE default 4 MiB per protocol buffer; ≈ channels × peers × 3 protocols × buffsize per
@@ -616,11 +619,14 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
     if (s.offload.activationLayers > 0 && st.layers > 0) {
         // Activation offload (Transformer Engine pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler): the
         // saved tensors of N_off layers go to pinned host memory after their forward; the GPU keeps the other layers'
-        // and one layer being reloaded ahead of its backward (num_prefetch_group = 1).
+        // and n_pre layers being reloaded ahead of their backward.
         const X off = X::input("N_off", double(s.offload.activationLayers), "layers",
             "layers whose activations are offloaded (offload.activation_layers)");
         mem.host += (stored * off / layersX).value();
-        stored = stored * (layersX - off + X::constant(1)) / layersX;
+        stored = stored
+            * (layersX - off
+                + X::input("n_pre", kOffloadPrefetchLayers, "layers", "layers reloaded ahead of their backward"))
+            / layersX;
     }
     if (st.embedding)
         stored = stored
