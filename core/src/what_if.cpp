@@ -10,6 +10,7 @@
 #include "evaluate_into.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace shardscope::core {
@@ -116,6 +117,38 @@ std::vector<FitSuggestion> fitCandidates(const Scenario& s)
     return c;
 }
 
+std::optional<FitSuggestion> activationOffloadFit(const Scenario& scenario)
+{
+    const int layers = scenario.model.layers;
+    if (scenario.offload.activationLayers >= layers - 1)
+        return std::nullopt;
+    const auto withLayers = [&](int n) {
+        FitSuggestion f { FitChange::OffloadActivations, n, scenario, {} };
+        f.scenario.offload.activationLayers = n;
+        return f;
+    };
+    FitSuggestion fitting = withLayers(layers - 1);
+    if (!validate(fitting.scenario).empty())
+        return std::nullopt;
+    evaluateInto(fitting.scenario, fitting.result, false);
+    if (!fitting.result.fits)
+        return std::nullopt;
+    // Memory falls with every offloaded layer: bisect between the scenario's own count (does not fit) and hi (fits).
+    int lo = scenario.offload.activationLayers, hi = layers - 1;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        FitSuggestion f = withLayers(mid);
+        evaluateInto(f.scenario, f.result, false);
+        if (f.result.fits) {
+            hi = mid;
+            fitting = std::move(f);
+        } else {
+            lo = mid;
+        }
+    }
+    return fitting;
+}
+
 FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
 {
     FitAdvice advice;
@@ -128,6 +161,8 @@ FitAdvice fitAdvice(const Scenario& scenario, const Result& result)
         evaluateInto(c.scenario, c.result, false);
         tried.push_back(std::move(c));
     }
+    if (std::optional<FitSuggestion> offload = activationOffloadFit(scenario))
+        tried.push_back(std::move(*offload));
     for (const FitSuggestion& t : tried)
         if (t.result.fits)
             advice.fitting.push_back(t);

@@ -59,6 +59,7 @@ private slots:
     void tensorParallelSkipsWhatTheHeadsForbid();
     void adviceNamesTheFastestFittingChanges();
     void adviceNamesTheClosestWhenNoneFits();
+    void activationOffloadFitIsTheFewestLayers();
     void noAdviceForAFittingOrInvalidScenario();
     void whatIfHoldsAllOfIt();
     void whatIfEvaluatesThePins();
@@ -321,6 +322,38 @@ void TestWhatIf::adviceNamesTheClosestWhenNoneFits()
     QVERIFY(advice.closest);
     QCOMPARE(int(advice.closest->change), int(all[size_t(leastIndex)].change));
     QCOMPARE(advice.closest->result.memory.total(), least);
+}
+
+void TestWhatIf::activationOffloadFitIsTheFewestLayers()
+{
+    // Llama 2 13B (40 layers) with ZeRO-1, tp 2, micro-batch 4, no recompute, Megatron-Core, pp 1 on 4 × 8 H100 does
+    // not fit; offloading the activations of n layers lowers the peak with every layer, so the advice is the n that
+    // fits where n − 1 does not, as evaluate() says of each.
+    Scenario s = base();
+    s.model = sstest::presetModel("llama2-13b");
+    QVERIFY(!evaluate(s).fits);
+    const std::optional<FitSuggestion> f = activationOffloadFit(s);
+    QVERIFY(f);
+    QCOMPARE(int(f->change), int(FitChange::OffloadActivations));
+    const int n = int(f->value);
+    QVERIFY(n > 1 && n < s.model.layers);
+    QCOMPARE(f->scenario.offload.activationLayers, n);
+    QVERIFY(f->result.fits);
+    Scenario fewer = s;
+    fewer.offload.activationLayers = n - 1;
+    QVERIFY(!evaluate(fewer).fits);
+    QCOMPARE(evaluate(f->scenario).memory.total(), f->result.memory.total());
+    // not where Megatron-Core refuses it (pp > 1 or recompute), nor when even all but one layer do not fit
+    Scenario piped = s;
+    piped.parallelism.pp = 2;
+    QVERIFY(!activationOffloadFit(piped));
+    Scenario recomputed = s;
+    recomputed.training.recompute = Recompute::Selective;
+    QVERIFY(!activationOffloadFit(recomputed));
+    Scenario huge = s;
+    huge.model = sstest::presetModel("llama3.1-405b");
+    huge.training.globalBatch = 512;
+    QVERIFY(!activationOffloadFit(huge));
 }
 
 void TestWhatIf::noAdviceForAFittingOrInvalidScenario()

@@ -43,6 +43,7 @@ QString changeLabel(const core::FitSuggestion& f)
     case core::FitChange::Zero3: return shardingShort(core::Sharding::Zero3);
     case core::FitChange::OffloadOptimizer: return tr("optimizer offload to CPU");
     case core::FitChange::DoubleNodes: return tr("%1 nodes").arg(f.value);
+    case core::FitChange::OffloadActivations: return tr("activations of %1 layers offloaded").arg(f.value);
     }
     return {};
 }

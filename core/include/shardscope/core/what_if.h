@@ -48,12 +48,16 @@ enum class FitChange {
     Zero3, ///< parallelism.sharding → ZeRO-3 (unless ZeRO-3 or FSDP full shard already)
     OffloadOptimizer, ///< offload.optimizer → CPU (when not offloaded)
     DoubleNodes, ///< cluster.nodes × 2 (value: the new node count)
+    /// offload.activation_layers: the fewest layers whose offloaded activations make the scenario fit (value;
+    /// activationOffloadFit)
+    OffloadActivations,
 };
 
 struct FitSuggestion {
     FitChange change = FitChange::DoubleNodes;
     int64_t value
-        = 0; ///< the changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes; else 0
+        = 0; ///< the changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes,
+        ///< OffloadActivations; else 0
     Scenario scenario; ///< the scenario with the change; validate(scenario) is empty
     Result result; ///< its figures (no terms, no min_gpus)
 };
@@ -70,7 +74,13 @@ struct FitAdvice {
     std::optional<FitSuggestion> closest;
 };
 
-/// For a valid scenario that does not fit: each of fitCandidates() that validates, evaluated; empty otherwise.
+/// The fewest offloaded activation layers (above the scenario's own) with which a scenario that does not fit fits,
+/// found by bisection (memory falls with every layer); none when offloading all but one layer is not allowed or does
+/// not fit either.
+[[nodiscard]] std::optional<FitSuggestion> activationOffloadFit(const Scenario& scenario);
+
+/// For a valid scenario that does not fit: each of fitCandidates() that validates, evaluated, and
+/// activationOffloadFit(); empty otherwise.
 [[nodiscard]] FitAdvice fitAdvice(const Scenario& scenario, const Result& result);
 
 /// What the window shows for a scenario.
