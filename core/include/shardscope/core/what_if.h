@@ -55,9 +55,9 @@ enum class FitChange {
 
 struct FitSuggestion {
     FitChange change = FitChange::DoubleNodes;
-    int64_t value
-        = 0; ///< the changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes,
-        ///< OffloadActivations; else 0
+    /// The changed field's new value for HalveMicroBatch, RaiseTensorParallel, DoublePipeline, DoubleNodes and
+    /// OffloadActivations; else 0.
+    int64_t value = 0;
     Scenario scenario; ///< the scenario with the change; validate(scenario) is empty
     Result result; ///< its figures (no terms, no min_gpus)
 };
