@@ -119,25 +119,22 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
     {
         const bool any = s.offload.optimizer != OffloadTarget::None || s.offload.parameters != OffloadTarget::None;
         const bool activations = s.offload.activationLayers > 0;
-        std::string note = any ? "(the transfers the step waits for: gradients to the host beyond the last backward, "
-                                 "the CPU Adam step, weights back, states from NVMe, each micro-batch's parameter "
-                                 "fetch beyond its compute"
-                               : "(";
-        if (activations)
-            note += std::string(any ? "; " : "")
-                + "each micro-batch's activation copies to the host beyond its "
-                  "forward, and back beyond its backward";
-        note += any || activations ? ")" : "nothing offloaded)";
-        Term t = termOf("step_time.offload", opt.offload, note);
-        t.source
-            = any ? "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5" : "";
-        if (activations)
-            t.source += std::string(any ? "; " : "")
-                + "Transformer Engine transformer_engine/pytorch/cpu_offload.py "
-                  "(AsyncDoubleBufferGroupOffloadHandler), "
-                  "Megatron-Core --cpu-offloading-num-layers";
-        if (t.source.empty())
-            t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
+        const std::string zeroOffload = "the transfers the step waits for: gradients to the host beyond the last "
+                                        "backward, the CPU Adam step, weights back, states from NVMe, each "
+                                        "micro-batch's parameter fetch beyond its compute";
+        const std::string activationOffload
+            = "each micro-batch's activation copies to the host beyond its forward, and back beyond its backward";
+        const std::string zeroSource
+            = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4; Rajbhandari et al., ZeRO-Infinity (SC'21) §5";
+        const std::string activationSource = "Transformer Engine transformer_engine/pytorch/cpu_offload.py "
+                                             "(AsyncDoubleBufferGroupOffloadHandler), Megatron-Core "
+                                             "--cpu-offloading-num-layers";
+        const auto both = [&](const std::string& zero, const std::string& act, const std::string& neither) {
+            return any && activations ? zero + "; " + act : any ? zero : activations ? act : neither;
+        };
+        Term t = termOf(
+            "step_time.offload", opt.offload, "(" + both(zeroOffload, activationOffload, "nothing offloaded") + ")");
+        t.source = both(zeroSource, activationSource, zeroSource);
         out.push_back(std::move(t));
     }
     {
