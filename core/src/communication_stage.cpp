@@ -179,6 +179,25 @@ double ncclBufferBytes(const Scenario& s, const Layout& l)
     return bytes;
 }
 
+namespace {
+/// Per-token widths of one rank's attention tensors (elements), for the context-parallel exchanges.
+struct CpWidths {
+    double q = 0, k = 0, v = 0, o = 0;
+};
+CpWidths cpWidths(const Scenario& s, const ModelCounts& c, int tp)
+{
+    const ModelSpec& m = s.model;
+    const double a = static_cast<double>(m.heads);
+    if (m.isMla()) {
+        const double qk = a * static_cast<double>(m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim) / tp;
+        return { qk, qk, c.qSize / tp, c.qSize / tp }; // c.qSize = a·d_v for MLA (model_counts.cpp)
+    }
+    const double g = std::max(1, m.kvHeads);
+    const double kv = c.kvSize * std::max(g, double(tp)) / g / tp;
+    return { c.qSize / tp, kv, kv, c.qSize / tp };
+}
+} // namespace
+
 LayerComm layerCommunication(
     const Scenario& s, const Shape& sh, const Layout& layout, double coreTime, double coreBwdTime)
 {
@@ -236,13 +255,41 @@ LayerComm layerCommunication(
     // dK/dV). Each ring step computes attention on the chunk it holds while the next arrives
     // (TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
     // AttnFuncWithCPAndKVP2P): a step's transfer is exposed by what exceeds that step's attention, 1/c of the layer's.
-    if (cp > 1) {
+    lc.cpType = s.parallelism.cpCommType;
+    if (cp > 1 && lc.cpType == CpCommType::P2p) {
         const double g = std::max(1, s.model.kvHeads);
         const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
         lc.cpChunk = 2.0 * beta * T * kvLocal;
         lc.cpCost = collectiveCost(s, CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair);
         lc.cpFwdExposed = (cp - 1) * std::max(0.0, lc.cpCost.time - coreTime / cp);
         lc.cpBwdExposed = (cp - 1) * std::max(0.0, 2.0 * lc.cpCost.time - coreBwdTime / cp);
+    } else if (cp > 1) {
+        // The widths one rank holds per token: Q, K, V and the attention output O. MLA's Q and K carry
+        // a·(d_nope + d_rope), its V and O a·d_v (megatron/core/transformer/multi_latent_attention.py); else Q and O
+        // a·d, K and V g·d, KV heads fewer than t replicated (one per rank).
+        const CpWidths w = cpWidths(s, c, tp);
+        if (lc.cpType == CpCommType::A2a) {
+            // All-to-all (Ulysses; Jacobs et al. 2023 §3.1, DeepSpeed-Ulysses): Q, K and V before attention and O
+            // after it, each an all-to-all of the rank's β·T·width tensor that trades the sequence split for a head
+            // split; backward dO before and dQ, dK, dV after (transformer_engine/pytorch/attention/
+            // dot_product_attention/context_parallel.py, AttnFuncWithCPAndQKVOA2A: one all_to_all per tensor,
+            // not overlapped with the attention). Message per call: the mean of the pair's widths.
+            lc.cpChunk = beta * T * (w.q + w.o) / 2;
+            lc.cpMsg2 = beta * T * (w.k + w.v) / 2;
+            lc.cpCost = collectiveCost(s, CollectiveOp::AllToAll, lc.cpChunk, layout.cpGroup);
+            lc.cpCost2 = collectiveCost(s, CollectiveOp::AllToAll, lc.cpMsg2, layout.cpGroup);
+            lc.cpFwdExposed = lc.cpBwdExposed = 2 * lc.cpCost.time + 2 * lc.cpCost2.time;
+        } else {
+            // All-gather (AttnFuncWithCPAndKVAllGather: "KV all-gather between CP ranks is exposed"; the Llama 3
+            // paper §3.3.2): K and V all-gathered over the c ranks before attention, again in backward, and dK, dV
+            // reduce-scattered after it. Message: the gathered tensor, β·T·c·width.
+            lc.cpChunk = beta * T * cp * (w.k + w.v) / 2;
+            lc.cpCost = collectiveCost(s, CollectiveOp::AllGather, lc.cpChunk, layout.cpGroup);
+            lc.cpMsg2 = lc.cpChunk;
+            lc.cpCost2 = collectiveCost(s, CollectiveOp::ReduceScatter, lc.cpMsg2, layout.cpGroup);
+            lc.cpFwdExposed = 2 * lc.cpCost.time;
+            lc.cpBwdExposed = 2 * lc.cpCost.time + 2 * lc.cpCost2.time;
+        }
     }
     // EP all-to-all (GShard; Switch Transformers): dispatch + combine forward and again backward, exposed.
     if (ep > 1 && allGatherDispatch) {
@@ -353,10 +400,33 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
         }
     }
     if (cp > 1) {
-        const double calls = mm * layersSlow * 3.0 * (cp - 1);
-        addCollective(sink, Group::Cp, CollectiveOp::SendRecv, cp, calls, lc.cpChunk, lc.cpCost,
-            mm * layersSlow * (lc.cpFwdExposed + lc.cpBwdExposed), layout.cpGroup.nodes > 1,
-            "context-parallel ring exchange of K/V chunks", true);
+        // a full recompute runs each layer's forward, its exchange included, again in backward
+        const double rc = full ? 1.0 : 0.0;
+        const double exposed = mm * layersSlow * ((1 + rc) * lc.cpFwdExposed + lc.cpBwdExposed);
+        const bool cross = layout.cpGroup.nodes > 1;
+        switch (lc.cpType) {
+        case CpCommType::P2p:
+            addCollective(sink, Group::Cp, CollectiveOp::SendRecv, cp, mm * layersSlow * (3 + rc) * (cp - 1),
+                lc.cpChunk, lc.cpCost, exposed, cross, "context-parallel ring exchange of K/V chunks", true);
+            break;
+        case CpCommType::A2a: {
+            const double calls = mm * layersSlow * 2 * (2 + rc); // two tensors each way: Q and O, or K and V
+            const double qo = calls * lc.cpCost.time, kv = calls * lc.cpCost2.time;
+            addCollective(sink, Group::Cp, CollectiveOp::AllToAll, cp, calls, lc.cpChunk, lc.cpCost,
+                qo > 0 ? exposed * qo / (qo + kv) : 0, cross, "context-parallel all-to-all of Q and O (dQ, dO)", true);
+            addCollective(sink, Group::Cp, CollectiveOp::AllToAll, cp, calls, lc.cpMsg2, lc.cpCost2,
+                kv > 0 ? exposed * kv / (qo + kv) : 0, cross, "context-parallel all-to-all of K and V (dK, dV)", true);
+            break;
+        }
+        case CpCommType::AllGather: {
+            const double ag = mm * layersSlow * 2 * (2 + rc), rs = mm * layersSlow * 2;
+            addCollective(sink, Group::Cp, CollectiveOp::AllGather, cp, ag, lc.cpChunk, lc.cpCost, ag * lc.cpCost.time,
+                cross, "context-parallel all-gather of K and V", true);
+            addCollective(sink, Group::Cp, CollectiveOp::ReduceScatter, cp, rs, lc.cpMsg2, lc.cpCost2,
+                rs * lc.cpCost2.time, cross, "context-parallel reduce-scatter of dK and dV", true);
+            break;
+        }
+        }
     }
     if (ep > 1 && moeSlow > 0) {
         // a full recompute re-runs the layer's forward, its dispatch and combine included (Megatron-Core

@@ -27,10 +27,17 @@ struct LayerComm {
     bool expertTpSplit = false; ///< the case above
     double etpMsg = 0; ///< β·T·h·expert_tp/t: an expert-TP all-reduce / all-gather message
     CollectiveCost etpAR, etpAG, etpRS;
-    double cpChunk = 0; ///< one K/V chunk of the context-parallel ring
+    CpCommType cpType = CpCommType::P2p; ///< parallelism.cp_comm_type
+    /// p2p: one K/V chunk of the ring and its send/receive. a2a: the Q/O all-to-all (its message, the mean of the two
+    /// widths); allgather: the gathered K (or V) and its all-gather.
+    double cpChunk = 0;
     CollectiveCost cpCost;
-    double cpFwdExposed = 0,
-           cpBwdExposed = 0; ///< per layer: the c−1 ring steps' transfers beyond each step's attention
+    /// a2a: the K/V all-to-all (its message, the mean of the two widths); allgather: the reduce-scatter of dK (or dV).
+    double cpMsg2 = 0;
+    CollectiveCost cpCost2;
+    /// Per layer, forward and backward: p2p, the c−1 ring steps' transfers beyond each step's attention; a2a and
+    /// allgather, all of their collectives (on the critical path).
+    double cpFwdExposed = 0, cpBwdExposed = 0;
     double epMsg = 0; ///< one expert-parallel all-to-all (or allgather dispatcher's gather) message
     CollectiveCost epCost; ///< the dispatch: an all-to-all, or the allgather dispatcher's all-gather
     CollectiveCost epCombine; ///< the combine: the same all-to-all, or the allgather dispatcher's reduce-scatter

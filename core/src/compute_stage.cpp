@@ -139,10 +139,12 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
     lc.attnCore = slidingWindowActive(s) ? coreFlops<Fast>(s, lc).value() : lc.attnCoreFull;
     if (s.training.flashAttention && s.training.precision != Precision::Fp32) {
         // The profile's fused kernel (FlashAttention-2/3, cuDNN) at its measured forward and backward rates for this
-        // head dimension and block length (a context-parallel rank runs s/c × s/c blocks); backward = 2.5 × forward
-        // FLOPs, the scores recomputed (Dao 2023 §3.1 and its benchmark's FLOP count).
-        const AttentionRates r = attentionRates(s.cluster.gpu, s.profile.attentionKernel,
-            static_cast<double>(s.model.effectiveHeadDim()), true, seq / sh.cp);
+        // head dimension and block length (a ring or all-gather context-parallel rank runs blocks of s/c queries; an
+        // all-to-all one the whole sequence on 1/c of the heads); backward = 2.5 × forward FLOPs, the scores
+        // recomputed (Dao 2023 §3.1 and its benchmark's FLOP count).
+        const double block = s.parallelism.cpCommType == CpCommType::A2a ? seq : seq / sh.cp;
+        const AttentionRates r = attentionRates(
+            s.cluster.gpu, s.profile.attentionKernel, static_cast<double>(s.model.effectiveHeadDim()), true, block);
         lc.peak.attention = s.profile.attentionEfficiency * r.forward;
         lc.peak.attentionBwd = s.profile.attentionEfficiency * r.backward;
         lc.coreBwdFactor = 2.5;

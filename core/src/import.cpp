@@ -190,8 +190,8 @@ const std::vector<std::string>& importFieldNames()
         "model.sliding_window", "model.sliding_window_pattern", "cluster.gpu", "cluster.nodes", "cluster.gpus_per_node",
         "training.seq_len", "training.global_batch", "training.micro_batch", "training.precision", "training.optimizer",
         "training.recompute", "training.flash_attention", "training.dropout", "training.framework",
-        "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
-        "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
+        "parallelism.sharding", "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.cp_comm_type",
+        "parallelism.ep", "parallelism.sequence_parallel", "parallelism.pp_schedule", "parallelism.virtual_stages",
         "parallelism.pipeline_layout", "parallelism.shard_group", "offload.optimizer", "offload.parameters",
         "offload.activation_layers" };
     return names;

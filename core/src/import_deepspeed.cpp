@@ -181,9 +181,13 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
     int64_t sp = 0, meshDp = 0;
     const bool hasSp = top.count("sequence_parallel_size", sp, 1, kMaxIntCount);
     const bool hasMeshDp = top.count("data_parallel_size", meshDp, 1, kMaxIntCount);
+    // DeepSpeed-Ulysses exchanges Q, K, V and the output by all-to-all (deepspeed/sequence/layer.py,
+    // DistributedAttention): DeepSpeed's only context parallelism.
+    s.parallelism.cpCommType = CpCommType::A2a;
     if (hasSp) {
         s.parallelism.cp = static_cast<int>(sp);
         cx.set("parallelism.cp");
+        cx.set("parallelism.cp_comm_type");
     }
     // tp x pp x sp (and x data_parallel_size) with overflow checks: each degree is bounded, their product need not be.
     int64_t modelRanks = 0, tpPp = 0;

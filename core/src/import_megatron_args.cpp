@@ -17,7 +17,7 @@
 // nodes per token), --overlap-moe-expert-parallel-comm (moe_overlap ep-overlap), --tp-comm-overlap; MLA --multi-latent-attention,
 // --q-lora-rank (None), --kv-lora-rank (32), --qk-head-dim (128), --qk-pos-emb-head-dim (64), --v-head-dim (128);
 // parallelism --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
-// --expert-model-parallel-size (all default 1), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
+// --expert-model-parallel-size (all default 1), --cp-comm-type (p2p default | a2a | all_gather | a2a+p2p), --sequence-parallel, --num-layers-per-virtual-pipeline-stage,
 // --num-virtual-stages-per-pipeline-rank, --pipeline-model-parallel-layout (as it is),
 // --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers (as the layout they mean); --micro-batch-size, --global-batch-size (default micro × dp);
 // --recompute-granularity (full | selective; None by default), --recompute-activations (= selective),
@@ -67,7 +67,7 @@ const std::set<std::string>& switches()
 /// Flags that take a list of words (argparse nargs='*'): every word up to the next flag.
 const std::set<std::string>& listed()
 {
-    static const std::set<std::string> s = { "--recompute-modules" };
+    static const std::set<std::string> s = { "--recompute-modules", "--cp-comm-type" };
     return s;
 }
 
@@ -411,6 +411,40 @@ void readModel(Args& a, ImportContext& cx)
         cx.set(f);
 }
 
+/// --cp-comm-type (arguments.py: nargs='+', default p2p; one word for every layer, or one per layer): p2p, a2a or
+/// all_gather (or allgather) as they are; a2a+p2p (hierarchical, --hierarchical-context-parallel-sizes) as p2p; per-layer words that
+/// differ as the first, with a warning.
+void readCpCommType(Args& a, ImportContext& cx)
+{
+    auto& p = cx.s().parallelism;
+    p.cpCommType = CpCommType::P2p;
+    std::string words;
+    if (!a.value("--cp-comm-type", words))
+        return;
+    std::vector<std::string> types;
+    for (const ShellWord& w : splitShellWords(words).words) {
+        // arguments.py's help spells it allgather; Transformer Engine takes all_gather (context_parallel.py
+        // attn_forward_func_with_cp)
+        if (w.text != "p2p" && w.text != "a2a" && w.text != "all_gather" && w.text != "allgather"
+            && w.text != "a2a+p2p") {
+            cx.error("--cp-comm-type", "'" + w.text + "' is not one of: p2p, a2a, all_gather, a2a+p2p");
+            return;
+        }
+        types.push_back(w.text == "allgather" ? "all_gather" : w.text);
+    }
+    if (types.empty())
+        return;
+    const std::string& first = types.front();
+    if (std::any_of(types.begin(), types.end(), [&](const std::string& w) { return w != first; }))
+        cx.warning(
+            "--cp-comm-type", "one type per layer is not modelled: every layer is modelled with the first, " + first);
+    if (first == "a2a+p2p")
+        cx.warning("--cp-comm-type",
+            "a2a+p2p (hierarchical, all-to-all inside --hierarchical-context-parallel-sizes' inner groups) is "
+            "modelled as p2p over the whole CP group");
+    p.cpCommType = first == "a2a" ? CpCommType::A2a : first == "all_gather" ? CpCommType::AllGather : CpCommType::P2p;
+}
+
 /// --pipeline-model-parallel-layout as it is (arguments.py: the virtual stages are its stage count ÷ pp), or
 /// --decoder-first/last-pipeline-num-layers written as the layout they mean (transformer_config.py, uneven PP: the
 /// first and last ranks take those layers, the middle ranks share the rest evenly, each rank's split over its
@@ -576,6 +610,7 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     a.count("--tensor-model-parallel-size", p.tp);
     a.count("--pipeline-model-parallel-size", p.pp);
     a.count("--context-parallel-size", p.cp);
+    readCpCommType(a, cx);
     a.count("--expert-model-parallel-size", p.ep);
     // --expert-tensor-parallel-size (megatron/training/arguments.py: None means tp); kept only where it differs
     p.expertTp = 0;
@@ -607,10 +642,10 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     p.moeOverlap = a.has("--overlap-moe-expert-parallel-comm") ? MoeOverlap::EpOverlap : MoeOverlap::None;
     // megatron/core/model_parallel_config.py tp_comm_overlap (Transformer Engine userbuffers)
     p.tpCommOverlap = a.has("--tp-comm-overlap");
-    for (const char* f :
-        { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep", "parallelism.sequence_parallel",
-            "parallelism.virtual_stages", "parallelism.pp_schedule", "parallelism.moe_overlap",
-            "parallelism.tp_comm_overlap", "parallelism.expert_tp", "parallelism.pipeline_layout" })
+    for (const char* f : { "parallelism.tp", "parallelism.pp", "parallelism.cp", "parallelism.ep",
+             "parallelism.sequence_parallel", "parallelism.virtual_stages", "parallelism.pp_schedule",
+             "parallelism.moe_overlap", "parallelism.tp_comm_overlap", "parallelism.expert_tp",
+             "parallelism.pipeline_layout", "parallelism.cp_comm_type" })
         cx.set(f);
 
     // ---- Token dispatcher (transformer_config.py moe_token_dispatcher_type, default "allgather"; "flex" with

@@ -214,9 +214,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     // ---- [parallelism]
     Section par(table("parallelism"), "parallelism", cx);
     par.known({ "disable_loss_parallel", "enable_async_tensor_parallel", "pipeline_parallel_split_points",
-        "pipeline_parallel_schedule_csv", "context_parallel_rotate_method", "enable_compiled_autograd",
-        "module_fqns_per_model_part", "pipeline_parallel_first_stage_less_layers",
-        "pipeline_parallel_last_stage_less_layers" });
+        "pipeline_parallel_schedule_csv", "enable_compiled_autograd", "module_fqns_per_model_part",
+        "pipeline_parallel_first_stage_less_layers", "pipeline_parallel_last_stage_less_layers" });
     int64_t replicate = 1, shard = -1, tp = 1, pp = 1, cp = 1, ep = 1, lps = 0, ppMicro = 1;
     par.integer("data_parallel_replicate_degree", replicate, 1);
     const bool shardGiven = par.integer("data_parallel_shard_degree", shard, -1);
@@ -227,6 +226,13 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     par.integer("tensor_parallel_degree", tp, 1, 1'000'000);
     par.integer("pipeline_parallel_degree", pp, 1, 1'000'000);
     par.integer("context_parallel_degree", cp, 1, 1'000'000);
+    // context_parallel_rotate_method (job_config.py, default "allgather"): how torch's ring attention moves the KV
+    // shards, one all-gather or all-to-all permutes to the next rank (torch/distributed/tensor/experimental/
+    // _attention.py, _AllGatherRotater / _AllToAllRotater).
+    std::string rotate = "allgather";
+    par.text("context_parallel_rotate_method", rotate);
+    if (rotate != "allgather" && rotate != "alltoall")
+        cx.error("parallelism.context_parallel_rotate_method", "'" + rotate + "' is not one of: allgather, alltoall");
     par.integer("expert_parallel_degree", ep, 1, 1'000'000);
     // expert_tensor_parallel_degree (default 1: torchtitan's routed experts use no TP unless asked; 1 or tp) and
     // expert_parallel_comm_backend ("standard" all-to-all or "deepep"), both only with ep > 1 (job_config.py)
@@ -245,6 +251,8 @@ void importTorchTitan(std::string_view text, ImportContext& cx)
     p.tp = static_cast<int>(tp);
     p.pp = static_cast<int>(pp);
     p.cp = static_cast<int>(cp);
+    p.cpCommType = rotate == "alltoall" ? CpCommType::P2p : CpCommType::AllGather;
+    cx.set("parallelism.cp_comm_type");
     p.ep = static_cast<int>(ep);
     p.expertTp = 0;
     if (s.model.isMoe() && ep > 1) {

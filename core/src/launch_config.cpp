@@ -68,6 +68,7 @@
 //   distance exceeds it and GPUDirect RDMA is off); NCCL_NVLS_ENABLE (src/transport/nvls.cc:159, default 2,
 //   0 skips NVLS initialisation at :262).
 #include "shardscope/core/launch_config.h"
+#include "shardscope/core/enum_names.h"
 #include "shardscope/core/pipeline_layout.h"
 
 #include "shardscope/core/layout.h"
@@ -320,7 +321,8 @@ std::string fsdp(const Scenario& s, const Layout& l)
     if (l.tp > 1)
         o << "from torch.distributed.tensor.parallel import parallelize_module, ColwiseParallel, RowwiseParallel\n";
     if (l.cp > 1)
-        o << "from torch.distributed.tensor.experimental import context_parallel\n";
+        o << "from torch.distributed.tensor.experimental import context_parallel\n"
+          << "from torch.distributed.tensor.experimental._attention import set_rotate_method\n";
     if (!fsdp2)
         o << "from torch.nn.parallel import DistributedDataParallel as DDP\n";
     if (sh == Sharding::Zero1)
@@ -510,7 +512,13 @@ std::string fsdp(const Scenario& s, const Layout& l)
           << "# sequences (one of " << l.dp
           << " data-parallel shards of the batch); context_parallel splits them along\n"
           << "# the sequence (dim 1). Attention must go through SDPA; add position buffers such as RoPE's freqs_cis\n"
-          << "# (sequence dim 0) to buffers, as torchtitan does.\n";
+          << "# (sequence dim 0) to buffers, as torchtitan does.\n"
+          << "set_rotate_method(\"" << (s.parallelism.cpCommType == CpCommType::AllGather ? "allgather" : "alltoall")
+          << "\")  # K/V shards: "
+          << (s.parallelism.cpCommType == CpCommType::AllGather
+                     ? "one all-gather (parallelism.cp_comm_type allgather)"
+                     : "passed around the ring (parallelism.cp_comm_type p2p)")
+          << "\n";
     o << "for micro_batches in loader:  # GRAD_ACCUM (inputs, labels) pairs per step\n";
     std::vector<std::string> body; // the forward and backward of one micro-batch, unindented
     const bool autocast = !fsdp2 && prec != Precision::Fp32 && prec != Precision::Bf16;
@@ -566,6 +574,10 @@ std::string megatron(const Scenario& s, const Layout& l)
     num("--pipeline-model-parallel-size", l.pp);
     if (l.cp > 1)
         num("--context-parallel-size", l.cp);
+    // --cp-comm-type (arguments.py, default p2p); Transformer Engine spells the all-gather all_gather
+    // (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py, attn_forward_func_with_cp)
+    if (l.cp > 1 && s.parallelism.cpCommType != CpCommType::P2p)
+        arg("--cp-comm-type", s.parallelism.cpCommType == CpCommType::A2a ? "a2a" : "all_gather");
     if (m.isMoe())
         num("--expert-model-parallel-size", l.ep);
     if (m.isMoe() && s.parallelism.expertTp > 0) // megatron/training/arguments.py: absent means tp
@@ -989,6 +1001,16 @@ std::vector<Issue> launchConfigIssues(const Scenario& scenario, LaunchTarget tar
     if (l.cp <= 1)
         return issues;
     const auto n = [](int v) { return std::to_string(v); };
+    const CpCommType cpType = scenario.parallelism.cpCommType;
+    if (target == LaunchTarget::DeepSpeed && cpType != CpCommType::A2a)
+        issues.push_back({ "parallelism.cp_comm_type",
+            std::string("DeepSpeed's sequence parallelism is DeepSpeed-Ulysses, all-to-all (deepspeed/sequence/"
+                        "layer.py): it cannot run cp_comm_type ")
+                + toString(cpType) + "; use a2a, or --target megatron" });
+    if (target == LaunchTarget::Fsdp && cpType == CpCommType::A2a)
+        issues.push_back({ "parallelism.cp_comm_type",
+            "torch's context_parallel is ring attention (torch/distributed/tensor/experimental/_attention.py): it "
+            "has no all-to-all (Ulysses) attention; use p2p or allgather, or --target megatron or deepspeed" });
     if (target == LaunchTarget::DeepSpeed) {
         if (l.tp > 1 || l.pp > 1)
             issues.push_back({ "parallelism.cp",

@@ -275,7 +275,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism",
             { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule", "virtual_stages", "shard_group",
-                "moe_overlap", "tp_comm_overlap", "expert_tp", "pipeline_layout" });
+                "moe_overlap", "tp_comm_overlap", "expert_tp", "pipeline_layout", "cp_comm_type" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -283,6 +283,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         r.integer(*p, "tp", "parallelism", pa.tp);
         r.integer(*p, "pp", "parallelism", pa.pp);
         r.integer(*p, "cp", "parallelism", pa.cp);
+        r.enumeration(*p, "cp_comm_type", "parallelism", pa.cpCommType,
+            { { "p2p", CpCommType::P2p }, { "a2a", CpCommType::A2a }, { "allgather", CpCommType::AllGather } });
         r.integer(*p, "ep", "parallelism", pa.ep);
         if (r.integer(*p, "expert_tp", "parallelism", pa.expertTp) && pa.expertTp < 1)
             r.error("parallelism.expert_tp",
@@ -416,6 +418,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         { "ep", p.ep }, { "sequence_parallel", p.sequenceParallel }, { "pp_schedule", toString(p.schedule) },
         { "virtual_stages", p.virtualStages }, { "shard_group", p.shardGroup },
         { "moe_overlap", toString(p.moeOverlap) } };
+    if (p.cpCommType != CpCommType::P2p) // written only when set: older files read back alike
+        j["parallelism"]["cp_comm_type"] = toString(p.cpCommType);
     if (p.tpCommOverlap)
         j["parallelism"]["tp_comm_overlap"] = true;
     if (p.expertTp > 0)

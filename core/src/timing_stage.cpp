@@ -215,6 +215,20 @@ template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape&
         fHead / rLin };
 }
 
+/// What t_cp,f and t_cp,b hold for each parallelism.cp_comm_type (communication_stage.cpp, layerCommunication).
+inline const char* cpExposedText(CpCommType type)
+{
+    switch (type) {
+    case CpCommType::A2a:
+        return "context-parallel all-to-alls of one layer, exposed: Q, K, V and O forward; dO, dQ, dK, dV backward";
+    case CpCommType::AllGather:
+        return "context-parallel all-gathers of one layer, exposed: K and V forward; K and V again, dK and dV "
+               "reduce-scattered, backward";
+    case CpCommType::P2p: break;
+    }
+    return "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward";
+}
+
 /// One layer's exposed TP (after tp_comm_overlap), context-parallel ring (beyond its attention) and, in an MoE
 /// layer, expert all-to-all time (after moe_overlap), forward or backward: the parts layerTimes computed.
 template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm, bool moe, bool backward)
@@ -222,7 +236,7 @@ template <class X> X layerExposedComm(const LayerTimes& L, const LayerComm& comm
     X tpCp = X::input(backward ? (moe ? "t_tp,b,moe" : "t_tp,b") : (moe ? "t_tp,f,moe" : "t_tp,f"),
                  backward ? L.tpBwd : L.tpFwd, "s", "exposed TP collectives of one layer")
         + X::input(backward ? "t_cp,b" : "t_cp,f", backward ? comm.cpBwdExposed : comm.cpFwdExposed, "s",
-            "exposed context-parallel ring steps of one layer: (c − 1)·max(0, t_kv − t_attn/c), 2·t_kv backward");
+            cpExposedText(comm.cpType));
     if (!moe) // a dense layer has no all-to-all
         return tpCp;
     return tpCp

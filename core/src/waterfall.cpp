@@ -54,6 +54,7 @@ std::string enumText(OffloadTarget v) { return toString(v); }
 std::string enumText(NcclAlgo v) { return toString(v); }
 std::string enumText(NcclProto v) { return toString(v); }
 std::string enumText(MoeOverlap v) { return toString(v); }
+std::string enumText(CpCommType v) { return toString(v); }
 std::string modelText(const ModelSpec& m) { return ref(m.id, m.name); }
 std::string gpuText(const GpuSpec& g) { return ref(g.id, g.name); }
 std::string linkText(const LinkSpec& l) { return ref(l.id, l.name); }
@@ -114,6 +115,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.tp", parallelism.tp, intText),
         SS_SETTING("parallelism.pp", parallelism.pp, intText),
         SS_SETTING("parallelism.cp", parallelism.cp, intText),
+        SS_SETTING("parallelism.cp_comm_type", parallelism.cpCommType, enumText),
         SS_SETTING("parallelism.ep", parallelism.ep, intText),
         SS_SETTING("parallelism.expert_tp", parallelism.expertTp, expertTpText),
         SS_SETTING("parallelism.sequence_parallel", parallelism.sequenceParallel, boolean),

@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include "communication_stage.h"
+#include "attention_rate.h"
 #include "compute_stage.h"
 #include "timing_stage.h"
 #include "shardscope/core/catalog.h"
@@ -51,6 +52,8 @@ private slots:
     void deepspeedZero3GathersPrefetchBuckets();
     void fsdpGathersOneUnitPerCall();
     void cpRingStepExposedBeyondItsAttention();
+    void cpAllToAllTradesSequenceForHeads();
+    void cpAllGatherGathersKvExposed();
     void epOverlapHidesBehindAnotherMicroBatch();
     void dualPipeKeepsSmsForCommunication();
     void nodeLimitedRoutingCutsNetworkBytes();
@@ -589,6 +592,109 @@ void TestCommunication::cpRingStepExposedBeyondItsAttention()
         QVERIFY(std::abs(lc.cpFwdExposed - k.fwd) <= 1e-12 * tkv);
         QVERIFY(std::abs(lc.cpBwdExposed - k.bwd) <= 1e-12 * tkv);
     }
+}
+
+namespace {
+/// Llama 3 8B (32 heads, 8 KV heads of 128, 32 layers) at 128K tokens, cp 8 on one H100 node, one micro-batch:
+/// T = 16,384 tokens per GPU.
+Scenario cpScenario(CpCommType type)
+{
+    Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.training.seqLen = 131072;
+    s.model.maxSeq = 131072;
+    s.training.recompute = Recompute::None;
+    s.parallelism.sharding = Sharding::Zero1;
+    s.parallelism.cp = 8;
+    s.parallelism.cpCommType = type;
+    sstest::setBatch(s, 1, 1);
+    return s;
+}
+double cpCallTime(const Scenario& s, CollectiveOp op, double message)
+{
+    return detail::collectiveTime(op, message, makeLayout(s).cpGroup, s.cluster, s.nccl).time
+        / s.profile.collectiveEfficiency;
+}
+} // namespace
+
+void TestCommunication::cpAllToAllTradesSequenceForHeads()
+{
+    // DeepSpeed-Ulysses (Jacobs et al. 2023 §3.1; TransformerEngine AttnFuncWithCPAndQKVOA2A): per layer, all-to-alls
+    // of Q, K, V before attention and of O after it, the same four backward, none overlapped with attention. A rank's
+    // tensors: Q and O 2 B × 16,384 × 32·128, K and V 2 B × 16,384 × 8·128; an all-to-all sends 7/8 of its tensor.
+    const double T = 16384, c = 8, L = 32;
+    const double Mqo = 2 * T * 32 * 128, Mkv = 2 * T * 8 * 128;
+    const Scenario s = cpScenario(CpCommType::A2a);
+    const double tqo = cpCallTime(s, CollectiveOp::AllToAll, Mqo), tkv = cpCallTime(s, CollectiveOp::AllToAll, Mkv);
+    const detail::Shape sh = detail::makeShape(s);
+    const Layout layout = makeLayout(s);
+    // exposed whatever the attention takes
+    for (double attention : { 0.0, 1.0 }) {
+        const detail::LayerComm lc = detail::layerCommunication(s, sh, layout, attention, 2.5 * attention);
+        SS_COMPARE_REL(lc.cpChunk, Mqo, 1e-12);
+        SS_COMPARE_REL(lc.cpMsg2, Mkv, 1e-12);
+        SS_COMPARE_REL(lc.cpFwdExposed, 2 * tqo + 2 * tkv, 1e-12);
+        SS_COMPARE_REL(lc.cpBwdExposed, 2 * tqo + 2 * tkv, 1e-12);
+    }
+    // Over the step: 2 tensors of each size forward and 2 backward per layer, (c − 1)/c of each sent.
+    SS_EVALUATE(r, s);
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Cp)], L * 4 * (Mqo + Mkv) * (c - 1) / c, 1e-12);
+    // Full recompute runs each layer's forward, its all-to-alls with it, again.
+    Scenario full = s;
+    full.training.recompute = Recompute::Full;
+    SS_EVALUATE(rf, full);
+    SS_COMPARE_REL(rf.bytesByGroup[int(Group::Cp)], L * 6 * (Mqo + Mkv) * (c - 1) / c, 1e-12);
+    // Each rank runs attention over the whole sequence on 1/c of the heads: the kernel's rate at block length s
+    // (a ring rank's blocks are s/c).
+    const detail::LayerCompute a2a = detail::computeStage(s, sh);
+    const detail::AttentionRates whole
+        = detail::attentionRates(s.cluster.gpu, s.profile.attentionKernel, 128, true, 131072);
+    SS_COMPARE_REL(a2a.peak.attention, s.profile.attentionEfficiency * whole.forward, 1e-12);
+    const Scenario ring = cpScenario(CpCommType::P2p);
+    const detail::AttentionRates block
+        = detail::attentionRates(ring.cluster.gpu, ring.profile.attentionKernel, 128, true, 16384);
+    SS_COMPARE_REL(detail::computeStage(ring, detail::makeShape(ring)).peak.attention,
+        ring.profile.attentionEfficiency * block.forward, 1e-12);
+
+    // MLA (DeepSeek-V3: 128 heads, q/k 128 + 64 wide, v 128; h 7168) at tp 2, cp 4 of s = 16,384: Q and K carry
+    // 128·192/2 per token, V and O 128·128/2; messages are the pair means, β·T·(q + o)/2 and β·T·(k + v)/2.
+    Scenario mla = sstest::presetScenario("deepseek-v3", 1, 8);
+    mla.training.seqLen = 16384;
+    mla.parallelism.tp = 2;
+    mla.parallelism.cp = 4;
+    mla.parallelism.ep = 1;
+    mla.parallelism.cpCommType = CpCommType::A2a;
+    const double Tm = 16384.0 / 4, q = 128 * 192 / 2.0, v = 128 * 128 / 2.0;
+    const detail::LayerComm lm = detail::layerCommunication(mla, detail::makeShape(mla), makeLayout(mla), 0, 0);
+    SS_COMPARE_REL(lm.cpChunk, 2 * Tm * (q + v) / 2, 1e-12);
+    SS_COMPARE_REL(lm.cpMsg2, 2 * Tm * (q + v) / 2, 1e-12);
+}
+
+void TestCommunication::cpAllGatherGathersKvExposed()
+{
+    // TransformerEngine AttnFuncWithCPAndKVAllGather ("KV all-gather between CP ranks is exposed"; Llama 3 paper
+    // §3.3.2): K and V each all-gathered over the 8 ranks before attention and again in backward, dK and dV
+    // reduce-scattered after it. Gathered message: 8 × 2 B × 16,384 × 8·128.
+    const double T = 16384, c = 8, L = 32;
+    const double M = c * 2 * T * 8 * 128;
+    const Scenario s = cpScenario(CpCommType::AllGather);
+    const double ag = cpCallTime(s, CollectiveOp::AllGather, M), rs = cpCallTime(s, CollectiveOp::ReduceScatter, M);
+    for (double attention : { 0.0, 1.0 }) {
+        const detail::LayerComm lc
+            = detail::layerCommunication(s, detail::makeShape(s), makeLayout(s), attention, 2.5 * attention);
+        SS_COMPARE_REL(lc.cpChunk, M, 1e-12);
+        SS_COMPARE_REL(lc.cpFwdExposed, 2 * ag, 1e-12);
+        SS_COMPARE_REL(lc.cpBwdExposed, 2 * ag + 2 * rs, 1e-12);
+    }
+    // Over the step: 4 gathers and 2 reduce-scatters per layer, (c − 1)/c of the message each; all exposed.
+    SS_EVALUATE(r, s);
+    SS_COMPARE_REL(r.bytesByGroup[int(Group::Cp)], L * 6 * M * (c - 1) / c, 1e-12);
+    const Collective* g = sstest::findCollective(r, Group::Cp, CollectiveOp::AllGather);
+    const Collective* d = sstest::findCollective(r, Group::Cp, CollectiveOp::ReduceScatter);
+    QVERIFY(g && d);
+    QCOMPARE(g->count, int64_t(L * 4));
+    QCOMPARE(d->count, int64_t(L * 2));
+    SS_COMPARE_REL(g->exposedTime, g->time, 1e-12);
+    SS_COMPARE_REL(d->exposedTime, d->time, 1e-12);
 }
 
 void TestCommunication::epOverlapHidesBehindAnotherMicroBatch()

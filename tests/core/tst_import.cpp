@@ -93,6 +93,7 @@ private slots:
     void megatronRefusesShellExpansionInAUsedFlag();
     void megatronMoeAndMla();
     void megatronExpertTpDispatcherAndRecomputeModules();
+    void cpCommTypeFromEachFramework();
     void megatronPipelineLayoutAndMxfp8();
     void megatronActivationOffload();
     void hfSlidingWindow();
@@ -695,6 +696,75 @@ void TestImport::megatronMoeAndMla()
     const ImportResult uniform0
         = run(ImportSource::MegatronArgs, std::string(full) + "--recompute-method uniform --recompute-num-layers 0");
     QVERIFY(hasIssue(uniform0.errors, "--recompute-num-layers", "at least 1"));
+}
+
+void TestImport::cpCommTypeFromEachFramework()
+{
+    // Megatron-LM --cp-comm-type (arguments.py: nargs='+', default p2p; Transformer Engine spells the all-gather
+    // all_gather, the help text allgather)
+    const std::string dense = "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --group-query-attention "
+                              "--num-query-groups 4 --seq-length 8192 --max-position-embeddings 8192 "
+                              "--vocab-size 32000 --context-parallel-size 4 --micro-batch-size 1 ";
+    ImportOptions o;
+    o.gpus = 8;
+    struct Case {
+        const char* flag;
+        CpCommType type;
+    };
+    for (const Case& c :
+        { Case { "", CpCommType::P2p }, Case { "--cp-comm-type p2p", CpCommType::P2p },
+            Case { "--cp-comm-type a2a", CpCommType::A2a }, Case { "--cp-comm-type all_gather", CpCommType::AllGather },
+            Case { "--cp-comm-type allgather", CpCommType::AllGather } }) {
+        const ImportResult r = run(ImportSource::MegatronArgs, dense + c.flag, nullptr, o);
+        QVERIFY2(r.ok() && r.warnings.empty(), qPrintable(dump(r.errors) + dump(r.warnings)));
+        QCOMPARE(r.scenario.parallelism.cpCommType, c.type);
+        // and launch-config --target megatron writes it back
+        const std::string text = launchConfig(r.scenario, LaunchTarget::Megatron);
+        QCOMPARE(text.find("--cp-comm-type") != std::string::npos, c.type != CpCommType::P2p);
+        const ImportResult back
+            = importConfig(ImportSource::MegatronArgs, text, r.scenario, false, {}, sstest::catalog());
+        QVERIFY2(back.ok(), qPrintable(dump(back.errors)));
+        QCOMPARE(back.scenario.parallelism.cpCommType, c.type);
+    }
+    // hierarchical a2a+p2p: modelled as p2p, with a warning; one type per layer: the first, with a warning
+    const ImportResult hier = run(ImportSource::MegatronArgs, dense + "--cp-comm-type a2a+p2p", nullptr, o);
+    QCOMPARE(hier.scenario.parallelism.cpCommType, CpCommType::P2p);
+    QVERIFY(hasIssue(hier.warnings, "--cp-comm-type", "hierarchical"));
+    const ImportResult perLayer = run(ImportSource::MegatronArgs, dense + "--cp-comm-type a2a a2a p2p p2p", nullptr, o);
+    QCOMPARE(perLayer.scenario.parallelism.cpCommType, CpCommType::A2a);
+    QVERIFY(hasIssue(perLayer.warnings, "--cp-comm-type", "first, a2a"));
+    QVERIFY(hasIssue(run(ImportSource::MegatronArgs, dense + "--cp-comm-type ring", nullptr, o).errors,
+        "--cp-comm-type", "'ring' is not one of: p2p, a2a, all_gather, a2a+p2p"));
+
+    // DeepSpeed: sequence_parallel_size is DeepSpeed-Ulysses (deepspeed/sequence/layer.py)
+    const ImportResult ds = run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 4, "train_micro_batch_size_per_gpu": 1, "sequence_parallel_size": 2,
+            "zero_optimization": {"stage": 1}})",
+        nullptr, o);
+    QVERIFY2(ds.ok(), qPrintable(dump(ds.errors)));
+    QCOMPARE(ds.scenario.parallelism.cp, 2);
+    QCOMPARE(ds.scenario.parallelism.cpCommType, CpCommType::A2a);
+    QVERIFY2(validate(ds.scenario).empty(), qPrintable(dump(validate(ds.scenario))));
+
+    // torchtitan: context_parallel_rotate_method (job_config.py, default allgather; alltoall passes K/V to the next
+    // rank, a ring)
+    const std::string tt = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nseq_len = 8192\n"
+                           "local_batch_size = 1\n[parallelism]\ncontext_parallel_degree = 2\n";
+    struct Rotate {
+        const char* line;
+        CpCommType type;
+    };
+    for (const Rotate& c : { Rotate { "", CpCommType::AllGather },
+             Rotate { "context_parallel_rotate_method = \"allgather\"\n", CpCommType::AllGather },
+             Rotate { "context_parallel_rotate_method = \"alltoall\"\n", CpCommType::P2p } }) {
+        const ImportResult r = run(ImportSource::TorchTitan, tt + c.line, nullptr, o);
+        QVERIFY2(r.ok(), qPrintable(dump(r.errors)));
+        QCOMPARE(r.scenario.parallelism.cpCommType, c.type);
+        QVERIFY2(validate(r.scenario).empty(), qPrintable(dump(validate(r.scenario))));
+    }
+    QVERIFY(
+        hasIssue(run(ImportSource::TorchTitan, tt + "context_parallel_rotate_method = \"ring\"\n", nullptr, o).errors,
+            "parallelism.context_parallel_rotate_method", "allgather, alltoall"));
 }
 
 void TestImport::megatronExpertTpDispatcherAndRecomputeModules()

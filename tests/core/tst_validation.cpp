@@ -46,6 +46,7 @@ private slots:
     void shippedScenariosParseAndEvaluate_data();
     void shippedScenariosParseAndEvaluate();
     void moeOverlapRules();
+    void cpCommTypeRules();
     void expertGridRules();
     void recomputeModulesRules();
     void activationOffloadRules_data();
@@ -122,6 +123,54 @@ void TestValidation::tpMustDivideKvHeadsOrBeAMultiple()
 // ffn_hidden 28672 = 2^12 · 7, so tp ∈ {1, 2, 4, 8, 16, 32, 64} (powers of two dividing 64; 16 and up replicate KV heads).
 // parallelism.moe_overlap hides the expert all-to-all, so it needs ep > 1; Megatron-Core's overlap refuses full
 // recomputation and, with pipelining, needs virtual stages (megatron/core/transformer/transformer_config.py).
+// parallelism.cp_comm_type: all-to-all CP splits heads over the cp ranks (Transformer Engine's "num_heads % cp_size
+// == 0 for Q, K, V"); DeepSpeed's only CP is Ulysses, torch's only CP is ring attention.
+void TestValidation::cpCommTypeRules()
+{
+    // Llama 3 8B: 32 heads, 8 KV heads. 16 GPUs, seq 32768.
+    auto with = [](const std::string& parallelism, const std::string& framework = "megatron") {
+        return issuesOf(R"("model":{"preset":"llama3-8b"},"cluster":{"nodes":2,"gpus_per_node":8},)"
+                        R"("training":{"seq_len":32768,"global_batch":16,"framework":")"
+            + framework + R"("},"parallelism":)" + parallelism);
+    };
+    // tp 2, cp 4: 16 query and 4 KV heads per TP rank, both divisible by 4
+    auto ok = with(R"({"tp":2,"cp":4,"cp_comm_type":"a2a"})");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // tp 2, cp 8: 4 KV heads per rank do not divide by 8 (query heads 16 do)
+    auto bad = with(R"({"tp":2,"cp":8,"cp_comm_type":"a2a"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.cp_comm_type", "key/value heads per TP rank (4)"),
+        qPrintable(sstest::issuesText(bad)));
+    // tp 8, cp 2: 8 KV heads over 8 ranks, one each: 1 does not divide by 2
+    bad = with(R"({"tp":8,"cp":2,"cp_comm_type":"a2a"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.cp_comm_type", "key/value heads per TP rank (1)"),
+        qPrintable(sstest::issuesText(bad)));
+    // tp 1, cp 16: 32 query heads divide, 8 KV heads do not
+    bad = with(R"({"tp":1,"cp":16,"cp_comm_type":"a2a"})");
+    QVERIFY2(sstest::hasIssue(bad, "parallelism.cp_comm_type", "(8)"), qPrintable(sstest::issuesText(bad)));
+    // the ring and the all-gather keep heads whole
+    for (const char* type : { "p2p", "allgather" }) {
+        ok = with(std::string(R"({"tp":1,"cp":16,"cp_comm_type":")") + type + R"("})");
+        QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    }
+    // DeepSpeed: Ulysses only (its query-head rule; its KV heads are its own launch configuration's check)
+    bad = with(R"({"sharding":"zero1","cp":2})", "deepspeed");
+    QVERIFY2(
+        sstest::hasIssue(bad, "parallelism.cp_comm_type", "DeepSpeed-Ulysses"), qPrintable(sstest::issuesText(bad)));
+    ok = with(R"({"sharding":"zero1","cp":2,"cp_comm_type":"a2a"})", "deepspeed");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    // PyTorch: ring attention only
+    for (const char* fw : { "pytorch", "pytorch-compile" }) {
+        bad = with(R"({"cp":2,"cp_comm_type":"a2a"})", fw);
+        QVERIFY2(
+            sstest::hasIssue(bad, "parallelism.cp_comm_type", "ring attention"), qPrintable(sstest::issuesText(bad)));
+        ok = with(R"({"cp":2,"cp_comm_type":"allgather"})", fw);
+        QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+    }
+    // cp 1: the type is not used, whatever it is
+    ok = with(R"({"tp":8,"cp":1,"cp_comm_type":"a2a"})", "pytorch");
+    QVERIFY2(ok.empty(), qPrintable(sstest::issuesText(ok)));
+}
+
 void TestValidation::moeOverlapRules()
 {
     const std::string moe = R"("model":{"preset":"mixtral-8x7b"},"cluster":{"nodes":1,"gpus_per_node":8},)"
@@ -305,6 +354,8 @@ void TestValidation::unknownIds_data()
                                      << "training.precision";
     QTest::newRow("moe_overlap value") << R"("parallelism":{"moe_overlap":"always"})"
                                        << "parallelism.moe_overlap";
+    QTest::newRow("cp_comm_type value") << R"("parallelism":{"cp_comm_type":"ring"})"
+                                        << "parallelism.cp_comm_type";
 }
 
 void TestValidation::unknownIds()

@@ -95,6 +95,9 @@ const Allowlist kMegatronFlags = {
     { "--tensor-model-parallel-size", "mpc:55 (field)" },
     { "--pipeline-model-parallel-size", "mpc:83 (field)" },
     { "--context-parallel-size", "mpc:100 (field)" },
+    { "--cp-comm-type",
+        "mgargs:3221 (nargs '+', default p2p; tc:1030 field; Transformer Engine's spelling all_gather, "
+        "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py:5096-5123 @ d0067d0)" },
     { "--expert-model-parallel-size", "mpc:127 (field)" },
     { "--expert-tensor-parallel-size", "mpc:130 (field; None = tensor_model_parallel_size, mgargs:587)" },
     { "--moe-flex-dispatcher-backend", "tc:898 (Literal deepep|hybridep|ncclep)" },
@@ -204,6 +207,7 @@ const std::map<std::string, std::set<std::string>> kMegatronChoices = {
     { "--exp-avg-sq-dtype", { "fp32", "fp16", "bf16", "fp8" } }, // mgargs:3680
     { "--fp8-recipe", { "tensorwise", "delayed", "mxfp8", "blockwise", "custom" } }, // tc:594
     { "--moe-token-dispatcher-type", { "allgather", "alltoall", "flex" } }, // tc:891
+    { "--cp-comm-type", { "p2p", "a2a", "all_gather", "a2a+p2p" } }, // tc:1034, TE context_parallel.py:5096-5123
     { "--moe-flex-dispatcher-backend", { "deepep", "hybridep", "ncclep" } }, // tc:898
     { "--optimizer", { "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon" } }, // mgargs:2913
     { "--ckpt-format", { "torch", "torch_dist", "torch_dcp", "fsdp_dtensor" } }, // mgtrain:486
@@ -233,6 +237,8 @@ const std::map<std::string, std::set<std::string>> kPythonImports = {
     { "torch.distributed.algorithms._checkpoint.checkpoint_wrapper", { "checkpoint_wrapper" } },
     { "torch.distributed.tensor.parallel", { "parallelize_module", "ColwiseParallel", "RowwiseParallel" } },
     { "torch.distributed.tensor.experimental", { "context_parallel" } }, // tensor/experimental/__init__.py __all__
+    { "torch.distributed.tensor.experimental._attention",
+        { "set_rotate_method" } }, // _attention.py (2.6+), as torchtitan/distributed/utils.py imports it
     { "torch.nn.parallel", { "DistributedDataParallel" } },
     { "torch.distributed.optim", { "ZeroRedundancyOptimizer" } }, // distributed/optim/zero_redundancy_optimizer.py
     { "os", {} }, { "contextlib", {} }, { "torch", {} }, { "torch.distributed", {} },
@@ -542,24 +548,40 @@ void TestLaunchConfigKeys::contextParallelLayouts()
 
 void TestLaunchConfigKeys::refusedLayouts()
 {
-    // TP 8 x CP 8: DeepSpeed's mesh has no tensor-parallel dim; refused naming cp, every other target written.
+    // TP 8 x CP 8 on a ring: DeepSpeed's mesh has no tensor-parallel dim and its only CP is Ulysses all-to-all;
+    // refused naming both fields, every other target written.
     const Evaluated e = load(QStringLiteral(SHARDSCOPE_TEST_RESOURCES "/scenarios/cp-llama3-70b-128k.shardscope.json"));
     QVERIFY(e.result.valid);
     const auto ds = launchConfigIssues(e.scenario, LaunchTarget::DeepSpeed);
-    QCOMPARE(ds.size(), size_t(1));
-    QCOMPARE(ds[0].field, std::string("parallelism.cp"));
+    QCOMPARE(ds.size(), size_t(2));
+    QCOMPARE(ds[0].field, std::string("parallelism.cp_comm_type"));
+    QCOMPARE(ds[1].field, std::string("parallelism.cp"));
     for (LaunchTarget t : { LaunchTarget::Fsdp, LaunchTarget::Megatron, LaunchTarget::NcclEnv })
         QVERIFY(launchConfigIssues(e.scenario, t).empty());
 
-    // Ulysses scatters KV heads over the cp ranks: cp 16 > kv_heads 8 is refused; FSDP2 with cp 2 in shard groups
-    // of 3 ranks cannot be a dp_shard x cp mesh.
+    // All-to-all CP (Ulysses) scatters heads over the cp ranks. cp 16 > kv_heads 8: Transformer Engine refuses it
+    // (validation, on megatron); DeepSpeed-Ulysses is refused at its launch configuration; torch has no Ulysses.
     Scenario s = load(QStringLiteral(SHARDSCOPE_GOLDEN_SCENARIOS "/cp-llama3-8b-64k-zero3.shardscope.json")).scenario;
+    QCOMPARE(s.parallelism.cpCommType, CpCommType::A2a);
+    QVERIFY(launchConfigIssues(s, LaunchTarget::DeepSpeed).empty());
+    const auto torchCp = launchConfigIssues(s, LaunchTarget::Fsdp);
+    QCOMPARE(torchCp.size(), size_t(1));
+    QCOMPARE(torchCp[0].field, std::string("parallelism.cp_comm_type"));
     s.parallelism.cp = 16;
     Result r = evaluate(s);
-    QVERIFY(r.valid);
+    QVERIFY(!r.valid);
+    QCOMPARE(r.issues[0].field, std::string("parallelism.cp_comm_type"));
+    QVERIFY(r.issues[0].message.find("key/value heads per TP rank (8)") != std::string::npos);
+    QVERIFY(applyFramework(s, Framework::DeepSpeed, catalog()));
+    r = evaluate(s);
+    QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues[0].message.c_str());
     const auto kv = launchConfigIssues(s, LaunchTarget::DeepSpeed);
     QCOMPARE(kv.size(), size_t(1));
     QVERIFY(kv[0].message.find("kv_heads (8)") != std::string::npos);
+
+    // FSDP2 with cp 2 in shard groups of 3 ranks cannot be a dp_shard x cp mesh.
+    QVERIFY(applyFramework(s, Framework::Megatron, catalog()));
+    s.parallelism.cpCommType = CpCommType::P2p;
     s.parallelism.cp = 2;
     s.parallelism.sharding = Sharding::FsdpHybrid;
     s.parallelism.shardGroup = 2;

@@ -479,6 +479,7 @@ void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()
         s.training.framework = core::Framework::DeepSpeed;
         s.parallelism.tp = 2;
         s.parallelism.cp = 2;
+        s.parallelism.cpCommType = core::CpCommType::A2a; // DeepSpeed-Ulysses, DeepSpeed's only CP
     });
     QVERIFY(test::settle(doc));
     QVERIFY(doc.result().valid);

@@ -78,6 +78,17 @@ const Choice kMoeOverlap[] = {
         T("DeepSeek-V3's DualPipe: all-to-alls hidden behind the other direction's compute, 20 of 132 SMs kept for "
           "communication.") },
 };
+const Choice kCpCommType[] = {
+    { int(CpCommType::P2p), T("Ring (p2p)"),
+        T("Megatron --cp-comm-type p2p: K/V chunks passed around the CP ring, each step behind the attention on the "
+          "chunk already there.") },
+    { int(CpCommType::A2a), T("All-to-all (Ulysses)"),
+        T("Megatron --cp-comm-type a2a, DeepSpeed-Ulysses: all-to-alls of Q, K, V and the output swap the sequence "
+          "split for a head split; exposed. cp must divide the heads per TP rank.") },
+    { int(CpCommType::AllGather), T("All-gather K/V"),
+        T("Megatron --cp-comm-type all_gather, the Llama 3 paper's CP, torch's allgather rotation: K and V gathered "
+          "before attention; exposed.") },
+};
 const Choice kDispatcher[] = {
     { int(MoeDispatcher::AllToAll), T("All-to-all"),
         T("Megatron --moe-token-dispatcher-type alltoall: NCCL all-to-all of the routed token copies over the EP "
@@ -136,6 +147,7 @@ std::span<const Choice> frameworkChoices() { return kFramework; }
 std::span<const Choice> scheduleChoices() { return kSchedule; }
 std::span<const Choice> offloadChoices() { return kOffload; }
 std::span<const Choice> moeOverlapChoices() { return kMoeOverlap; }
+std::span<const Choice> cpCommTypeChoices() { return kCpCommType; }
 std::span<const Choice> dispatcherChoices() { return kDispatcher; }
 std::span<const Choice> ncclAlgoChoices() { return kNcclAlgo; }
 std::span<const Choice> ncclProtoChoices() { return kNcclProto; }

@@ -24,6 +24,7 @@ std::span<const Choice> frameworkChoices();
 std::span<const Choice> scheduleChoices();
 std::span<const Choice> offloadChoices();
 std::span<const Choice> moeOverlapChoices();
+std::span<const Choice> cpCommTypeChoices();
 std::span<const Choice> dispatcherChoices();
 std::span<const Choice> ncclAlgoChoices();
 std::span<const Choice> ncclProtoChoices();

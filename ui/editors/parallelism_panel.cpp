@@ -60,6 +60,11 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
         QStringLiteral("parallelism.cp"), [](const Scenario& s) { return s.parallelism.cp; },
         [](Scenario& s, int64_t v) { s.parallelism.cp = int(v); },
         tr("Context-parallel degree c: the sequence is split c ways (powers of two dividing s)"));
+    m_cpCommType = addEnum(
+        QStringLiteral("parallelism.cp_comm_type"), cpCommTypeChoices(),
+        [](const Scenario& s) { return int(s.parallelism.cpCommType); },
+        [](Scenario& s, int v) { s.parallelism.cpCommType = core::CpCommType(v); },
+        tr("How the CP ranks exchange attention inputs (Megatron --cp-comm-type)"));
     m_ep = addSlider(
         QStringLiteral("parallelism.ep"), [](const Scenario& s) { return s.parallelism.ep; },
         [](Scenario& s, int64_t v) { s.parallelism.ep = int(v); },
@@ -139,6 +144,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     for (qint64 c = 1; c <= gpus && s.training.seqLen % c == 0 && c <= 64; c *= 2)
         cp << c;
     m_cp->setValues(cp);
+    m_cpCommType->setEnabled(s.parallelism.cp > 1);
     m_ep->setValues(s.model.isMoe() ? divisors(s.model.moe.experts, gpus) : QList<qint64> { 1 });
     setRowVisible(m_ep, s.model.isMoe() || s.parallelism.ep != 1);
     m_etp->setValues(

@@ -37,6 +37,7 @@ private:
     QLineEdit* m_layout;
     QSpinBox* m_shardGroup;
     QComboBox* m_moeOverlap;
+    QComboBox* m_cpCommType;
     QCheckBox* m_tpOverlap;
     QLabel* m_dp;
 };

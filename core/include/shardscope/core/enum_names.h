@@ -36,6 +36,7 @@ const char* toString(MasterWeights v); ///< "fp32" (absent in a file), "fp32-rem
 const char* toString(MomentsDtype v); ///< "fp32" (absent in a file), "bf16", "fp16", "fp8"
 const char* toString(PpSchedule v);
 const char* toString(MoeOverlap v);
+const char* toString(CpCommType v); ///< "p2p" (absent in a file), "a2a", "allgather"
 const char* toString(MoeDispatcher v); ///< "alltoall" (absent in a file), "deepep", "allgather"
 /// training.recompute_modules names in Megatron's spelling and order (--recompute-modules).
 [[nodiscard]] std::vector<std::string> recomputeModuleNames(const RecomputeModules& m);

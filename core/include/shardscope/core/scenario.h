@@ -204,9 +204,15 @@ enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubble };
 /// micro-batches overlapped).
 enum class MoeOverlap { None, EpOverlap, DualPipe };
 
+/// How the ranks of a context-parallel group exchange attention inputs (Megatron-Core --cp-comm-type): K/V chunks
+/// passed around a ring (p2p), all-to-alls that trade the sequence split for a head split (a2a: DeepSpeed-Ulysses),
+/// or K/V all-gathered before attention (allgather: the Llama 3 paper §3.3.2, torch's rotate method "allgather").
+enum class CpCommType { P2p, A2a, AllGather };
+
 struct Parallelism {
     Sharding sharding = Sharding::Zero3;
     int tp = 1, pp = 1, cp = 1, ep = 1;
+    CpCommType cpCommType = CpCommType::P2p; ///< parallelism.cp_comm_type (absent in a file: p2p)
     /// parallelism.expert_tp: tensor-parallel size of the experts (Megatron --expert-tensor-parallel-size); 0 (absent
     /// in a file): tp, Megatron's default (megatron/training/arguments.py).
     int expertTp = 0;
