@@ -37,8 +37,8 @@ void TestGpuLinks::everyGpuNamesCatalogLinksOfTheRightKind()
 
 void TestGpuLinks::ownLinksByGeneration_data()
 {
-    // catalogs.md §2 (stas00 network/README.md): NVLink 3 on A100, 4 on H100/H200, 5 on B200/GB200/B300;
-    // DGX A100 HDR 200, DGX H100 and DGX B200 ConnectX-7 NDR 400, DGX B300 ConnectX-8 XDR 800.
+    // catalogs.md §2 (stas00 network/README.md): NVLink 3 on A100, 4 on H100/H200, 5 on B200/GB200/B300/GB300;
+    // DGX A100 HDR 200, DGX H100 and DGX B200 ConnectX-7 NDR 400, DGX B300 and GB300 NVL72 ConnectX-8 XDR 800.
     QTest::addColumn<QString>("gpu");
     QTest::addColumn<QString>("up");
     QTest::addColumn<QString>("out");
@@ -60,6 +60,9 @@ void TestGpuLinks::ownLinksByGeneration_data()
     QTest::newRow("b300") << "b300"
                           << "nvlink5"
                           << "ib-xdr800";
+    QTest::newRow("gb300") << "gb300"
+                           << "nvlink5"
+                           << "ib-xdr800";
     QTest::newRow("mi300x") << "mi300x"
                             << "xgmi-mi300"
                             << "roce-400";
