@@ -26,6 +26,7 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
     p.tp = l.tp;
     p.pp = l.pp;
     p.cp = l.cp;
+    p.cpCommType = l.cpCommType;
     p.ep = l.ep;
     p.schedule = l.schedule;
     p.virtualStages = l.virtualStages;
@@ -121,9 +122,10 @@ std::vector<int> divisorsUpTo(int64_t n, int64_t limit)
     return d;
 }
 
-/// The outer part of a layout: GPU count, tp, pp, cp, ep (the inner loops share its shape work).
+/// The outer part of a layout: GPU count, tp, pp, cp and its exchange, ep (the inner loops share its shape work).
 struct OuterTask {
     int gpus, tp, pp, cp, ep;
+    CpCommType cpType;
 };
 
 struct Worker {
@@ -158,6 +160,7 @@ struct Worker {
         s.parallelism.tp = t.tp;
         s.parallelism.pp = t.pp;
         s.parallelism.cp = t.cp;
+        s.parallelism.cpCommType = t.cpType;
         s.parallelism.ep = t.ep;
         s.parallelism.sequenceParallel = t.tp > 1;
         s.parallelism.shardGroup = 0;
@@ -225,7 +228,7 @@ struct Worker {
                                 continue;
                             SearchPoint p;
                             p.layout = { t.gpus, sh, t.tp, t.pp, t.cp, t.ep, scheds[k].v, scheds[k].schedule, mb, rc,
-                                s.offload.optimizer, s.offload.parameters };
+                                s.offload.optimizer, s.offload.parameters, t.cpType };
                             p.stepTime = f.stepTime;
                             p.memory = f.memory;
                             p.tokensPerSecond = f.tokensPerSecond;
@@ -316,8 +319,16 @@ SearchResult search(const Scenario& base, const SearchOptions& opt, SearchProgre
                                 == 0)
                                 eps.push_back(ep);
                     }
-                    for (int ep : eps)
-                        tasks.push_back({ g, tp, pp, cp, ep });
+                    // cp > 1: each exchange the framework allows for these heads (validate.cpp); cp 1: the base's
+                    std::vector<CpCommType> cpTypes;
+                    for (CpCommType type : { CpCommType::P2p, CpCommType::A2a, CpCommType::AllGather })
+                        if (cp > 1 && contextParallelIssues(m, base.training.framework, tp, cp, type).empty())
+                            cpTypes.push_back(type);
+                    if (cp == 1)
+                        cpTypes.push_back(base.parallelism.cpCommType);
+                    for (CpCommType type : cpTypes)
+                        for (int ep : eps)
+                            tasks.push_back({ g, tp, pp, cp, ep, type });
                 }
             }
         }

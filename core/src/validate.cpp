@@ -230,42 +230,41 @@ std::vector<Issue> tensorParallelIssues(const ModelSpec& m, int tp)
     return issues;
 }
 
-namespace {
-/// parallelism.cp_comm_type against the heads and the framework (cp > 1, tp dividing heads).
-void contextParallelRules(const Scenario& s, Checker& ck)
+std::vector<Issue> contextParallelIssues(const ModelSpec& m, Framework fw, int tp, int cp, CpCommType type)
 {
-    const ModelSpec& m = s.model;
-    const Parallelism& p = s.parallelism;
-    const Framework fw = s.training.framework;
+    std::vector<Issue> issues;
+    Checker ck { issues };
+    if (cp <= 1 || tp < 1)
+        return issues;
     // All-to-all CP trades the sequence split for a head split: each rank's query heads, and on Transformer Engine
     // its K/V heads, must divide by cp (transformer_engine/pytorch/attention/dot_product_attention/
     // context_parallel.py, AttnFuncWithCPAndQKVOA2A: "requires num_heads % cp_size == 0 for Q, K, V"; DeepSpeed-Ulysses
     // deepspeed/sequence/layer.py scatters the query heads). KV heads fewer than tp are replicated, one per rank.
-    if (p.cpCommType == CpCommType::A2a && p.tp > 0 && m.heads % p.tp == 0) {
-        const int q = m.heads / p.tp;
+    if (type == CpCommType::A2a && m.heads % tp == 0) {
+        const int q = m.heads / tp;
         const int kvHeads = m.isMla() || m.kvHeads <= 0 ? m.heads : m.kvHeads;
-        const int kv = std::max(kvHeads, p.tp) / p.tp;
-        if (q % p.cp != 0)
-            ck.fail("parallelism.cp_comm_type", "a2a splits attention heads over the cp ranks: cp (", p.cp,
+        const int kv = std::max(kvHeads, tp) / tp;
+        if (q % cp != 0)
+            ck.fail("parallelism.cp_comm_type", "a2a splits attention heads over the cp ranks: cp (", cp,
                 ") must divide the query heads per TP rank (heads / tp = ", q, ")");
-        else if (fw == Framework::Megatron && kv % p.cp != 0)
-            ck.fail("parallelism.cp_comm_type", "a2a splits attention heads over the cp ranks: cp (", p.cp,
+        else if (fw == Framework::Megatron && kv % cp != 0)
+            ck.fail("parallelism.cp_comm_type", "a2a splits attention heads over the cp ranks: cp (", cp,
                 ") must divide the key/value heads per TP rank (", kv, ")");
     }
     // DeepSpeed's sequence parallelism is DeepSpeed-Ulysses only (deepspeed/sequence/layer.py, DistributedAttention);
     // torch's context_parallel is ring attention only, its KV rotated by all-to-all permutes or one all-gather
     // (torch/distributed/tensor/experimental/_attention.py, _RotateMethod).
-    if (fw == Framework::DeepSpeed && p.cpCommType != CpCommType::A2a)
+    if (fw == Framework::DeepSpeed && type != CpCommType::A2a)
         ck.fail("parallelism.cp_comm_type",
             "DeepSpeed's context parallelism is DeepSpeed-Ulysses: cp_comm_type must be "
             "a2a with framework deepspeed, not ",
-            toString(p.cpCommType));
-    if ((fw == Framework::PyTorch || fw == Framework::PyTorchCompile) && p.cpCommType == CpCommType::A2a)
+            toString(type));
+    if ((fw == Framework::PyTorch || fw == Framework::PyTorchCompile) && type == CpCommType::A2a)
         ck.fail("parallelism.cp_comm_type",
             "PyTorch's context_parallel is ring attention: cp_comm_type p2p or allgather with framework ", toString(fw),
             " (a2a is Megatron's or DeepSpeed's)");
+    return issues;
 }
-} // namespace
 
 std::vector<Issue> validate(const Scenario& s)
 {
@@ -460,8 +459,8 @@ std::vector<Issue> validate(const Scenario& s)
     if (p.cp > 1 && (t.seqLen / p.cp) % 2 != 0)
         ck.fail("parallelism.cp", "seq_len / cp (", t.seqLen / p.cp,
             ") must be even: causal load balancing splits each chunk in two");
-    if (p.cp > 1)
-        contextParallelRules(s, ck);
+    for (Issue& i : contextParallelIssues(m, t.framework, p.tp, p.cp, p.cpCommType))
+        issues.push_back(std::move(i));
     dataParallelRules(s, dp, c.gpusPerNode, ck);
     if (p.ep > 1) {
         if (!m.isMoe())

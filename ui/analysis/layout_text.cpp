@@ -43,6 +43,16 @@ QString scheduleText(core::PpSchedule schedule, int virtualStages, int pp)
     return {};
 }
 
+QString cpCommTypeShort(core::CpCommType type)
+{
+    switch (type) {
+    case core::CpCommType::P2p: return tr("ring");
+    case core::CpCommType::A2a: return tr("a2a");
+    case core::CpCommType::AllGather: return tr("all-gather");
+    }
+    return {};
+}
+
 QString recomputeText(core::Recompute recompute)
 {
     switch (recompute) {
@@ -87,6 +97,8 @@ QString layoutSummary(const core::LayoutChoice& l)
     if (l.pp > 1)
         text += QStringLiteral(" (%1)").arg(scheduleText(l.schedule, l.virtualStages, l.pp));
     text += tr(" · CP %1").arg(l.cp);
+    if (l.cp > 1)
+        text += QStringLiteral(" (%1)").arg(cpCommTypeShort(l.cpCommType));
     if (l.ep > 1)
         text += tr(" · EP %1").arg(l.ep);
     text += tr(" · micro-batch %1 · recompute %2").arg(l.microBatch).arg(recomputeText(l.recompute));

@@ -15,6 +15,8 @@ namespace shardscope::ui {
 [[nodiscard]] QColor shardingColor(core::Sharding sharding);
 /// "—" without pipeline; "1F1B", "interleaved ×2", "zero bubble", "GPipe".
 [[nodiscard]] QString scheduleText(core::PpSchedule schedule, int virtualStages, int pp);
+/// The context-parallel exchange for tables: "ring", "a2a", "all-gather".
+[[nodiscard]] QString cpCommTypeShort(core::CpCommType type);
 /// "none", "selective", "full".
 [[nodiscard]] QString recomputeText(core::Recompute recompute);
 /// "none", "optimizer → CPU", "optimizer + params → CPU".

@@ -106,7 +106,7 @@ QVariant SearchTableModel::display(int row, int column) const
     case Strategy: return shardingShort(l.sharding);
     case Tp: return l.tp;
     case Pp: return l.pp;
-    case Cp: return l.cp;
+    case Cp: return l.cp > 1 ? QStringLiteral("%1 %2").arg(l.cp).arg(cpCommTypeShort(l.cpCommType)) : QVariant(l.cp);
     case Ep: return l.ep;
     case Schedule: return scheduleText(l.schedule, l.virtualStages, l.pp);
     case MicroBatch: return l.microBatch;
@@ -133,7 +133,7 @@ double SearchTableModel::sortKey(int row, int column) const
     case Strategy: return int(l.sharding);
     case Tp: return l.tp;
     case Pp: return l.pp;
-    case Cp: return l.cp;
+    case Cp: return l.cp * 4 + int(l.cpCommType);
     case Ep: return l.ep;
     case Schedule: return int(l.schedule) * 16 + l.virtualStages;
     case MicroBatch: return l.microBatch;

@@ -16,6 +16,10 @@ namespace shardscope::core {
 /// The tensor-parallel rule, the one validate() applies and every view and search uses: tp divides the heads and
 /// ffn_hidden, divides the KV heads or is a multiple of them, and does not exceed the vocabulary. Empty = allowed.
 [[nodiscard]] std::vector<Issue> tensorParallelIssues(const ModelSpec& model, int tp);
+/// What validate() refuses about parallelism.cp_comm_type for this model, framework, tp and cp (none with cp 1): the
+/// heads an all-to-all splits over cp, and the exchanges each framework has. Searches offer what it allows.
+[[nodiscard]] std::vector<Issue> contextParallelIssues(
+    const ModelSpec& model, Framework framework, int tp, int cp, CpCommType type);
 
 /// Memory, communication and step time of one optimizer step. If validate() finds issues the result
 /// has valid == false, the issues, and no figures. Deterministic and allocation-light (called per slider move).

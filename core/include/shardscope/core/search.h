@@ -57,6 +57,8 @@ struct LayoutChoice {
     Recompute recompute = Recompute::None;
     OffloadTarget offloadOptimizer = OffloadTarget::None;
     OffloadTarget offloadParameters = OffloadTarget::None;
+    /// With cp > 1, each exchange the framework allows for these heads (contextParallelIssues); with cp 1, the base's.
+    CpCommType cpCommType = CpCommType::P2p;
 };
 
 /// The scenario with a layout applied (nodes from gpus / gpus_per_node, sequence parallel whenever tp > 1).
