@@ -410,12 +410,13 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 lc.cpChunk, lc.cpCost, exposed, cross, "context-parallel ring exchange of K/V chunks", true);
             break;
         case CpCommType::A2a: {
-            const double calls = mm * layersSlow * 2 * (2 + rc); // two tensors each way: Q and O, or K and V
-            const double qo = calls * lc.cpCost.time, kv = calls * lc.cpCost2.time;
-            addCollective(sink, Group::Cp, CollectiveOp::AllToAll, cp, calls, lc.cpChunk, lc.cpCost,
-                qo > 0 ? exposed * qo / (qo + kv) : 0, cross, "context-parallel all-to-all of Q and O (dQ, dO)", true);
-            addCollective(sink, Group::Cp, CollectiveOp::AllToAll, cp, calls, lc.cpMsg2, lc.cpCost2,
-                kv > 0 ? exposed * kv / (qo + kv) : 0, cross, "context-parallel all-to-all of K and V (dK, dV)", true);
+            // Q, K, V and O each way, two of each message size: one entry, per call the mean message and time
+            CollectiveCost mean = lc.cpCost.time >= lc.cpCost2.time ? lc.cpCost : lc.cpCost2;
+            mean.time = (lc.cpCost.time + lc.cpCost2.time) / 2;
+            mean.latency = (lc.cpCost.latency + lc.cpCost2.latency) / 2;
+            addCollective(sink, Group::Cp, CollectiveOp::AllToAll, cp, mm * layersSlow * 4 * (2 + rc),
+                (lc.cpChunk + lc.cpMsg2) / 2, mean, exposed, cross,
+                "context-parallel all-to-all of Q, K, V and O (dO, dQ, dK, dV)", true);
             break;
         }
         case CpCommType::AllGather: {

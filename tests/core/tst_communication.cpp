@@ -638,6 +638,13 @@ void TestCommunication::cpAllToAllTradesSequenceForHeads()
     // Over the step: 2 tensors of each size forward and 2 backward per layer, (c − 1)/c of each sent.
     SS_EVALUATE(r, s);
     SS_COMPARE_REL(r.bytesByGroup[int(Group::Cp)], L * 4 * (Mqo + Mkv) * (c - 1) / c, 1e-12);
+    // one entry: 8 calls per layer of the mean message, all exposed
+    const Collective* entry = sstest::findCollective(r, Group::Cp, CollectiveOp::AllToAll);
+    QVERIFY(entry);
+    QCOMPARE(entry->count, int64_t(L * 8));
+    SS_COMPARE_REL(entry->messageBytes, (Mqo + Mkv) / 2, 1e-12);
+    SS_COMPARE_REL(entry->time, L * 4 * (tqo + tkv), 1e-12);
+    SS_COMPARE_REL(entry->exposedTime, entry->time, 1e-12);
     // Full recompute runs each layer's forward, its all-to-alls with it, again.
     Scenario full = s;
     full.training.recompute = Recompute::Full;

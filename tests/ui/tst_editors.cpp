@@ -86,6 +86,7 @@ private slots:
     void spinBoxEditsDocument();
     void comboEditsDocument();
     void moeOverlapAndRoutingEditable();
+    void cpCommTypeEditable();
     void expertTpDispatcherAndRecomputeModulesEditable();
     void presetChangesModel();
     void gpuChangeBringsItsLinks();
@@ -234,6 +235,34 @@ void TestEditors::moeOverlapAndRoutingEditable()
     m_doc->undoStack()->undo();
     QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().parallelism.moeOverlap, core::MoeOverlap::None);
+}
+
+void TestEditors::cpCommTypeEditable()
+{
+    // The context-parallel exchange: idle at cp 1, editable with cp > 1, one undo step; an invalid choice (Ulysses
+    // over more ranks than Llama 3 70B's 8 KV heads at TP 8) is marked by validation, naming the field.
+    auto* type = control<QComboBox>(QStringLiteral("parallelism.cp_comm_type"));
+    QCOMPARE(m_doc->scenario().parallelism.cp, 1);
+    QVERIFY(!type->isEnabled());
+    m_doc->reset(
+        test::loadScenario(QStringLiteral("resources/scenarios/cp-llama3-70b-128k.shardscope.json")), QString());
+    QVERIFY(test::settle(*m_doc));
+    QVERIFY(m_doc->scenario().parallelism.cp > 1);
+    QVERIFY(type->isEnabled());
+    QCOMPARE(type->currentData().toInt(), int(core::CpCommType::P2p));
+    const int a2a = type->findData(int(core::CpCommType::A2a));
+    QVERIFY(a2a >= 0);
+    type->setCurrentIndex(a2a);
+    emit type->activated(a2a);
+    QVERIFY(test::settle(*m_doc));
+    QCOMPARE(m_doc->scenario().parallelism.cpCommType, core::CpCommType::A2a);
+    QVERIFY(!m_doc->result().valid);
+    QVERIFY(std::any_of(m_doc->result().issues.begin(), m_doc->result().issues.end(),
+        [](const core::Issue& i) { return i.field == "parallelism.cp_comm_type"; }));
+    m_doc->undoStack()->undo();
+    QVERIFY(test::settle(*m_doc));
+    QCOMPARE(m_doc->scenario().parallelism.cpCommType, core::CpCommType::P2p);
+    QCOMPARE(type->currentData().toInt(), int(core::CpCommType::P2p));
 }
 
 void TestEditors::expertTpDispatcherAndRecomputeModulesEditable()
