@@ -97,8 +97,8 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
     if (format == "csv") {
         // The figures are the ones the search ranked on (core::rankedFigures): the last two columns say which.
         out << "rank,gpus,sharding,tp,pp,cp,cp_comm_type,ep,pp_schedule,virtual_stages,micro_batch,recompute,"
-               "offload_optimizer,"
-               "offload_parameters,step_time_s,memory_bytes,tokens_per_second,cost_per_token_usd,pareto,"
+               "offload_optimizer,offload_parameters,activation_layers,step_time_s,memory_bytes,tokens_per_second,cost_"
+               "per_token_usd,pareto,"
                "pessimistic,overlap_efficiency\n";
         std::vector<bool> onFront(res.points.size(), false);
         for (size_t i : res.pareto)
@@ -108,11 +108,12 @@ int runSearch(const core::Scenario& base, const core::Catalog& catalog, const st
             const auto& l = p.layout;
             char buf[512];
             std::snprintf(buf, sizeof buf,
-                "%zu,%d,%s,%d,%d,%d,%s,%d,%s,%d,%d,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g\n", i + 1, l.gpus,
+                "%zu,%d,%s,%d,%d,%d,%s,%d,%s,%d,%d,%s,%s,%s,%d,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g\n", i + 1, l.gpus,
                 core::toString(l.sharding), l.tp, l.pp, l.cp, core::toString(l.cpCommType), l.ep,
                 core::toString(l.schedule), l.virtualStages, l.microBatch, core::toString(l.recompute),
-                offloadName(l.offloadOptimizer), offloadName(l.offloadParameters), p.stepTime, p.memory,
-                p.tokensPerSecond, p.costPerToken, onFront[i] ? 1 : 0, opt.pessimistic ? 1 : 0, opt.overlapEfficiency);
+                offloadName(l.offloadOptimizer), offloadName(l.offloadParameters), l.activationLayers, p.stepTime,
+                p.memory, p.tokensPerSecond, p.costPerToken, onFront[i] ? 1 : 0, opt.pessimistic ? 1 : 0,
+                opt.overlapEfficiency);
             out << buf;
         }
         return 0;

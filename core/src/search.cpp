@@ -39,6 +39,7 @@ Scenario applyLayout(const Scenario& base, const LayoutChoice& l)
         s.training.recomputeModules.reset();
     s.offload.optimizer = l.offloadOptimizer;
     s.offload.parameters = l.offloadParameters;
+    s.offload.activationLayers = l.activationLayers;
     return s;
 }
 
@@ -149,6 +150,32 @@ struct Worker {
         return 0;
     }
 
+    /// The fewest offload.activation_layers with which `s` (no activation offload) fits `capacity` on the figures the
+    /// search ranks on, bisected (memory falls with every layer offloaded); 0 when validate() refuses activation offload
+    /// for it or even model.layers − 1 layers do not fit.
+    int fewestOffloadedLayers(Scenario& s, double capacity)
+    {
+        Result r;
+        const auto fitsWith = [&](int n) {
+            s.offload.activationLayers = n;
+            evaluateInto(s, r, false);
+            return rankedFigures(s, r, opt).memory <= capacity;
+        };
+        int lo = 0, hi = s.model.layers - 1;
+        s.offload.activationLayers = hi;
+        const bool allowed = hi >= 1 && validate(s).empty();
+        if (!allowed || !fitsWith(hi)) {
+            s.offload.activationLayers = 0;
+            return 0;
+        }
+        while (hi - lo > 1) {
+            const int mid = lo + (hi - lo) / 2;
+            (fitsWith(mid) ? hi : lo) = mid;
+        }
+        s.offload.activationLayers = 0;
+        return hi;
+    }
+
     void run(const OuterTask& t, int64_t firstIndex)
     {
         index = firstIndex;
@@ -165,6 +192,7 @@ struct Worker {
         s.parallelism.sequenceParallel = t.tp > 1;
         s.parallelism.shardGroup = 0;
         s.parallelism.pipelineLayout.clear(); // as applyLayout: the search splits layers evenly
+        s.offload.activationLayers = 0; // tried below, layout by layout, where it is allowed and needed
         // The scenario's usable memory (capacity − CUDA context − headroom): "fits" means the same as in evaluate().
         const double capacity = detail::usableMemory<detail::Fast>(base).value();
         Result r;
@@ -215,20 +243,39 @@ struct Worker {
                         const detail::PeakCandidates cand = detail::peakCandidates(s, shape);
                         const Layout layout = makeLayout(s, dp);
                         const double nccl = detail::ncclBufferBytes(s, layout);
-                        for (int off = 0; off < nOff; ++off) {
-                            s.offload.optimizer = off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None;
-                            s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
+                        bool plainFits = false; // the variant without any offload
+                        for (int off = 0; off <= nOff; ++off) {
+                            int activationLayers = 0;
+                            const bool activationVariant = off == nOff;
+                            if (activationVariant && (!opt.allowOffload || t.pp > 1 || rc != Recompute::None))
+                                break; // where Megatron-Core allows no activation offload (validate.cpp)
                             ++evaluated;
                             const int64_t myIndex = index++;
-                            if (!detail::candidatesFit(s, shape, cand, layout, m, capacity - nccl))
-                                continue;
+                            if (activationVariant) {
+                                // Megatron-Core's activation offload, only where the layout does not fit without
+                                // offload: the fewest layers that fit (memory falls with each one offloaded).
+                                s.offload.optimizer = s.offload.parameters = OffloadTarget::None;
+                                if (plainFits)
+                                    break;
+                                activationLayers = fewestOffloadedLayers(s, capacity);
+                                if (activationLayers == 0)
+                                    break;
+                                s.offload.activationLayers = activationLayers;
+                            } else {
+                                s.offload.optimizer = off >= 1 ? OffloadTarget::Cpu : OffloadTarget::None;
+                                s.offload.parameters = off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None;
+                                if (!detail::candidatesFit(s, shape, cand, layout, m, capacity - nccl))
+                                    continue;
+                            }
                             evaluateInto(s, r, false);
+                            s.offload.activationLayers = 0;
                             const RankedFigures f = rankedFigures(s, r, opt);
                             if (f.memory > capacity)
                                 continue;
+                            plainFits = plainFits || off == 0;
                             SearchPoint p;
                             p.layout = { t.gpus, sh, t.tp, t.pp, t.cp, t.ep, scheds[k].v, scheds[k].schedule, mb, rc,
-                                s.offload.optimizer, s.offload.parameters, t.cpType };
+                                s.offload.optimizer, s.offload.parameters, t.cpType, activationLayers };
                             p.stepTime = f.stepTime;
                             p.memory = f.memory;
                             p.tokensPerSecond = f.tokensPerSecond;

@@ -86,17 +86,32 @@ void TestSearch::bruteForceAgrees()
                                             off >= 2 ? OffloadTarget::Cpu : OffloadTarget::None, cpType };
                                         const Scenario s = applyLayout(base, l);
                                         const Result r = evaluate(s);
-                                        if (!r.valid || !r.fits)
-                                            continue;
-                                        ++feasible;
-                                        fitting.insert(
-                                            { tp, pp, cp, mb, int(sched), v, int(rc), int(sh), off, int(cpType) });
+                                        if (r.valid && r.fits) {
+                                            ++feasible;
+                                            fitting.insert(
+                                                { tp, pp, cp, mb, int(sched), v, int(rc), int(sh), off, int(cpType) });
+                                        } else if (off == 0 && pp == 1 && rc == Recompute::None) {
+                                            // Megatron-Core's activation offload: the fewest layers that fit, by a
+                                            // linear walk (the search bisects); recorded as offload 100 + layers
+                                            for (int n = 1; n < base.model.layers; ++n) {
+                                                LayoutChoice a = l;
+                                                a.activationLayers = n;
+                                                const Result ra = evaluate(applyLayout(base, a));
+                                                if (!ra.valid || !ra.fits)
+                                                    continue;
+                                                ++feasible;
+                                                fitting.insert({ tp, pp, cp, mb, int(sched), v, int(rc), int(sh),
+                                                    100 + n, int(cpType) });
+                                                break;
+                                            }
+                                        }
                                     }
     QCOMPARE(res.feasible, feasible);
     for (const auto& p : res.points) {
         const auto& l = p.layout;
-        const int off
-            = l.offloadParameters != OffloadTarget::None ? 2 : (l.offloadOptimizer != OffloadTarget::None ? 1 : 0);
+        const int off = l.activationLayers > 0           ? 100 + l.activationLayers
+            : l.offloadParameters != OffloadTarget::None ? 2
+                                                         : (l.offloadOptimizer != OffloadTarget::None ? 1 : 0);
         QVERIFY(fitting.count({ l.tp, l.pp, l.cp, l.microBatch, int(l.schedule), l.virtualStages, int(l.recompute),
             int(l.sharding), off, int(l.cpCommType) }));
         const Result r = evaluate(applyLayout(base, l));

@@ -104,6 +104,8 @@ QString layoutSummary(const core::LayoutChoice& l)
     text += tr(" · micro-batch %1 · recompute %2").arg(l.microBatch).arg(recomputeText(l.recompute));
     if (l.offloadOptimizer != core::OffloadTarget::None || l.offloadParameters != core::OffloadTarget::None)
         text += tr(" · offload %1").arg(offloadText(l.offloadOptimizer, l.offloadParameters));
+    if (l.activationLayers > 0)
+        text += tr(" · activations of %1 layers → CPU").arg(l.activationLayers);
     return text;
 }
 

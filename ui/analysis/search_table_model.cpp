@@ -111,7 +111,9 @@ QVariant SearchTableModel::display(int row, int column) const
     case Schedule: return scheduleText(l.schedule, l.virtualStages, l.pp);
     case MicroBatch: return l.microBatch;
     case Recompute: return recomputeText(l.recompute);
-    case Offload: return offloadShort(l.offloadOptimizer, l.offloadParameters);
+    case Offload:
+        return l.activationLayers > 0 ? tr("act. %1 layers → CPU").arg(l.activationLayers)
+                                      : offloadShort(l.offloadOptimizer, l.offloadParameters);
     case StepTime: return Units::seconds(p.stepTime);
     case TokensPerSecond: return Units::tokensPerSecond(p.tokensPerSecond);
     case Mfu: return Units::percent(m_points[size_t(row)].mfu);
@@ -138,7 +140,7 @@ double SearchTableModel::sortKey(int row, int column) const
     case Schedule: return int(l.schedule) * 16 + l.virtualStages;
     case MicroBatch: return l.microBatch;
     case Recompute: return int(l.recompute);
-    case Offload: return int(l.offloadOptimizer) * 4 + int(l.offloadParameters);
+    case Offload: return int(l.offloadOptimizer) * 4 + int(l.offloadParameters) + 16 * l.activationLayers;
     case StepTime: return p.stepTime;
     case TokensPerSecond: return p.tokensPerSecond;
     case Mfu: return m_points[size_t(row)].mfu;

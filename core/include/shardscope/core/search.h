@@ -59,6 +59,10 @@ struct LayoutChoice {
     OffloadTarget offloadParameters = OffloadTarget::None;
     /// With cp > 1, each exchange the framework allows for these heads (contextParallelIssues); with cp 1, the base's.
     CpCommType cpCommType = CpCommType::P2p;
+    /// offload.activation_layers: with SearchOptions::allowOffload, a layout that does not fit without it gets the
+    /// fewest offloaded layers that make it fit, where validate() allows activation offload (Megatron-Core, pp 1, no
+    /// recompute); 0 otherwise.
+    int activationLayers = 0;
 };
 
 /// The scenario with a layout applied (nodes from gpus / gpus_per_node, sequence parallel whenever tp > 1).
