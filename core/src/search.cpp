@@ -268,8 +268,8 @@ struct Worker {
                                     continue;
                             }
                             evaluateInto(s, r, false);
-                            s.offload.activationLayers = 0;
                             const RankedFigures f = rankedFigures(s, r, opt);
+                            s.offload.activationLayers = 0;
                             if (f.memory > capacity)
                                 continue;
                             plainFits = plainFits || off == 0;
