@@ -532,6 +532,11 @@ const std::set<std::string, std::less<>>& highlightNames()
         s.model.mla = MlaSpec { 1, 1, 1, 1, 1 };
         s.model.paramsOverride = 1;
         s.cluster.gpu.hourlyPriceUsd = 1;
+        // fields a scenario file holds only when they differ from their defaults
+        s.parallelism.cpCommType = CpCommType::A2a;
+        s.parallelism.tpCommOverlap = true;
+        s.parallelism.expertTp = 1;
+        s.offload.activationLayers = 1;
         collectPaths(json::parse(scenarioToJson(s, Catalog {})), "", n);
         n.insert("model.preset");
         n.erase("schema");

@@ -596,7 +596,7 @@ void TestLessons::contextParallelismClaims()
     // What lesson 13's prose says, step by step (the text quotes figures through placeholders; these are its verdicts).
     const LessonParse p = shipped("13-context-parallelism.json");
     QVERIFY2(p.ok(), qPrintable(errorsText(p)));
-    QCOMPARE(p.lesson.steps.size(), size_t(6));
+    QCOMPARE(p.lesson.steps.size(), size_t(7));
     std::vector<Result> r;
     for (size_t i = 0; i < p.lesson.steps.size(); ++i) {
         r.push_back(evaluateStep(p.lesson, i));
@@ -617,10 +617,18 @@ void TestLessons::contextParallelismClaims()
         r[4].warnings.begin(), r[4].warnings.end(), [](const Issue& w) { return w.field == "parallelism.cp"; }));
     QVERIFY(groupTime(r[4], Group::Cp, false) > 0);
     QVERIFY2(groupTime(r[4], Group::Cp, true) < 0.01 * groupTime(r[4], Group::Cp, false), "step 5 says the ring hides");
-    // 6: at 8K tokens most of the ring is exposed and exposed communication is most of the step.
-    QVERIFY2(groupTime(r[5], Group::Cp, true) > 0.5 * groupTime(r[5], Group::Cp, false),
-        "step 6 says the ring no longer hides");
-    QVERIFY2(r[5].step.exposedCommunication > 0.5 * r[5].step.total(), "step 6 says communication dominates");
+    // 6: the all-gather is all exposed and lengthens the step; a2a is refused at TP 8 × CP 8 (one KV head per rank).
+    QVERIFY(groupTime(r[5], Group::Cp, true) > 0);
+    QVERIFY(sstest::relClose(groupTime(r[5], Group::Cp, true), groupTime(r[5], Group::Cp, false), 1e-9));
+    QVERIFY2(r[5].step.total() > r[4].step.total(), "step 6 says the exposed gather costs time");
+    Scenario ulysses = p.lesson.steps.at(5).scenario;
+    ulysses.parallelism.cpCommType = CpCommType::A2a;
+    QVERIFY(sstest::hasIssue(validate(ulysses), "parallelism.cp_comm_type", "key/value heads per TP rank (1)"));
+    // 7: back on the ring at 8K tokens, most of the ring is exposed and exposed communication is most of the step.
+    QVERIFY2(groupTime(r[6], Group::Cp, true) > 0.5 * groupTime(r[6], Group::Cp, false),
+        "step 7 says the ring no longer hides");
+    QVERIFY2(r[6].step.exposedCommunication > 0.5 * r[6].step.total(), "step 7 says communication dominates");
+    QCOMPARE(p.lesson.steps.at(6).scenario.parallelism.cpCommType, CpCommType::P2p);
 }
 
 void TestLessons::expertParallelismClaims()
