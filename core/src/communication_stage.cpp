@@ -256,18 +256,16 @@ LayerComm layerCommunication(
     // (TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
     // AttnFuncWithCPAndKVP2P): a step's transfer is exposed by what exceeds that step's attention, 1/c of the layer's.
     lc.cpType = s.parallelism.cpCommType;
+    // The widths one rank holds per token: Q, K, V and the attention output O. MLA's Q and K carry
+    // a·(d_nope + d_rope), its V and O a·d_v (megatron/core/transformer/multi_latent_attention.py); else Q and O
+    // a·d, K and V g·d, KV heads fewer than t replicated (one per rank).
+    const CpWidths w = cp > 1 ? cpWidths(s, c, tp) : CpWidths {};
     if (cp > 1 && lc.cpType == CpCommType::P2p) {
-        const double g = std::max(1, s.model.kvHeads);
-        const double kvLocal = c.kvSize * std::max(g, double(tp)) / g / tp;
-        lc.cpChunk = 2.0 * beta * T * kvLocal;
+        lc.cpChunk = beta * T * (w.k + w.v); // K and V of the local tokens
         lc.cpCost = collectiveCost(s, CollectiveOp::SendRecv, lc.cpChunk, layout.cpPair);
         lc.cpFwdExposed = (cp - 1) * std::max(0.0, lc.cpCost.time - coreTime / cp);
         lc.cpBwdExposed = (cp - 1) * std::max(0.0, 2.0 * lc.cpCost.time - coreBwdTime / cp);
     } else if (cp > 1) {
-        // The widths one rank holds per token: Q, K, V and the attention output O. MLA's Q and K carry
-        // a·(d_nope + d_rope), its V and O a·d_v (megatron/core/transformer/multi_latent_attention.py); else Q and O
-        // a·d, K and V g·d, KV heads fewer than t replicated (one per rank).
-        const CpWidths w = cpWidths(s, c, tp);
         if (lc.cpType == CpCommType::A2a) {
             // All-to-all (Ulysses; Jacobs et al. 2023 §3.1, DeepSpeed-Ulysses): Q, K and V before attention and O
             // after it, each an all-to-all of the rank's β·T·width tensor that trades the sequence split for a head
