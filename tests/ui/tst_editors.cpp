@@ -256,6 +256,13 @@ void TestEditors::cpCommTypeEditable()
     emit type->activated(a2a);
     QVERIFY(test::settle(*m_doc));
     QCOMPARE(m_doc->scenario().parallelism.cpCommType, core::CpCommType::A2a);
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QWidget* panel = type->parentWidget();
+        while (panel && !panel->inherits("shardscope::ui::ParallelismPanel"))
+            panel = panel->parentWidget();
+        QVERIFY(panel);
+        QVERIFY(panel->grab().save(dir + QStringLiteral("/parallelism-panel.png")));
+    }
     QVERIFY(!m_doc->result().valid);
     QVERIFY(std::any_of(m_doc->result().issues.begin(), m_doc->result().issues.end(),
         [](const core::Issue& i) { return i.field == "parallelism.cp_comm_type"; }));
