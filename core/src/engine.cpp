@@ -44,7 +44,12 @@ double optimizerStateBytes(Optimizer o, bool halfStates)
     return 8;
 }
 
-bool shardsParams(Sharding s) { return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid; }
+// SHARD_GRAD_OP shards the parameters too, outside forward and backward ("parameters are sharded outside
+// computation", torch/distributed/fsdp/api.py ShardingStrategy): their unsharded copy is the gathered term.
+bool shardsParams(Sharding s)
+{
+    return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid || s == Sharding::FsdpGradOp;
+}
 bool shardsGrads(Sharding s) { return s != Sharding::Ddp && s != Sharding::Zero1; }
 /// PyTorch-native stacks (torchtitan, llm-foundry): FSDP2/FSDP, torch.distributed.pipelining, torchao Float8.
 bool pytorchStack(Framework f) { return f == Framework::PyTorch || f == Framework::PyTorchCompile; }

@@ -45,6 +45,7 @@ private slots:
     void frameworkOverheadAndNcclBuffers();
     void deepspeedBucketsAndPrefetch();
     void fsdpFullHoldsThreeUnits();
+    void fsdpGradOpShardsParametersAtRest();
     void fsdp2BackwardHoldsTheFp32ReduceScatterInput();
     void fsdp2UnderPipelineKeepsTheStageUnsharded();
     void lossAndRecomputedLayerNeverCoexist();
@@ -795,6 +796,30 @@ void TestMemory::fsdpFullHoldsThreeUnits()
         SS_EVALUATE(r, s);
         SS_COMPARE_REL(r.memory.gatheredParameters, backward, 1e-12);
     }
+}
+
+void TestMemory::fsdpGradOpShardsParametersAtRest()
+{
+    // SHARD_GRAD_OP (torch/distributed/fsdp/api.py, ShardingStrategy): "parameters are sharded outside computation";
+    // it unshards them before forward and reshards them only after backward. At rest a rank holds 2 B per parameter
+    // over dp, like FULL_SHARD; from forward to the end of backward the whole model unsharded (2·Ψ) plus the largest
+    // unit's unsharded gradients (2·U, U the root: embedding and output layer, 2·V·h, larger than a layer).
+    // Llama 2 7B: a layer is 4h² + 3hf + 2h, + 2·V·h + the final norm h; zero-paper accounting, 16 GPUs, dp 16.
+    const double h = 4096, f = 11008, V = 32000, dp = 16;
+    const double layer = 4 * h * h + 3 * h * f + 2 * h, root = 2 * V * h;
+    const double psi = 32 * layer + root + h;
+    QVERIFY(root > layer);
+    Scenario s = sstest::presetScenario("llama2-7b", 2, 8);
+    s.parallelism.sharding = Sharding::FsdpGradOp;
+    s.training.accounting = Accounting::ZeroPaper;
+    s.training.recompute = Recompute::Selective;
+    sstest::setBatch(s, 1, 1);
+    SS_EVALUATE(r, s);
+    QCOMPARE(r.dp, int(dp));
+    SS_COMPARE_REL(r.memory.parameters, 2 * psi / dp, 1e-12);
+    SS_COMPARE_REL(r.memory.gradients, 2 * psi / dp, 1e-12);
+    SS_COMPARE_REL(r.memory.optimizerStates, 12 * psi / dp, 1e-12);
+    SS_COMPARE_REL(r.memory.gatheredParameters, 2 * psi + 2 * root, 1e-12);
 }
 
 namespace {
