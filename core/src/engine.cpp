@@ -260,8 +260,11 @@ Shape makeShape(const Scenario& s)
     if (!par.pipelineLayout.empty())
         sh.chunks = parsePipelineLayout(par.pipelineLayout).chunks;
     sh.maxStageLayers = 0;
-    for (int i = 0; i < sh.pp; ++i)
-        sh.maxStageLayers = std::max(sh.maxStageLayers, stageLayers(s, sh, i));
+    if (sh.chunks.empty()) // the even split: the last stages take one more when pp does not divide the layers
+        sh.maxStageLayers = layersOnStage(m.layers, sh.pp, sh.pp - 1);
+    else
+        for (int i = 0; i < sh.pp; ++i)
+            sh.maxStageLayers = std::max(sh.maxStageLayers, stageLayers(s, sh, i));
 
     const double t = par.tp;
     const double beta = sh.bytes.act;

@@ -26,6 +26,11 @@ namespace shardscope::core {
 
 void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector<Term>* terms)
 {
+    evaluateInto(s, makeLayout(s), r, computeMinGpus, terms);
+}
+
+void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool computeMinGpus, std::vector<Term>* terms)
+{
     using namespace detail;
     r.valid = true;
     r.collectives.clear();
@@ -35,7 +40,6 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
 
     // Scenario → Layout → Shape: what every stage reads.
     const Shape sh = makeShape(s);
-    const Layout layout = makeLayout(s);
     const int pp = layout.pp;
     const int64_t m = layout.microBatches;
     r.parameters = sh.counts.total;
@@ -68,7 +72,11 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     for (int i = 0; i < pp; ++i) {
-        const StageShape& st = shapes[i] = stageShape(s, sh, i);
+        // A middle stage of the even split is its predecessor's shape when it has as many layers and neither holds
+        // leading dense layers (stageShape depends on the stage only through those, the embedding and the head).
+        const bool likePrevious = i > 1 && i < pp - 1 && sh.chunks.empty() && shapes[i - 1].denseLayers == 0
+            && layersOnStage(s.model.layers, pp, i) == shapes[i - 1].layers;
+        const StageShape& st = shapes[i] = likePrevious ? shapes[i - 1] : stageShape(s, sh, i);
         StageInfo& si = r.stages[i];
         si.stage = i;
         si.layers = st.layers;
@@ -191,14 +199,14 @@ ModelSize modelSize(const ModelSpec& model)
 
 namespace {
 // Advice that is not an error: the layout is valid but probably not what the user wants.
-void addWarnings(const Scenario& s, Result& r)
+void addWarnings(const Scenario& s, const Layout& layout, Result& r)
 {
     const auto& p = s.parallelism;
     if (p.sequenceParallel && p.tp == 1)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
-    appendPlacementWarnings(s, r.warnings);
+    appendPlacementWarnings(s, layout, r.warnings);
     if (p.schedule == PpSchedule::Interleaved && p.pp == 1)
         r.warnings.push_back({ "parallelism.pp_schedule", "a pipeline schedule has no effect with pp = 1" });
     if (s.model.layers % p.pp != 0 && p.pipelineLayout.empty())
@@ -222,9 +230,10 @@ Result validateAndEvaluate(const Scenario& s, bool withTerms)
         r.valid = false;
         return r;
     }
-    evaluateInto(s, r, true, withTerms ? &r.terms : nullptr);
+    const Layout layout = makeLayout(s);
+    evaluateInto(s, layout, r, true, withTerms ? &r.terms : nullptr);
     addUncertainty(s, r);
-    addWarnings(s, r);
+    addWarnings(s, layout, r);
     return r;
 }
 } // namespace

@@ -2,6 +2,7 @@
 #pragma once
 // The core's internal fast path under evaluate() and explain(): no validation, no ranges, no warnings.
 
+#include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
@@ -14,5 +15,8 @@ namespace shardscope::core {
 /// evaluate only layouts validate() accepts (searches, calibration, the waterfall, whatIf's variants). With
 /// `terms`, also appends the terms of the figures.
 void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus, std::vector<Term>* terms = nullptr);
+/// The same for a caller that has made the scenario's layout already (`layout` is makeLayout(scenario)).
+void evaluateInto(const Scenario& scenario, const Layout& layout, Result& out, bool computeMinGpus,
+    std::vector<Term>* terms = nullptr);
 
 } // namespace shardscope::core

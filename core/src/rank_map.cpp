@@ -111,16 +111,14 @@ std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers)
 std::vector<Issue> placementWarnings(const Scenario& s)
 {
     std::vector<Issue> w;
-    appendPlacementWarnings(s, w);
+    if (dataParallel(s) > 0)
+        appendPlacementWarnings(s, makeLayout(s), w);
     return w;
 }
 
-void appendPlacementWarnings(const Scenario& s, std::vector<Issue>& w)
+void appendPlacementWarnings(const Scenario& s, const Layout& l, std::vector<Issue>& w)
 {
-    if (dataParallel(s) == 0)
-        return;
     // The communication model's own placements (layout.h): no member lists needed.
-    const Layout l = makeLayout(s);
     const auto& p = s.parallelism;
     if (l.tpGroup.nodes > 1)
         w.push_back({ "parallelism.tp",

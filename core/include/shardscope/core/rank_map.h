@@ -4,6 +4,7 @@
 /// and which groups cross the inter-node network. Rank order is Megatron-LM's: tp fastest, then cp, dp, pp;
 /// expert-parallel groups are carved out of the dp × cp ranks (parallel_state.py, RankGenerator).
 
+#include "shardscope/core/layout.h"
 #include "shardscope/core/result.h"
 #include "shardscope/core/scenario.h"
 
@@ -44,7 +45,8 @@ std::vector<RankGroup> groupsOf(const Scenario& s, int rank, size_t maxMembers =
 
 /// Placement advice: a TP or EP group that spills across nodes or out of the NVLink domain, a CP group that does.
 std::vector<Issue> placementWarnings(const Scenario& s);
-/// The same advice appended to `out` (evaluate's warnings), without a list of its own.
-void appendPlacementWarnings(const Scenario& s, std::vector<Issue>& out);
+/// The same advice appended to `out` (evaluate's warnings), without a list of its own, for the scenario's layout
+/// (makeLayout(s)) when evaluate has made it already.
+void appendPlacementWarnings(const Scenario& s, const Layout& layout, std::vector<Issue>& out);
 
 } // namespace shardscope::core
