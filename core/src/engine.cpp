@@ -448,10 +448,12 @@ template <class X> struct StageMemoryOf {
     bool cachedLogits = false; ///< the bf16 logits' block the allocator keeps reserved at the loss peak
 };
 
-template <class X> StageMemoryOf<X> stageMemoryOf(
-    const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l, int64_t m)
+} // namespace
+
+template <class X>
+StageStatesOf<X> stageStatesOf(const Scenario& s, const Shape& sh, const StageShape& st, const ShardDegrees& l)
 {
-    StageMemoryOf<X> mem;
+    StageStatesOf<X> mem;
     const auto& B = sh.bytes;
     const Sharding shard = s.parallelism.sharding;
     const bool ds = s.training.accounting == Accounting::DeepSpeed;
@@ -489,8 +491,9 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
                 : "FP8 weight + transposed copy (Transformer Engine cache)");
         mem.parameters = mem.parameters + w8 * (sp ? psi8 / nD + psiE / nE : psi8 + psiE);
     }
-    const X gradients = sharded(sg, g);
-    const X grad32 = sharded(so, g32);
+    const X gradients = mem.gradients = sharded(sg, g);
+    const X grad32 = mem.grad32 = sharded(so, g32);
+    mem.shardedGrads = sharded(true, g);
     const X optimizer = sharded(
         so, X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments per parameter"));
     // Megatron's fp16 optimizer makes its fp32 main gradients at the step (main_param.grad = main_grad.float(),
@@ -503,7 +506,6 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
         // only the half-precision parameters stay on the GPU.
         const double moved = gradients.value() + grad32.value() + optimizer.value();
         (s.offload.optimizer == OffloadTarget::Cpu ? mem.host : mem.nvme) += moved;
-        mem.gradients = zero;
         mem.optimizerStates = zero;
     } else {
         mem.optimizerStates = optimizer;
@@ -532,7 +534,9 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
         "parameters", "the FSDP root on this stage: embedding and output layer, ÷t");
     const X head = X::input("H", st.head ? outputWeight / sh.tp : 0.0, "parameters",
         "the output layer's weight, ÷t (its gradient lives all backward)");
-    X gatheredLoss = zero, gatheredBwd = zero;
+    X& gatheredLoss = mem.gatheredLoss;
+    X& gatheredBwd = mem.gatheredBwd;
+    gatheredLoss = gatheredBwd = zero;
     switch (shard) {
     case Sharding::Zero3:
         if (ds) // 2 B fp16 params + 2 B fp16 grads of the largest layer
@@ -604,6 +608,31 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
         break;
     default: break;
     }
+
+    return mem;
+}
+
+namespace {
+template <class X> StageMemoryOf<X> stageMemoryOf(
+    const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int64_t m, const StageStatesOf<X>& states)
+{
+    StageMemoryOf<X> mem;
+    const auto& B = sh.bytes;
+    const Sharding shard = s.parallelism.sharding;
+    const bool ds = s.training.accounting == Accounting::DeepSpeed;
+    const X zero = X::constant(0);
+    const bool offOpt = s.offload.optimizer != OffloadTarget::None;
+    const bool ptStack = pytorchStack(s.training.framework);
+    mem.parameters = states.parameters;
+    mem.optimizerStates = states.optimizerStates;
+    mem.buckets = states.buckets;
+    mem.host = states.host;
+    mem.nvme = states.nvme;
+    mem.stepGrads = states.stepGrads;
+    const X& gradients = states.gradients;
+    const X& grad32 = states.grad32;
+    const X& gatheredLoss = states.gatheredLoss;
+    const X& gatheredBwd = states.gatheredBwd;
 
     // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
     // stages.
@@ -681,7 +710,7 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
     // DeepSpeed's ZeRO-3 estimator keeps only fp16 params + fp32 (params, grads, moments) = 18Ψ/N;
     // the fp16 grads are transient, inside the 4·largest-layer term (deepspeed/runtime/zero/stage3.py).
     if (ds && shard == Sharding::Zero3 && !offOpt)
-        mem.gradients = mem.gradients - sharded(true, g);
+        mem.gradients = mem.gradients - states.shardedGrads;
     if (mem.stepPhase) {
         mem.activations = zero;
         mem.gathered = zero;
@@ -712,7 +741,13 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex,
     const ShardDegrees& l, int64_t m, double* hostPerGpu, double* nvmePerGpu)
 {
-    const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, stageIndex, l, m);
+    return stageMemory(s, sh, st, stageIndex, m, stageStatesOf<Fast>(s, sh, st, l), hostPerGpu, nvmePerGpu);
+}
+
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int64_t m,
+    const StageStates& states, double* hostPerGpu, double* nvmePerGpu)
+{
+    const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, stageIndex, m, states);
     MemoryBreakdown mem;
     mem.parameters = f.parameters.value();
     mem.gradients = f.gradients.value();
@@ -733,7 +768,7 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
 void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
     int64_t m, double nccl, std::vector<Term>& out)
 {
-    const StageMemoryOf<Expr> e = stageMemoryOf<Expr>(s, sh, st, stageIndex, l, m);
+    const StageMemoryOf<Expr> e = stageMemoryOf<Expr>(s, sh, st, stageIndex, m, stageStatesOf<Expr>(s, sh, st, l));
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
     const std::string zeroSource = "Rajbhandari et al., ZeRO (SC'20) §3.1, §5.1, Table 1";
     const std::string stepPhase = "(peak phase: the optimizer step, where the fp32 main gradients exist; activations "

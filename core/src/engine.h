@@ -102,9 +102,24 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
 
+/// A stage's model states, gathered units and buckets as figures of type X: what its memory holds whatever its
+/// micro-batches in flight, so stages of one shape share them (engine.cpp computes them once per shape).
+template <class X> struct StageStatesOf {
+    X parameters, gradients, grad32, optimizerStates, gatheredLoss, gatheredBwd, buckets;
+    X shardedGrads; ///< g·Ψ/N: the gradients sharded whatever the mode (DeepSpeed's ZeRO-3 estimator drops them)
+    double host = 0, nvme = 0; ///< offloaded model states per GPU
+    double stepGrads = 0; ///< fp32 main gradients that exist only at the optimizer step (Megatron fp16)
+};
+using StageStates = StageStatesOf<Fast>;
+template <class X> StageStatesOf<X> stageStatesOf(
+    const Scenario& s, const Shape& shape, const StageShape& st, const ShardDegrees& degrees);
+
 /// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree), NCCL buffers excepted.
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
     const ShardDegrees& degrees, int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
+/// The same from the stage's states (stageStatesOf<Fast> of this shape and the layout's degrees).
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
+    int64_t microBatches, const StageStates& states, double* hostPerGpu, double* nvmePerGpu);
 
 /// The memory terms of that stage, from the same computation as stageMemory (docs/model.md §memory); `nccl` is added
 /// to the communication buffers (evaluate's NCCL buffers of every communicator).

@@ -69,6 +69,7 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     thread_local std::vector<StageTime> times;
     shapes.resize(pp);
     times.resize(pp);
+    StageStates states;
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     for (int i = 0; i < pp; ++i) {
@@ -84,7 +85,9 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
         si.head = st.head;
         si.inFlight = static_cast<int>(std::ceil(inFlight(s, i, m)));
         double host = 0, nvme = 0;
-        si.memory = stageMemory(s, sh, st, i, layout, m, &host, &nvme);
+        if (i == 0 || !(st == shapes[i - 1])) // stages of one shape hold the same states
+            states = stageStatesOf<Fast>(s, sh, st, layout);
+        si.memory = stageMemory(s, sh, st, i, m, states, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
         // Stages of the same shape take the same time (stageTime depends on the stage only through its shape).

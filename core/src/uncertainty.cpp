@@ -258,6 +258,7 @@ struct PublishedBands {
     ChosenBand throughput, memory;
     std::string basis; ///< throughput's sentence, then memory's when it differs
     std::vector<std::string> sources; ///< both bands' sources, each once
+    std::string kind; ///< toString(runKind(s))
 };
 
 const PublishedBands& publishedBands(const Scenario& s, bool withText)
@@ -283,6 +284,7 @@ const PublishedBands& publishedBands(const Scenario& s, bool withText)
     e.bands.throughput = chooseBand(kThroughputBands, s, false, withText);
     e.bands.memory = chooseBand(kMemoryBands, s, true, withText);
     mergeText(e.bands.throughput, e.bands.memory, e.bands.basis, e.bands.sources);
+    e.bands.kind = toString(kind);
     return e.bands;
 }
 
@@ -434,7 +436,7 @@ void addUncertainty(const Scenario& s, Result& r)
 
     Uncertainty& u = r.uncertainty;
     u = {};
-    u.kind = toString(runKind(s));
+    u.kind = published.kind;
     u.throughputRuns = t.band.runs;
     u.memoryRuns = m.band.runs;
     // The weaker basis of the two: extrapolated over calibrated over validated.
