@@ -363,8 +363,12 @@ Shape makeShape(const Scenario& s)
     return sh;
 }
 
-StageShape stageShape(const Scenario& s, const Shape& shape, int i)
+StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous)
 {
+    // A stage's shape depends on it only through its layers, its leading dense layers, the embedding and the head.
+    if (previous && i > 1 && i < shape.pp - 1 && shape.chunks.empty() && previous->denseLayers == 0
+        && layersOnStage(s.model.layers, shape.pp, i) == previous->layers)
+        return *previous;
     StageShape st;
     const auto& c = shape.counts;
     const int pp = shape.pp;

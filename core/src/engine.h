@@ -96,8 +96,9 @@ int layersOnStage(int layers, int pp, int i);
 /// pipeline_parallel_layer_layout.py) when the shape has a layout, else layersOnStage.
 int stageLayers(const Scenario& s, const Shape& shape, int i);
 
-/// Parameters pipeline stage `i` holds per GPU.
-StageShape stageShape(const Scenario& s, const Shape& shape, int i);
+/// Parameters pipeline stage `i` holds per GPU; `previous`, when given, is stage i − 1's, which a middle stage of the
+/// even split shares when it has as many layers and neither holds leading dense layers (not recomputed then).
+StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous = nullptr);
 
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
 double inFlight(const Scenario& s, int stage, int64_t microBatches);

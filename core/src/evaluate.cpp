@@ -73,11 +73,7 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     for (int i = 0; i < pp; ++i) {
-        // A middle stage of the even split is its predecessor's shape when it has as many layers and neither holds
-        // leading dense layers (stageShape depends on the stage only through those, the embedding and the head).
-        const bool likePrevious = i > 1 && i < pp - 1 && sh.chunks.empty() && shapes[i - 1].denseLayers == 0
-            && layersOnStage(s.model.layers, pp, i) == shapes[i - 1].layers;
-        const StageShape& st = shapes[i] = likePrevious ? shapes[i - 1] : stageShape(s, sh, i);
+        const StageShape& st = shapes[i] = stageShape(s, sh, i, i > 0 ? &shapes[i - 1] : nullptr);
         StageInfo& si = r.stages[i];
         si.stage = i;
         si.layers = st.layers;
