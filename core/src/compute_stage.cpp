@@ -77,14 +77,16 @@ template Expr coreFlops<Expr>(const Scenario&, const LayerCompute&);
 template <class X> X flopsPerToken(const Scenario& s, const ModelCounts& c)
 {
     // Model FLOPs per token (Megatron-LM training.py num_floating_point_operations): 6 per matmul parameter
-    // (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer.
+    // (forward + two backward GEMMs), the output layer V·h always, causal attention 6·s·q per layer (MLA: q =
+    // a·(d_qk + d_v)/2, the same function's "core attn" term).
     const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
     const double norms = s.model.layers * (c.layerNorms + c.attentionNorms) + c.finalNorm;
     const X matmulParams = X::input("P_mm", c.active - c.embedding - c.head - c.positions - norms + V * h, "parameters",
         "active matmul weights + the V·h output GEMM");
     const X attention = X::constant(6) * X::input("L", double(s.model.layers), "layers", "")
         * X::input("s", static_cast<double>(s.training.seqLen), "tokens", "sequence length")
-        * X::input("q", c.qSize, "", "heads × head dim");
+        * X::input("q", c.scoreWidth, "",
+            s.model.isMla() ? "heads × (q/k head dim + v head dim)/2 (MLA)" : "heads × head dim");
     if (slidingWindowActive(s)) // the pairs the window leaves (κ, attentionWindowShare)
         return X::constant(6) * matmulParams + attention * attentionWindowShare<X>(s);
     return X::constant(6) * matmulParams + attention;
@@ -132,10 +134,11 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
         // a GPU, T·k·cf/t): their traffic is the permutation's, counted on its own (timing stage, permuteTime).
         lc.moeDispatched = T * s.model.moe.topK * cf * sh.linearInputBytes * h / tp;
     }
-    // Attention scores and values: 4·s·q FLOPs per token forward; FlashAttention skips the masked half,
+    // Attention scores and values: 4·s·q FLOPs per token forward (q = c.scoreWidth: MLA's scores run over the q/k
+    // head, its values over the narrower v head); FlashAttention skips the masked half,
     // eager attention computes the full square (Megatron-LM num_floating_point_operations; MosaicML llm-foundry
     // scripts/train/benchmarking/README.md).
-    lc.attnCoreFull = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.qSize / tp;
+    lc.attnCoreFull = (s.training.flashAttention ? 2.0 : 4.0) * T * seq * c.scoreWidth / tp;
     lc.attnCore = slidingWindowActive(s) ? coreFlops<Fast>(s, lc).value() : lc.attnCoreFull;
     if (s.training.flashAttention && s.training.precision != Precision::Fp32) {
         // The profile's fused kernel (FlashAttention-2/3, cuDNN) at its measured forward and backward rates for this

@@ -53,8 +53,12 @@ ModelCounts countParameters(const ModelSpec& m)
             + l.kvLoraRank * a * static_cast<double>(l.qkNopeHeadDim + l.vHeadDim) + a * l.vHeadDim * h;
         c.attentionNorms = static_cast<double>(l.qLoraRank + l.kvLoraRank);
         c.qSize = a * static_cast<double>(l.vHeadDim);
+        // Scores over the q/k head (nope + rope), values over v (Megatron-LM training.py num_floating_point_operations,
+        // MLA "core attn": s·a·(qk_head_dim + qk_pos_emb_head_dim)/2 + s·a·v_head_dim/2)
+        c.scoreWidth = a * (qk + static_cast<double>(l.vHeadDim)) / 2;
         c.kvSize = static_cast<double>(l.kvLoraRank + l.qkRopeHeadDim);
     } else {
+        c.scoreWidth = c.qSize;
         // h·(q + 2kv) for QKV plus q·h for the output projection (Megatron-LM theoretical_memory_usage.py).
         c.attention = h * (c.qSize + 2 * c.kvSize) + c.qSize * h;
         if (m.qkvBias || m.linearBias)

@@ -25,6 +25,9 @@ struct ModelCounts {
     double active = 0; ///< parameters a token uses (top-k experts)
     double largestModule = 0; ///< largest single weight matrix (DeepSpeed's largest_layer_params)
     double qSize = 0; ///< heads·head_dim (attention inner size)
+    /// heads·(d_qk + d_v)/2: the width the scores (Q·Kᵀ over d_qk) and values (P·V over d_v) multiply through, per
+    /// query per key; qSize where the query, key and value heads are one width (all but MLA)
+    double scoreWidth = 0;
     double kvSize = 0; ///< kv_heads·head_dim
     bool overridden = false; ///< every part scaled to model.params
 };

@@ -27,6 +27,7 @@ private slots:
     void flopsPerTokenMegatronGpt3Preset();
     void flopsPerTokenMegatronLlama();
     void flopsPerTokenMegatronMixtral();
+    void flopsPerTokenMegatronMlaCoreAttention();
 };
 
 namespace {
@@ -339,6 +340,22 @@ void TestParameters::flopsPerTokenMegatronMixtral()
     const double megatron = megatronFlopsPerToken(L, h, q, kv, fe * k, 3, V, s);
     SS_COMPARE_REL(r.flopsPerToken, megatron, 2e-4);
     SS_COMPARE_REL(r.flopsPerToken, megatron + 6 * h * E * L, 1e-12);
+}
+
+void TestParameters::flopsPerTokenMegatronMlaCoreAttention()
+{
+    // DeepSeek-V3's multi-head latent attention: scores over the q/k head (nope 128 + rope 64 = 192), values over the
+    // v head (128). Megatron's count (training.py num_floating_point_operations, MLA "core attn"), per token and layer:
+    // 3·2·(s·a·(qk_head_dim + qk_pos_emb_head_dim)/2 + s·a·v_head_dim/2). The sequence length enters only there, so
+    // the difference between two lengths is 6·L·Δs·a·(192 + 128)/2 — with the value head dim for both, 6·L·Δs·a·128
+    // (the count before), it would be 0.8 of that.
+    const double L = 61, a = 128, qk = 128 + 64, v = 128;
+    Scenario sc = sstest::presetScenario("deepseek-v3", 32, 8);
+    sc.training.seqLen = 4096;
+    SS_EVALUATE(r4k, sc);
+    sc.training.seqLen = 2048;
+    SS_EVALUATE(r2k, sc);
+    SS_COMPARE_REL(r4k.flopsPerToken - r2k.flopsPerToken, 6 * L * 2048 * a * (qk + v) / 2, 1e-9);
 }
 
 QTEST_APPLESS_MAIN(TestParameters)
