@@ -103,19 +103,17 @@ int ncclChannels(const GroupPlacement& g, const Cluster& cluster, const Nccl& nc
     return std::clamp(std::max(ch, nccl.minChannels), 1, 64); // MAXCHANNELS = 64
 }
 
-CollectiveCost collectiveTime(
-    CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl, double offNodeShare)
+CollectiveCurve collectiveCurve(
+    CollectiveOp op, const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl, double offNodeShare)
 {
-    CollectiveCost best;
-    const int n = g.size;
-    if (n <= 1 || S <= 0)
-        return best;
+    CollectiveCurve c;
+    c.op = op;
+    const int n = c.n = g.size;
+    if (n <= 1)
+        return c;
     const int M = g.nodes;
     const double intraBw = intraBusBw(cluster);
     const double netBw = netPerGpu(cluster, nccl);
-    const int a = archIndex(cluster.gpu.arch);
-    const int ni = nodeIndex(M);
-    const int nCh = ncclChannels(g, cluster, nccl);
     const bool nvlink = intraIsNvlink(cluster);
     const double* intraRing = nvlink ? kHwLatNvlinkRing : kHwLatPciRing;
     const double* intraTree = nvlink ? kHwLatNvlinkTree : kHwLatPciTree;
@@ -127,31 +125,30 @@ CollectiveCost collectiveTime(
     if (op == CollectiveOp::SendRecv) {
         // One message to one peer: base latency + one hop + S over the path's bandwidth.
         const bool net = M > 1;
-        const double bw = net ? netBw : intraBw;
+        c.bw = net ? netBw : intraBw;
         const double hop = net ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
                                : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
-        best.latency = (kBaseLatRing[kSimple] + hop) * 1e-6;
-        best.time = best.latency + S / bw;
-        best.algo = Algo::PointToPoint;
-        return best;
+        c.latency = (kBaseLatRing[kSimple] + hop) * 1e-6;
+        return c;
     }
     if (op == CollectiveOp::AllToAll) {
         // Pairwise exchange (Thakur, Rabenseifner & Gropp, IJHPCA 2005): (n−1)/n·S leaves each rank;
         // the off-node share rides the NIC.
         // Node-limited routing (DeepSeek-V3 report §2.1.2): a share of the off-node bytes crosses the network, and
         // every off-node copy is forwarded over the scale-up link at its destination node.
-        const double out = S * (n - 1) / n;
-        const double naiveOffNode = S * (n - g.perNode) / n;
-        const double offNode = naiveOffNode * offNodeShare;
-        const double onNode = out - naiveOffNode + (offNodeShare < 1 ? naiveOffNode : 0.0);
+        c.perNode = g.perNode;
+        c.offNodeShare = offNodeShare;
+        c.bw = intraBw;
+        c.netBw = netBw;
         const double hop = M > 1 ? hopLatency(cluster.interNode.latency, kHwLatNetRing, kSimple)
                                  : hopLatency(cluster.intraNode.latency, intraRing, kSimple);
-        best.latency = (kBaseLatRing[kSimple] + (n - 1) * hop * 0.5) * 1e-6;
-        best.time = best.latency + std::max(offNode / netBw, onNode / intraBw);
-        best.algo = Algo::PointToPoint;
-        return best;
+        c.latency = (kBaseLatRing[kSimple] + (n - 1) * hop * 0.5) * 1e-6;
+        return c;
     }
 
+    const int a = archIndex(cluster.gpu.arch);
+    const int ni = nodeIndex(M);
+    const int nCh = ncclChannels(g, cluster, nccl);
     // Ring bus bandwidth: inside a node the scale-up fabric; across nodes the slower of it and the NICs
     // the group's GPUs on one node share (each ring crosses each node boundary once per channel).
     const double ringBus = M > 1 ? std::min(intraBw, g.perNode * netBw) : intraBw;
@@ -160,16 +157,14 @@ CollectiveCost collectiveTime(
     const double nInter = M <= 1 ? 0.0 : (allReduce ? 2.0 * (M - 1) : (M - 1));
     const double perRankFactor = allReduce ? 2.0 * (n - 1) / n : double(n - 1) / n; // nccl-tests doc/PERFORMANCE.md
 
-    auto consider = [&](Algo algo, int proto, double busBw, double latUs) {
-        if (busBw <= 0)
-            return;
-        const double t = latUs * 1e-6 + (algo == Algo::Tree ? 2.0 * S / busBw : perRankFactor * S / busBw);
-        if (best.time == 0 || t < best.time) {
-            best.time = t;
-            best.latency = latUs * 1e-6;
-            best.algo = algo;
-            best.proto = proto == kLL ? Proto::LL : (proto == kLL128 ? Proto::LL128 : Proto::Simple);
-        }
+    auto add = [&](Algo algo, int proto, double factor, double busBw, double latUs) -> CollectiveCurve::Choice& {
+        CollectiveCurve::Choice& ch = c.choices[c.count++];
+        ch.algo = algo;
+        ch.proto = proto == kLL ? Proto::LL : (proto == kLL128 ? Proto::LL128 : Proto::Simple);
+        ch.factor = factor;
+        ch.busBw = busBw;
+        ch.latUs = latUs;
+        return ch;
     };
     const bool ringOk = nccl.algo != NcclAlgo::Tree || !allReduce; // NCCL: only all-reduce has a tree
     // NCCL's tree is chosen across nodes; forced (NCCL_ALGO=Tree) it also runs inside one node as a chain.
@@ -192,16 +187,17 @@ CollectiveCost collectiveTime(
             if (M > 1)
                 intraLat = std::max(intraLat, kNetOverheadUs * (p == kSimple ? 3 : 1));
             const double interLat = hopLatency(cluster.interNode.latency, netRing, p);
-            double lat = kBaseLatRing[p] + (nsteps - nInter) * intraLat + nInter * interLat;
-            // "plateau" correction for multi-node Ring Simple all-reduce (tuning.cc, SM >= 80).
-            if (p == kSimple && allReduce && M > 1 && S / (nCh * n) >= 64)
-                lat *= 1.4;
+            const double lat = kBaseLatRing[p] + (nsteps - nInter) * intraLat + nInter * interLat;
             double bus = ringBus;
             if (p == kLL)
                 bus = std::min(llMax * 1e9, 0.5 * bus); // LL: 8 B data per 16 B line; caps are in GB/s
             else if (p == kLL128)
                 bus = std::min(0.92 * bus, nCh * kPerChRingLL128[a] * 1e9); // LL128: 120 of 128 B, tuned to 0.92
-            consider(Algo::Ring, p, bus, lat);
+            CollectiveCurve::Choice& ch = add(Algo::Ring, p, perRankFactor, bus, lat);
+            // "plateau" correction for multi-node Ring Simple all-reduce (tuning.cc, SM >= 80): lat × 1.4 once
+            // S / (channels · ranks) ≥ 64.
+            if (p == kSimple && allReduce && M > 1)
+                ch.plateauRanks = nCh * n;
         }
     }
     if (treeOk) {
@@ -216,7 +212,7 @@ CollectiveCost collectiveTime(
                 bus = std::min(bus / 3.8, llMax * 1e9);
             else if (p == kLL128)
                 bus = std::min(bus * 120.0 / 128.0, nCh * kPerChTreeLL128[a][ni] * 1e9);
-            consider(Algo::Tree, p, bus, lat);
+            add(Algo::Tree, p, 2.0, bus, lat);
         }
     }
     // PAT: all-gather / reduce-scatter when the communicator has one GPU per node (tuning.cc ncclPatEnable:
@@ -225,25 +221,57 @@ CollectiveCost collectiveTime(
         const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetTree, kSimple);
         const double latUs
             = kBaseLatPat + std::floor(std::log2(double(M))) * interLat / kPatLogDivisor + n * kPatPerRankUs;
-        const double t = latUs * 1e-6 + S / (kPatBwFactor * ringBus);
-        if (best.time == 0 || t < best.time) {
+        add(Algo::Pat, kSimple, 1.0, kPatBwFactor * ringBus, latUs).anyBandwidth = true;
+    }
+    // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple only (NVIDIA/nccl src/graph/tuning.cc).
+    if (allReduce && M == 1 && n > 2 && cluster.gpu.nvls && nccl.algo == NcclAlgo::Auto && protoOk(kSimple))
+        add(Algo::Nvls, kSimple, perRankFactor, ringBus * kNvlsSpeedup, kHwLatNvls).onlyToImprove = true;
+    return c;
+}
+
+CollectiveCost collectiveTime(const CollectiveCurve& c, double S)
+{
+    CollectiveCost best;
+    if (c.n <= 1 || S <= 0)
+        return best;
+    if (c.op == CollectiveOp::SendRecv) {
+        best.latency = c.latency;
+        best.time = best.latency + S / c.bw;
+        best.algo = Algo::PointToPoint;
+        return best;
+    }
+    if (c.op == CollectiveOp::AllToAll) {
+        const int n = c.n;
+        const double out = S * (n - 1) / n;
+        const double naiveOffNode = S * (n - c.perNode) / n;
+        const double offNode = naiveOffNode * c.offNodeShare;
+        const double onNode = out - naiveOffNode + (c.offNodeShare < 1 ? naiveOffNode : 0.0);
+        best.latency = c.latency;
+        best.time = best.latency + std::max(offNode / c.netBw, onNode / c.bw);
+        best.algo = Algo::PointToPoint;
+        return best;
+    }
+    // NCCL's tuner: the algorithm and protocol of least predicted time, lat + factor·S / busBw.
+    for (int i = 0; i < c.count; ++i) {
+        const CollectiveCurve::Choice& ch = c.choices[i];
+        if (ch.busBw <= 0 && !ch.anyBandwidth)
+            continue;
+        const double latUs = ch.plateauRanks > 0 && S / ch.plateauRanks >= 64 ? ch.latUs * 1.4 : ch.latUs;
+        const double t = latUs * 1e-6 + ch.factor * S / ch.busBw;
+        if ((best.time == 0 && !ch.onlyToImprove) || t < best.time) {
             best.time = t;
             best.latency = latUs * 1e-6;
-            best.algo = Algo::Pat;
-            best.proto = Proto::Simple;
-        }
-    }
-    // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple protocol only (NVIDIA/nccl src/graph/tuning.cc).
-    if (allReduce && M == 1 && n > 2 && cluster.gpu.nvls && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
-        const double t = kHwLatNvls * 1e-6 + perRankFactor * S / (ringBus * kNvlsSpeedup);
-        if (t < best.time) {
-            best.time = t;
-            best.latency = kHwLatNvls * 1e-6;
-            best.algo = Algo::Nvls;
-            best.proto = Proto::Simple;
+            best.algo = ch.algo;
+            best.proto = ch.proto;
         }
     }
     return best;
+}
+
+CollectiveCost collectiveTime(
+    CollectiveOp op, double S, const GroupPlacement& g, const Cluster& cluster, const Nccl& nccl, double offNodeShare)
+{
+    return collectiveTime(collectiveCurve(op, g, cluster, nccl, offNodeShare), S);
 }
 
 } // namespace shardscope::core::detail

@@ -89,10 +89,11 @@ Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucke
     const double last = total - full * bucket;
     const bool partial = last > bucket * 1e-9;
     b.calls = full + (partial ? 1 : 0);
-    const CollectiveCost f = collectiveCost(s, op, std::min(bucket, total), g);
+    const CollectiveCurve curve = collectiveCurve(op, g, s.cluster, s.nccl); // one curve for both sizes
+    const CollectiveCost f = collectiveCost(s, curve, std::min(bucket, total));
     double time = f.time * full, latency = f.latency * full;
     if (partial) {
-        const CollectiveCost p = collectiveCost(s, op, last, g);
+        const CollectiveCost p = collectiveCost(s, curve, last);
         time += p.time;
         latency += p.latency;
     }
@@ -139,13 +140,18 @@ UnitCollectives unitCollectives(
     return u;
 }
 
-CollectiveCost collectiveCost(
-    const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g, double offNodeShare)
+CollectiveCost collectiveCost(const Scenario& s, const CollectiveCurve& curve, double messageBytes)
 {
-    CollectiveCost c = collectiveTime(op, messageBytes, g, s.cluster, s.nccl, offNodeShare);
+    CollectiveCost c = collectiveTime(curve, messageBytes);
     c.time /= s.profile.collectiveEfficiency; // the framework's achieved / NCCL-modelled bandwidth (profile)
     c.latency /= s.profile.collectiveEfficiency;
     return c;
+}
+
+CollectiveCost collectiveCost(
+    const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g, double offNodeShare)
+{
+    return collectiveCost(s, collectiveCurve(op, g, s.cluster, s.nccl, offNodeShare), messageBytes);
 }
 
 bool gathersPerMicroBatch(Sharding shard)

@@ -77,6 +77,8 @@ UnitCollectives unitCollectives(
 /// One collective's cost as NCCL's model gives it (collectiveTime), at the framework profile's collective efficiency.
 CollectiveCost collectiveCost(
     const Scenario& s, CollectiveOp op, double messageBytes, const GroupPlacement& g, double offNodeShare = 1.0);
+/// The same on a curve made once for calls of several sizes.
+CollectiveCost collectiveCost(const Scenario& s, const CollectiveCurve& curve, double messageBytes);
 
 /// Whether the data-parallel parameters are gathered per micro-batch (ZeRO-3 and the FSDP strategies).
 bool gathersPerMicroBatch(Sharding shard);

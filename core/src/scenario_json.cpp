@@ -534,7 +534,7 @@ std::string resultToJson(const Result& r, int indent)
         { "cost_per_step_usd", r.throughput.costPerStepUsd } };
     j["uncertainty"] = { { "band", r.uncertainty.band }, { "kind", r.uncertainty.kind },
         { "basis_kind", r.uncertainty.basisKind }, { "basis", r.uncertainty.basis },
-        { "sources", r.uncertainty.sources }, { "coverage", r.uncertainty.coverage },
+        { "sources", r.uncertainty.sources.list() }, { "coverage", r.uncertainty.coverage },
         { "memory_coverage", r.uncertainty.memoryCoverage }, { "throughput_runs", r.uncertainty.throughputRuns },
         { "memory_runs", r.uncertainty.memoryRuns },
         { "throughput_ratio", json::array({ r.uncertainty.throughputRatio.lo, r.uncertainty.throughputRatio.hi }) },

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -213,12 +214,13 @@ bool useUserFit(const Scenario& s, bool memory, ErrorBand& band)
 }
 
 /// One sentence and one source list for both ranges: throughput's, then memory's where they differ.
-void mergeText(const ChosenBand& t, const ChosenBand& m, std::string& basis, std::vector<std::string>& sources)
+void mergeText(const ChosenBand& t, const ChosenBand& m, std::string& basis, SharedStrings& merged)
 {
-    sources = t.sources;
+    std::vector<std::string> sources = t.sources;
     for (const std::string& src : m.sources)
         if (std::find(sources.begin(), sources.end(), src) == sources.end())
             sources.push_back(src);
+    merged = SharedStrings(std::move(sources));
     if (t.basis == m.basis) {
         basis = t.basis;
     } else {
@@ -257,7 +259,7 @@ const ChosenBand& calibrated(
 struct PublishedBands {
     ChosenBand throughput, memory;
     std::string basis; ///< throughput's sentence, then memory's when it differs
-    std::vector<std::string> sources; ///< both bands' sources, each once
+    SharedStrings sources; ///< both bands' sources, each once
     std::string kind; ///< toString(runKind(s))
 };
 
@@ -399,11 +401,15 @@ double assumedHiddenShare(const Result& r)
     return step > 0 ? detail::assumedHidden<detail::Fast>(r.collectives).value() / step : 0.0;
 }
 
-double slowEndFactor(const ErrorBand& band, const Result& r)
+namespace {
+/// The excess over the band's evidence counted exposed: the step grows by (share − H)·step.
+double slowEndFactorAt(const ErrorBand& band, double hiddenShare)
 {
-    // The excess over the band's evidence counted exposed: the step grows by (share − H)·step.
-    return 1.0 / (1.0 + std::max(0.0, assumedHiddenShare(r) - band.maxHiddenShare));
+    return 1.0 / (1.0 + std::max(0.0, hiddenShare - band.maxHiddenShare));
 }
+} // namespace
+
+double slowEndFactor(const ErrorBand& band, const Result& r) { return slowEndFactorAt(band, assumedHiddenShare(r)); }
 
 PessimisticEnd pessimisticEnd(const Scenario& s, const Result& r)
 {
@@ -421,7 +427,8 @@ void addUncertainty(const Scenario& s, Result& r)
     const ChosenBand& t = calibrated(published.throughput, s, false, true, ownT);
     const ChosenBand& m = calibrated(published.memory, s, true, true, ownM);
     const double tps = r.throughput.tokensPerSecondPerGpu, step = r.step.total();
-    const double slow = t.band.lo * slowEndFactor(t.band, r); // assumed overlap beyond the band's evidence: exposed
+    const double hidden = assumedHiddenShare(r);
+    const double slow = t.band.lo * slowEndFactorAt(t.band, hidden); // assumed overlap beyond the evidence: exposed
     r.tokensPerGpuRange = { tps * slow, tps * t.band.hi };
     r.stepTimeRange = { step / t.band.hi, step / slow }; // measured step = predicted step × predicted/measured tps
     // The band was measured on the reserved peak; the scenario's reserve (misc) above it is a known size.
@@ -444,22 +451,30 @@ void addUncertainty(const Scenario& s, Result& r)
         auto rank = [](BasisKind k) { return k == BasisKind::Extrapolated ? 2 : k == BasisKind::Calibrated ? 1 : 0; };
         return rank(a) < rank(b);
     }));
+    u.coverage = t.coverage;
+    u.memoryCoverage = m.coverage;
+    u.throughputRatio = { t.band.lo, t.band.hi };
+    u.memoryRatio = { m.band.lo, m.band.hi };
+    u.assumedHiddenShare = hidden;
+    u.hiddenShareEvidence = t.band.maxHiddenShare;
+    const bool widened = u.assumedHiddenShare > u.hiddenShareEvidence;
     if (&t == &published.throughput && &m == &published.memory) {
+        u.basis.reserve(published.basis.size() + (widened ? 160 : 0)); // one allocation for the sentence
         u.basis = published.basis;
         u.sources = published.sources;
     } else {
         mergeText(t, m, u.basis, u.sources);
     }
-    u.coverage = t.coverage;
-    u.memoryCoverage = m.coverage;
-    u.throughputRatio = { t.band.lo, t.band.hi };
-    u.memoryRatio = { m.band.lo, m.band.hi };
-    u.assumedHiddenShare = assumedHiddenShare(r);
-    u.hiddenShareEvidence = t.band.maxHiddenShare;
-    if (u.assumedHiddenShare > u.hiddenShareEvidence) {
-        const auto pct = [](double x) { return std::to_string(int(std::lround(100 * x))) + "%"; };
-        u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' "
-            + pct(u.hiddenShareEvidence) + " of the step (here " + pct(u.assumedHiddenShare) + ") as exposed";
+    if (widened) {
+        const auto pct = [&u](double x) {
+            char digits[16];
+            u.basis.append(digits, std::to_chars(digits, digits + sizeof digits, int(std::lround(100 * x))).ptr) += '%';
+        };
+        u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' ";
+        pct(u.hiddenShareEvidence);
+        u.basis += " of the step (here ";
+        pct(u.assumedHiddenShare);
+        u.basis += ") as exposed";
     }
 }
 

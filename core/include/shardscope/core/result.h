@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -116,13 +117,39 @@ struct Range {
     friend bool operator==(const Range&, const Range&) = default;
 };
 
+/// A list of strings every result that states it shares: copying a result copies a pointer, not the strings (the
+/// sources of a range are the same few lists for every scenario of a kind, and an evaluate must not allocate them).
+class SharedStrings
+{
+public:
+    SharedStrings() = default;
+    explicit SharedStrings(std::vector<std::string> list)
+        : list_(std::make_shared<const std::vector<std::string>>(std::move(list)))
+    { }
+    [[nodiscard]] const std::vector<std::string>& list() const
+    {
+        static const std::vector<std::string> none;
+        return list_ ? *list_ : none;
+    }
+    [[nodiscard]] bool empty() const { return list().empty(); }
+    [[nodiscard]] size_t size() const { return list().size(); }
+    [[nodiscard]] const std::string& front() const { return list().front(); }
+    [[nodiscard]] auto begin() const { return list().begin(); }
+    [[nodiscard]] auto end() const { return list().end(); }
+    friend bool operator==(const SharedStrings& a, const SharedStrings& b) { return a.list() == b.list(); }
+    friend bool operator==(const SharedStrings& a, const std::vector<std::string>& b) { return a.list() == b; }
+
+private:
+    std::shared_ptr<const std::vector<std::string>> list_;
+};
+
 /// How sure the figures are (core/uncertainty.h, issue 11): the band, the run's kinds and what the ranges rest on.
 struct Uncertainty {
     double band = 0.8; ///< the ranges' probability content
     std::string kind; ///< "plain", or the run's kinds: "long-context fp8"
     std::string basisKind = "validated"; ///< "validated", "calibrated" or "extrapolated" (core::BasisKind)
     std::string basis; ///< the sentence: "validated: leave-one-source-out on N published runs (S sources)", ...
-    std::vector<std::string> sources; ///< the published sources the ranges rest on, or "N of your runs"
+    SharedStrings sources; ///< the published sources the ranges rest on, or "N of your runs"
     double coverage = 0; ///< share of leave-one-source-out throughput predictions of this kind inside their range
     double memoryCoverage = 0; ///< the same for the memory range
     int throughputRuns = 0; ///< runs behind the step-time and throughput ranges
