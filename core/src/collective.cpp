@@ -164,6 +164,9 @@ CollectiveCurve collectiveCurve(
         ch.factor = factor;
         ch.busBw = busBw;
         ch.latUs = latUs;
+        ch.plateauRanks = 0;
+        ch.anyBandwidth = false;
+        ch.onlyToImprove = false;
         return ch;
     };
     const bool ringOk = nccl.algo != NcclAlgo::Tree || !allReduce; // NCCL: only all-reduce has a tree

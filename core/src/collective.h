@@ -22,19 +22,19 @@ struct CollectiveCost {
 /// it would consider, each a latency and a bus bandwidth (NVIDIA/nccl src/graph/tuning.cc). Made once, it prices
 /// calls of several sizes (a bucketed reduction's full and last buckets) without redoing the topology arithmetic.
 struct CollectiveCurve {
-    struct Choice {
-        Algo algo = Algo::Ring;
-        Proto proto = Proto::Simple;
-        double latUs = 0; ///< NCCL's lat term, µs
-        double factor = 1; ///< time = lat + factor·S / busBw
-        double busBw = 0; ///< B/s
-        int plateauRanks = 0; ///< > 0: lat × 1.4 once S / plateauRanks ≥ 64 (multi-node Ring Simple all-reduce)
-        bool anyBandwidth = false; ///< considered even at zero bandwidth (PAT)
-        bool onlyToImprove = false; ///< chosen only over an earlier choice (NVLS)
+    struct Choice { // every field written when a choice is added (a curve is made for every collective)
+        Algo algo;
+        Proto proto;
+        double latUs; ///< NCCL's lat term, µs
+        double factor; ///< time = lat + factor·S / busBw
+        double busBw; ///< B/s
+        int plateauRanks; ///< > 0: lat × 1.4 once S / plateauRanks ≥ 64 (multi-node Ring Simple all-reduce)
+        bool anyBandwidth; ///< considered even at zero bandwidth (PAT)
+        bool onlyToImprove; ///< chosen only over an earlier choice (NVLS)
     };
     CollectiveOp op = CollectiveOp::AllReduce;
     int n = 0; ///< ranks
-    Choice choices[8] {}; ///< ring and tree × three protocols, PAT, NVLS
+    Choice choices[8]; ///< the first `count`: ring and tree × three protocols, PAT, NVLS
     int count = 0;
     // send/recv and all-to-all: one path
     double latency = 0; ///< seconds

@@ -617,8 +617,8 @@ StageStatesOf<X> stageStatesOf(const Scenario& s, const Shape& sh, const StageSh
 }
 
 namespace {
-template <class X> StageMemoryOf<X> stageMemoryOf(
-    const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int64_t m, const StageStatesOf<X>& states)
+template <class X> StageMemoryOf<X> stageMemoryOf(const Scenario& s, const Shape& sh, const StageShape& st,
+    double inFlightMb, int64_t m, const StageStatesOf<X>& states)
 {
     StageMemoryOf<X> mem;
     const auto& B = sh.bytes;
@@ -640,8 +640,8 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
 
     // Activations (Korthikanti et al. §4): in-flight micro-batches × stored bytes per layer, + embedding and output
     // stages.
-    const X n = X::input("n", inFlight(s, stageIndex, m), "micro-batches",
-        "micro-batches in flight on this stage at its peak (pipeline schedule)");
+    const X n = X::input(
+        "n", inFlightMb, "micro-batches", "micro-batches in flight on this stage at its peak (pipeline schedule)");
     const bool gpipe = s.parallelism.schedule == PpSchedule::GPipe;
     // GPipe keeps every micro-batch's output layer until the backward, the other schedules one.
     const X headMb = X::input("m", static_cast<double>(m), "micro-batches",
@@ -745,13 +745,14 @@ template <class X> StageMemoryOf<X> stageMemoryOf(
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex,
     const ShardDegrees& l, int64_t m, double* hostPerGpu, double* nvmePerGpu)
 {
-    return stageMemory(s, sh, st, stageIndex, m, stageStatesOf<Fast>(s, sh, st, l), hostPerGpu, nvmePerGpu);
+    return stageMemory(
+        s, sh, st, inFlight(s, stageIndex, m), m, stageStatesOf<Fast>(s, sh, st, l), hostPerGpu, nvmePerGpu);
 }
 
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, int64_t m,
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape& st, double inFlightMb, int64_t m,
     const StageStates& states, double* hostPerGpu, double* nvmePerGpu)
 {
-    const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, stageIndex, m, states);
+    const StageMemoryOf<Fast> f = stageMemoryOf<Fast>(s, sh, st, inFlightMb, m, states);
     MemoryBreakdown mem;
     mem.parameters = f.parameters.value();
     mem.gradients = f.gradients.value();
@@ -772,7 +773,8 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& sh, const StageShape
 void stageMemoryTerms(const Scenario& s, const Shape& sh, const StageShape& st, int stageIndex, const ShardDegrees& l,
     int64_t m, double nccl, std::vector<Term>& out)
 {
-    const StageMemoryOf<Expr> e = stageMemoryOf<Expr>(s, sh, st, stageIndex, m, stageStatesOf<Expr>(s, sh, st, l));
+    const StageMemoryOf<Expr> e
+        = stageMemoryOf<Expr>(s, sh, st, inFlight(s, stageIndex, m), m, stageStatesOf<Expr>(s, sh, st, l));
     const bool offOpt = s.offload.optimizer != OffloadTarget::None;
     const std::string zeroSource = "Rajbhandari et al., ZeRO (SC'20) §3.1, §5.1, Table 1";
     const std::string stepPhase = "(peak phase: the optimizer step, where the fp32 main gradients exist; activations "

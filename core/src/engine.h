@@ -118,8 +118,9 @@ template <class X> StageStatesOf<X> stageStatesOf(
 /// Per-GPU memory of one stage of a layout (min_gpus varies its data-parallel degree), NCCL buffers excepted.
 MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
     const ShardDegrees& degrees, int64_t microBatches, double* hostPerGpu, double* nvmePerGpu);
-/// The same from the stage's states (stageStatesOf<Fast> of this shape and the layout's degrees).
-MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
+/// The same from the stage's states (stageStatesOf<Fast> of this shape and the layout's degrees) and its micro-batches
+/// in flight (inFlight of the stage).
+MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageShape& st, double inFlightMb,
     int64_t microBatches, const StageStates& states, double* hostPerGpu, double* nvmePerGpu);
 
 /// The memory terms of that stage, from the same computation as stageMemory (docs/model.md §memory); `nccl` is added

@@ -79,16 +79,18 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
         si.layers = st.layers;
         si.embedding = st.embedding;
         si.head = st.head;
-        si.inFlight = static_cast<int>(std::ceil(inFlight(s, i, m)));
+        const double inFlightMb = inFlight(s, i, m);
+        si.inFlight = static_cast<int>(std::ceil(inFlightMb));
         double host = 0, nvme = 0;
-        if (i == 0 || !(st == shapes[i - 1])) // stages of one shape hold the same states
+        // Stages of one shape hold the same states and take the same time (stageTime depends on the stage only
+        // through its shape).
+        const bool sameShape = i > 0 && st == shapes[i - 1];
+        if (!sameShape)
             states = stageStatesOf<Fast>(s, sh, st, layout);
-        si.memory = stageMemory(s, sh, st, i, m, states, &host, &nvme);
+        si.memory = stageMemory(s, sh, st, inFlightMb, m, states, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
-        // Stages of the same shape take the same time (stageTime depends on the stage only through its shape).
-        times[i]
-            = i > 0 && st == shapes[i - 1] ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
+        times[i] = sameShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
         si.forwardTime = times[i].forward;
         si.backwardTime = times[i].backward;
         si.weightGradTime = times[i].weightGrad;
@@ -98,8 +100,8 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
             maxStage = tStage;
             slow = i;
         }
-        if (si.memory.total() > worstMem) {
-            worstMem = si.memory.total();
+        if (const double total = si.memory.total(); total > worstMem) {
+            worstMem = total;
             r.peakStage = i;
         }
     }

@@ -6,6 +6,8 @@
 #include "shardscope/core/layout.h"
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 
 namespace shardscope::core {
 
@@ -116,25 +118,38 @@ std::vector<Issue> placementWarnings(const Scenario& s)
     return w;
 }
 
+namespace {
+/// "prefix N suffix" in one allocation (evaluate's hot path warns with it).
+std::string sentence(std::string_view prefix, int n, std::string_view suffix)
+{
+    char digits[12];
+    char* end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    std::string out;
+    out.reserve(prefix.size() + size_t(end - digits) + suffix.size());
+    out.append(prefix).append(digits, end).append(suffix);
+    return out;
+}
+} // namespace
+
 void appendPlacementWarnings(const Scenario& s, const Layout& l, std::vector<Issue>& w)
 {
     // The communication model's own placements (layout.h): no member lists needed.
     const auto& p = s.parallelism;
     if (l.tpGroup.nodes > 1)
         w.push_back({ "parallelism.tp",
-            "the TP group spans " + std::to_string(l.tpGroup.nodes)
-                + " nodes: every layer's TP collectives cross the inter-node network" });
+            sentence("the TP group spans ", l.tpGroup.nodes,
+                " nodes: every layer's TP collectives cross the inter-node network") });
     else if (p.tp > s.cluster.gpu.scaleUpDomain)
         w.push_back({ "parallelism.tp",
-            "the TP group leaves the NVLink domain of " + std::to_string(s.cluster.gpu.scaleUpDomain) + " GPUs" });
+            sentence("the TP group leaves the NVLink domain of ", s.cluster.gpu.scaleUpDomain, " GPUs") });
     if (l.epGroup.nodes > 1)
         w.push_back({ "parallelism.ep",
-            "the EP group spans " + std::to_string(l.epGroup.nodes)
-                + " nodes: expert all-to-all traffic crosses the inter-node network" });
+            sentence("the EP group spans ", l.epGroup.nodes,
+                " nodes: expert all-to-all traffic crosses the inter-node network") });
     if (l.cpGroup.nodes > 1)
         w.push_back({ "parallelism.cp",
-            "the CP group spans " + std::to_string(l.cpGroup.nodes)
-                + " nodes: K/V ring exchanges cross the inter-node network" });
+            sentence(
+                "the CP group spans ", l.cpGroup.nodes, " nodes: K/V ring exchanges cross the inter-node network") });
 }
 
 } // namespace shardscope::core

@@ -39,8 +39,11 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     std::array<Tried, 8> tried {};
     size_t triedCount = 0;
     auto fitsAt = [&](int64_t d, double nccl) {
+        // At one degree, more buffer memory leaves less for the stages: what fitted with more fits, what did not fit
+        // with less does not.
         for (size_t i = 0; i < std::min(triedCount, tried.size()); ++i)
-            if (tried[i].d == d && tried[i].nccl == nccl)
+            if (tried[i].d == d
+                && (tried[i].nccl == nccl || (tried[i].fits ? tried[i].nccl >= nccl : tried[i].nccl <= nccl)))
                 return tried[i].fits;
         const int64_t mb = std::max<int64_t>(1, s.training.globalBatch / (s.training.microBatch * d));
         const bool fits = candidatesFit(s, sh, cand, shardDegrees(s, static_cast<int>(d)), mb, capacity - nccl);
