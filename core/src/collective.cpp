@@ -29,6 +29,10 @@ constexpr double kBaseLatPat = 8.0;
 constexpr double kPatLogDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
 constexpr double kPatBwFactor = 0.75;
+// Multi-node Ring Simple all-reduce "plateau": lat × 1.4 on compute capability ≥ 80 once nBytes / (nChannels · nRanks)
+// ≥ 64 (NVIDIA/nccl src/graph/tuning.cc ncclTopoGetAlgoTime).
+constexpr double kRingPlateauLatencyFactor = 1.4;
+constexpr double kRingPlateauBytes = 64;
 constexpr double kNetOverheadUs = 1.0; // NCCL_NET_OVERHEAD default on Intel x86 (NVIDIA/nccl src/graph/tuning.cc)
 
 // Per-architecture caps, GB/s, [arch: Ampere, Hopper, Blackwell][1 node, 2 nodes, 4+ nodes]
@@ -197,8 +201,7 @@ CollectiveCurve collectiveCurve(
             else if (p == kLL128)
                 bus = std::min(0.92 * bus, nCh * kPerChRingLL128[a] * 1e9); // LL128: 120 of 128 B, tuned to 0.92
             CollectiveCurve::Choice& ch = add(Algo::Ring, p, perRankFactor, bus, lat);
-            // "plateau" correction for multi-node Ring Simple all-reduce (tuning.cc, SM >= 80): lat × 1.4 once
-            // S / (channels · ranks) ≥ 64.
+            // the multi-node Ring Simple all-reduce plateau (kRingPlateauLatencyFactor), priced by collectiveTime
             if (p == kSimple && allReduce && M > 1)
                 ch.plateauRanks = nCh * n;
         }
@@ -259,7 +262,9 @@ CollectiveCost collectiveTime(const CollectiveCurve& c, double S)
         const CollectiveCurve::Choice& ch = c.choices[i];
         if (ch.busBw <= 0 && !ch.anyBandwidth)
             continue;
-        const double latUs = ch.plateauRanks > 0 && S / ch.plateauRanks >= 64 ? ch.latUs * 1.4 : ch.latUs;
+        const double latUs = ch.plateauRanks > 0 && S / ch.plateauRanks >= kRingPlateauBytes
+            ? ch.latUs * kRingPlateauLatencyFactor
+            : ch.latUs;
         const double t = latUs * 1e-6 + ch.factor * S / ch.busBw;
         if ((best.time == 0 && !ch.onlyToImprove) || t < best.time) {
             best.time = t;

@@ -28,7 +28,7 @@ struct CollectiveCurve {
         double latUs; ///< NCCL's lat term, µs
         double factor; ///< time = lat + factor·S / busBw
         double busBw; ///< B/s
-        int plateauRanks; ///< > 0: lat × 1.4 once S / plateauRanks ≥ 64 (multi-node Ring Simple all-reduce)
+        int plateauRanks; ///< > 0: channels × ranks of a multi-node Ring Simple all-reduce (NCCL's lat plateau)
         bool anyBandwidth; ///< considered even at zero bandwidth (PAT)
         bool onlyToImprove; ///< chosen only over an earlier choice (NVLS)
     };

@@ -44,6 +44,7 @@ private slots:
     void patAtOneGpuPerNode();
     void ringAtOneGpuPerNodeUsesTreeNetworkLatency();
     void noPatWithTwoGpusPerNode();
+    void ringSimpleAllReducePlateauOnOneCurve();
 };
 
 namespace {
@@ -445,6 +446,30 @@ void TestCollective::noPatWithTwoGpusPerNode()
     const GroupPlacement g { 32, 2, 16 };
     for (double S : { 64.0 * 1024, 4 * MiB, 1024 * MiB })
         QCOMPARE(collectiveTime(CollectiveOp::AllGather, S, g, c, Nccl {}).algo, Algo::Ring);
+}
+
+void TestCollective::ringSimpleAllReducePlateauOnOneCurve()
+{
+    // tuning.cc ncclTopoGetAlgoTime: a Ring Simple all-reduce across nodes takes lat × 1.4 (compute capability ≥ 80)
+    // once nBytes / (nChannels · nRanks) ≥ 64. Two nodes of 8 H100: 16 channels, 16 ranks, so the threshold is
+    // 64 · 256 = 16 KiB. One curve, made once, prices a bucketed reduction's full and last buckets on both sides of it.
+    const Cluster c = makeCluster(HOPPER, 2, 400 * GB, 50 * GB);
+    const GroupPlacement g = wholeNodes(2);
+    const double n = 16, nsteps = 2 * (n - 1), nInter = 2 * (2 - 1); // all-reduce: 2(n − 1) steps, 2(nNodes − 1) NET
+    const double intraLat = std::max(hwLatencies[NVLINK][RING][SIMPLE], netOverhead * 3);
+    const double lat
+        = baseLatencies[RING][SIMPLE] + (nsteps - nInter) * intraLat + nInter * hwLatencies[NET][RING][SIMPLE];
+    const double bus = std::min(400 * GB, 8 * 50 * GB);
+    const detail::CollectiveCurve curve
+        = detail::collectiveCurve(CollectiveOp::AllReduce, g, c, forced(NcclAlgo::Ring, SIMPLE));
+    for (const double S : { 8.0 * 1024, 16.0 * 1024, 1 * MiB }) {
+        const double expected = (S / (16 * 16) >= 64 ? 1.4 * lat : lat) * us + 2 * (n - 1) / n * S / bus;
+        const detail::CollectiveCost t = detail::collectiveTime(curve, S);
+        QCOMPARE(t.algo, Algo::Ring);
+        SS_COMPARE_REL(t.time, expected, 1e-12);
+        SS_COMPARE_REL(
+            t.time, collectiveTime(CollectiveOp::AllReduce, S, g, c, forced(NcclAlgo::Ring, SIMPLE)).time, 0);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestCollective)
