@@ -474,7 +474,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
     const bool hybrid = shard == Sharding::FsdpHybrid;
     const GroupPlacement& shardG = layout.shardGroupPlacement;
     const GroupPlacement& replicaG = layout.replicaGroup;
+    // What a bucketed gradient reduction hides behind: the last micro-batch's backward when the framework overlaps it
+    // (parallelism.overlap_grad_reduce; Megatron-LM megatron/core/distributed/distributed_data_parallel.py launches a
+    // bucket's reduction as its last gradient arrives), nothing when it reduces after the backward
     const double lastBwd = slow.lastBackward;
+    const double gradHiddenBehind = s.parallelism.overlapGradReduce ? lastBwd : 0.0;
     auto dpGroupCollectives = [&](double psi, const GroupPlacement& g, bool expert) {
         if (psi <= 0 || g.size <= 1)
             return;
@@ -487,7 +491,7 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const double elems = gradBucketElements(s.profile, g.size, B.reduce);
             const double bucket = elems > 0 ? std::min(total, elems * B.reduce) : total;
             const Bucketed ar = bucketed(s, CollectiveOp::AllReduce, total, bucket, g);
-            const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - lastBwd);
+            const double exposed = std::max(ar.perCall.time, ar.perCall.time * ar.calls - gradHiddenBehind);
             out.dpTail += exposed;
             addCollective(sink, Group::Dp, CollectiveOp::AllReduce, g.size, ar.calls, bucket, ar.perCall, exposed,
                 cross, expert ? "expert gradient all-reduce (DDP buckets)" : "gradient all-reduce (DDP buckets)", false,
@@ -505,7 +509,8 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
             if (shard == Sharding::Zero1) {
-                rsExposed = std::max(rs.perCall.time, rs.perCall.time * rs.calls - lastBwd); // behind the last backward
+                // behind the last backward (overlapped), or all of it after the backward
+                rsExposed = std::max(rs.perCall.time, rs.perCall.time * rs.calls - gradHiddenBehind);
                 out.dpTail += rsExposed;
             } else {
                 rsExposed = slow.dpBwd * mm; // already in the per-micro-batch times

@@ -336,6 +336,16 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
             cx.warning("zero_optimization.mics_shard_size", "MiCS needs stage 3; ignored");
         }
         cx.set("parallelism.sharding");
+        // Stage 0 all-reduces the gradients after the backward (deepspeed/runtime/engine.py: backward() ->
+        // allreduce_gradients()); stage 1 reduces them during the backward only with overlap_comm, default false below
+        // stage 3 (deepspeed/runtime/zero/config.py, overlap_comm); stages 2 and 3 reduce inside the backward anyway.
+        if (stage <= 1) {
+            bool overlap = false;
+            if (stage == 1)
+                zero.flag("overlap_comm", overlap);
+            s.parallelism.overlapGradReduce = overlap;
+            cx.set("parallelism.overlap_grad_reduce");
+        }
 
         OffloadTarget opt = OffloadTarget::None, par = OffloadTarget::None;
         bool legacyCpu = false;
@@ -375,8 +385,11 @@ void importDeepSpeed(std::string_view text, ImportContext& cx)
         }
         zero.reportUnknown();
     } else {
-        // No zero_optimization section: stage 0 (DeepSpeed's default), plain data parallelism.
+        // No zero_optimization section: stage 0 (DeepSpeed's default), plain data parallelism, its all-reduce after
+        // the backward (deepspeed/runtime/engine.py: backward() -> allreduce_gradients()).
         s.parallelism.sharding = Sharding::Ddp;
+        s.parallelism.overlapGradReduce = false;
+        cx.set("parallelism.overlap_grad_reduce");
         s.offload = {};
         cx.set("parallelism.sharding");
         cx.set("offload.optimizer");

@@ -858,6 +858,13 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
         }
     }
     cx.set("parallelism.sharding");
+    // Megatron's own DDP (with or without the distributed optimizer) overlaps the gradient reduction with the
+    // backward only with --overlap-grad-reduce, off by default (megatron/training/arguments.py); Megatron-FSDP and
+    // torch FSDP2 reduce inside the backward
+    if (!a.has("--use-megatron-fsdp") && !a.has("--use-torch-fsdp2")) {
+        p.overlapGradReduce = a.has("--overlap-grad-reduce");
+        cx.set("parallelism.overlap_grad_reduce");
+    }
     s.offload.optimizer = a.has("--optimizer-cpu-offload") ? OffloadTarget::Cpu : OffloadTarget::None;
     s.offload.parameters = OffloadTarget::None;
     cx.set("offload.optimizer");

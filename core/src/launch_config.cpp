@@ -203,7 +203,9 @@ std::string deepSpeed(const Scenario& s, const Layout& l)
             z["offload_optimizer"] = offloadBlock(s.offload.optimizer);
         if (s.offload.parameters != OffloadTarget::None && stage == 3)
             z["offload_param"] = offloadBlock(s.offload.parameters);
-        z["overlap_comm"] = true; // the time model overlaps gradient reduction with backward (docs/model.md)
+        // the time model overlaps gradient reduction with backward unless parallelism.overlap_grad_reduce is false,
+        // which the scenario allows for stage 1 only (docs/model.md)
+        z["overlap_comm"] = stage > 1 || s.parallelism.overlapGradReduce;
         z["contiguous_gradients"] = true;
         z["reduce_bucket_size"] = kReduceBucket;
         if (stage < 3) {
@@ -646,7 +648,8 @@ std::string megatron(const Scenario& s, const Layout& l)
             + (shardsParameters(sh) ? "" : " --torch-fsdp2-no-reshard-after-forward")
             + " (also needs --untie-embeddings-and-output-weights and --no-gradient-accumulation-fusion)");
     if (l.dpcp > 1) {
-        flag("--overlap-grad-reduce");
+        if (s.parallelism.overlapGradReduce)
+            flag("--overlap-grad-reduce");
         if (sh == Sharding::Zero1 || sh == Sharding::Zero2)
             note("ShardScope counts the post-step parameter all-gather as exposed; --overlap-param-gather hides it");
     }

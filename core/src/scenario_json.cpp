@@ -275,7 +275,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism",
             { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule", "virtual_stages", "shard_group",
-                "moe_overlap", "tp_comm_overlap", "expert_tp", "pipeline_layout", "cp_comm_type" });
+                "moe_overlap", "tp_comm_overlap", "overlap_grad_reduce", "expert_tp", "pipeline_layout",
+                "cp_comm_type" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -299,6 +300,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
             { { "none", MoeOverlap::None }, { "ep-overlap", MoeOverlap::EpOverlap },
                 { "dualpipe", MoeOverlap::DualPipe } });
         r.boolean(*p, "tp_comm_overlap", "parallelism", pa.tpCommOverlap);
+        r.boolean(*p, "overlap_grad_reduce", "parallelism", pa.overlapGradReduce);
         r.string(*p, "pipeline_layout", "parallelism", pa.pipelineLayout);
     }
     if (const json* o = objectAt(r, root, "offload")) {
@@ -422,6 +424,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         j["parallelism"]["cp_comm_type"] = toString(p.cpCommType);
     if (p.tpCommOverlap)
         j["parallelism"]["tp_comm_overlap"] = true;
+    if (!p.overlapGradReduce)
+        j["parallelism"]["overlap_grad_reduce"] = false;
     if (p.expertTp > 0)
         j["parallelism"]["expert_tp"] = p.expertTp;
     if (!p.pipelineLayout.empty())

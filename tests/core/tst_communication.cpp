@@ -27,6 +27,8 @@ class TestCommunication : public QObject
     Q_OBJECT
 private slots:
     void tpCommOverlapHidesBehindTheGemms();
+    void gradReduceAfterTheBackwardIsExposed_data();
+    void gradReduceAfterTheBackwardIsExposed();
     void zero3MovesOneAndAHalfDdp_data();
     void zero3MovesOneAndAHalfDdp();
     void ddpBytesHandComputed();
@@ -870,6 +872,40 @@ void TestCommunication::tpCommOverlapHidesBehindTheGemms()
     // Megatron's rule (arguments.py): only with sequence parallelism.
     s.parallelism.sequenceParallel = false;
     QVERIFY(sstest::hasIssue(validate(s), "parallelism.tp_comm_overlap", "sequence_parallel"));
+}
+
+void TestCommunication::gradReduceAfterTheBackwardIsExposed_data()
+{
+    QTest::addColumn<int>("sharding");
+    QTest::newRow("ddp all-reduce") << int(Sharding::Ddp);
+    QTest::newRow("zero1 reduce-scatter") << int(Sharding::Zero1);
+}
+
+void TestCommunication::gradReduceAfterTheBackwardIsExposed()
+{
+    // Megatron-LM without --overlap-grad-reduce (megatron/training/arguments.py: off by default) reduces the gradient
+    // buckets after the last backward, so each call is exposed: exposed = calls × per-call time, and the step grows
+    // by exactly what the overlap hid. With overlap, all but the last bucket hides behind the last backward
+    // (max(one call, calls × call − t_last backward)). Llama 3 8B on 2 × 8 H100, data-parallel 16.
+    QFETCH(int, sharding);
+    const Sharding sh = Sharding(sharding);
+    const CollectiveOp op = sh == Sharding::Ddp ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
+    Scenario s = dpScenario("llama3-8b", 2, sh);
+    SS_EVALUATE(over, s);
+    s.parallelism.overlapGradReduce = false;
+    SS_EVALUATE(after, s);
+    const Collective* hidden = sstest::findCollective(over, Group::Dp, op);
+    const Collective* exposed = sstest::findCollective(after, Group::Dp, op);
+    QVERIFY(hidden && exposed);
+    QVERIFY(hidden->count > 1);
+    QVERIFY(hidden->exposedTime < hidden->time); // the overlap hides something here
+    QCOMPARE(exposed->count, hidden->count);
+    SS_COMPARE_REL(exposed->time, hidden->time, 1e-12);
+    SS_COMPARE_REL(exposed->exposedTime, exposed->count * perCallTime(*exposed), 1e-12);
+    SS_COMPARE_REL(after.step.total() - over.step.total(), hidden->time - hidden->exposedTime, 1e-9);
+    // ZeRO-2 and ZeRO-3 reduce inside the backward: the switch is refused there, naming the field.
+    s.parallelism.sharding = Sharding::Zero2;
+    QVERIFY(sstest::hasIssue(validate(s), "parallelism.overlap_grad_reduce", "zero2"));
 }
 
 void TestCommunication::expertTpMovesTheMoeMlpCollectives()

@@ -294,6 +294,7 @@ void TestImport::deepSpeedMapsStageOffloadPrecisionBatch()
     QVERIFY2(r.warnings.empty(), qPrintable(dump(r.warnings)));
     const Scenario& s = r.scenario;
     QCOMPARE(s.parallelism.sharding, Sharding::Zero3);
+    QVERIFY(s.parallelism.overlapGradReduce);
     QCOMPARE(s.offload.optimizer, OffloadTarget::Cpu);
     QCOMPARE(s.offload.parameters, OffloadTarget::Nvme);
     QCOMPARE(s.training.precision, Precision::Bf16Mixed);
@@ -388,6 +389,9 @@ void TestImport::shellWordsLikeBash()
     QCOMPARE(origin(r, "model.vocab"), std::string("megatron-args"));
     QCOMPARE(s.training.gradReduce, GradReduce::Framework); // bf16 without --grad-reduce-in-bf16: fp32 (arguments.py)
     QVERIFY(!s.training.fp8ParamGather);
+    // --overlap-grad-reduce is off unless given (arguments.py store_true)
+    QVERIFY(!s.parallelism.overlapGradReduce);
+    QVERIFY(run(ImportSource::MegatronArgs, script + " --overlap-grad-reduce").scenario.parallelism.overlapGradReduce);
     // --grad-reduce-in-bf16 wins over --accumulate-allreduce-grads-in-fp32 (arguments.py validate_args);
     // --fp8-param-gather with an FP8 format keeps FP8 parameters.
     const ImportResult g = run(ImportSource::MegatronArgs,
@@ -743,6 +747,13 @@ void TestImport::cpCommTypeFromEachFramework()
         nullptr, o);
     QVERIFY2(ds.ok(), qPrintable(dump(ds.errors)));
     QCOMPARE(ds.scenario.parallelism.cp, 2);
+    // stage 1 reduces during the backward only with overlap_comm, default false (deepspeed/runtime/zero/config.py)
+    QVERIFY(!ds.scenario.parallelism.overlapGradReduce);
+    QVERIFY(run(ImportSource::DeepSpeed,
+        R"({"train_batch_size": 4, "train_micro_batch_size_per_gpu": 1,
+            "zero_optimization": {"stage": 1, "overlap_comm": true}})",
+        nullptr, o)
+                .scenario.parallelism.overlapGradReduce);
     QCOMPARE(ds.scenario.parallelism.cpCommType, CpCommType::A2a);
     QVERIFY2(validate(ds.scenario).empty(), qPrintable(dump(validate(ds.scenario))));
 

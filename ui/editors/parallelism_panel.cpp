@@ -123,6 +123,13 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
         [](Scenario& s, bool v) { s.parallelism.tpCommOverlap = v; },
         tr("Overlap TP all-gathers and reduce-scatters with the GEMMs (Megatron --tp-comm-overlap; "
            "needs sequence parallelism)"));
+    m_gradOverlap = addCheck(
+        QStringLiteral("parallelism.overlap_grad_reduce"),
+        [](const Scenario& s) { return s.parallelism.overlapGradReduce; },
+        [](Scenario& s, bool v) { s.parallelism.overlapGradReduce = v; },
+        tr("Reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce, DeepSpeed "
+           "ZeRO-1 overlap_comm); off: the reduction runs after the backward, all of it exposed. DDP and ZeRO-1 "
+           "only"));
     m_moeOverlap = addEnum(
         QStringLiteral("parallelism.moe_overlap"), moeOverlapChoices(),
         [](const Scenario& s) { return int(s.parallelism.moeOverlap); },
@@ -151,6 +158,10 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
         s.model.isMoe() ? divisors(s.model.moe.expertFfnHidden, gpus) : QList<qint64> { s.parallelism.tp });
     setRowVisible(m_etp, s.model.isMoe() || s.parallelism.expertTp != 0);
     m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
+    // a switch that is off stays editable, so that the issue it raises can be mended where it is
+    const core::Sharding sh = s.parallelism.sharding;
+    m_gradOverlap->setEnabled(
+        sh == core::Sharding::Ddp || sh == core::Sharding::Zero1 || !s.parallelism.overlapGradReduce);
     setRowVisible(m_moeOverlap, s.model.isMoe() || s.parallelism.moeOverlap != core::MoeOverlap::None);
     m_moeOverlap->setEnabled(s.parallelism.ep > 1 || s.parallelism.moeOverlap != core::MoeOverlap::None);
     const int dp = core::dataParallel(s);

@@ -39,6 +39,7 @@ private:
     QComboBox* m_moeOverlap;
     QComboBox* m_cpCommType;
     QCheckBox* m_tpOverlap;
+    QCheckBox* m_gradOverlap;
     QLabel* m_dp;
 };
 

@@ -76,6 +76,7 @@ const Name kNames[] = {
     { "parallelism.shard_group", T("Shard group") },
     { "parallelism.moe_overlap", T("All-to-all overlap") },
     { "parallelism.tp_comm_overlap", T("TP overlap") },
+    { "parallelism.overlap_grad_reduce", T("Gradient reduce overlap") },
     { "parallelism.cp_comm_type", T("CP exchange") },
     { "offload", T("Offload") },
     { "offload.optimizer", T("Optimizer offload") },

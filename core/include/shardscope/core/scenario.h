@@ -225,6 +225,11 @@ struct Parallelism {
     /// TP communication overlapped with the GEMMs (Megatron --tp-comm-overlap: Transformer Engine userbuffers; needs
     /// sequence parallelism; PyTorch's async TP under torch.compile).
     bool tpCommOverlap = false;
+    /// parallelism.overlap_grad_reduce: the DDP / ZeRO-1 gradient reduction overlapped with the last micro-batch's
+    /// backward, bucket by bucket (Megatron --overlap-grad-reduce, off by default in megatron/training/arguments.py
+    /// and on in NeMo's recipes; PyTorch DDP always; DeepSpeed zero_optimization.overlap_comm). false: it runs after
+    /// the backward, all of it exposed. Absent in a file: true.
+    bool overlapGradReduce = true;
     /// Layers per virtual pipeline stage as Megatron-Core's --pipeline-model-parallel-layout string ("Et*3|(tt|)*29,m|L";
     /// shardscope/core/pipeline_layout.h); "" = layers split evenly, the extra ones on the last stages.
     std::string pipelineLayout;
