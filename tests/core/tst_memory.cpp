@@ -757,6 +757,12 @@ void TestMemory::deepspeedBucketsAndPrefetch()
     sstest::setBatch(s, 1, 1);
     SS_EVALUATE(z2, s);
     SS_COMPARE_REL(z2.memory.communicationBuffers, 2 * 5e8 * 2 + 5e8 * 2, 1e-12);
+    // ZeRO-1 without overlap_comm: one reduce bucket (stage_1_and_2.py allocates the second only to overlap)
+    Scenario z1 = s;
+    z1.parallelism.sharding = Sharding::Zero1;
+    z1.parallelism.overlapGradReduce = false;
+    SS_EVALUATE(single, z1);
+    SS_COMPARE_REL(single.memory.communicationBuffers, 5e8 * 2 + 5e8 * 2, 1e-12);
     // Megatron-Core's distributed optimizer reduce-scatters its contiguous grad buffer in place
     // (megatron/core/distributed/param_and_grad_buffer.py): no bucket copies.
     QVERIFY(applyFramework(s, Framework::Megatron, sstest::catalog()));
