@@ -603,9 +603,10 @@ StageStatesOf<X> stageStatesOf(const Scenario& s, const Shape& sh, const StageSh
     case Sharding::Zero2:
         // DeepSpeed reduce_bucket_size and allgather_bucket_size (5e8 elements each); the reduce bucket is double
         // with overlap_comm (deepspeed/runtime/zero/stage_1_and_2.py), which parallelism.overlap_grad_reduce says
-        // (ZeRO-2 always overlaps: validate.cpp).
+        // for ZeRO-1 (ZeRO-2 reduces inside the backward, overlapped).
         if (!inPlaceGrads)
-            mem.buckets = X::constant(s.parallelism.overlapGradReduce ? 2.0 : 1.0) * min(reduceBucket, psiX) * rBucket
+            mem.buckets = X::constant(s.parallelism.overlapGradReduce || shard == Sharding::Zero2 ? 2.0 : 1.0)
+                    * min(reduceBucket, psiX) * rBucket
                 + min(X::input("B_ag", kDsAllgatherBucket, "elements", "DeepSpeed allgather_bucket_size"), psiX) * w;
         break;
     case Sharding::Zero3:

@@ -2,6 +2,7 @@
 // evaluate(): Scenario → Layout → the stages (memory, compute, communication, timing, throughput, sizing) → Result
 // (docs/model.md). Each stage is a pure function in its own file; this one composes them.
 #include "shardscope/core/evaluate.h"
+#include "shardscope/core/enum_names.h"
 
 #include "shardscope/core/rank_map.h"
 #include "shardscope/core/uncertainty.h"
@@ -205,6 +206,12 @@ void addWarnings(const Scenario& s, const Layout& layout, Result& r)
     const auto& p = s.parallelism;
     if (p.sequenceParallel && p.tp == 1)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
+    // ZeRO-2 reduces every micro-batch's gradients and ZeRO-3 / FSDP each unit's, inside the backward
+    // (deepspeed/runtime/zero/stage_1_and_2.py, torch/distributed/fsdp): no per-step reduction to overlap or not
+    if (!p.overlapGradReduce && p.sharding != Sharding::Ddp && p.sharding != Sharding::Zero1)
+        r.warnings.push_back({ "parallelism.overlap_grad_reduce",
+            std::string("overlap_grad_reduce false has no effect with ") + toString(p.sharding)
+                + ": it reduces the gradients inside the backward" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
     appendPlacementWarnings(s, layout, r.warnings);

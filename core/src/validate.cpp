@@ -500,13 +500,6 @@ std::vector<Issue> validate(const Scenario& s)
         ck.fail("parallelism.tp_comm_overlap",
             "on PyTorch, TP overlap is async TP, which needs torch.compile "
             "(framework pytorch-compile)");
-    // ZeRO-2 reduces every micro-batch's gradients and ZeRO-3 / FSDP each unit's, inside the backward
-    // (deepspeed/runtime/zero/stage_1_and_2.py, torch/distributed/fsdp): no per-step reduction left to overlap or not
-    if (!p.overlapGradReduce && p.sharding != Sharding::Ddp && p.sharding != Sharding::Zero1)
-        ck.fail("parallelism.overlap_grad_reduce",
-            "overlap_grad_reduce false is for sharding ddp or zero1 (the one gradient reduction after the last "
-            "backward); ",
-            toString(p.sharding), " reduces inside the backward");
     if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
         ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
             ") hides the expert-parallel all-to-all: it needs ep > 1 (ep is ", p.ep, ")");

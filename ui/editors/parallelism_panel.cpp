@@ -129,7 +129,7 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
         [](Scenario& s, bool v) { s.parallelism.overlapGradReduce = v; },
         tr("Reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce, DeepSpeed "
            "ZeRO-1 overlap_comm); off: the reduction runs after the backward, all of it exposed. DDP and ZeRO-1 "
-           "only"));
+           "only: the other strategies reduce inside the backward"));
     m_moeOverlap = addEnum(
         QStringLiteral("parallelism.moe_overlap"), moeOverlapChoices(),
         [](const Scenario& s) { return int(s.parallelism.moeOverlap); },
@@ -158,7 +158,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
         s.model.isMoe() ? divisors(s.model.moe.expertFfnHidden, gpus) : QList<qint64> { s.parallelism.tp });
     setRowVisible(m_etp, s.model.isMoe() || s.parallelism.expertTp != 0);
     m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
-    // a switch that is off stays editable, so that the issue it raises can be mended where it is
+    // a switch that is off stays editable, so that the warning it raises can be mended where it is
     const core::Sharding sh = s.parallelism.sharding;
     m_gradOverlap->setEnabled(
         sh == core::Sharding::Ddp || sh == core::Sharding::Zero1 || !s.parallelism.overlapGradReduce);
