@@ -605,7 +605,9 @@ StageStatesOf<X> stageStatesOf(const Scenario& s, const Shape& sh, const StageSh
         // with overlap_comm (deepspeed/runtime/zero/stage_1_and_2.py), which parallelism.overlap_grad_reduce says
         // for ZeRO-1 (ZeRO-2 reduces inside the backward, overlapped).
         if (!inPlaceGrads)
-            mem.buckets = X::constant(s.parallelism.overlapGradReduce || shard == Sharding::Zero2 ? 2.0 : 1.0)
+            mem.buckets
+                = X::constant(
+                      s.parallelism.overlapGradReduce || !s.parallelism.reducesGradientsOncePerStep() ? 2.0 : 1.0)
                     * min(reduceBucket, psiX) * rBucket
                 + min(X::input("B_ag", kDsAllgatherBucket, "elements", "DeepSpeed allgather_bucket_size"), psiX) * w;
         break;

@@ -208,7 +208,7 @@ void addWarnings(const Scenario& s, const Layout& layout, Result& r)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });
     // ZeRO-2 reduces every micro-batch's gradients and ZeRO-3 / FSDP each unit's, inside the backward
     // (deepspeed/runtime/zero/stage_1_and_2.py, torch/distributed/fsdp): no per-step reduction to overlap or not
-    if (!p.overlapGradReduce && p.sharding != Sharding::Ddp && p.sharding != Sharding::Zero1)
+    if (!p.overlapGradReduce && !p.reducesGradientsOncePerStep())
         r.warnings.push_back({ "parallelism.overlap_grad_reduce",
             std::string("overlap_grad_reduce false has no effect with ") + toString(p.sharding)
                 + ": it reduces the gradients inside the backward" });

@@ -159,9 +159,7 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     setRowVisible(m_etp, s.model.isMoe() || s.parallelism.expertTp != 0);
     m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
     // a switch that is off stays editable, so that the warning it raises can be mended where it is
-    const core::Sharding sh = s.parallelism.sharding;
-    m_gradOverlap->setEnabled(
-        sh == core::Sharding::Ddp || sh == core::Sharding::Zero1 || !s.parallelism.overlapGradReduce);
+    m_gradOverlap->setEnabled(s.parallelism.reducesGradientsOncePerStep() || !s.parallelism.overlapGradReduce);
     setRowVisible(m_moeOverlap, s.model.isMoe() || s.parallelism.moeOverlap != core::MoeOverlap::None);
     m_moeOverlap->setEnabled(s.parallelism.ep > 1 || s.parallelism.moeOverlap != core::MoeOverlap::None);
     const int dp = core::dataParallel(s);

@@ -230,6 +230,12 @@ struct Parallelism {
     /// and on in NeMo's recipes; PyTorch DDP always; DeepSpeed zero_optimization.overlap_comm). false: it runs after
     /// the backward, all of it exposed. Absent in a file: true.
     bool overlapGradReduce = true;
+    /// DDP and ZeRO-1 reduce the gradients once per step, where overlap_grad_reduce applies; ZeRO-2 reduces every
+    /// micro-batch's and ZeRO-3 / FSDP each unit's, inside the backward.
+    [[nodiscard]] bool reducesGradientsOncePerStep() const
+    {
+        return sharding == Sharding::Ddp || sharding == Sharding::Zero1;
+    }
     /// Layers per virtual pipeline stage as Megatron-Core's --pipeline-model-parallel-layout string ("Et*3|(tt|)*29,m|L";
     /// shardscope/core/pipeline_layout.h); "" = layers split evenly, the extra ones on the last stages.
     std::string pipelineLayout;
