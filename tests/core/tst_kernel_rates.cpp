@@ -22,6 +22,8 @@ private slots:
     void recomputedAttentionRunsAtTheForwardRate();
     void fp8LinearRate();
     void b200LinearRateIsSimuMaxsMeasuredGemmRate();
+    void otherBlackwellRatesTakeTheB200sShareOfTheBestCase_data();
+    void otherBlackwellRatesTakeTheB200sShareOfTheBestCase();
     void hostOverheadAddsPerLayer();
 };
 
@@ -244,6 +246,33 @@ void TestKernelRates::b200LinearRateIsSimuMaxsMeasuredGemmRate()
     QCOMPARE(s.profile.gemmEfficiency, 0.80);
     const double rLin = input(explain(s), "step_time.compute", "R_lin");
     QVERIFY2(sstest::relClose(rLin, 2250e12 * 0.4770, 1e-3), qPrintable(QString::number(rLin, 'g', 12)));
+}
+
+void TestKernelRates::otherBlackwellRatesTakeTheB200sShareOfTheBestCase_data()
+{
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<double>("mamf"); // stas00 mamf-finder, BF16 TFLOP/s
+    QTest::addColumn<double>("peak"); // datasheet dense BF16 TFLOP/s
+    QTest::newRow("gb200") << QStringLiteral("gb200") << 1822.0 << 2500.0;
+    QTest::newRow("b300") << QStringLiteral("b300") << 1769.0 << 2250.0;
+    QTest::newRow("gb300 (GB200's measurement)") << QStringLiteral("gb300") << 1822.0 << 2500.0;
+}
+
+void TestKernelRates::otherBlackwellRatesTakeTheB200sShareOfTheBestCase()
+{
+    // Blackwell GPUs without a training-shape measurement reach the same share of mamf-finder's best case as the
+    // B200's training shapes do: 0.4770 / (1,745 / 2,250) (SimuMax's time-weighted efficiency over stas00's B200
+    // mamf-finder), so R_lin = peak × (mamf / peak) × that share, whatever the profile's realisation (catalog
+    // fractions rounded to three places).
+    QFETCH(QString, gpu);
+    QFETCH(double, mamf);
+    QFETCH(double, peak);
+    Scenario s = flashScenario(gpu.toStdString(), 4096, 128);
+    QCOMPARE(s.profile.gemmEfficiency, 0.80);
+    const double rLin = input(explain(s), "step_time.compute", "R_lin");
+    const double expected = peak * 1e12 * (mamf / peak) * 0.4770 / (1745.0 / 2250.0);
+    QVERIFY2(sstest::relClose(rLin, expected, 2e-3),
+        qPrintable(QStringLiteral("%1 vs %2").arg(rLin, 0, 'g', 6).arg(expected, 0, 'g', 6)));
 }
 
 void TestKernelRates::hostOverheadAddsPerLayer()
