@@ -154,6 +154,22 @@ CollectiveCost collectiveCost(
     return collectiveCost(s, collectiveCurve(op, g, s.cluster, s.nccl, offNodeShare), messageBytes);
 }
 
+namespace {
+/// What of the distributed optimizer's parameter all-gather (`all` over its buckets, `perCall` each) stays exposed
+/// with parallelism.overlap_param_gather (megatron/core/distributed/distributed_data_parallel.py forward pre-hooks;
+/// param_and_grad_buffer.py finish_param_sync): the first bucket is gathered and waited for at the first forward,
+/// each later one hides behind the forward of the layers before it, so without pipelining all but one bucket hides
+/// behind the first micro-batch's forward. Pipeline ranks after the first keep one bucket (the DDP's bucket_size is
+/// None when pp_rank > 0), gathered as their first forward starts: exposed. Interleaved, each model chunk is one
+/// gather started ahead by the schedule (schedules.py param_sync_func), and only the first chunk's is waited for.
+double paramGatherExposed(double perCall, double all, int pp, int v, double firstForward)
+{
+    if (pp == 1)
+        return std::max(perCall, all - firstForward);
+    return v > 1 ? all / v : all;
+}
+} // namespace
+
 bool gathersPerMicroBatch(Sharding shard)
 {
     return shard == Sharding::Zero3 || shard == Sharding::FsdpFull || shard == Sharding::FsdpHybrid
@@ -519,15 +535,19 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 bucketElems * B.reduce, rs.perCall, rsExposed, cross,
                 expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter", shard == Sharding::Zero2,
                 repeats * psi * B.reduce);
-            // Updated parameters all-gathered after the optimizer step: exposed (DeepSpeed stage_1_and_2.py).
-            // NCCL's model times an all-gather and a reduce-scatter of the same buffer alike (tuning.cc: same steps,
-            // algorithms and protocols): equal bytes per element reuse the reduce-scatter's buckets
+            // Updated parameters all-gathered after the optimizer step. NCCL's model times an all-gather and a
+            // reduce-scatter of the same buffer alike (tuning.cc: same steps, algorithms and protocols): equal bytes
+            // per element reuse the reduce-scatter's buckets
             const Bucketed ag = B.w == B.reduce
                 ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency, rs.perCall.algo, rs.perCall.proto } }
                 : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
-            out.dpTail += ag.perCall.time * ag.calls;
+            const double agAll = ag.perCall.time * ag.calls;
+            const double agExposed = shard == Sharding::Zero1 && s.parallelism.overlapParamGather
+                ? paramGatherExposed(ag.perCall.time, agAll, pp, v, slow.firstForward)
+                : agAll; // inside the optimizer step (DeepSpeed stage_1_and_2.py; Megatron without the overlap)
+            out.dpTail += agExposed;
             addCollective(sink, Group::Dp, CollectiveOp::AllGather, g.size, ag.calls, agElems * B.w, ag.perCall,
-                ag.perCall.time * ag.calls, cross,
+                agExposed, cross,
                 expert ? "expert parameter all-gather after the optimizer step"
                        : "parameter all-gather after the optimizer step",
                 false, psi * B.w);

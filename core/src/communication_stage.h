@@ -88,6 +88,7 @@ struct SlowStage {
     StageShape shape;
     double m = 1; ///< micro-batches per step
     double lastBackward = 0; ///< the last micro-batch's backward, which bucketed gradient reductions hide behind
+    double firstForward = 0; ///< the first micro-batch's forward, which an overlapped parameter all-gather hides behind
     double dpFwd = 0, dpBwd = 0; ///< exposed ZeRO-3/FSDP/ZeRO-2 time per micro-batch, forward and backward
     double epExposed = 0; ///< exposed expert all-to-all per micro-batch (recomputed forward included)
     double tpExposedShare = 1; ///< exposed share of the TP collectives' time (parallelism.tp_comm_overlap)

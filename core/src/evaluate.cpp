@@ -129,6 +129,7 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     slowStage.shape = shapes[slow];
     slowStage.m = static_cast<double>(m);
     slowStage.lastBackward = S.backwardTime;
+    slowStage.firstForward = S.forwardTime;
     slowStage.dpFwd = times[slow].dpFwd;
     slowStage.dpBwd = times[slow].dpBwd;
     // the forward all-to-alls run again under full recompute and under recompute_modules moe
@@ -212,6 +213,12 @@ void addWarnings(const Scenario& s, const Layout& layout, Result& r)
         r.warnings.push_back({ "parallelism.overlap_grad_reduce",
             std::string("overlap_grad_reduce false has no effect with ") + toString(p.sharding)
                 + ": it reduces the gradients inside the backward" });
+    // Only the distributed optimizer gathers the updated parameters once per step; DDP keeps whole parameters and
+    // ZeRO-2/3 / FSDP gather per micro-batch or per unit (megatron/core/optimizer/distrib_optimizer.py)
+    if (p.overlapParamGather && p.sharding != Sharding::Zero1)
+        r.warnings.push_back({ "parallelism.overlap_param_gather",
+            std::string("overlap_param_gather has no effect with ") + toString(p.sharding)
+                + ": only zero1 (the distributed optimizer) all-gathers the parameters once per step" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
     appendPlacementWarnings(s, layout, r.warnings);

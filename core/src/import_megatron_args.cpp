@@ -56,11 +56,11 @@ const std::set<std::string>& switches()
         "--use-distributed-optimizer", "--use-megatron-fsdp", "--use-torch-fsdp2",
         "--torch-fsdp2-no-reshard-after-forward", "--optimizer-cpu-offload", "--squared-relu", "--standalone",
         "--use-precision-aware-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
-        "--no-gradient-accumulation-fusion", "--use-mcore-models", "--no-masked-softmax-fusion",
-        "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion", "--use-rotary-position-embeddings",
-        "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap", "--mock-data",
-        "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
-        "--moe-enable-deepep", "--cpu-offloading", "--cpu-offloading-weights" };
+        "--overlap-param-gather-with-optimizer-step", "--no-gradient-accumulation-fusion", "--use-mcore-models",
+        "--no-masked-softmax-fusion", "--no-bias-gelu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
+        "--use-rotary-position-embeddings", "--no-position-embedding", "--fp8-param-gather", "--tp-comm-overlap",
+        "--mock-data", "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
+        "--accumulate-allreduce-grads-in-fp32", "--moe-enable-deepep", "--cpu-offloading", "--cpu-offloading-weights" };
     return s;
 }
 
@@ -864,6 +864,13 @@ void importMegatronArgs(std::string_view text, ImportContext& cx)
     if (!a.has("--use-megatron-fsdp") && !a.has("--use-torch-fsdp2")) {
         p.overlapGradReduce = a.has("--overlap-grad-reduce");
         cx.set("parallelism.overlap_grad_reduce");
+    }
+    // The distributed optimizer's post-step parameter all-gather moves into the next forward with
+    // --overlap-param-gather (distributed_data_parallel.py forward pre-hooks; --overlap-param-gather-with-optimizer-step
+    // needs it too, arguments.py); validation refuses it without --overlap-grad-reduce, as Megatron-LM asserts
+    if (p.sharding == Sharding::Zero1) {
+        p.overlapParamGather = a.has("--overlap-param-gather") || a.has("--overlap-param-gather-with-optimizer-step");
+        cx.set("parallelism.overlap_param_gather");
     }
     s.offload.optimizer = a.has("--optimizer-cpu-offload") ? OffloadTarget::Cpu : OffloadTarget::None;
     s.offload.parameters = OffloadTarget::None;

@@ -650,7 +650,9 @@ std::string megatron(const Scenario& s, const Layout& l)
     if (l.dpcp > 1) {
         if (s.parallelism.overlapGradReduce)
             flag("--overlap-grad-reduce");
-        if (sh == Sharding::Zero1 || sh == Sharding::Zero2)
+        if (sh == Sharding::Zero1 && s.parallelism.overlapParamGather)
+            flag("--overlap-param-gather");
+        else if (sh == Sharding::Zero1 || sh == Sharding::Zero2)
             note("ShardScope counts the post-step parameter all-gather as exposed; --overlap-param-gather hides it");
     }
     if (s.offload.optimizer == OffloadTarget::Cpu) {

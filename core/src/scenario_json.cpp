@@ -275,8 +275,8 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
         auto& pa = s.parallelism;
         r.unknownKeys(*p, "parallelism",
             { "sharding", "tp", "pp", "cp", "ep", "sequence_parallel", "pp_schedule", "virtual_stages", "shard_group",
-                "moe_overlap", "tp_comm_overlap", "overlap_grad_reduce", "expert_tp", "pipeline_layout",
-                "cp_comm_type" });
+                "moe_overlap", "tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "expert_tp",
+                "pipeline_layout", "cp_comm_type" });
         r.enumeration(*p, "sharding", "parallelism", pa.sharding,
             { { "ddp", Sharding::Ddp }, { "zero1", Sharding::Zero1 }, { "zero2", Sharding::Zero2 },
                 { "zero3", Sharding::Zero3 }, { "fsdp-full", Sharding::FsdpFull },
@@ -301,6 +301,7 @@ ScenarioParse parseScenario(std::string_view text, const Catalog& catalog)
                 { "dualpipe", MoeOverlap::DualPipe } });
         r.boolean(*p, "tp_comm_overlap", "parallelism", pa.tpCommOverlap);
         r.boolean(*p, "overlap_grad_reduce", "parallelism", pa.overlapGradReduce);
+        r.boolean(*p, "overlap_param_gather", "parallelism", pa.overlapParamGather);
         r.string(*p, "pipeline_layout", "parallelism", pa.pipelineLayout);
     }
     if (const json* o = objectAt(r, root, "offload")) {
@@ -426,6 +427,8 @@ std::string scenarioToJson(const Scenario& s, const Catalog& catalog, int indent
         j["parallelism"]["tp_comm_overlap"] = true;
     if (!p.overlapGradReduce)
         j["parallelism"]["overlap_grad_reduce"] = false;
+    if (p.overlapParamGather)
+        j["parallelism"]["overlap_param_gather"] = true;
     if (p.expertTp > 0)
         j["parallelism"]["expert_tp"] = p.expertTp;
     if (!p.pipelineLayout.empty())

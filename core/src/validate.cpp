@@ -500,6 +500,17 @@ std::vector<Issue> validate(const Scenario& s)
         ck.fail("parallelism.tp_comm_overlap",
             "on PyTorch, TP overlap is async TP, which needs torch.compile "
             "(framework pytorch-compile)");
+    // megatron/training/arguments.py (validate_args): "Must use --overlap-param-gather with --overlap-grad-reduce";
+    // DeepSpeed's ZeRO-1/2 step() all-gathers inline (deepspeed/runtime/zero/stage_1_and_2.py all_gather_dp_groups)
+    // and PyTorch has no distributed optimizer that defers it
+    if (p.overlapParamGather && !p.overlapGradReduce)
+        ck.fail("parallelism.overlap_param_gather",
+            "overlap_param_gather needs overlap_grad_reduce (Megatron-LM: \"Must use --overlap-param-gather with "
+            "--overlap-grad-reduce\")");
+    if (p.overlapParamGather && s.training.framework != Framework::Megatron)
+        ck.fail("parallelism.overlap_param_gather",
+            "overlap_param_gather is Megatron-LM's distributed optimizer (--overlap-param-gather); ",
+            toString(s.training.framework), " all-gathers the parameters inside the optimizer step");
     if (p.moeOverlap != MoeOverlap::None && p.ep <= 1)
         ck.fail("parallelism.moe_overlap", "moe_overlap (", toString(p.moeOverlap),
             ") hides the expert-parallel all-to-all: it needs ep > 1 (ep is ", p.ep, ")");

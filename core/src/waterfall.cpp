@@ -121,6 +121,7 @@ const std::vector<Setting>& settings()
         SS_SETTING("parallelism.sequence_parallel", parallelism.sequenceParallel, boolean),
         SS_SETTING("parallelism.tp_comm_overlap", parallelism.tpCommOverlap, boolean),
         SS_SETTING("parallelism.overlap_grad_reduce", parallelism.overlapGradReduce, boolean),
+        SS_SETTING("parallelism.overlap_param_gather", parallelism.overlapParamGather, boolean),
         SS_SETTING("parallelism.pp_schedule", parallelism.schedule, enumText),
         SS_SETTING("parallelism.virtual_stages", parallelism.virtualStages, intText),
         SS_SETTING("parallelism.pipeline_layout", parallelism.pipelineLayout, layoutText),

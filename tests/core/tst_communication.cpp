@@ -29,6 +29,7 @@ private slots:
     void tpCommOverlapHidesBehindTheGemms();
     void gradReduceAfterTheBackwardIsExposed_data();
     void gradReduceAfterTheBackwardIsExposed();
+    void paramGatherHidesBehindTheFirstForward();
     void zero3MovesOneAndAHalfDdp_data();
     void zero3MovesOneAndAHalfDdp();
     void ddpBytesHandComputed();
@@ -108,6 +109,55 @@ Scenario withFramework(Scenario s, Framework f)
 }
 
 } // namespace
+
+void TestCommunication::paramGatherHidesBehindTheFirstForward()
+{
+    // Megatron-LM's distributed optimizer gathers the updated parameters inside the optimizer step unless
+    // --overlap-param-gather (distrib_optimizer.py step_with_ready_grads: all exposed). With it, the forward pre-hooks
+    // gather bucket by bucket in the next step's first forward (distributed_data_parallel.py): the first bucket is
+    // waited for, the rest hide behind the first micro-batch's forward, max(one call, calls × call − t_fwd).
+    // Pipelined, ranks after the first keep one bucket (exposed); interleaved, only the first of v chunks is waited
+    // for. Llama 3 8B on 2 × 8 H100, data-parallel 16, Megatron-LM, micro-batches of 1,024 tokens (a forward shorter
+    // than the whole gather).
+    Scenario s = withFramework(dpScenario("llama3-8b", 2, Sharding::Zero1, 4), Framework::Megatron);
+    s.training.seqLen = 1024;
+    SS_EVALUATE(step, s);
+    s.parallelism.overlapParamGather = true;
+    SS_EVALUATE(next, s);
+    const Collective* inStep = sstest::findCollective(step, Group::Dp, CollectiveOp::AllGather);
+    const Collective* inFwd = sstest::findCollective(next, Group::Dp, CollectiveOp::AllGather);
+    QVERIFY(inStep && inFwd);
+    QVERIFY(inStep->count > 1);
+    SS_COMPARE_REL(inStep->exposedTime, inStep->time, 1e-12);
+    SS_COMPARE_REL(inFwd->time, inStep->time, 1e-12);
+    const double fwd = next.stages[0].forwardTime;
+    QVERIFY(fwd > perCallTime(*inFwd) && inFwd->time > fwd); // the forward hides some buckets but not all
+    SS_COMPARE_REL(inFwd->exposedTime, inFwd->time - fwd, 1e-12);
+    SS_COMPARE_REL(step.step.total() - next.step.total(), fwd, 1e-9);
+
+    // pipelined: one bucket per rank after the first, exposed; interleaved over v = 2: half of it
+    s.parallelism.pp = 2;
+    SS_EVALUATE(pipelined, s);
+    const Collective* one = sstest::findCollective(pipelined, Group::Dp, CollectiveOp::AllGather);
+    QVERIFY(one);
+    SS_COMPARE_REL(one->exposedTime, one->time, 1e-12);
+    s.parallelism.schedule = PpSchedule::Interleaved;
+    s.parallelism.virtualStages = 2;
+    SS_EVALUATE(interleaved, s);
+    const Collective* chunk = sstest::findCollective(interleaved, Group::Dp, CollectiveOp::AllGather);
+    QVERIFY(chunk);
+    SS_COMPARE_REL(chunk->exposedTime, chunk->time / 2, 1e-12);
+
+    // Megatron asserts it needs --overlap-grad-reduce; DeepSpeed gathers inside step(); ZeRO-2 is warned about
+    s.parallelism.overlapGradReduce = false;
+    QVERIFY(sstest::hasIssue(validate(s), "parallelism.overlap_param_gather", "needs overlap_grad_reduce"));
+    s.parallelism.overlapGradReduce = true;
+    QVERIFY(sstest::hasIssue(validate(withFramework(s, Framework::DeepSpeed)), "parallelism.overlap_param_gather",
+        "inside the optimizer step"));
+    s.parallelism.sharding = Sharding::Zero2;
+    SS_EVALUATE(z2, s);
+    QVERIFY(sstest::hasIssue(z2.warnings, "parallelism.overlap_param_gather", "no effect with zero2"));
+}
 
 void TestCommunication::zero3MovesOneAndAHalfDdp_data()
 {

@@ -392,6 +392,14 @@ void TestImport::shellWordsLikeBash()
     // --overlap-grad-reduce is off unless given (arguments.py store_true)
     QVERIFY(!s.parallelism.overlapGradReduce);
     QVERIFY(run(ImportSource::MegatronArgs, script + " --overlap-grad-reduce").scenario.parallelism.overlapGradReduce);
+    // --overlap-param-gather (store_true, off by default) defers the distributed optimizer's all-gather; without
+    // --overlap-grad-reduce Megatron-LM asserts, and validation names the field
+    QVERIFY(!s.parallelism.overlapParamGather);
+    const ImportResult both = run(ImportSource::MegatronArgs, script + " --overlap-grad-reduce --overlap-param-gather");
+    QVERIFY(both.scenario.parallelism.overlapParamGather);
+    QVERIFY(validate(both.scenario).empty());
+    QVERIFY(sstest::hasIssue(validate(run(ImportSource::MegatronArgs, script + " --overlap-param-gather").scenario),
+        "parallelism.overlap_param_gather", "needs overlap_grad_reduce"));
     // --grad-reduce-in-bf16 wins over --accumulate-allreduce-grads-in-fp32 (arguments.py validate_args);
     // --fp8-param-gather with an FP8 format keeps FP8 parameters.
     const ImportResult g = run(ImportSource::MegatronArgs,
@@ -1311,6 +1319,17 @@ void TestImport::roundTripThroughLaunchConfigurations()
         QCOMPARE(b.parallelism.sequenceParallel, a.parallelism.sequenceParallel && la.tp > 1);
         QCOMPARE(b.training.seqLen, a.training.seqLen);
         QCOMPARE(b.training.framework, Framework::Megatron);
+        if (la.dpcp > 1 && (a.parallelism.sharding == Sharding::Ddp || a.parallelism.sharding == Sharding::Zero1))
+            QCOMPARE(b.parallelism.overlapGradReduce, a.parallelism.overlapGradReduce);
+        if (la.dpcp > 1 && a.parallelism.sharding == Sharding::Zero1) {
+            // the deferred parameter all-gather survives the trip too (--overlap-param-gather)
+            Scenario deferred = a;
+            deferred.parallelism.overlapGradReduce = deferred.parallelism.overlapParamGather = true;
+            const ImportResult back = importConfig(src, launchConfig(deferred, t), a, false, {}, sstest::catalog());
+            QVERIFY2(back.ok(), qPrintable(dump(back.errors)));
+            QVERIFY(back.scenario.parallelism.overlapParamGather);
+            QVERIFY(!b.parallelism.overlapParamGather);
+        }
     } else {
         QCOMPARE(b.training.framework, Framework::DeepSpeed);
     }

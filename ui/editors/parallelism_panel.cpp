@@ -130,6 +130,13 @@ ParallelismPanel::ParallelismPanel(ScenarioDocument* doc, QWidget* parent)
         tr("Reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce, DeepSpeed "
            "ZeRO-1 overlap_comm); off: the reduction runs after the backward, all of it exposed. DDP and ZeRO-1 "
            "only: the other strategies reduce inside the backward"));
+    m_paramOverlap = addCheck(
+        QStringLiteral("parallelism.overlap_param_gather"),
+        [](const Scenario& s) { return s.parallelism.overlapParamGather; },
+        [](Scenario& s, bool v) { s.parallelism.overlapParamGather = v; },
+        tr("Gather the updated parameters bucket by bucket during the next step's first forward (Megatron "
+           "--overlap-param-gather, needs the gradient reduce overlap); off: the all-gather runs inside the optimizer "
+           "step, all of it exposed. ZeRO-1 on Megatron-LM only"));
     m_moeOverlap = addEnum(
         QStringLiteral("parallelism.moe_overlap"), moeOverlapChoices(),
         [](const Scenario& s) { return int(s.parallelism.moeOverlap); },
@@ -160,6 +167,9 @@ void ParallelismPanel::refreshExtras(const Scenario& s)
     m_tpOverlap->setEnabled(s.parallelism.tp > 1 || s.parallelism.tpCommOverlap);
     // a switch that is off stays editable, so that the warning it raises can be mended where it is
     m_gradOverlap->setEnabled(s.parallelism.reducesGradientsOncePerStep() || !s.parallelism.overlapGradReduce);
+    m_paramOverlap->setEnabled(
+        (s.parallelism.sharding == core::Sharding::Zero1 && s.training.framework == core::Framework::Megatron)
+        || s.parallelism.overlapParamGather);
     setRowVisible(m_moeOverlap, s.model.isMoe() || s.parallelism.moeOverlap != core::MoeOverlap::None);
     m_moeOverlap->setEnabled(s.parallelism.ep > 1 || s.parallelism.moeOverlap != core::MoeOverlap::None);
     const int dp = core::dataParallel(s);

@@ -40,6 +40,7 @@ private:
     QComboBox* m_cpCommType;
     QCheckBox* m_tpOverlap;
     QCheckBox* m_gradOverlap;
+    QCheckBox* m_paramOverlap;
     QLabel* m_dp;
 };
 

@@ -105,6 +105,8 @@ QString settingText(const core::Scenario& s, const QString& path)
         return yesNo(p.tpCommOverlap);
     if (path == QLatin1String("parallelism.overlap_grad_reduce"))
         return yesNo(p.overlapGradReduce);
+    if (path == QLatin1String("parallelism.overlap_param_gather"))
+        return yesNo(p.overlapParamGather);
     if (path == QLatin1String("parallelism.cp_comm_type"))
         return choice(cpCommTypeChoices(), int(p.cpCommType));
     if (path == QLatin1String("parallelism.expert_tp"))

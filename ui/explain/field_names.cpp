@@ -77,6 +77,7 @@ const Name kNames[] = {
     { "parallelism.moe_overlap", T("All-to-all overlap") },
     { "parallelism.tp_comm_overlap", T("TP overlap") },
     { "parallelism.overlap_grad_reduce", T("Gradient reduce overlap") },
+    { "parallelism.overlap_param_gather", T("Parameter gather overlap") },
     { "parallelism.cp_comm_type", T("CP exchange") },
     { "offload", T("Offload") },
     { "offload.optimizer", T("Optimizer offload") },

@@ -232,6 +232,12 @@ struct Parallelism {
     bool overlapGradReduce = true;
     /// DDP and ZeRO-1 reduce the gradients once per step, where overlap_grad_reduce applies; ZeRO-2 reduces every
     /// micro-batch's and ZeRO-3 / FSDP each unit's, inside the backward.
+    /// parallelism.overlap_param_gather: Megatron-LM's distributed optimizer (ZeRO-1) all-gathers the updated
+    /// parameters bucket by bucket in the next step's first forward instead of inside the optimizer step (Megatron
+    /// --overlap-param-gather, off by default in megatron/core/distributed/distributed_data_parallel_config.py, on in
+    /// Megatron-Bridge's pretraining recipes; needs overlap_grad_reduce). false: the whole all-gather is exposed, as
+    /// DeepSpeed's stage_1_and_2.py step() runs it. Absent in a file: false.
+    bool overlapParamGather = false;
     [[nodiscard]] bool reducesGradientsOncePerStep() const
     {
         return sharding == Sharding::Ddp || sharding == Sharding::Zero1;
