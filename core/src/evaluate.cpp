@@ -213,12 +213,13 @@ void addWarnings(const Scenario& s, const Layout& layout, Result& r)
         r.warnings.push_back({ "parallelism.overlap_grad_reduce",
             std::string("overlap_grad_reduce false has no effect with ") + toString(p.sharding)
                 + ": it reduces the gradients inside the backward" });
-    // Only the distributed optimizer gathers the updated parameters once per step; DDP keeps whole parameters and
-    // ZeRO-2/3 / FSDP gather per micro-batch or per unit (megatron/core/optimizer/distrib_optimizer.py)
+    // Only Megatron-LM's distributed optimizer (zero1) defers its post-step all-gather into the next forward
+    // (megatron/core/distributed/distributed_data_parallel.py); DDP keeps whole parameters, ZeRO-2 gathers inside
+    // DeepSpeed's step() (stage_1_and_2.py) and ZeRO-3 / FSDP gather per unit
     if (p.overlapParamGather && p.sharding != Sharding::Zero1)
         r.warnings.push_back({ "parallelism.overlap_param_gather",
             std::string("overlap_param_gather has no effect with ") + toString(p.sharding)
-                + ": only zero1 (the distributed optimizer) all-gathers the parameters once per step" });
+                + ": only zero1 (Megatron-LM's distributed optimizer) defers its parameter all-gather" });
     if (p.tp > s.model.kvHeads)
         r.warnings.push_back({ "parallelism.tp", "tp exceeds kv_heads: KV heads are replicated across TP ranks" });
     appendPlacementWarnings(s, layout, r.warnings);
