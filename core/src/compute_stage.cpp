@@ -6,6 +6,8 @@
 #include "expr.h"
 
 #include <cmath>
+#include <string>
+#include <type_traits>
 
 namespace shardscope::core::detail {
 
@@ -35,6 +37,72 @@ Peak peakFor(const Scenario& s)
     }
     return p;
 }
+
+namespace {
+// Blackwell fused attention reaches W/(W + W½) of the H100's measured fraction of peak with W query tiles of 128 rows
+// per call: a few tiles per SM leave the last wave and the causal critical path uncovered. W½ fitted (least squares in
+// log) on SimuMax's 13 cuDNN causal BF16 measurements at head dim 128 on B200, forward and backward (MooreThreads/SimuMax
+// configs/system/b200_bf16_ceperm.json, sdp_fwd / sdp_bwd; tests/tools/simumax_attention_tiles.py); the backward
+// kernel spreads over key tiles as well and fills the GPU sooner.
+constexpr double kAttentionHalfTilesFwd = 532;
+constexpr double kAttentionHalfTilesBwd = 152;
+constexpr double kAttentionTileRows = 128; // cuDNN / FlashAttention query tile (SimuMax's W counts 128-row tiles)
+
+/// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
+/// stands in for when that one does not run on this GPU (term text only).
+std::string attentionRateText(const Scenario& s, const LayerCompute& c, bool backward)
+{
+    const bool fused = s.training.flashAttention && s.training.precision != Precision::Fp32;
+    if (!fused)
+        return backward ? "sustained rate of the attention products backward (the GEMM rate; BF16 even with FP8)"
+                        : "sustained rate of the attention products (the GEMM rate; BF16 even with FP8)";
+    std::string text = std::string(displayName(c.kernel)) + "'s measured " + (backward ? "backward" : "forward")
+        + " rate at this head dimension and block length, causal (BF16), × attention_efficiency";
+    const bool ampere = s.cluster.gpu.arch == "ampere" || s.cluster.gpu.arch == "ada" || s.cluster.gpu.arch == "volta";
+    if (ampere)
+        text += "; A100's published forward + backward rate split by FlashAttention-2's forward/backward ratio on H100";
+    else if (backward)
+        text += "; causal backward = non-causal × FlashAttention-2's causal/non-causal forward + backward ratio";
+    if (c.kernel != s.profile.attentionKernel)
+        text += std::string("; the profile's ") + displayName(s.profile.attentionKernel) + " does not run on "
+            + s.cluster.gpu.arch + " GPUs: " + displayName(c.kernel) + " instead";
+    return text;
+}
+
+} // namespace
+
+template <class X> X attentionRate(const Scenario& s, const LayerCompute& c, bool backward)
+{
+    const char* symbol = backward ? "R_attn,b" : "R_attn";
+    if (c.attnKernelFwd <= 0) { // no fused kernel: the GEMM rate (peakFor)
+        const double rate = backward ? c.peak.attentionBwd : c.peak.attention;
+        if constexpr (std::is_same_v<X, Expr>)
+            return X::input(symbol, rate, "FLOP/s", attentionRateText(s, c, backward));
+        else
+            return X::input(symbol, rate);
+    }
+    const double kernel = backward ? c.attnKernelBwd : c.attnKernelFwd;
+    if (c.attnTiles <= 0) {
+        if constexpr (std::is_same_v<X, Expr>)
+            return X::input(symbol, kernel, "FLOP/s", attentionRateText(s, c, backward));
+        else
+            return X::input(symbol, kernel);
+    }
+    const X w = X::input("W", c.attnTiles, "tiles",
+        "query tiles one attention call runs: b·(a/t, /c all-to-all)·⌈s_q/128⌉, s_q = s/c (ring) or s");
+    const X half = backward
+        ? X::input("W½,b", kAttentionHalfTilesBwd, "tiles", "tiles at half the rate, backward (fitted, SimuMax B200)")
+        : X::input("W½", kAttentionHalfTilesFwd, "tiles", "tiles at half the rate, forward (fitted, SimuMax B200)");
+    X rate = X::constant(0);
+    if constexpr (std::is_same_v<X, Expr>)
+        rate = X::input(backward ? "R_k,b" : "R_k", kernel, "FLOP/s", attentionRateText(s, c, backward));
+    else
+        rate = X::input({}, kernel);
+    return X::named(
+        symbol, rate * (w / (w + half)), "FLOP/s", "the kernel's rate × its tile occupancy on Blackwell, W/(W + W½)");
+}
+template Fast attentionRate<Fast>(const Scenario&, const LayerCompute&, bool);
+template Expr attentionRate<Expr>(const Scenario&, const LayerCompute&, bool);
 
 bool slidingWindowActive(const Scenario& s)
 {
@@ -148,10 +216,19 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
         const double block = s.parallelism.cpCommType == CpCommType::A2a ? seq : seq / sh.cp;
         const AttentionRates r = attentionRates(
             s.cluster.gpu, s.profile.attentionKernel, static_cast<double>(s.model.effectiveHeadDim()), true, block);
-        lc.peak.attention = s.profile.attentionEfficiency * r.forward;
-        lc.peak.attentionBwd = s.profile.attentionEfficiency * r.backward;
+        lc.attnKernelFwd = s.profile.attentionEfficiency * r.forward;
+        lc.attnKernelBwd = s.profile.attentionEfficiency * r.backward;
         lc.coreBwdFactor = 2.5;
         lc.kernel = r.kernel;
+        // Tile occupancy, measured on Blackwell only (kAttentionHalfTilesFwd): one call runs the micro-batch's
+        // sequences × the GPU's heads (all-to-all: a/(t·c)) × ⌈s_q/128⌉ query tiles.
+        if (s.cluster.gpu.arch == "blackwell") {
+            const double heads
+                = static_cast<double>(s.model.heads) / tp / (s.parallelism.cpCommType == CpCommType::A2a ? sh.cp : 1.0);
+            lc.attnTiles = static_cast<double>(s.training.microBatch) * heads * std::ceil(block / kAttentionTileRows);
+        }
+        lc.peak.attention = attentionRate<Fast>(s, lc, false).value();
+        lc.peak.attentionBwd = attentionRate<Fast>(s, lc, true).value();
     }
     // Recomputed attention (full recompute) runs forward again: at the forward rate.
     lc.coreTime = lc.attnCore / lc.peak.attention;

@@ -39,6 +39,8 @@ struct LayerCompute {
     double coreBwdFactor = 2; ///< attention backward FLOPs / forward: 2 eager; 2.5 FlashAttention (scores recomputed)
     double coreBwdTime = 0; ///< coreBwdFactor × attnCore at the backward attention rate
     AttentionKernel kernel = AttentionKernel::Fa2; ///< the fused kernel measured (with flash_attention)
+    double attnKernelFwd = 0, attnKernelBwd = 0; ///< its measured rates × attention_efficiency (0 = no fused kernel)
+    double attnTiles = 0; ///< W: 128-row query tiles one fused attention call runs (Blackwell occupancy; 0 = none)
     double hostFwd = 0, hostBwd = 0; ///< host time per layer the GPU waits for (profile), forward and backward
     double recomputeLinear = 0; ///< op-level selective recompute: FLOPs of the matmuls whose outputs are not saved
     double headLinear = 0; ///< output-layer GEMM FLOPs forward
@@ -55,6 +57,11 @@ template <class X> X attentionWindowShare(const Scenario& s);
 
 /// Attention score and value FLOPs of one layer, one micro-batch (F_core): κ × the full causal layer's with a window.
 template <class X> X coreFlops(const Scenario& s, const LayerCompute& c);
+
+/// The rate the attention products run at, forward (R_attn) or backward (R_attn,b): the GEMM rate without a fused
+/// kernel; the fused kernel's measured rate × attention_efficiency, on Blackwell × its tile occupancy W/(W + W½)
+/// (docs/model.md §attention-rate).
+template <class X> X attentionRate(const Scenario& s, const LayerCompute& c, bool backward);
 
 /// Model FLOPs per token, Megatron-LM's count (MFU's numerator); X = Fast for computeStage, Expr for the
 /// model.flops_per_token term (expr.h).

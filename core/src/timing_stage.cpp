@@ -25,27 +25,6 @@ constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100
 constexpr double kPermuteBandwidthFwd = 0.5008;
 constexpr double kPermuteBandwidthBwd = 0.5108;
 
-/// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
-/// stands in for when that one does not run on this GPU (term text only).
-std::string attentionRateText(const Scenario& s, const LayerCompute& c, bool backward)
-{
-    const bool fused = s.training.flashAttention && s.training.precision != Precision::Fp32;
-    if (!fused)
-        return backward ? "sustained rate of the attention products backward (the GEMM rate; BF16 even with FP8)"
-                        : "sustained rate of the attention products (the GEMM rate; BF16 even with FP8)";
-    std::string text = std::string(displayName(c.kernel)) + "'s measured " + (backward ? "backward" : "forward")
-        + " rate at this head dimension and block length, causal (BF16), × attention_efficiency";
-    const bool ampere = s.cluster.gpu.arch == "ampere" || s.cluster.gpu.arch == "ada" || s.cluster.gpu.arch == "volta";
-    if (ampere)
-        text += "; A100's published forward + backward rate split by FlashAttention-2's forward/backward ratio on H100";
-    else if (backward)
-        text += "; causal backward = non-causal × FlashAttention-2's causal/non-causal forward + backward ratio";
-    if (c.kernel != s.profile.attentionKernel)
-        text += std::string("; the profile's ") + displayName(s.profile.attentionKernel) + " does not run on "
-            + s.cluster.gpu.arch + " GPUs: " + displayName(c.kernel) + " instead";
-    return text;
-}
-
 template <class X> struct LayerComputeOf {
     X fwd, bwd;
     X gemm; ///< the GEMMs forward
@@ -138,12 +117,6 @@ template <class X> X permuteTime(const Scenario& s, const Shape& sh, const Layer
 /// at the attention rate, element-wise HBM traffic at the memory bandwidth, host time (docs/model.md §compute-time).
 template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape& sh, const LayerCompute& c, bool moe)
 {
-    const auto attentionRate = [&](std::string_view symbol, double value, bool backward) {
-        if constexpr (std::is_same_v<X, Expr>) // what the rate is: text for the terms only
-            return X::input(symbol, value, "FLOP/s", attentionRateText(s, c, backward));
-        else
-            return X::input(symbol, value);
-    };
     const X rLin = X::input(
         "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
     const X linear
@@ -189,12 +162,12 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
             elemBwd = elem;
         }
     }
-    t.fwd = t.gemm + core / attentionRate("R_attn", c.peak.attention, false) + elem
+    t.fwd = t.gemm + core / attentionRate<X>(s, c, false) + elem
         + X::input("h_f", c.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)");
     // backward: data- and weight-gradient GEMMs (each the forward's FLOPs); attention 2× forward FLOPs eager, 2.5×
     // with FlashAttention (its scores recomputed, Dao 2023 §3.1), at the kernel's backward rate
-    t.bwd = t.gemmBwd + X::constant(c.coreBwdFactor) * core / attentionRate("R_attn,b", c.peak.attentionBwd, true)
-        + elemBwd + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
+    t.bwd = t.gemmBwd + X::constant(c.coreBwdFactor) * core / attentionRate<X>(s, c, true) + elemBwd
+        + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
     return t;
 }
 
@@ -273,9 +246,7 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
     if (mods.coreAttn && !s.training.flashAttention) // core_attn: the scores and values again (Korthikanti §5)
         t = t
             + X::input("F_core", c.attnCore, "FLOP", "attention scores and values: 4·T·s·q/t eager")
-                / X::input("R_attn", c.peak.attention, "FLOP/s",
-                    "sustained rate of the attention products (the GEMM "
-                    "rate; BF16 even with FP8)");
+                / attentionRate<X>(s, c, false);
     if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
@@ -319,11 +290,7 @@ template <class X> X layerRecompute(
             - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     if (selective) // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
-        return coreFlops<X>(s, c)
-            / X::input("R_attn", c.peak.attention, "FLOP/s",
-                "sustained rate of the attention products (the GEMM rate; "
-                "BF16 even with FP8)")
-            + elem;
+        return coreFlops<X>(s, c) / attentionRate<X>(s, c, false) + elem;
     // op-level selective: the unsaved matmuls (wk, wo and w3 or w2: one K/V, one q×h and one f-wide projection)
     // run again (torchtitan parallelize.py _save_list)
     return X::input("F_rc", c.recomputeLinear, "FLOP", "the matmuls whose outputs were not saved: 2·T·h·(kv + q + f)/t")

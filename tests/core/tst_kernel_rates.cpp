@@ -17,6 +17,7 @@ private slots:
     void attentionRates_data();
     void attentionRates();
     void kernelNotOnThisGpuFallsBackToFa2();
+    void blackwellAttentionRunsAtItsTileOccupancy();
     void attentionKernelFollowsTheFramework();
     void attentionBackwardIsTwoAndAHalfForwards();
     void recomputedAttentionRunsAtTheForwardRate();
@@ -159,14 +160,52 @@ void TestKernelRates::kernelNotOnThisGpuFallsBackToFa2()
     const Result r = explain(s);
     QVERIFY(r.valid);
     const double peak = s.cluster.gpu.bf16DenseFlops;
-    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn"), 333.0 / 989.0 * peak, 1e-9));
-    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), 318.0 * 308 / 335 / 989.0 * peak, 1e-9));
-    const QString note = QString::fromUtf8(termText(r, "step_time.compute", "R_attn"));
+    // (R_k: the kernel's rate before Blackwell's tile occupancy, blackwellAttentionRunsAtItsTileOccupancy)
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_k"), 333.0 / 989.0 * peak, 1e-9));
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_k,b"), 318.0 * 308 / 335 / 989.0 * peak, 1e-9));
+    const QString note = QString::fromUtf8(termText(r, "step_time.compute", "R_k"));
     QVERIFY2(note.contains(QLatin1String("FlashAttention-3 does not run on blackwell")), qPrintable(note));
     QVERIFY2(note.startsWith(QLatin1String("FlashAttention-2's measured forward rate")), qPrintable(note));
     // cuDNN does run on Blackwell (Transformer Engine prefers it on Hopper and newer).
     s.profile.attentionKernel = AttentionKernel::Cudnn;
-    QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_attn"), 529.0 / 989.0 * peak, 1e-9));
+    QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_k"), 529.0 / 989.0 * peak, 1e-9));
+}
+
+void TestKernelRates::blackwellAttentionRunsAtItsTileOccupancy()
+{
+    // On Blackwell a fused attention call of W 128-row query tiles runs at the H100's measured fraction of peak ×
+    // W/(W + W½), W½ = 532 forward and 152 backward (fitted on SimuMax's B200 cuDNN measurements,
+    // tests/tools/simumax_attention_tiles.py). Llama 3 8B (32 heads) at s = 4096 on 8 × B200, cuDNN: H100 causal
+    // head dim 128 at 4K, 518 TFLOP/s forward, 499 × 294/326 backward (Shah et al. 2024 Figs. 5, 6; Dao 2023 Fig. 7).
+    Scenario s = flashScenario("b200-180gb", 4096, 128);
+    s.profile.attentionKernel = AttentionKernel::Cudnn;
+    s.profile.attentionEfficiency = 1;
+    s.parallelism.tp = 8;
+    s.parallelism.sequenceParallel = true;
+    s.training.microBatch = 1;
+    s.training.globalBatch = 8;
+    const double peak = s.cluster.gpu.bf16DenseFlops;
+    const double fwd = 518.0 / 989.0 * peak, bwd = 499.0 * 294 / 326 / 989.0 * peak;
+    const auto check = [&](double tiles) {
+        const Result r = explain(s);
+        QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues.front().message.c_str());
+        QVERIFY(sstest::relClose(input(r, "step_time.compute", "W"), tiles, 1e-12));
+        QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn"), fwd * tiles / (tiles + 532), 1e-9));
+        QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), bwd * tiles / (tiles + 152), 1e-9));
+    };
+    check(1 * 32.0 / 8 * (4096 / 128)); // b·a/t·⌈s/128⌉ = 128 tiles: 0.19 of the H100 fraction forward
+    s.parallelism.tp = 1;
+    s.parallelism.sequenceParallel = false;
+    s.training.microBatch = 2;
+    s.training.globalBatch = 16;
+    check(2 * 32.0 * (4096 / 128)); // 2,048 tiles
+    // The H100's own rates have no occupancy term: its benchmarks are the reference.
+    Scenario h = flashScenario("h100-sxm5-80gb", 4096, 128);
+    h.profile.attentionKernel = AttentionKernel::Cudnn;
+    h.profile.attentionEfficiency = 1;
+    const Result rh = explain(h);
+    QVERIFY(sstest::relClose(input(rh, "step_time.compute", "R_attn"), 518e12, 1e-9));
+    QCOMPARE(input(rh, "step_time.compute", "W"), -1.0); // no such input
 }
 
 void TestKernelRates::attentionKernelFollowsTheFramework()
