@@ -25,6 +25,16 @@ constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100
 constexpr double kPermuteBandwidthFwd = 0.5008;
 constexpr double kPermuteBandwidthBwd = 0.5108;
 
+/// R_attn / R_attn,b: with its formula and inputs for the terms (attentionRate), as the compute stage's value on the
+/// fast path (computeStage stores attentionRate<Fast> in peak).
+template <class X> X attnRate(const Scenario& s, const LayerCompute& c, bool backward)
+{
+    if constexpr (std::is_same_v<X, Expr>)
+        return attentionRate<Expr>(s, c, backward);
+    else
+        return X::input({}, backward ? c.peak.attentionBwd : c.peak.attention);
+}
+
 template <class X> struct LayerComputeOf {
     X fwd, bwd;
     X gemm; ///< the GEMMs forward
@@ -162,11 +172,11 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
             elemBwd = elem;
         }
     }
-    t.fwd = t.gemm + core / attentionRate<X>(s, c, false) + elem
+    t.fwd = t.gemm + core / attnRate<X>(s, c, false) + elem
         + X::input("h_f", c.hostFwd, "s", "host time per layer in forward (framework profile: a third of the layer's)");
     // backward: data- and weight-gradient GEMMs (each the forward's FLOPs); attention 2× forward FLOPs eager, 2.5×
     // with FlashAttention (its scores recomputed, Dao 2023 §3.1), at the kernel's backward rate
-    t.bwd = t.gemmBwd + X::constant(c.coreBwdFactor) * core / attentionRate<X>(s, c, true) + elemBwd
+    t.bwd = t.gemmBwd + X::constant(c.coreBwdFactor) * core / attnRate<X>(s, c, true) + elemBwd
         + X::input("h_b", c.hostBwd, "s", "host time per layer in backward (two thirds)");
     return t;
 }
@@ -246,7 +256,7 @@ template <class X> X moduleRecompute(const Scenario& s, const Shape& sh, const L
     if (mods.coreAttn && !s.training.flashAttention) // core_attn: the scores and values again (Korthikanti §5)
         t = t
             + X::input("F_core", c.attnCore, "FLOP", "attention scores and values: 4·T·s·q/t eager")
-                / attentionRate<X>(s, c, false);
+                / attnRate<X>(s, c, false);
     if (mods.mlp && !moe) // mlp: a dense MLP's GEMMs again
         t = t + X::input("F_mlp", c.denseLinear, "FLOP", "dense MLP of one layer: 2·T·P_mlp/t") / rLin;
     if (moe && mods.moe) {
@@ -290,7 +300,7 @@ template <class X> X layerRecompute(
             - X::input("A", sh.layerActivation, "B", "activation bytes of one layer kept with this recompute"))
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
     if (selective) // selective: re-run core attention forward (its GEMMs and its softmax/dropout traffic) (Korthikanti §5)
-        return coreFlops<X>(s, c) / attentionRate<X>(s, c, false) + elem;
+        return coreFlops<X>(s, c) / attnRate<X>(s, c, false) + elem;
     // op-level selective: the unsaved matmuls (wk, wo and w3 or w2: one K/V, one q×h and one f-wide projection)
     // run again (torchtitan parallelize.py _save_list)
     return X::input("F_rc", c.recomputeLinear, "FLOP", "the matmuls whose outputs were not saved: 2·T·h·(kv + q + f)/t")
