@@ -74,30 +74,26 @@ std::string attentionRateText(const Scenario& s, const LayerCompute& c, bool bac
 template <class X> X attentionRate(const Scenario& s, const LayerCompute& c, bool backward)
 {
     const char* symbol = backward ? "R_attn,b" : "R_attn";
-    if (c.attnKernelFwd <= 0) { // no fused kernel: the GEMM rate (peakFor)
-        const double rate = backward ? c.peak.attentionBwd : c.peak.attention;
-        if constexpr (std::is_same_v<X, Expr>)
-            return X::input(symbol, rate, "FLOP/s", attentionRateText(s, c, backward));
-        else
-            return X::input(symbol, rate);
+    // the fused kernel's measured rate, or without one the GEMM rate (peakFor)
+    const double base = c.attnKernelFwd > 0 ? (backward ? c.attnKernelBwd : c.attnKernelFwd)
+                                            : (backward ? c.peak.attentionBwd : c.peak.attention);
+    const bool occupancy = c.attnTiles > 0;
+    const char* baseSymbol = !occupancy ? symbol : backward ? "R_k,b" : "R_k";
+    X rate = X::constant(0), w = X::constant(0);
+    if constexpr (std::is_same_v<X, Expr>) { // what the rates are: text for the terms only
+        rate = X::input(baseSymbol, base, "FLOP/s", attentionRateText(s, c, backward));
+        w = X::input("W", c.attnTiles, "tiles",
+            "query tiles one attention call runs: b·(a/t, /c all-to-all)·⌈s_q/" + exprNumber(kAttentionTileRows)
+                + "⌉, s_q = s/c (ring) or s");
+    } else {
+        rate = X::input(baseSymbol, base);
+        w = X::input("W", c.attnTiles);
     }
-    const double kernel = backward ? c.attnKernelBwd : c.attnKernelFwd;
-    if (c.attnTiles <= 0) {
-        if constexpr (std::is_same_v<X, Expr>)
-            return X::input(symbol, kernel, "FLOP/s", attentionRateText(s, c, backward));
-        else
-            return X::input(symbol, kernel);
-    }
-    const X w = X::input("W", c.attnTiles, "tiles",
-        "query tiles one attention call runs: b·(a/t, /c all-to-all)·⌈s_q/128⌉, s_q = s/c (ring) or s");
+    if (!occupancy)
+        return rate;
     const X half = backward
         ? X::input("W½,b", kAttentionHalfTilesBwd, "tiles", "tiles at half the rate, backward (fitted, SimuMax B200)")
         : X::input("W½", kAttentionHalfTilesFwd, "tiles", "tiles at half the rate, forward (fitted, SimuMax B200)");
-    X rate = X::constant(0);
-    if constexpr (std::is_same_v<X, Expr>)
-        rate = X::input(backward ? "R_k,b" : "R_k", kernel, "FLOP/s", attentionRateText(s, c, backward));
-    else
-        rate = X::input({}, kernel);
     return X::named(
         symbol, rate * (w / (w + half)), "FLOP/s", "the kernel's rate × its tile occupancy on Blackwell, W/(W + W½)");
 }
