@@ -141,7 +141,13 @@ void addStepTerms(const Scenario& s, const Shape& sh, const Result& r, const Ste
         Term t = termOf("step_time.optimizer", opt.optimizer,
             s.offload.optimizer != OffloadTarget::None ? "(the optimizer runs on the CPU: see Offload)"
                                                        : "(memory-bound: read and write states)");
-        t.source = "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound)";
+        t.source = s.training.framework == Framework::Megatron && s.offload.optimizer == OffloadTarget::None
+            ? "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound); Megatron-LM "
+              "megatron/core/distributed/param_and_grad_buffer.py (reset, check_grads, start_grad_sync), "
+              "megatron/core/optimizer/clip_grads.py (get_grad_norm_fp32), "
+              "megatron/core/optimizer/distrib_optimizer.py "
+              "(_copy_main_params_to_model_params)"
+            : "Ren et al., ZeRO-Offload (USENIX ATC'21) §4.1 (the Adam step is memory-bound)";
         out.push_back(std::move(t));
     }
 

@@ -24,6 +24,9 @@ constexpr double kH800Sms = 132; // H800 SXM5 = H100 SXM5's 132 SMs (NVIDIA H100
 // 8,000 GiB/s less 30 us per launch).
 constexpr double kPermuteBandwidthFwd = 0.5008;
 constexpr double kPermuteBandwidthBwd = 0.5108;
+// Megatron keeps the optimizer's main gradients in fp32 whatever the gradient buffer's dtype (megatron/core/optimizer/
+// distrib_optimizer.py: shard_main_param.grad = shard_model_grad.float(); optimizer.py Float16OptimizerWithFloat16Params).
+constexpr double kMegatronMainGradBytes = 4;
 
 /// R_attn / R_attn,b: with its formula and inputs for the terms (attentionRate), as the compute stage's value on the
 /// fast path (computeStage stores attentionRate<Fast> in peak).
@@ -571,7 +574,34 @@ template <class X> OptimizerTimeOf<X> optimizerTime(
     const X gpusPerNode = X::input("G", double(cl.gpusPerNode), "GPUs", "GPUs per node (they share the host)");
     const X two = X::constant(2), zero = X::constant(0);
     OptimizerTimeOf<X> o { zero, zero };
-    if (!offOpt) {
+    if (!offOpt && s.training.framework == Framework::Megatron) {
+        // Megatron-Core's step, each pass memory-bound (docs/model.md §optimizer-step). Over the whole local gradient
+        // buffer: zeroed before the first micro-batch (megatron/core/distributed/param_and_grad_buffer.py reset:
+        // grad_data.zero_()), its norm taken for the NaN check (check_grads; --check-for-nan-in-loss-and-grad, on by
+        // default) and, in a data-parallel group of more than one, scaled by 1/d before the reduction (start_grad_sync:
+        // grad_data *= gradient_scaling_factor). Over the optimizer's shard: the fp32 main gradients' norm for clipping
+        // (megatron/core/optimizer/clip_grads.py get_grad_norm_fp32; clip_grad 1.0 by default), Adam on the main
+        // parameters, and their copy into the model's weights (distrib_optimizer.py _copy_main_params_to_model_params).
+        const double dense = psiDense, expert = psiExpert;
+        const double dReduce = double(layout.dp) * layout.cp;
+        const double eReduce = std::max(1.0, dReduce * layout.tp / (double(layout.etp) * layout.ep));
+        const X g = X::input("g", B.gr, "B/parameter", "gradient buffer bytes");
+        const X gm = X::input("g_m", kMegatronMainGradBytes, "B/parameter", "fp32 main gradient bytes");
+        const X psiLocal
+            = X::input("Ψ_local", dense + expert, "parameters", "parameters of this GPU's gradient buffer");
+        const X psiScaled = X::input("Ψ_scaled", (dReduce > 1 ? dense : 0.0) + (eReduce > 1 ? expert : 0.0),
+            "parameters", "of Ψ_local, the gradients of a data-parallel group of more than one GPU (scaled by 1/d)");
+        const X buffer = X::named("B_buf", two * psiLocal * g + two * psiScaled * g, "B",
+            "the gradient buffer's passes: zero (write g), NaN-check norm (read g), 1/d scaling (read and write g)");
+        const X shardBytes = X::named("B_opt",
+            psiOpt
+                * (gm + gm + two * X::input("m + o", B.mw + B.os, "B/parameter", "master weights + optimizer moments")
+                    + X::input("m", B.mw, "B/parameter", "master weight bytes") + w),
+            "B",
+            "the shard's passes: norm (read g_m), Adam (read g_m, read and write m and o), copy to the weights "
+            "(read m, write w)");
+        o.optimizer = (buffer + shardBytes) / hbm;
+    } else if (!offOpt) {
         // The GPU optimizer step is memory-bound: read grads, master and moments; write master, moments and the
         // half-precision weights (docs/model.md §optimizer-step).
         o.optimizer = psiOpt

@@ -148,11 +148,18 @@ void TestTime::pipelineStepAssembly()
 
 void TestTime::optimizerStepIsMemoryBound()
 {
-    // formulas.md §8.4: the GPU optimizer step reads the gradient and fp32 master, momentum and variance and
-    // writes the three fp32 states and the half-precision weights, at HBM bandwidth, for the Ψ/N_opt parameters
-    // this GPU updates. zero-paper bf16 AdamW: 2 + 12 + 12 + 2 = 28 B/param; Megatron (fp32 main grads): 30.
+    // The GPU optimizer step is memory-bound: each pass moves its bytes at HBM bandwidth (ZeRO-Offload §4.1).
+    // PyTorch (torch.optim AdamW, fused): read the gradient and the fp32 master, momentum and variance, write the three
+    // fp32 states and the half-precision weights, for the Ψ/N_opt parameters this GPU updates; zero-paper bf16 AdamW
+    // 2 + 12 + 12 + 2 = 28 B/param.
+    // Megatron-Core adds the passes its step runs (megatron/core/distributed/param_and_grad_buffer.py,
+    // megatron/core/optimizer/clip_grads.py and distrib_optimizer.py): over the whole local gradient buffer (g B per
+    // parameter, not sharded) zero it (write), take its norm for the NaN check (read) and scale it by 1/d before the
+    // reduction (read + write) = 4·g; over the optimizer shard the fp32 main gradients' norm (4), Adam (4 + 2·12) and
+    // the copy of the fp32 main weights into the bf16 ones (4 + 2) = 38 B/param.
     const double psi = 8'030'261'248.0, hbm = sstest::gpu("h100-sxm5-80gb").memoryBandwidth;
     Scenario s = sstest::presetScenario("llama3-8b", 1, 8);
+    s.training.framework = Framework::PyTorch;
     s.parallelism.sharding = Sharding::Ddp;
     sstest::setBatch(s, 1, 1);
     SS_EVALUATE(ddp, s);
@@ -160,9 +167,23 @@ void TestTime::optimizerStepIsMemoryBound()
     s.parallelism.sharding = Sharding::Zero1;
     SS_EVALUATE(z1, s);
     SS_COMPARE_REL(z1.step.optimizer, 28 * psi / 8 / hbm, 1e-12);
-    s.training.accounting = Accounting::Megatron;
+
+    s.training.framework = Framework::Megatron;
+    s.parallelism.sharding = Sharding::Ddp;
+    SS_EVALUATE(mgDdp, s); // zero-paper bytes: g = 2
+    SS_COMPARE_REL(mgDdp.step.optimizer, (4 * 2 * psi + 38 * psi) / hbm, 1e-12);
+    s.parallelism.sharding = Sharding::Zero1;
+    SS_EVALUATE(mgZ1, s);
+    SS_COMPARE_REL(mgZ1.step.optimizer, (4 * 2 * psi + 38 * psi / 8) / hbm, 1e-12);
+    s.training.accounting = Accounting::Megatron; // fp32 gradient buffer: g = 4
     SS_EVALUATE(mg, s);
-    SS_COMPARE_REL(mg.step.optimizer, 30 * psi / 8 / hbm, 1e-12);
+    SS_COMPARE_REL(mg.step.optimizer, (4 * 4 * psi + 38 * psi / 8) / hbm, 1e-12);
+    // One GPU: no data-parallel group, no 1/d scaling pass (gradient_scaling_factor 1).
+    Scenario one = sstest::presetScenario("llama3-8b", 1, 1);
+    one.training.accounting = Accounting::Megatron;
+    sstest::setBatch(one, 1, 1);
+    SS_EVALUATE(single, one);
+    SS_COMPARE_REL(single.step.optimizer, (2 * 4 * psi + 38 * psi) / hbm, 1e-12);
 }
 
 void TestTime::stepPartsSumToTotal_data()
@@ -265,7 +286,8 @@ void TestTime::oneGpuStepByHand()
     // (Dao 2023 Fig. 7). Stored bytes per layer (Korthikanti et al. §4.1, generalised): two norm inputs,
     // the QKV and MLP inputs (2·sbh each), Q, K, V and the attention output (2·sbh each, MHA), the SwiGLU gate, up and
     // product (2·sbf each), FlashAttention's fp32 log-sum-exp (4·a·s·b). Output layer: 2·T·V·h FLOPs forward,
-    // element-wise over 6 bytes per logit. Optimizer: 28 bytes of HBM traffic per parameter (see above).
+    // element-wise over 6 bytes per logit. Optimizer (Megatron-Core, one GPU, 2-byte gradients): zero and NaN-check the
+    // gradient buffer (2 + 2) and 38 bytes per parameter on the shard (see optimizerStepIsMemoryBound).
     const double L = 2, h = 1024, a = 8, f = 4096, V = 32000, s = 2048, b = 1, T = s * b;
     Scenario sc = sstest::presetScenario("llama3-8b", 1, 1);
     ModelSpec m;
@@ -299,7 +321,7 @@ void TestTime::oneGpuStepByHand()
     const double psi = L * (4 * h * h + 3 * h * f + 2 * h) + 2 * V * h + h;
     SS_COMPARE_REL(r.parameters, psi, 1e-15);
     SS_COMPARE_REL(r.step.compute, compute, 1e-12);
-    SS_COMPARE_REL(r.step.total(), compute + 28 * psi / hbm, 1e-12);
+    SS_COMPARE_REL(r.step.total(), compute + (2 * 2 + 38) * psi / hbm, 1e-12);
 }
 
 void TestTime::groupedGemmsOfRoutedExperts()
