@@ -19,7 +19,7 @@ Peak peakFor(const Scenario& s)
     switch (s.training.precision) {
     case Precision::Fp32:
         // fp32 GEMMs run on TF32 tensor cores at half the BF16 rate (A100/H100 datasheets)
-        p.linear = p.attention = p.attentionBwd = g.bf16DenseFlops * 0.5 * eff;
+        p.linear = p.attention = p.attentionBwd = p.head = g.bf16DenseFlops * 0.5 * eff;
         p.mfuPeak = g.bf16DenseFlops * 0.5;
         break;
     case Precision::Fp8Mixed:
@@ -27,11 +27,14 @@ Peak peakFor(const Scenario& s)
         // FP8 linear layers: the framework's measured FP8/BF16 speed-up on Hopper (quantization, amax and transposed
         // copies included), scaled by the GPU's own FP8/BF16 peak ratio over Hopper's 2 (datasheets).
         p.linear = g.bf16DenseFlops * eff * s.profile.fp8GemmSpeedup * (g.fp8DenseFlops / (2.0 * g.bf16DenseFlops));
-        p.attention = p.attentionBwd = g.bf16DenseFlops * eff;
+        // The output layer stays BF16: Megatron-Core's output_layer is a ColumnParallelLinear outside Transformer
+        // Engine's fp8_autocast, which wraps the TransformerBlock (megatron/core/models/gpt/gpt_model.py,
+        // transformer_block.py); torchtitan's float8 recipes leave it out (filter_fqns = ["output"]).
+        p.attention = p.attentionBwd = p.head = g.bf16DenseFlops * eff;
         p.mfuPeak = g.fp8DenseFlops;
         break;
     default:
-        p.linear = p.attention = p.attentionBwd = g.bf16DenseFlops * eff;
+        p.linear = p.attention = p.attentionBwd = p.head = g.bf16DenseFlops * eff;
         p.mfuPeak = g.bf16DenseFlops;
         break;
     }

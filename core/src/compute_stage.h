@@ -14,6 +14,7 @@ struct Peak {
     double attention = 0; // FLOP/s for attention score/value products forward (BF16 even in fp8-mixed; the fused
         // kernel's measured forward rate with flash_attention)
     double attentionBwd = 0; // the same backward (the kernel's measured backward rate with flash_attention)
+    double head = 0; // FLOP/s for the output layer's GEMM (BF16 even in fp8-mixed)
     double mfuPeak = 0; // datasheet dense peak used for MFU (PaLM, Chowdhery et al. 2022, App. B)
 };
 

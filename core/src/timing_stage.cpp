@@ -189,8 +189,11 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
 template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape& sh, const LayerCompute& c)
 {
     const X fHead = X::input("F_head", c.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t");
-    const X rLin = X::input(
-        "R_lin", c.peak.linear, "FLOP/s", "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
+    const X rLin = isFp8(s.training.precision)
+        ? X::input("R_head", c.peak.head, "FLOP/s",
+            "the output layer's GEMM rate: BF16 under FP8 (BF16 peak × measured matmul fraction × GEMM realisation)")
+        : X::input("R_lin", c.peak.linear, "FLOP/s",
+            "sustained GEMM rate: peak × measured matmul fraction × GEMM realisation");
     const X elem = X::input("k_e", s.profile.elementwiseTraffic, "",
                        "element-wise HBM traffic per stored activation byte (fitted)")
         * X::constant(6) * X::input("T", sh.tokensPerMicroBatch, "tokens", "tokens per micro-batch, s·b/c")
