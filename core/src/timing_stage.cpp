@@ -585,7 +585,11 @@ template <class X> OptimizerTimeOf<X> optimizerTime(
         // grad_data *= gradient_scaling_factor). Over the optimizer's shard: the fp32 main gradients' norm for clipping
         // (megatron/core/optimizer/clip_grads.py get_grad_norm_fp32; clip_grad 1.0 by default), Adam on the main
         // parameters, and their copy into the model's weights (distrib_optimizer.py _copy_main_params_to_model_params).
-        const double dense = psiDense, expert = psiExpert;
+        // ZeRO-2/3 and FSDP shard the gradient buffer itself (Megatron-FSDP, torch FSDP2 under Megatron-Core): its
+        // passes run over the shard
+        const bool shardedGrads = shard != Sharding::Ddp && shard != Sharding::Zero1;
+        const double dense = shardedGrads ? psiDense / nOpt : psiDense;
+        const double expert = shardedGrads ? psiExpert / nExpert : psiExpert;
         const double dReduce = double(layout.dp) * layout.cp;
         const double eReduce = std::max(1.0, dReduce * layout.tp / (double(layout.etp) * layout.ep));
         const X g = X::input("g", B.gr, "B/parameter", "gradient buffer bytes");

@@ -178,6 +178,10 @@ void TestTime::optimizerStepIsMemoryBound()
     s.training.accounting = Accounting::Megatron; // fp32 gradient buffer: g = 4
     SS_EVALUATE(mg, s);
     SS_COMPARE_REL(mg.step.optimizer, (4 * 4 * psi + 38 * psi / 8) / hbm, 1e-12);
+    // ZeRO-3 shards the gradient buffer as well: its passes run over the eighth this GPU keeps.
+    s.parallelism.sharding = Sharding::Zero3;
+    SS_EVALUATE(mgZ3, s);
+    SS_COMPARE_REL(mgZ3.step.optimizer, (4 * 4 * psi / 8 + 38 * psi / 8) / hbm, 1e-12);
     // One GPU: no data-parallel group, no 1/d scaling pass (gradient_scaling_factor 1).
     Scenario one = sstest::presetScenario("llama3-8b", 1, 1);
     one.training.accounting = Accounting::Megatron;
