@@ -189,7 +189,7 @@ template <class X> LayerComputeOf<X> layerCompute(const Scenario& s, const Shape
 template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape& sh, const LayerCompute& c)
 {
     const X fHead = X::input("F_head", c.headLinear, "FLOP", "output-layer GEMM forward: 2·T·V·h/t");
-    const X rLin = isFp8(s.training.precision)
+    const X rHead = isFp8(s.training.precision)
         ? X::input("R_head", c.peak.head, "FLOP/s",
             "the output layer's GEMM rate: BF16 under FP8 (BF16 peak × measured matmul fraction × GEMM realisation)")
         : X::input("R_lin", c.peak.linear, "FLOP/s",
@@ -200,8 +200,8 @@ template <class X> LayerComputeOf<X> headCompute(const Scenario& s, const Shape&
         * X::input("V", static_cast<double>(s.model.vocab), "tokens", "vocabulary")
         / X::input("t", double(sh.tp), "", "tensor-parallel size")
         / X::input("H", s.cluster.gpu.memoryBandwidth, "B/s", "HBM bandwidth (datasheet)");
-    return { fHead / rLin + elem, X::constant(2) * fHead / rLin + elem, fHead / rLin, X::constant(2) * fHead / rLin,
-        fHead / rLin };
+    return { fHead / rHead + elem, X::constant(2) * fHead / rHead + elem, fHead / rHead, X::constant(2) * fHead / rHead,
+        fHead / rHead };
 }
 
 /// What t_cp,f and t_cp,b hold for each parallelism.cp_comm_type (communication_stage.cpp, layerCommunication).
@@ -586,7 +586,7 @@ template <class X> OptimizerTimeOf<X> optimizerTime(
         // (megatron/core/optimizer/clip_grads.py get_grad_norm_fp32; clip_grad 1.0 by default), Adam on the main
         // parameters, and their copy into the model's weights (distrib_optimizer.py _copy_main_params_to_model_params).
         // ZeRO-2/3 and FSDP shard the gradient buffer itself (Megatron-FSDP, torch FSDP2 under Megatron-Core): its
-        // passes run over the shard
+        // passes run over the shard.
         const bool shardedGrads = shard != Sharding::Ddp && shard != Sharding::Zero1;
         const double dense = shardedGrads ? psiDense / nOpt : psiDense;
         const double expert = shardedGrads ? psiExpert / nExpert : psiExpert;
@@ -594,8 +594,9 @@ template <class X> OptimizerTimeOf<X> optimizerTime(
         const double eReduce = std::max(1.0, dReduce * layout.tp / (double(layout.etp) * layout.ep));
         const X g = X::input("g", B.gr, "B/parameter", "gradient buffer bytes");
         const X gm = X::input("g_m", kMegatronMainGradBytes, "B/parameter", "fp32 main gradient bytes");
-        const X psiLocal
-            = X::input("Ψ_local", dense + expert, "parameters", "parameters of this GPU's gradient buffer");
+        const X psiLocal = X::input("Ψ_local", dense + expert, "parameters",
+            shardedGrads ? "parameters of this GPU's gradient buffer: its shard (zero2, zero3, fsdp)"
+                         : "parameters of this GPU's gradient buffer (not sharded)");
         const X psiScaled = X::input("Ψ_scaled", (dReduce > 1 ? dense : 0.0) + (eReduce > 1 ? expert : 0.0),
             "parameters", "of Ψ_local, the gradients of a data-parallel group of more than one GPU (scaled by 1/d)");
         const X buffer = X::named("B_buf", two * psiLocal * g + two * psiScaled * g, "B",
