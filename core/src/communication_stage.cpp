@@ -82,6 +82,13 @@ void addCollective(CollectiveSink& out, Group group, CollectiveOp op, int groupS
 
 Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucket, const GroupPlacement& g)
 {
+    if (total <= 0 || bucket <= 0)
+        return {};
+    return bucketed(s, collectiveCurve(op, g, s.cluster, s.nccl), total, bucket);
+}
+
+Bucketed bucketed(const Scenario& s, const CollectiveCurve& curve, double total, double bucket)
+{
     Bucketed b;
     if (total <= 0 || bucket <= 0)
         return b;
@@ -89,7 +96,7 @@ Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucke
     const double last = total - full * bucket;
     const bool partial = last > bucket * 1e-9;
     b.calls = full + (partial ? 1 : 0);
-    const CollectiveCurve curve = collectiveCurve(op, g, s.cluster, s.nccl); // one curve for both sizes
+    // one curve for both sizes
     const CollectiveCost f = collectiveCost(s, curve, std::min(bucket, total));
     double time = f.time * full, latency = f.latency * full;
     if (partial) {
@@ -116,7 +123,10 @@ UnitCollectives unitCollectives(
     const bool zero3 = s.parallelism.sharding == Sharding::Zero3;
     const double cap = s.profile.gatherBucketElements;
     const double agElems = zero3 && cap > 0 ? std::min(unitElems, cap) : unitElems;
-    const Bucketed ag = bucketed(s, CollectiveOp::AllGather, bytes.w * unitElems, bytes.w * agElems, g);
+    // one curve prices the all-gathers and the reduce-scatters alike (NCCL's tuning.cc: same steps, algorithms and
+    // protocols)
+    const CollectiveCurve curve = collectiveCurve(CollectiveOp::AllGather, g, s.cluster, s.nccl);
+    const Bucketed ag = bucketed(s, curve, bytes.w * unitElems, bytes.w * agElems);
     u.ag = ag.perCall;
     u.agCalls = ag.calls;
     u.agMsg = bytes.w * agElems;
@@ -129,10 +139,10 @@ UnitCollectives unitCollectives(
     if (bucket >= unitElems) {
         // a bucket holds several units: a unit is unitElems/bucket of a call (the last bucket holds what is left)
         bucket = std::min(bucket, std::max(unitElems, stageElems));
-        u.rs = collectiveCost(s, CollectiveOp::ReduceScatter, r * bucket, g);
+        u.rs = collectiveCost(s, curve, r * bucket);
         u.rsCalls = unitElems / bucket;
     } else {
-        const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, r * unitElems, r * bucket, g);
+        const Bucketed rs = bucketed(s, curve, r * unitElems, r * bucket);
         u.rs = rs.perCall;
         u.rsCalls = rs.calls;
     }
@@ -238,7 +248,7 @@ LayerComm layerCommunication(
     if (tp > 1) {
         if (sp) {
             lc.tpAG = collectiveCost(s, CollectiveOp::AllGather, lc.tpMsg, layout.tpGroup);
-            lc.tpRS = collectiveCost(s, CollectiveOp::ReduceScatter, lc.tpMsg, layout.tpGroup);
+            lc.tpRS = lc.tpAG; // NCCL's model: a reduce-scatter of one buffer as its all-gather (tuning.cc)
             lc.tpFwd = 2 * lc.tpAG.time + 2 * lc.tpRS.time;
             lc.tpBwd = 4 * lc.tpAG.time + 2 * lc.tpRS.time;
         } else {
@@ -262,7 +272,7 @@ LayerComm layerCommunication(
         if (etp > 1 && !allGatherDispatch) {
             if (sp) {
                 lc.etpAG = collectiveCost(s, CollectiveOp::AllGather, lc.etpMsg, layout.etpGroup);
-                lc.etpRS = collectiveCost(s, CollectiveOp::ReduceScatter, lc.etpMsg, layout.etpGroup);
+                lc.etpRS = lc.etpAG; // as tpRS
                 etpFwd = lc.etpAG.time + lc.etpRS.time;
                 etpBwd = 2 * lc.etpAG.time + lc.etpRS.time;
             } else {
@@ -321,7 +331,7 @@ LayerComm layerCommunication(
         lc.epPlacement = placeGroup(n, 1, layout.gpusPerNode); // expert_tp fastest, then ep: consecutive ranks
         lc.epMsg = beta * h * T / (sp ? tp : 1) * n;
         lc.epCost = collectiveCost(s, CollectiveOp::AllGather, lc.epMsg, lc.epPlacement);
-        lc.epCombine = collectiveCost(s, CollectiveOp::ReduceScatter, lc.epMsg, lc.epPlacement);
+        lc.epCombine = lc.epCost; // as tpRS
     } else if (ep > 1) {
         const double cf = s.model.isMoe() ? s.model.moe.capacityFactor : 1.0;
         lc.epMsg = beta * h * T * s.model.moe.topK * cf / (sp ? tp : 1);
@@ -521,7 +531,10 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
             // distributed optimizer max(4e7, 1e6·dp) (megatron/core/distributed/distributed_data_parallel.py).
             const double elems = gradBucketElements(s.profile, g.size, B.reduce);
             const double bucketElems = elems > 0 ? std::min(psi, elems) : psi, agElems = bucketElems;
-            const Bucketed rs = bucketed(s, CollectiveOp::ReduceScatter, psi * B.reduce, bucketElems * B.reduce, g);
+            // NCCL's model times an all-gather and a reduce-scatter over one group alike (tuning.cc: same steps,
+            // algorithms and protocols): one curve prices both.
+            const CollectiveCurve dpCurve = collectiveCurve(CollectiveOp::ReduceScatter, g, s.cluster, s.nccl);
+            const Bucketed rs = bucketed(s, dpCurve, psi * B.reduce, bucketElems * B.reduce);
             const double repeats = shard == Sharding::Zero2 ? mm : 1.0; // ZeRO-2 reduces every micro-batch
             double rsExposed;
             if (shard == Sharding::Zero1) {
@@ -535,12 +548,11 @@ StepCollectives recordCollectives(const Scenario& s, const Shape& sh, const Layo
                 bucketElems * B.reduce, rs.perCall, rsExposed, cross,
                 expert ? "expert gradient reduce-scatter" : "gradient reduce-scatter", shard == Sharding::Zero2,
                 repeats * psi * B.reduce);
-            // Updated parameters all-gathered after the optimizer step. NCCL's model times an all-gather and a
-            // reduce-scatter of the same buffer alike (tuning.cc: same steps, algorithms and protocols): equal bytes
-            // per element reuse the reduce-scatter's buckets
+            // Updated parameters all-gathered after the optimizer step: equal bytes per element reuse the
+            // reduce-scatter's buckets
             const Bucketed ag = B.w == B.reduce
                 ? Bucketed { rs.calls, { rs.perCall.time, rs.perCall.latency, rs.perCall.algo, rs.perCall.proto } }
-                : bucketed(s, CollectiveOp::AllGather, psi * B.w, agElems * B.w, g);
+                : bucketed(s, dpCurve, psi * B.w, agElems * B.w);
             const double agAll = ag.perCall.time * ag.calls;
             const double agExposed = shard == Sharding::Zero1 && s.parallelism.overlapParamGather
                 ? paramGatherExposed(ag.perCall.time, agAll, pp, v, slow.firstForward)

@@ -61,6 +61,8 @@ struct Bucketed {
     CollectiveCost perCall; ///< time = total time / calls
 };
 Bucketed bucketed(const Scenario& s, CollectiveOp op, double total, double bucket, const GroupPlacement& g);
+/// The same on a curve already made (one curve prices a reduce-scatter and an all-gather over the same group alike).
+Bucketed bucketed(const Scenario& s, const CollectiveCurve& curve, double total, double bucket);
 
 /// A ZeRO-3/FSDP unit's collectives: per-call costs, calls per unit (fractional when a reduce bucket spans units)
 /// and the message of one call, bytes.

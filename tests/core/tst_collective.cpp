@@ -45,6 +45,7 @@ private slots:
     void ringAtOneGpuPerNodeUsesTreeNetworkLatency();
     void noPatWithTwoGpusPerNode();
     void ringSimpleAllReducePlateauOnOneCurve();
+    void reduceScatterPricesAsAllGather();
 };
 
 namespace {
@@ -470,6 +471,23 @@ void TestCollective::ringSimpleAllReducePlateauOnOneCurve()
         SS_COMPARE_REL(
             t.time, collectiveTime(CollectiveOp::AllReduce, S, g, c, forced(NcclAlgo::Ring, SIMPLE)).time, 0);
     }
+}
+
+void TestCollective::reduceScatterPricesAsAllGather()
+{
+    // tuning.cc gives reduce-scatter and all-gather the same steps (nRanks − 1), algorithms, protocols and bus
+    // bandwidth: one buffer costs the same either way. The communication stage relies on it (one curve prices a
+    // layer's reduce-scatters and all-gathers, and a ZeRO group's gradient and parameter buckets).
+    const Cluster c = makeCluster(HOPPER, 4, 400 * GB, 50 * GB);
+    for (const GroupPlacement& g : { GroupPlacement { 8, 8, 1 }, GroupPlacement { 16, 4, 4 }, wholeNodes(4) })
+        for (const double S : { 4.0 * 1024, 1 * MiB, 256 * MiB }) {
+            const detail::CollectiveCost ag = collectiveTime(CollectiveOp::AllGather, S, g, c, Nccl {});
+            const detail::CollectiveCost rs = collectiveTime(CollectiveOp::ReduceScatter, S, g, c, Nccl {});
+            QCOMPARE(rs.time, ag.time);
+            QCOMPARE(rs.latency, ag.latency);
+            QCOMPARE(rs.algo, ag.algo);
+            QCOMPARE(rs.proto, ag.proto);
+        }
 }
 
 QTEST_APPLESS_MAIN(TestCollective)
