@@ -3,6 +3,7 @@
 #include "collective.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -225,8 +226,9 @@ CollectiveCurve collectiveCurve(
     // nNodes == nRanks), Simple only, time = lat + S / (0.75·busBw). Forcing NCCL_ALGO=Ring or Tree rules it out.
     if (!allReduce && onePerNode && nccl.algo == NcclAlgo::Auto && protoOk(kSimple)) {
         const double interLat = hopLatency(cluster.interNode.latency, kHwLatNetTree, kSimple);
+        // ⌊log2 M⌋ for M ≥ 2 nodes (tuning.cc's log2i): the index of the highest set bit
         const double latUs
-            = kBaseLatPat + std::floor(std::log2(double(M))) * interLat / kPatLogDivisor + n * kPatPerRankUs;
+            = kBaseLatPat + (std::bit_width(unsigned(M)) - 1) * interLat / kPatLogDivisor + n * kPatPerRankUs;
         add(Algo::Pat, kSimple, 1.0, kPatBwFactor * ringBus, latUs).anyBandwidth = true;
     }
     // NVLS: single-node all-reduce on NVSwitch with SHARP, Simple only (NVIDIA/nccl src/graph/tuning.cc).

@@ -61,7 +61,13 @@ void addCollective(CollectiveSink& out, Group group, CollectiveOp op, int groupS
     c.group = group;
     c.op = op;
     c.groupSize = groupSize;
-    c.count = count < 9e18 ? static_cast<int64_t>(std::llround(count)) : INT64_MAX; // saturate absurd inputs
+    // count > 0 here; rounded half up (std::llround's result for positive values, without its libm call) and
+    // saturated for absurd inputs
+    if (count < 9e18) {
+        c.count = static_cast<int64_t>(count);
+        c.count += count - static_cast<double>(c.count) >= 0.5 ? 1 : 0;
+    } else
+        c.count = INT64_MAX;
     c.messageBytes = message;
     c.bytes = collectiveBytes<Fast>(op, groupSize, count, message, totalMessage).value();
     if (out.bytesTerms)

@@ -130,13 +130,6 @@ StateBytes stateBytes(const Training& t)
     return b;
 }
 
-int layersOnStage(int layers, int pp, int i)
-{
-    const int base = layers / pp;
-    const int extra = layers % pp;
-    return base + (i >= pp - extra ? 1 : 0);
-}
-
 int stageLayers(const Scenario& s, const Shape& shape, int i)
 {
     if (shape.chunks.empty())
@@ -365,9 +358,7 @@ Shape makeShape(const Scenario& s)
 
 StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous)
 {
-    // A stage's shape depends on it only through its layers, its leading dense layers, the embedding and the head.
-    if (previous && i > 1 && i < shape.pp - 1 && shape.chunks.empty() && previous->denseLayers == 0
-        && layersOnStage(s.model.layers, shape.pp, i) == previous->layers)
+    if (previous && repeatsPrevious(s, shape, i, *previous))
         return *previous;
     StageShape st;
     const auto& c = shape.counts;

@@ -90,14 +90,28 @@ template <class X> struct LayerActivationOf {
 template <class X> LayerActivationOf<X> layerActivation(const Scenario& s, const Shape& shape);
 
 /// Layers on pipeline stage `i` of `pp` (uneven splits give the extra layers to the last stages).
-int layersOnStage(int layers, int pp, int i);
+inline int layersOnStage(int layers, int pp, int i)
+{
+    const int base = layers / pp;
+    const int extra = layers % pp;
+    return base + (i >= pp - extra ? 1 : 0);
+}
 
 /// Transformer layers on pipeline stage `i`: its virtual stages' (chunk j runs on rank j mod pp,
 /// pipeline_parallel_layer_layout.py) when the shape has a layout, else layersOnStage.
 int stageLayers(const Scenario& s, const Shape& shape, int i);
 
-/// Parameters pipeline stage `i` holds per GPU; `previous`, when given, is stage i − 1's, which a middle stage of the
-/// even split shares when it has as many layers and neither holds leading dense layers (not recomputed then).
+/// Whether stage `i` (0 < i) has stage i − 1's shape `previous` without computing it: a middle stage of the even split
+/// with as many layers, neither holding leading dense layers.
+inline bool repeatsPrevious(const Scenario& s, const Shape& shape, int i, const StageShape& previous)
+{
+    // A stage's shape depends on it only through its layers, its leading dense layers, the embedding and the head.
+    return i > 1 && i < shape.pp - 1 && shape.chunks.empty() && previous.denseLayers == 0
+        && layersOnStage(s.model.layers, shape.pp, i) == previous.layers;
+}
+
+/// Parameters pipeline stage `i` holds per GPU; `previous`, when given, is stage i − 1's, returned as it is when
+/// repeatsPrevious says so (not recomputed then).
 StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous = nullptr);
 
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".

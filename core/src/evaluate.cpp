@@ -35,7 +35,9 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     using namespace detail;
     r.valid = true;
     r.collectives.clear();
-    r.collectives.reserve(12);
+    // Room for the usual kinds of collectives in one block small enough for glibc's per-thread cache (requests up to
+    // 1032 bytes; malloc/malloc.c, MAX_TCACHE_SIZE): a larger block costs ten times as much to allocate and free.
+    r.collectives.reserve(1032 / sizeof(Collective));
     r.bytesByGroup = {};
     r.totalCommBytes = 0;
 
@@ -73,28 +75,32 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     StageStates states;
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
+    StageShape* const shapeOf = shapes.data(); // read through plain pointers: a thread_local's address is not cached
+    StageTime* const timeOf = times.data();
     for (int i = 0; i < pp; ++i) {
-        const StageShape& st = shapes[i] = stageShape(s, sh, i, i > 0 ? &shapes[i - 1] : nullptr);
+        const bool repeats = i > 0 && repeatsPrevious(s, sh, i, shapeOf[i - 1]);
+        const StageShape& st = shapeOf[i] = repeats ? shapeOf[i - 1] : stageShape(s, sh, i);
         StageInfo& si = r.stages[i];
         si.stage = i;
         si.layers = st.layers;
         si.embedding = st.embedding;
         si.head = st.head;
         const double inFlightMb = inFlight(s, i, m);
-        si.inFlight = static_cast<int>(std::ceil(inFlightMb));
+        si.inFlight = static_cast<int>(inFlightMb); // ⌈inFlightMb⌉ (positive): truncate, then round up a fraction
+        si.inFlight += inFlightMb > si.inFlight ? 1 : 0;
         double host = 0, nvme = 0;
         // Stages of one shape hold the same states and take the same time (stageTime depends on the stage only
         // through its shape).
-        const bool sameShape = i > 0 && st == shapes[i - 1];
+        const bool sameShape = repeats || (i > 0 && st == shapeOf[i - 1]);
         if (!sameShape)
             states = stageStatesOf<Fast>(s, sh, st, layout);
         si.memory = stageMemory(s, sh, st, inFlightMb, m, states, &host, &nvme);
         hostPerGpuMax = std::max(hostPerGpuMax, host);
         nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
-        times[i] = sameShape ? times[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
-        si.forwardTime = times[i].forward;
-        si.backwardTime = times[i].backward;
-        si.weightGradTime = times[i].weightGrad;
+        timeOf[i] = sameShape ? timeOf[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
+        si.forwardTime = timeOf[i].forward;
+        si.backwardTime = timeOf[i].backward;
+        si.weightGradTime = timeOf[i].weightGrad;
         const double tStage = si.forwardTime + si.backwardTime;
         sumStage += tStage;
         if (tStage > maxStage) {
@@ -204,6 +210,7 @@ namespace {
 // Advice that is not an error: the layout is valid but probably not what the user wants.
 void addWarnings(const Scenario& s, const Layout& layout, Result& r)
 {
+    r.warnings.reserve(4); // one allocation for the usual few (a vector grows 1 → 2 → 4)
     const auto& p = s.parallelism;
     if (p.sequenceParallel && p.tp == 1)
         r.warnings.push_back({ "parallelism.sequence_parallel", "sequence parallelism has no effect with tp = 1" });

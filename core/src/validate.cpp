@@ -89,14 +89,15 @@ struct Checker {
     // out of line, so that a passing check costs a few instructions.
     bool range(const char* field, double v, double lo, double hi)
     {
-        if (std::isfinite(v) && v >= lo && v <= hi) [[likely]]
+        // lo and hi are finite (constants, limits of this file): the comparisons also refuse NaN and ±∞
+        if (v >= lo && v <= hi) [[likely]]
             return true;
         outOfRange(field, v, lo, hi);
         return false;
     }
     bool positive(const char* field, double v, double hi = 1e30)
     {
-        if (std::isfinite(v) && v > 0 && v <= hi) [[likely]]
+        if (v > 0 && v <= hi) [[likely]] // hi finite: refuses NaN and ±∞
             return true;
         notPositive(field, v, hi);
         return false;
@@ -127,7 +128,9 @@ void dataParallelRules(const Scenario& s, int64_t dp, int gpusPerNode, Checker& 
     const Training& t = s.training;
     const Parallelism& p = s.parallelism;
     const double mbdp = double(t.microBatch) * double(dp);
-    const bool whole = std::fmod(double(t.globalBatch), mbdp) == 0;
+    // In integers where micro_batch × dp is one (every valid scenario), without fmod's libm call
+    const bool whole = mbdp >= 1 && mbdp <= 9e15 ? t.globalBatch % static_cast<int64_t>(mbdp) == 0
+                                                 : std::fmod(double(t.globalBatch), mbdp) == 0;
     if (!whole)
         ck.fail("training.global_batch", "global_batch (", t.globalBatch, ") must be a multiple of micro_batch × dp (",
             t.microBatch, " × ", dp, " = ", mbdp, ")");
