@@ -95,6 +95,7 @@ MainWindow::MainWindow(const core::Catalog& catalog, AppSettings* settings, QWid
     connect(settings, &AppSettings::byteUnitChanged, this, [this](ByteUnit unit) {
         Units::setByteUnit(unit);
         // Everything already drawn in bytes is drawn again: the explorer, the analysis panes, the lesson shown.
+        m_drawn.reset();
         showResult(m_doc->shown());
         m_analysis->sweep()->refresh();
         m_analysis->sizing()->refresh();
@@ -319,12 +320,18 @@ void MainWindow::showResult(const std::shared_ptr<const core::WhatIf>& shown)
     if (valid)
         m_lastValid = Shown { shown, m_doc->generation() };
     const bool stale = !valid && m_lastValid && m_lastValid->generation == m_doc->generation();
-    const core::WhatIf& w = stale ? *m_lastValid->what : *shown;
-    m_memory->setResult(w.scenario, w.result);
-    m_strategy->setComparison(w.strategies);
-    m_comm->setResult(w.scenario, w.result);
-    m_time->setResult(w.result, w.strategies);
-    m_kpis->setResult(w.scenario, w.result);
+    const std::shared_ptr<const core::WhatIf>& figures = stale ? m_lastValid->what : shown;
+    // While edits stay invalid the figures are the last valid ones, already drawn: only the status line, the issues
+    // and the veil change (dragging a slider through invalid values redraws no chart).
+    if (figures != m_drawn) {
+        m_drawn = figures;
+        const core::WhatIf& w = *figures;
+        m_memory->setResult(w.scenario, w.result);
+        m_strategy->setComparison(w.strategies);
+        m_comm->setResult(w.scenario, w.result);
+        m_time->setResult(w.result, w.strategies);
+        m_kpis->setResult(w.scenario, w.result);
+    }
     m_status->setResult(*shown);
     if (m_profile) {
         // A calibrated profile is part of the document (its `calibration`, saved with it): say so where it shows.

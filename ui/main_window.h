@@ -115,6 +115,8 @@ private:
     FixBar* m_fixBar = nullptr;
     ChartGrid* m_explorerCharts = nullptr;
     std::optional<Shown> m_lastValid;
+    std::shared_ptr<const core::WhatIf>
+        m_drawn; ///< the figures the charts and KPIs show (held: never a reused address)
     bool m_stale = false;
     std::array<Veil*, 2> m_veils {}; // over the explorer charts and the KPIs while they show the last valid figures
     QList<QSplitter*> m_splitters;

@@ -29,6 +29,7 @@
 #include <shardscope/core/uncertainty.h>
 
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace shardscope;
@@ -70,6 +71,7 @@ class TestCharts : public QObject
 private slots:
     void initTestCase() { ui::Units::setByteUnit(ui::ByteUnit::GiB); }
     void memoryBarMatchesResult();
+    void replotNowDrawsOnlyWhatChanged();
     void memorySeriesAreTheCoreTerms();
     void activationsTooltipIsTheTerm();
     void clickOpensDerivation();
@@ -112,6 +114,27 @@ void TestCharts::memoryBarMatchesResult()
         sum += v;
     }
     QVERIFY(qAbs(sum - r.memory.total() / 1073741824.0) <= 1e-9 * sum);
+}
+
+void TestCharts::replotNowDrawsOnlyWhatChanged()
+{
+    const core::Scenario s = core::defaultScenario(test::catalog());
+    ui::MemoryChart chart;
+    chart.resize(600, 400);
+    chart.show();
+    QSignalSpy drawn(chart.plot(), &QCustomPlot::afterReplot);
+    chart.setResult(s, core::evaluate(s));
+    chart.replotNow(); // new figures: drawn at once
+    QCOMPARE(drawn.count(), 1);
+    QCoreApplication::processEvents(); // the queued replot of setResult
+    const qsizetype afterQueue = drawn.count();
+    chart.replotNow(); // nothing changed since: repainted from the buffer, not drawn again
+    QCOMPARE(drawn.count(), afterQueue);
+    core::Scenario other = s;
+    other.cluster.nodes *= 2;
+    chart.setResult(other, core::evaluate(other));
+    chart.replotNow();
+    QCOMPARE(drawn.count(), afterQueue + 1);
 }
 
 void TestCharts::memorySeriesAreTheCoreTerms()

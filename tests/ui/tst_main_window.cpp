@@ -246,6 +246,11 @@ void TestMainWindow::invalidCombinationShowsIssue()
     QVERIFY(m_window->memoryChart()->message().isEmpty());
     QVERIFY(m_window->kpis()->valueText(QStringLiteral("kpi.step_time")) != QStringLiteral("—"));
     m_window->replotAllNow(); // draws without crashing
+    // A unit change draws the last valid figures again in the new unit, though they are not new figures.
+    m_settings->setByteUnit(ui::ByteUnit::GB);
+    QVERIFY(m_window->memoryChart()->plot()->yAxis->label().contains(QStringLiteral("(GB)")));
+    m_settings->setByteUnit(ui::ByteUnit::GiB);
+    QVERIFY(m_window->memoryChart()->plot()->yAxis->label().contains(QStringLiteral("(GiB)")));
     // Activating the issue focuses the TP control.
     emit m_window->issues()->itemActivated(item);
     QWidget* tp = m_window->editor()->widgetForField(QStringLiteral("parallelism.tp"));

@@ -55,6 +55,7 @@ ChartBase::ChartBase(QString chartKey, const QString& title, QWidget* parent)
     // and when the layout changed a length (a resize, wider labels on the other axis, an export's size) the ticks
     // are made again for it and the layout redone, before anything is drawn.
     connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { fitTickLabels(m_plot); });
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] { m_upToDate = true; });
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
         for (int i = 0; i < 3 && fitTickLabels(m_plot); ++i) {
             m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
@@ -147,14 +148,24 @@ void ChartBase::setTitle(const QString& title) { m_title->setText(title); }
 
 QString ChartBase::message() const { return m_message->visible() ? m_message->text() : QString(); }
 
-void ChartBase::requestReplot() { m_plot->replot(QCustomPlot::rpQueuedReplot); }
+void ChartBase::requestReplot()
+{
+    m_upToDate = false;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
 
 QString ChartBase::axisTitle(const QString& label, const QString& basis, const QString& unit)
 {
     return (basis.isEmpty() ? label : QStringLiteral("%1, %2").arg(label, basis)) + QStringLiteral(" (%1)").arg(unit);
 }
 
-void ChartBase::replotNow() { m_plot->replot(QCustomPlot::rpImmediateRefresh); }
+void ChartBase::replotNow()
+{
+    if (m_upToDate)
+        m_plot->repaint();
+    else
+        m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
 
 QString ChartBase::plottableToolTip(QCPAbstractPlottable*, int) const { return {}; }
 QString ChartBase::itemToolTip(QCPAbstractItem*) const { return {}; }

@@ -40,8 +40,11 @@ public:
     [[nodiscard]] QString toolTipAt(const QPoint& pos) const;
     /// The centred message ("" when hidden), for tests.
     [[nodiscard]] QString message() const;
-    /// Replots and repaints synchronously (benchmarks, screenshots); normal updates use a queued replot.
+    /// Replots and repaints synchronously (benchmarks, screenshots); normal updates use a queued replot. A plot
+    /// already drawn since its last change is only repainted from its buffer.
     void replotNow();
+    /// Queues a replot after a change of the plot's contents (what replotNow then draws at once).
+    void requestReplot();
     /// An axis title: "step time, slow end (ms)", or "step time (ms)" when basis (which figure: which end of its
     /// range) is empty.
     [[nodiscard]] static QString axisTitle(const QString& label, const QString& basis, const QString& unit);
@@ -65,7 +68,6 @@ protected:
     LegendStrip* addLegend(Qt::Edge edge, int columns);
     /// Shows text centred over the plot; an empty text hides it.
     void setMessage(const QString& text);
-    void requestReplot();
     /// Applies the palette-derived theme to every axis rect; subclasses that add axis rects call it again at
     /// the end of their constructor.
     void applyTheme();
@@ -78,6 +80,7 @@ protected:
     ChartTheme m_theme;
 
 private:
+    bool m_upToDate = false; ///< the plot's buffers hold its contents: replotted since the last requestReplot()
     QVBoxLayout* m_layout;
     QHBoxLayout* m_row;
     QCPItemText* m_message;

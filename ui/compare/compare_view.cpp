@@ -229,7 +229,7 @@ void CompareView::rebuild()
     for (MemoryChart* chart : std::as_const(m_memory)) {
         chart->plot()->yAxis->setRange(0, yMax);
         chart->plot()->yAxis2->setRange(0, yMax); // the GPU-memory label sits on the right axis
-        chart->plot()->replot(QCustomPlot::rpQueuedReplot);
+        chart->requestReplot();
     }
     if (n == 0) {
         auto* empty = new QLabel(tr("No pinned scenarios yet."));

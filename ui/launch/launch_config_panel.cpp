@@ -108,12 +108,25 @@ void LaunchConfigPanel::chooseTarget()
         }
 }
 
+void LaunchConfigPanel::showText(const QString& text)
+{
+    // An edit that leaves the text as it was (a slider dragged through invalid values) lays out no document.
+    if (text == m_shown)
+        return;
+    m_shown = text;
+    // Keep the scroll position while the user edits: only the text changes.
+    const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
+    m_text->setPlainText(text);
+    if (m_text->verticalScrollBar())
+        m_text->verticalScrollBar()->setValue(scroll);
+}
+
 void LaunchConfigPanel::refresh()
 {
     const core::Result& r = m_doc->result();
     if (!r.valid) {
         m_config.clear();
-        m_text->setPlainText(tr("# No configuration: the scenario is invalid (see Issues)."));
+        showText(tr("# No configuration: the scenario is invalid (see Issues)."));
         m_note->setText(QString());
     } else if (const auto refused = core::launchConfigIssues(m_doc->scenario(), target()); !refused.empty()) {
         // A layout the target cannot express is refused, never written wrongly (e.g. TP x CP for DeepSpeed).
@@ -121,16 +134,11 @@ void LaunchConfigPanel::refresh()
         QStringList lines;
         for (const core::Issue& i : refused)
             lines << QStringLiteral("# %1: %2").arg(QString::fromStdString(i.field), QString::fromStdString(i.message));
-        m_text->setPlainText(
-            tr("# No %1 for this layout:\n%2").arg(m_target->currentText(), lines.join(QLatin1Char('\n'))));
+        showText(tr("# No %1 for this layout:\n%2").arg(m_target->currentText(), lines.join(QLatin1Char('\n'))));
         m_note->setText(tr("This layout cannot be expressed for the chosen target; another target may express it."));
     } else {
         m_config = QString::fromStdString(core::launchConfig(m_doc->scenario(), target()));
-        // Keep the scroll position while the user edits: only the text changes.
-        const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
-        m_text->setPlainText(m_config);
-        if (m_text->verticalScrollBar())
-            m_text->verticalScrollBar()->setValue(scroll);
+        showText(m_config);
         m_note->setText(r.fits ? QString()
                                : tr("Note: this layout needs more than the usable GPU memory (memory: %1).")
                                      .arg(QString::fromLatin1(core::toString(r.verdict))));

@@ -49,6 +49,8 @@ signals:
 
 private:
     void refresh();
+    /// Puts text into the editor unless it holds it already.
+    void showText(const QString& text);
     void saveDialog();
     /// Until the user picks a target: the scenario's own framework's target if it expresses the layout, else the
     /// first that does (a panel never opens on a refusal another target would not give).
@@ -62,6 +64,7 @@ private:
     QPushButton* m_copy;
     QPushButton* m_save;
     QString m_config;
+    QString m_shown; ///< the text the editor holds
     bool m_chosen = false; ///< the user (or setTarget) picked the target: it stays
     std::function<QString(const QString&)> m_fileDialog;
 };
