@@ -179,19 +179,24 @@ void EditorPanel::markProblems(const QHash<QString, QString>& errors, const QHas
             mark = QStringLiteral("e:") + errors.value(it.key());
         else if (warnings.contains(it.key()))
             mark = QStringLiteral("w:") + warnings.value(it.key());
-        if (m_marked.value(it.key()) == mark)
+        const QString before = m_marked.value(it.key());
+        if (before == mark)
             continue;
         m_marked.insert(it.key(), mark);
         QLabel* label = it.value();
         QWidget* widget = m_widgets.value(it.key());
+        // A style sheet re-polishes and repaints the label: set only when the kind of mark changes, not its message
+        // (an issue's message quotes the values, which change with every edit of a dragged slider).
+        const bool sameKind = before.left(2) == mark.left(2);
         if (mark.isEmpty()) {
             label->setStyleSheet(QString());
             label->setToolTip(widget->toolTip());
             continue;
         }
         // Okabe-Ito vermillion for errors, orange for warnings (colour only: bold would widen the form).
-        label->setStyleSheet(
-            mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00") : QStringLiteral("color:#E69F00"));
+        if (!sameKind)
+            label->setStyleSheet(
+                mark.startsWith(QLatin1Char('e')) ? QStringLiteral("color:#D55E00") : QStringLiteral("color:#E69F00"));
         label->setToolTip(mark.mid(2));
     }
 }

@@ -11,6 +11,8 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <cmath>
+
 namespace shardscope::ui {
 
 namespace {
@@ -44,7 +46,7 @@ KpiPanel::KpiPanel(QWidget* parent)
         { "kpi.mfu", tr("MFU") }, { "kpi.fits", tr("Memory per GPU") }, { "kpi.min_gpus", tr("Min GPUs") },
         { "kpi.cost", tr("Cost per step") } };
     for (const auto& c : cards)
-        m_cards.push_back({ QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}, QString() });
+        m_cards.push_back({ QString::fromLatin1(c.key), c.caption, QStringLiteral("—"), QString(), {}, QString(), {} });
     updateFonts();
 }
 
@@ -56,7 +58,25 @@ void KpiPanel::updateFonts()
     m_big.setPointSizeF(font().pointSizeF() * 1.45);
     m_big.setBold(true);
     m_neededWidth = -1;
+    for (Card& c : m_cards)
+        layOut(c, true);
     updateGeometry();
+}
+
+void KpiPanel::layOut(Card& card, bool fontsChanged) const
+{
+    const auto lay = [fontsChanged](Line& line, const QString& text, const QFont& font) {
+        if (!fontsChanged && line.laid.text() == text)
+            return;
+        line.laid.setText(text);
+        line.laid.setTextFormat(Qt::PlainText);
+        line.laid.prepare(QTransform(), font);
+        line.width = int(std::ceil(line.laid.size().width()));
+    };
+    lay(card.lines[CaptionLine], card.caption, m_small);
+    lay(card.lines[ValueLine], card.value, m_big);
+    lay(card.lines[DetailLine], card.detail, m_small);
+    lay(card.lines[RangeLine], card.range, m_small);
 }
 
 void KpiPanel::changeEvent(QEvent* event)
@@ -75,11 +95,10 @@ int KpiPanel::neededCardWidth() const
 {
     if (m_neededWidth >= 0)
         return m_neededWidth;
-    const QFontMetrics small(m_small), big(m_big);
     int w = 0;
     for (const Card& c : m_cards)
-        w = std::max({ w, small.horizontalAdvance(c.caption), small.horizontalAdvance(c.detail),
-            small.horizontalAdvance(c.range), big.horizontalAdvance(c.value) });
+        for (const Line& line : c.lines)
+            w = std::max(w, line.width);
     m_neededWidth = w + kPad + kPad / 2 + 2;
     return m_neededWidth;
 }
@@ -151,21 +170,23 @@ void KpiPanel::paintEvent(QPaintEvent*)
         // The widest text of any card (rounded to whole pixels, hence the one pixel) fits: nothing to elide, and
         // eliding would lay out every text a second time in each paint.
         const bool fits = neededCardWidth() - (kPad + kPad / 2 + 2) + 1 <= inner.width();
-        const auto shown = [&](const QFont& font, const QString& text) {
-            return fits ? text : QFontMetrics(font).elidedText(text, Qt::ElideRight, inner.width());
+        // A line in its row, vertically centred: its shaped glyphs, or (too narrow a card) its text elided.
+        const auto draw = [&](int line, const QString& text, const QFont& font, int top, int rowHeight) {
+            const QStaticText& laid = c.lines[size_t(line)].laid;
+            if (fits)
+                p.drawStaticText(QPointF(inner.left(), top + (rowHeight - laid.size().height()) / 2), laid);
+            else
+                p.drawText(QRect(inner.left(), top, inner.width(), rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                    QFontMetrics(font).elidedText(text, Qt::ElideRight, inner.width()));
         };
         p.setFont(m_small);
         p.setPen(muted);
-        p.drawText(QRect(inner.left(), inner.top(), inner.width(), smallH), Qt::AlignLeft | Qt::AlignVCenter,
-            shown(m_small, c.caption));
-        p.drawText(QRect(inner.left(), inner.top() + smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.detail));
-        p.drawText(QRect(inner.left(), inner.top() + 2 * smallH + bigH, inner.width(), smallH),
-            Qt::AlignLeft | Qt::AlignVCenter, shown(m_small, c.range));
+        draw(CaptionLine, c.caption, m_small, inner.top(), smallH);
+        draw(DetailLine, c.detail, m_small, inner.top() + smallH + bigH, smallH);
+        draw(RangeLine, c.range, m_small, inner.top() + 2 * smallH + bigH, smallH);
         p.setFont(m_big);
         p.setPen(c.valueColor.isValid() ? c.valueColor : pal.color(QPalette::Text));
-        p.drawText(QRect(inner.left(), inner.top() + smallH, inner.width(), bigH), Qt::AlignLeft | Qt::AlignVCenter,
-            shown(m_big, c.value));
+        draw(ValueLine, c.value, m_big, inner.top() + smallH, bigH);
     }
 }
 
@@ -207,6 +228,7 @@ void KpiPanel::setCard(int index, const QString& value, const QString& detail, Q
     c.detail = detail;
     c.valueColor = colour;
     c.range = range;
+    layOut(c, false);
 }
 
 QString KpiPanel::cardToolTip(const QString& key) const

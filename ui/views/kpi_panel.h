@@ -6,7 +6,10 @@
 
 #include <QColor>
 #include <QList>
+#include <QStaticText>
 #include <QWidget>
+
+#include <array>
 
 namespace shardscope::ui {
 
@@ -43,6 +46,13 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
+    /// A line of a card: shaped once per change of its text or font (its width measured, its glyphs kept), so a
+    /// paint draws it without laying the text out again.
+    struct Line {
+        QStaticText laid;
+        int width = 0;
+    };
+    enum LineIndex { CaptionLine, ValueLine, DetailLine, RangeLine };
     struct Card {
         QString key;
         QString caption;
@@ -50,7 +60,10 @@ private:
         QString detail;
         QColor valueColor; ///< invalid: palette text
         QString range; ///< "± 12% (validated on 175 runs)", "+17% / −0% (…)": the 80% range; empty: none
+        std::array<Line, 4> lines; ///< by LineIndex
     };
+    /// Shapes the card's lines whose text changed (all of them when `fontsChanged`).
+    void layOut(Card& card, bool fontsChanged) const;
     void setCard(int index, const QString& value, const QString& detail, QColor colour = {}, const QString& range = {});
     [[nodiscard]] QString toolTipOf(int index) const;
     [[nodiscard]] int cardAt(const QPoint& pos) const;
