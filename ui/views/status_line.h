@@ -3,6 +3,7 @@
 
 #include <shardscope/core/what_if.h>
 
+#include <QStaticText>
 #include <QWidget>
 
 namespace shardscope::ui {
@@ -24,8 +25,13 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    /// The text as painted: whole words that fit two lines at this width ("…" when some are cut), laid out once per
+    /// change of the text, the width or the font, so that a repaint (the veil, a window above) shapes nothing.
+    [[nodiscard]] const QStaticText& fitted(const QRect& box);
     QString m_text;
     int m_level = 0;
+    QStaticText m_fitted;
+    int m_fittedWidth = -1; ///< box width m_fitted was made for (-1: to make again)
 };
 
 } // namespace shardscope::ui
