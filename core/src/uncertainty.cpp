@@ -468,8 +468,8 @@ void addUncertainty(const Scenario& s, Result& r)
     if (widened) {
         const auto pct = [&u](double x) {
             char digits[16];
-            // a share in [0, 1] (anything else, never produced, prints 0), rounded half up as lround rounds it
-            const int percent = x >= 0 && x <= 1 ? static_cast<int>(100 * x + 0.5) : 0;
+            // a share in [0, 1] (anything else, never produced, prints 0)
+            const int percent = x >= 0 && x <= 1 ? static_cast<int>(std::lround(100 * x)) : 0;
             u.basis.append(digits, std::to_chars(digits, digits + sizeof digits, percent).ptr) += '%';
         };
         u.basis += "; the slow end counts the communication assumed hidden beyond the published runs' ";
