@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark: whatIf() latency (what the window's background job computes per edit: the scenario explained, its
-// strategy variants, the fit advice), single thread, on the default scenario and DeepSeek-V3 on 2048 H800 (PP 16 x
-// EP 64). Prints `bench: what_if_default_median VALUE us`, `bench: what_if_deepseek_v3_median VALUE us` and the p99 of
-// each. Usage: bench_what_if [batches] (500 batches of 10 calls; a few under callgrind, with
+// strategy variants, the fit advice), single thread, on the default scenario, DeepSeek-V3 on 2048 H800 (PP 16 x
+// EP 64) and the default scenario made invalid by a nodes edit (its nearest valid values). Prints
+// `bench: what_if_default_median VALUE us`, `bench: what_if_deepseek_v3_median VALUE us`,
+// `bench: what_if_invalid_nodes_median VALUE us` and the p99 of each. Usage: bench_what_if [batches] (500 batches of 10 calls; a few under callgrind, with
 // --toggle-collect='shardscope::core::whatIf*' to count the instructions of the calls alone).
 #include "bench_scenario.h"
 #include "shardscope/core/scenario.h"
@@ -22,14 +23,18 @@ bool run(const char* name, const Scenario& s, int batches)
 {
     constexpr int kWarmUp = 20, kPerBatch = 10;
     size_t sink = 0; // keeps the calls from being optimised away
-    for (int i = 0; i < kWarmUp; ++i)
-        sink += shardscope::core::whatIf(s).strategies.size();
+    for (int i = 0; i < kWarmUp; ++i) {
+        const auto w = shardscope::core::whatIf(s);
+        sink += w.strategies.size() + w.fixes.size();
+    }
     std::vector<double> us;
     us.reserve(size_t(batches));
     for (int b = 0; b < batches; ++b) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kPerBatch; ++i)
-            sink += shardscope::core::whatIf(s).strategies.size();
+        for (int i = 0; i < kPerBatch; ++i) {
+            const auto w = shardscope::core::whatIf(s);
+            sink += w.strategies.size() + w.fixes.size();
+        }
         const auto t1 = std::chrono::steady_clock::now();
         us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kPerBatch);
     }
@@ -50,7 +55,11 @@ int main(int argc, char** argv)
     const auto deepSeek = bench::deepSeekV3Scenario(resources, catalog);
     if (!deepSeek)
         return 1;
-    const bool ok
-        = run("default", shardscope::core::defaultScenario(catalog), batches) && run("deepseek_v3", *deepSeek, batches);
+    // An edit that makes the scenario invalid (global batch 512 over dp 40: not a multiple), as a dragged nodes slider
+    // makes most of them: whatIf() then looks for the nearest valid values (core::Fix) instead of strategies.
+    Scenario invalid = shardscope::core::defaultScenario(catalog);
+    invalid.cluster.nodes = 5;
+    const bool ok = run("default", shardscope::core::defaultScenario(catalog), batches)
+        && run("deepseek_v3", *deepSeek, batches) && run("invalid_nodes", invalid, batches);
     return ok ? 0 : 1;
 }
