@@ -356,10 +356,8 @@ Shape makeShape(const Scenario& s)
     return sh;
 }
 
-StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous)
+StageShape stageShape(const Scenario& s, const Shape& shape, int i)
 {
-    if (previous && repeatsPrevious(s, shape, i, *previous))
-        return *previous;
     StageShape st;
     const auto& c = shape.counts;
     const int pp = shape.pp;

@@ -110,9 +110,8 @@ inline bool repeatsPrevious(const Scenario& s, const Shape& shape, int i, const 
         && layersOnStage(s.model.layers, shape.pp, i) == previous.layers;
 }
 
-/// Parameters pipeline stage `i` holds per GPU; `previous`, when given, is stage i − 1's, returned as it is when
-/// repeatsPrevious says so (not recomputed then).
-StageShape stageShape(const Scenario& s, const Shape& shape, int i, const StageShape* previous = nullptr);
+/// Parameters pipeline stage `i` holds per GPU (evaluate reuses stage i − 1's where repeatsPrevious says so).
+StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 
 /// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
 double inFlight(const Scenario& s, int stage, int64_t microBatches);
