@@ -13,6 +13,9 @@
 // with the worst of the three scenarios, and the start-up, from main() to the window shown with the default scenario's
 // figures drawn (its first whatIf() arrived and every chart replotted; issue 22 asks ≤ 0.2 s):
 //   bench: gui_startup VALUE ms
+// With GUI_BENCH_VERBOSE set it also prints each plot's average replot time and the paint events per edit of every
+// widget that repainted in the measured rounds (the edit, the wait for its result, the replot and the queued events
+// processed after it, outside the timing).
 // Usage: gui_bench [iterations]
 #include "test_support.h"
 
@@ -32,11 +35,32 @@
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
+#include <map>
 #include <vector>
 
 using namespace shardscope;
 
 namespace {
+/// GUI_BENCH_VERBOSE: paint events per widget (class < parent class #name) over the measured rounds, to find what an
+/// edit repaints besides the charts.
+struct PaintCounter : QObject {
+    std::map<QString, int> counts;
+    bool eventFilter(QObject* o, QEvent* e) override
+    {
+        if (e->type() == QEvent::Paint && o->isWidgetType()) {
+            const QWidget* w = static_cast<QWidget*>(o);
+            QString key = QString::fromLatin1(o->metaObject()->className());
+            if (w->parentWidget())
+                key += QStringLiteral(" < ") + QString::fromLatin1(w->parentWidget()->metaObject()->className());
+            if (!o->objectName().isEmpty())
+                key += QStringLiteral(" #") + o->objectName();
+            ++counts[key];
+        }
+        return false;
+    }
+};
+PaintCounter* g_paints = nullptr;
+
 struct Stats {
     double median = 0;
     double p99 = 0;
@@ -83,6 +107,8 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
     samples.reserve(size_t(iterations));
     QElapsedTimer timer;
     for (int i = -20; i < iterations; ++i) { // 20 warm-up rounds
+        if (i == 0 && g_paints)
+            g_paints->counts.clear();
         timer.start();
         const double cpu0 = threadCpuMs();
         if (i % 3 == 2) {
@@ -110,6 +136,9 @@ Stats run(ui::MainWindow& window, const core::Scenario& scenario, int iterations
         }
         QApplication::processEvents(); // queued replots and paints of this round, outside the measurement
     }
+    if (g_paints)
+        for (const auto& [widget, paints] : g_paints->counts)
+            std::printf("  %5.2f paints per edit: %s\n", double(paints) / iterations, qPrintable(widget));
     if (qEnvironmentVariableIsSet("GUI_BENCH_VERBOSE"))
         for (QCustomPlot* plot : window.findChildren<QCustomPlot*>())
             std::printf("  %s: average replot %.3f ms (%dx%d)\n",
@@ -130,6 +159,11 @@ int main(int argc, char* argv[])
     QElapsedTimer startup;
     startup.start();
     QApplication app(argc, argv);
+    PaintCounter paints;
+    if (qEnvironmentVariableIsSet("GUI_BENCH_VERBOSE")) {
+        g_paints = &paints;
+        app.installEventFilter(&paints);
+    }
     const int iterations = argc > 1 ? std::max(10, std::atoi(argv[1])) : 300;
     QTemporaryDir dir;
     ui::AppSettings settings(dir.filePath(QStringLiteral("bench.ini")), nullptr);
