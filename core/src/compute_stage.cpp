@@ -49,6 +49,12 @@ namespace {
 // kernel spreads over key tiles as well and fills the GPU sooner.
 constexpr double kAttentionHalfTilesFwd = 532;
 constexpr double kAttentionHalfTilesBwd = 152;
+// MLA's fused attention (q/k head 192 = 128 + 64 rotary, v head 128) on Blackwell runs at ρ_MLA of the head-dim-128
+// rate × occupancy above: the factor that minimises the squared log error over SimuMax's six B200 MLA measurements
+// (128, 64, 32, 16 heads at s = 4096; 64 heads at 32K and 128K; configs/system/b200_bf16_ceperm.json sdp_fwd / sdp_bwd,
+// tests/tools/simumax_attention_tiles.py). The backward's is the larger drop (0.65–0.84 across the six).
+constexpr double kMlaAttentionFwd = 0.933;
+constexpr double kMlaAttentionBwd = 0.724;
 constexpr double kAttentionTileRows = 128; // cuDNN / FlashAttention query tile (SimuMax's W counts 128-row tiles)
 
 /// What R_attn (forward) or R_attn,b (backward) is: the fused kernel's measured rate, and the profile's kernel it
@@ -94,6 +100,15 @@ template <class X> X attentionRate(const Scenario& s, const LayerCompute& c, boo
     }
     if (!occupancy)
         return rate;
+    if (c.attnMla) {
+        const X mla = backward ? X::input("ρ_MLA,b", kMlaAttentionBwd, "",
+                          "MLA's kernel (q/k head 192, v head 128) over the head-dim-128 rate, backward "
+                          "(fitted, SimuMax B200)")
+                               : X::input("ρ_MLA", kMlaAttentionFwd, "",
+                                   "MLA's kernel (q/k head 192, v head 128) over the head-dim-128 rate, forward "
+                                   "(fitted, SimuMax B200)");
+        rate = X::named(backward ? "R_k,MLA,b" : "R_k,MLA", rate * mla, "FLOP/s", "the kernel's rate at MLA's shape");
+    }
     const X half = backward
         ? X::input("W½,b", kAttentionHalfTilesBwd, "tiles", "tiles at half the rate, backward (fitted, SimuMax B200)")
         : X::input("W½", kAttentionHalfTilesFwd, "tiles", "tiles at half the rate, forward (fitted, SimuMax B200)");
@@ -225,6 +240,7 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
             const double heads
                 = static_cast<double>(s.model.heads) / tp / (s.parallelism.cpCommType == CpCommType::A2a ? sh.cp : 1.0);
             lc.attnTiles = static_cast<double>(s.training.microBatch) * heads * std::ceil(block / kAttentionTileRows);
+            lc.attnMla = s.model.isMla();
         }
         lc.peak.attention = attentionRate<Fast>(s, lc, false).value();
         lc.peak.attentionBwd = attentionRate<Fast>(s, lc, true).value();

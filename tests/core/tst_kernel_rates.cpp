@@ -18,6 +18,7 @@ private slots:
     void attentionRates();
     void kernelNotOnThisGpuFallsBackToFa2();
     void blackwellAttentionRunsAtItsTileOccupancy();
+    void blackwellMlaAttentionRunsAtItsMeasuredShare();
     void attentionKernelFollowsTheFramework();
     void attentionBackwardIsTwoAndAHalfForwards();
     void recomputedAttentionRunsAtTheForwardRate();
@@ -169,6 +170,31 @@ void TestKernelRates::kernelNotOnThisGpuFallsBackToFa2()
     // cuDNN does run on Blackwell (Transformer Engine prefers it on Hopper and newer).
     s.profile.attentionKernel = AttentionKernel::Cudnn;
     QVERIFY(sstest::relClose(input(explain(s), "step_time.compute", "R_k"), 529.0 / 989.0 * peak, 1e-9));
+}
+
+void TestKernelRates::blackwellMlaAttentionRunsAtItsMeasuredShare()
+{
+    // MLA's kernel (q/k head 192, v head 128) on Blackwell: SimuMax's six B200 measurements of it sit at 0.933
+    // (forward) and 0.724 (backward) of what the head-dim-128 rate × tile occupancy gives for the same heads and
+    // length (least squares in log, tests/tools/simumax_attention_tiles.py). A 32-head model with DeepSeek-V3's MLA at
+    // s = 4096, micro-batch 1, t = 1 on B200, cuDNN: W = 32·⌈4096/128⌉ = 1,024 tiles; H100 causal head dim 128 at 4K,
+    // 518 TFLOP/s forward, 499 × 294/326 backward (Shah et al. 2024 Figs. 5, 6; Dao 2023 Fig. 7).
+    Scenario s = flashScenario("b200-180gb", 4096, 128);
+    s.profile.attentionKernel = AttentionKernel::Cudnn;
+    s.profile.attentionEfficiency = 1;
+    s.model.mla = MlaSpec { 1536, 512, 128, 64, 128 };
+    QVERIFY(s.model.isMla());
+    const double peak = s.cluster.gpu.bf16DenseFlops, W = 32.0 * 32;
+    const double fwd = 518.0 / 989.0 * peak, bwd = 499.0 * 294 / 326 / 989.0 * peak;
+    const Result r = explain(s);
+    QVERIFY2(r.valid, r.issues.empty() ? "" : r.issues.front().message.c_str());
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn"), fwd * 0.933 * W / (W + 532), 1e-9));
+    QVERIFY(sstest::relClose(input(r, "step_time.compute", "R_attn,b"), bwd * 0.724 * W / (W + 152), 1e-9));
+    // Without MLA, and off Blackwell, no such factor.
+    s.model.mla = MlaSpec {};
+    const Result plain = explain(s);
+    QVERIFY(sstest::relClose(input(plain, "step_time.compute", "R_attn"), fwd * W / (W + 532), 1e-9));
+    QCOMPARE(input(plain, "step_time.compute", "ρ_MLA"), -1.0); // no such input
 }
 
 void TestKernelRates::blackwellAttentionRunsAtItsTileOccupancy()

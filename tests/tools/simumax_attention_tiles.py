@@ -12,7 +12,9 @@ the causal fraction of peak is half the listed one.
 The model (docs/model.md §attention-rate): on Blackwell a call of W = b·a·⌈s/128⌉ query tiles runs at the H100's
 published cuDNN fraction of peak for its length (Shah et al. 2024 Figs. 5 and 6, tests/core/data/flash_attention.json;
 the causal backward as attention_rate.cpp derives it) × W/(W + W½). W½ is the one constant per pass, chosen to minimise
-the squared log error over the head-dim-128 measurements (the MLA rows at head dim 192 are printed, not fitted).
+the squared log error over the head-dim-128 measurements. MLA's kernel (q/k head 192, v head 128) runs slower than
+that head-dim-128 model: its factor ρ_MLA per pass (core/src/compute_stage.cpp kMlaAttentionFwd / kMlaAttentionBwd)
+is the one that minimises the squared log error over the six MLA measurements, given W½.
 Usage: simumax_attention_tiles.py SIMUMAX_SYSTEM_JSON [--rows]   (run from the repository root)
   e.g. git --git-dir=/work/.mirror/MooreThreads+SimuMax/repo show HEAD:configs/system/b200_bf16_ceperm.json > b200.json
 """
@@ -80,6 +82,12 @@ def main():
         errors = [at(curve, p[0]) / H100_PEAK * p[3] / (p[3] + half) / p[col] - 1 for p in fitted]
         print(f"{name}: W½ = {half} tiles over {len(fitted)} head-dim-128 measurements; mean |error| "
               f"{100 * sum(map(abs, errors)) / len(errors):.1f}%, worst {100 * max(errors, key=abs):+.0f}%")
+        mla = [p for p in points if p[2] == 192]
+        logs = [math.log(p[col] / (at(curve, p[0]) / H100_PEAK * p[3] / (p[3] + half))) for p in mla]
+        rho = math.exp(sum(logs) / len(logs))
+        worst = max((rho * math.exp(-x) - 1 for x in logs), key=abs)
+        print(f"{name}: MLA (q/k head 192, v head 128) at {rho:.3f} of that over {len(mla)} measurements; "
+              f"worst {100 * worst:+.0f}%")
         if "--rows" in sys.argv:
             for p in points:
                 model = at(curve, p[0]) / H100_PEAK * p[3] / (p[3] + half)
