@@ -355,11 +355,14 @@ void MainWindow::setStale(bool stale)
 
 void MainWindow::replotAllNow()
 {
-    m_memory->replotNow();
-    m_strategy->replotNow();
-    m_comm->replotNow();
-    m_time->replotNow();
-    m_analysis->replotNow();
+    // What the event loop does after an edit, at once: every changed chart draws its buffers, then one paint pass
+    // draws them with the other views that changed (status line, KPIs, issues, editor), each region once.
+    m_memory->drawBuffersNow();
+    m_strategy->drawBuffersNow();
+    m_comm->drawBuffersNow();
+    m_time->drawBuffersNow();
+    m_analysis->drawBuffersNow();
+    QCoreApplication::sendPostedEvents(this, QEvent::UpdateRequest);
 }
 
 void MainWindow::updateTitle()

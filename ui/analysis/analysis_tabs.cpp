@@ -113,12 +113,12 @@ QList<ChartBase*> AnalysisTabs::visibleCharts() const
     return page ? page->findChildren<ChartBase*>() : QList<ChartBase*> {};
 }
 
-void AnalysisTabs::replotNow()
+void AnalysisTabs::drawBuffersNow()
 {
     if (currentIndex() == 0)
-        return; // the explorer's charts: MainWindow::replotAllNow() replots them
+        return; // the explorer's charts: MainWindow::replotAllNow() draws them
     for (ChartBase* c : visibleCharts())
-        c->replotNow();
+        c->drawBuffersNow();
 }
 
 } // namespace shardscope::ui

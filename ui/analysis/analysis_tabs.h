@@ -32,8 +32,9 @@ public:
     bool showTab(const QString& id);
     /// The QCustomPlot charts of the tab shown (for export: each is a ChartBase with title and legend).
     [[nodiscard]] QList<ChartBase*> visibleCharts() const;
-    /// Replots the charts of the analysis tab shown synchronously (screenshots); nothing on the explorer tab.
-    void replotNow();
+    /// Draws the buffers of the analysis tab shown that changed (ChartBase::drawBuffersNow); nothing on the explorer
+    /// tab, whose charts MainWindow draws.
+    void drawBuffersNow();
 
 private:
     SearchPane* m_search;

@@ -167,6 +167,12 @@ void ChartBase::replotNow()
         m_plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
+void ChartBase::drawBuffersNow()
+{
+    if (!m_upToDate)
+        m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
 QString ChartBase::plottableToolTip(QCPAbstractPlottable*, int) const { return {}; }
 QString ChartBase::itemToolTip(QCPAbstractItem*) const { return {}; }
 QString ChartBase::axisToolTip(QCPAxis*, const QPoint&) const { return {}; }

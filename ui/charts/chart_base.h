@@ -43,6 +43,9 @@ public:
     /// Replots and repaints synchronously (benchmarks, screenshots); normal updates use a queued replot. A plot
     /// already drawn since its last change is only repainted from its buffer.
     void replotNow();
+    /// Draws the plot's buffers now if its contents changed since it was last drawn, and leaves the repaint to the
+    /// window's next paint (MainWindow::replotAllNow paints every chart and view that changed in one pass).
+    void drawBuffersNow();
     /// Queues a replot after a change of the plot's contents (what replotNow then draws at once).
     void requestReplot();
     /// An axis title: "step time, slow end (ms)", or "step time (ms)" when basis (which figure: which end of its
