@@ -100,7 +100,7 @@ template <class X> X attentionRate(const Scenario& s, const LayerCompute& c, boo
     }
     if (!occupancy)
         return rate;
-    if (c.attnMla) {
+    if (s.model.isMla()) { // measured on Blackwell, where occupancy applies
         const X mla = backward ? X::input("ρ_MLA,b", kMlaAttentionBwd, "",
                           "MLA's kernel (q/k head 192, v head 128) over the head-dim-128 rate, backward "
                           "(fitted, SimuMax B200)")
@@ -240,7 +240,6 @@ LayerCompute computeStage(const Scenario& s, const Shape& sh)
             const double heads
                 = static_cast<double>(s.model.heads) / tp / (s.parallelism.cpCommType == CpCommType::A2a ? sh.cp : 1.0);
             lc.attnTiles = static_cast<double>(s.training.microBatch) * heads * std::ceil(block / kAttentionTileRows);
-            lc.attnMla = s.model.isMla();
         }
         lc.peak.attention = attentionRate<Fast>(s, lc, false).value();
         lc.peak.attentionBwd = attentionRate<Fast>(s, lc, true).value();

@@ -42,7 +42,6 @@ struct LayerCompute {
     AttentionKernel kernel = AttentionKernel::Fa2; ///< the fused kernel measured (with flash_attention)
     double attnKernelFwd = 0, attnKernelBwd = 0; ///< its measured rates × attention_efficiency (0 = no fused kernel)
     double attnTiles = 0; ///< W: 128-row query tiles one fused attention call runs (Blackwell occupancy; 0 = none)
-    bool attnMla = false; ///< the kernel runs MLA's shape (q/k head 192, v head 128): measured on Blackwell (ρ_MLA)
     double hostFwd = 0, hostBwd = 0; ///< host time per layer the GPU waits for (profile), forward and backward
     double recomputeLinear = 0; ///< op-level selective recompute: FLOPs of the matmuls whose outputs are not saved
     double headLinear = 0; ///< output-layer GEMM FLOPs forward

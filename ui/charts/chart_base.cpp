@@ -161,10 +161,8 @@ QString ChartBase::axisTitle(const QString& label, const QString& basis, const Q
 
 void ChartBase::replotNow()
 {
-    if (m_upToDate)
-        m_plot->repaint();
-    else
-        m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    drawBuffersNow();
+    m_plot->repaint();
 }
 
 void ChartBase::drawBuffersNow()
