@@ -897,8 +897,18 @@ template <class ShapeOf> PeakCandidates peakCandidatesOf(const Scenario& s, cons
         c.everyStage = true;
         return c;
     }
-    const int extra = s.model.layers % pp;
-    for (int i : { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 }) {
+    const int layers = s.model.layers;
+    const int extra = layers % pp;
+    const int base = layers / pp; // layersOnStage: the last `extra` stages hold one more
+    // The stage holding layer D, the first after the leading dense layers (the stages before it hold only dense
+    // layers, those after it none), and the next stage unless that one starts with layer D (it is then the first stage
+    // without dense layers).
+    const int d = shape.counts.denseLayers;
+    const int firstMoe = d >= layers ? pp
+        : d < (pp - extra) * base    ? d / base
+                                     : pp - extra + (d - (pp - extra) * base) / (base + 1);
+    const bool startsThere = firstMoe < pp && firstMoe * base + std::max(0, firstMoe - (pp - extra)) == d;
+    for (int i : { 0, 1, firstMoe, startsThere ? firstMoe : firstMoe + 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 }) {
         if (i < 0 || i >= pp || std::find(c.index, c.index + c.count, i) != c.index + c.count)
             continue;
         c.index[c.count] = i;

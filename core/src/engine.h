@@ -102,11 +102,12 @@ inline int layersOnStage(int layers, int pp, int i)
 int stageLayers(const Scenario& s, const Shape& shape, int i);
 
 /// Whether stage `i` (0 < i) has stage i − 1's shape `previous` without computing it: a middle stage of the even split
-/// with as many layers, neither holding leading dense layers.
+/// with as many layers, both past an MoE model's leading dense layers or both all dense (a dense model).
 inline bool repeatsPrevious(const Scenario& s, const Shape& shape, int i, const StageShape& previous)
 {
     // A stage's shape depends on it only through its layers, its leading dense layers, the embedding and the head.
-    return i > 1 && i < shape.pp - 1 && shape.chunks.empty() && previous.denseLayers == 0
+    return i > 1 && i < shape.pp - 1 && shape.chunks.empty()
+        && (previous.denseLayers == 0 || shape.counts.denseLayers == s.model.layers)
         && layersOnStage(s.model.layers, shape.pp, i) == previous.layers;
 }
 
@@ -141,13 +142,15 @@ MemoryBreakdown stageMemory(const Scenario& s, const Shape& shape, const StageSh
 void stageMemoryTerms(const Scenario& s, const Shape& shape, const StageShape& st, int stageIndex,
     const ShardDegrees& degrees, int64_t microBatches, double nccl, std::vector<Term>& out);
 
-/// The stages that can hold a layout's memory peak: the first (most micro-batches in flight, embedding), the second
-/// (leading dense layers of MoE models spill there), the first stage with an extra layer, and the last (output layer);
-/// with a pipeline layout any stage can, and everyStage says to try them all.
+/// The stages that can hold a layout's memory peak: the first stage of each run of stages of one shape, since a later
+/// stage of a run holds no more micro-batches in flight (inFlight). With the even split these are the first
+/// (embedding), the second, the one holding an MoE model's first MoE layer and the one after it (where its leading
+/// dense layers end), the first stage with an extra layer, and the last (output layer); with a pipeline layout any
+/// stage can, and everyStage says to try them all.
 struct PeakCandidates {
     int count = 0;
-    int index[4] = {};
-    StageShape shape[4];
+    int index[6] = {};
+    StageShape shape[6];
     bool everyStage = false;
 };
 PeakCandidates peakCandidates(const Scenario& s, const Shape& shape);

@@ -30,7 +30,10 @@ void evaluateInto(const Scenario& s, Result& r, bool computeMinGpus, std::vector
     evaluateInto(s, makeLayout(s), r, computeMinGpus, terms);
 }
 
-void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool computeMinGpus, std::vector<Term>* terms)
+namespace {
+/// evaluateInto's body; kPeakOnly: only `peakOnly`'s stages' memory (the search's), else every stage's.
+template <bool kPeakOnly> void evaluateWith(const Scenario& s, const Layout& layout, const detail::Shape& sh,
+    const detail::PeakCandidates* peakOnly, Result& r, bool computeMinGpus, std::vector<Term>* terms)
 {
     using namespace detail;
     r.valid = true;
@@ -42,7 +45,6 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     r.totalCommBytes = 0;
 
     // Scenario → Layout → Shape: what every stage reads.
-    const Shape sh = makeShape(s);
     const int pp = layout.pp;
     const int64_t m = layout.microBatches;
     r.parameters = sh.counts.total;
@@ -73,6 +75,7 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     shapes.resize(pp);
     times.resize(pp);
     StageStates states;
+    bool statesMade = false; // `states` are those of the current run of stages of one shape
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     StageShape* const shapeOf = shapes.data(); // read through plain pointers: a thread_local's address is not cached
@@ -88,15 +91,22 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
         const double inFlightMb = inFlight(s, i, m);
         si.inFlight = static_cast<int>(inFlightMb); // ⌈inFlightMb⌉ (positive): truncate, then round up a fraction
         si.inFlight += inFlightMb > si.inFlight ? 1 : 0;
-        double host = 0, nvme = 0;
         // Stages of one shape hold the same states and take the same time (stageTime depends on the stage only
         // through its shape).
         const bool sameShape = repeats || (i > 0 && st == shapeOf[i - 1]);
-        if (!sameShape)
-            states = stageStatesOf<Fast>(s, sh, st, layout);
-        si.memory = stageMemory(s, sh, st, inFlightMb, m, states, &host, &nvme);
-        hostPerGpuMax = std::max(hostPerGpuMax, host);
-        nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
+        statesMade = statesMade && sameShape;
+        if (kPeakOnly && !peakOnly->everyStage
+            && std::find(peakOnly->index, peakOnly->index + peakOnly->count, i) == peakOnly->index + peakOnly->count) {
+            si.memory = {}; // below its run's first stage, which holds more in flight (peakCandidates)
+        } else {
+            if (!statesMade)
+                states = stageStatesOf<Fast>(s, sh, st, layout);
+            statesMade = true;
+            double host = 0, nvme = 0;
+            si.memory = stageMemory(s, sh, st, inFlightMb, m, states, &host, &nvme);
+            hostPerGpuMax = std::max(hostPerGpuMax, host);
+            nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
+        }
         timeOf[i] = sameShape ? timeOf[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
         si.forwardTime = timeOf[i].forward;
         si.backwardTime = timeOf[i].backward;
@@ -196,6 +206,19 @@ void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool compu
     }
 
     r.minGpus = computeMinGpus ? minGpus(s, sh, layout, r.fits, r.usable, nccl, r.peakStage, shapes) : 0;
+}
+} // namespace
+
+void evaluateInto(const Scenario& s, const Layout& layout, Result& r, bool computeMinGpus, std::vector<Term>* terms)
+{
+    const detail::Shape shape = detail::makeShape(s);
+    evaluateWith<false>(s, layout, shape, nullptr, r, computeMinGpus, terms);
+}
+
+void evaluateInto(const Scenario& s, const Layout& layout, const detail::Shape& shape,
+    const detail::PeakCandidates& peakOnly, Result& r, bool computeMinGpus, std::vector<Term>* terms)
+{
+    evaluateWith<true>(s, layout, shape, &peakOnly, r, computeMinGpus, terms);
 }
 
 double usableMemory(const Scenario& scenario) { return detail::usableMemory<detail::Fast>(scenario).value(); }

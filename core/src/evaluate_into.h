@@ -7,6 +7,8 @@
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
 
+#include "engine.h"
+
 #include <vector>
 
 namespace shardscope::core {
@@ -18,5 +20,11 @@ void evaluateInto(const Scenario& scenario, Result& out, bool computeMinGpus, st
 /// The same for a caller that has made the scenario's layout already (`layout` is makeLayout(scenario)).
 void evaluateInto(const Scenario& scenario, const Layout& layout, Result& out, bool computeMinGpus,
     std::vector<Term>* terms = nullptr);
+/// The same for a search, with the shape too (`shape` is detail::makeShape(scenario), which offload settings do not
+/// change), made once for a layout's offload variants and its memory pre-check, and only the memory of `peakOnly`'s
+/// stages (detail::peakCandidates of that shape): the peak, its stage and `fits` are as evaluate()'s, the other
+/// stages' memory is zero.
+void evaluateInto(const Scenario& scenario, const Layout& layout, const detail::Shape& shape,
+    const detail::PeakCandidates& peakOnly, Result& out, bool computeMinGpus, std::vector<Term>* terms = nullptr);
 
 } // namespace shardscope::core

@@ -267,7 +267,7 @@ struct Worker {
                                 if (!detail::candidatesFit(s, shape, cand, layout, m, capacity - nccl))
                                     continue;
                             }
-                            evaluateInto(s, layout, r, false); // the offload variants share the layout
+                            evaluateInto(s, layout, shape, cand, r, false); // offload variants share layout and shape
                             const RankedFigures f = rankedFigures(s, r, opt);
                             s.offload.activationLayers = 0;
                             if (f.memory > capacity)
