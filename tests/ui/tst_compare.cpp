@@ -32,6 +32,7 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QPlainTextEdit>
 #include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -467,6 +468,18 @@ void TestCompare::launchPanelFollowsTheDocument()
     setTp(doc, 6); // invalid: tp does not divide the heads
     QVERIFY(panel->text().isEmpty());
     QVERIFY(m_window->launchDock()->toggleViewAction());
+    // The dock is closed: edits lay out no text there, and opening it shows the current configuration.
+    QVERIFY(!panel->isVisible());
+    setTp(doc, 4);
+    auto* editor = panel->findChild<QPlainTextEdit*>();
+    QVERIFY(!editor->toPlainText().contains(QStringLiteral("--tensor-model-parallel-size 4")));
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    m_window->launchDock()->show();
+    QCOMPARE(editor->toPlainText(), panel->text());
+    QVERIFY(panel->text().contains(QStringLiteral("--tensor-model-parallel-size 4")));
+    m_window->launchDock()->hide();
+    m_window->hide();
 }
 
 void TestCompare::launchPanelOpensOnATargetThatAcceptsTheLayout()

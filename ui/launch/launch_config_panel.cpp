@@ -114,11 +114,24 @@ void LaunchConfigPanel::showText(const QString& text)
     if (text == m_shown)
         return;
     m_shown = text;
+    // Hidden (the dock closed), an edit would lay out a document nobody sees: that waits for the panel to show.
+    m_pending = !isVisible();
+    if (m_pending)
+        return;
     // Keep the scroll position while the user edits: only the text changes.
     const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
     m_text->setPlainText(text);
     if (m_text->verticalScrollBar())
         m_text->verticalScrollBar()->setValue(scroll);
+}
+
+void LaunchConfigPanel::showEvent(QShowEvent* event)
+{
+    if (m_pending) {
+        m_pending = false;
+        m_text->setPlainText(m_shown);
+    }
+    QWidget::showEvent(event);
 }
 
 void LaunchConfigPanel::refresh()

@@ -49,8 +49,10 @@ signals:
 
 private:
     void refresh();
-    /// Puts text into the editor unless it holds it already.
+    /// Puts text into the editor unless it holds it already; a hidden panel (the dock closed) lays it out only once
+    /// it is shown.
     void showText(const QString& text);
+    void showEvent(QShowEvent* event) override;
     void saveDialog();
     /// Until the user picks a target: the scenario's own framework's target if it expresses the layout, else the
     /// first that does (a panel never opens on a refusal another target would not give).
@@ -64,7 +66,8 @@ private:
     QPushButton* m_copy;
     QPushButton* m_save;
     QString m_config;
-    QString m_shown; ///< the text the editor holds
+    QString m_shown; ///< the text the editor holds, or will once the panel is shown (m_pending)
+    bool m_pending = false; ///< m_shown is not in the editor yet
     bool m_chosen = false; ///< the user (or setTarget) picked the target: it stays
     std::function<QString(const QString&)> m_fileDialog;
 };

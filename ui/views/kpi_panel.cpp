@@ -11,6 +11,7 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardscope::ui {
@@ -158,12 +159,28 @@ void KpiPanel::paintEvent(QPaintEvent*)
     QPainter p(this);
     const QPalette pal = palette();
     const QColor muted = pal.color(QPalette::PlaceholderText);
+    if (!m_cards.isEmpty()) {
+        // Every card has the first one's size: one frame, its outline one pixel beyond the rectangle (as drawn).
+        const QSize card = cardRect(0).size();
+        const QSize frame = card + QSize(0, 1);
+        const QRgb colours[2] = { pal.color(QPalette::Mid).rgba(), pal.color(QPalette::Base).rgba() };
+        const qreal ratio = devicePixelRatioF();
+        if (m_frame.deviceIndependentSize().toSize() != frame || m_frame.devicePixelRatio() != ratio
+            || !std::equal(colours, colours + 2, m_frameColours)) {
+            m_frame = QPixmap(frame * ratio);
+            m_frame.setDevicePixelRatio(ratio);
+            m_frame.fill(Qt::transparent);
+            QPainter f(&m_frame);
+            f.setPen(QColor::fromRgba(colours[0]));
+            f.setBrush(QColor::fromRgba(colours[1]));
+            f.drawRoundedRect(QRect(QPoint(0, 0), card).adjusted(0, 0, -1, 0), 4, 4);
+            std::copy(colours, colours + 2, m_frameColours);
+        }
+    }
     for (int i = 0; i < m_cards.size(); ++i) {
         const Card& c = m_cards[i];
         const QRect r = cardRect(i);
-        p.setPen(pal.color(QPalette::Mid));
-        p.setBrush(pal.color(QPalette::Base));
-        p.drawRoundedRect(r.adjusted(0, 0, -1, 0), 4, 4);
+        p.drawPixmap(r.topLeft(), m_frame);
         const QRect inner = r.adjusted(kPad, kPad / 2, -kPad / 2, -kPad / 2);
         const int smallH = QFontMetrics(m_small).height();
         const int bigH = QFontMetrics(m_big).height();
