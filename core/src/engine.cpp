@@ -408,25 +408,6 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     return st;
 }
 
-double inFlight(const Scenario& s, int i, int64_t m)
-{
-    const int p = s.parallelism.pp;
-    const double mb = static_cast<double>(m);
-    switch (s.parallelism.schedule) {
-    case PpSchedule::GPipe: return mb; // all forwards before any backward (GPipe §2.3)
-    case PpSchedule::Interleaved: {
-        // Megatron schedules.py: warm-up (p − r − 1)·2 + (v − 1)·p chunk-micro-batches, +1 in flight, each 1/v of the stage.
-        const int v = std::max(1, s.parallelism.virtualStages);
-        const double chunks = std::min<double>((p - i - 1) * 2.0 + (v - 1.0) * p + 1.0, mb * v);
-        return chunks / v;
-    }
-    case PpSchedule::OneFOneB:
-    case PpSchedule::ZeroBubble: // ZB-H1 keeps 1F1B's activation memory (zero-bubble README)
-        break;
-    }
-    return std::min<double>(p - i, mb); // 1F1B: stage r holds p − r micro-batches (Narayanan §2.2)
-}
-
 namespace {
 /// One stage's memory as figures of type X (Fast: the value; Expr: with its formula), and the choices it made.
 template <class X> struct StageMemoryOf {

@@ -114,8 +114,26 @@ inline bool repeatsPrevious(const Scenario& s, const Shape& shape, int i, const 
 /// Parameters pipeline stage `i` holds per GPU (evaluate reuses stage i − 1's where repeatsPrevious says so).
 StageShape stageShape(const Scenario& s, const Shape& shape, int i);
 
-/// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches".
-double inFlight(const Scenario& s, int stage, int64_t microBatches);
+/// Micro-batches whose activations stage `i` holds at its peak, in units of "full stage micro-batches" (inline: evaluate
+/// asks for every stage).
+inline double inFlight(const Scenario& s, int i, int64_t m)
+{
+    const int p = s.parallelism.pp;
+    const double mb = static_cast<double>(m);
+    switch (s.parallelism.schedule) {
+    case PpSchedule::GPipe: return mb; // all forwards before any backward (GPipe §2.3)
+    case PpSchedule::Interleaved: {
+        // Megatron schedules.py: warm-up (p − r − 1)·2 + (v − 1)·p chunk-micro-batches, +1 in flight, each 1/v of the stage.
+        const int v = std::max(1, s.parallelism.virtualStages);
+        const double chunks = std::min<double>((p - i - 1) * 2.0 + (v - 1.0) * p + 1.0, mb * v);
+        return chunks / v;
+    }
+    case PpSchedule::OneFOneB:
+    case PpSchedule::ZeroBubble: // ZB-H1 keeps 1F1B's activation memory (zero-bubble README)
+        break;
+    }
+    return std::min<double>(p - i, mb); // 1F1B: stage r holds p − r micro-batches (Narayanan §2.2)
+}
 
 /// A stage's model states, gathered units and buckets as figures of type X: what its memory holds whatever its
 /// micro-batches in flight, so stages of one shape share them (engine.cpp computes them once per shape).

@@ -75,7 +75,7 @@ template <bool kPeakOnly> void evaluateWith(const Scenario& s, const Layout& lay
     shapes.resize(pp);
     times.resize(pp);
     StageStates states;
-    bool statesMade = false; // `states` are those of the current run of stages of one shape
+    [[maybe_unused]] bool statesMade = false; // peakOnly: `states` are those of the current run of stages of one shape
     double worstMem = -1, sumStage = 0, maxStage = 0, hostPerGpuMax = 0, nvmePerGpuMax = 0;
     int slow = 0;
     StageShape* const shapeOf = shapes.data(); // read through plain pointers: a thread_local's address is not cached
@@ -94,18 +94,28 @@ template <bool kPeakOnly> void evaluateWith(const Scenario& s, const Layout& lay
         // Stages of one shape hold the same states and take the same time (stageTime depends on the stage only
         // through its shape).
         const bool sameShape = repeats || (i > 0 && st == shapeOf[i - 1]);
-        statesMade = statesMade && sameShape;
-        if (kPeakOnly && !peakOnly->everyStage
-            && std::find(peakOnly->index, peakOnly->index + peakOnly->count, i) == peakOnly->index + peakOnly->count) {
-            si.memory = {}; // below its run's first stage, which holds more in flight (peakCandidates)
-        } else {
-            if (!statesMade)
-                states = stageStatesOf<Fast>(s, sh, st, layout);
-            statesMade = true;
+        const auto memoryHere = [&] {
             double host = 0, nvme = 0;
             si.memory = stageMemory(s, sh, st, inFlightMb, m, states, &host, &nvme);
             hostPerGpuMax = std::max(hostPerGpuMax, host);
             nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
+        };
+        if constexpr (kPeakOnly) {
+            statesMade = statesMade && sameShape;
+            if (peakOnly->everyStage
+                || std::find(peakOnly->index, peakOnly->index + peakOnly->count, i)
+                    != peakOnly->index + peakOnly->count) {
+                if (!statesMade)
+                    states = stageStatesOf<Fast>(s, sh, st, layout);
+                statesMade = true;
+                memoryHere();
+            } else {
+                si.memory = {}; // below its run's first stage, which holds more in flight (peakCandidates)
+            }
+        } else {
+            if (!sameShape)
+                states = stageStatesOf<Fast>(s, sh, st, layout);
+            memoryHere();
         }
         timeOf[i] = sameShape ? timeOf[i - 1] : stageTime(s, sh, layout, st, compute, comm, denseL, moeL);
         si.forwardTime = timeOf[i].forward;
