@@ -38,7 +38,7 @@ int minGpus(const Scenario& s, const Shape& sh, const Layout& layout, bool fitsH
     };
     std::array<Tried, 8> tried {};
     size_t triedCount = 0;
-    // The evaluated degree with its exact buffers is already judged: evaluate computed every stage (`fitsHere`).
+    // The evaluated degree with its exact buffers is already judged: evaluate found its peak (`fitsHere`).
     tried[triedCount++] = { dp, buffers, fitsHere };
     auto fitsAt = [&](int64_t d, double nccl) {
         // At one degree, more buffer memory leaves less for the stages: what fitted with more fits, what did not fit

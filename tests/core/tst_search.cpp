@@ -351,50 +351,66 @@ QTEST_APPLESS_MAIN(TestSearch)
 void TestSearch::peakCandidatesHoldEveryPeak()
 {
     // The search computes the memory of peakCandidates' stages only (the first of each run of stages of one shape):
-    // its peak, peak stage and step must be evaluate()'s, over pipeline depths, schedules and micro-batch counts,
-    // for a dense model and for MoE models whose leading dense layers end on the first stage or several stages on.
+    // its peak, peak stage, host and NVMe memory and step must be evaluate()'s, over pipeline depths, schedules,
+    // micro-batch counts, sharding, recompute and offload, for a dense model and for MoE models whose leading dense
+    // layers end on the first stage or several stages on.
     ModelSpec wideDense = presetModel("deepseek-v3");
     wideDense.moe.denseLayers = 13;
     wideDense.name = "DeepSeek-V3 with 13 leading dense layers";
+    struct Variant {
+        Sharding sharding;
+        Recompute recompute;
+        OffloadTarget optimizer;
+    };
+    const Variant variants[] = { { Sharding::Zero1, Recompute::Selective, OffloadTarget::None },
+        { Sharding::Zero3, Recompute::Full, OffloadTarget::Cpu },
+        { Sharding::FsdpFull, Recompute::None, OffloadTarget::None } };
     int outsideOldCandidates = 0; // peaks on none of the first, second, first-with-an-extra-layer and last stages
     int compared = 0;
     for (const ModelSpec& model : { presetModel("llama3.1-405b"), presetModel("deepseek-v3"), wideDense })
         for (int pp : { 2, 3, 4, 5, 7, 8, 12, 16, 24, 30 })
-            for (PpSchedule sched : { PpSchedule::OneFOneB, PpSchedule::Interleaved, PpSchedule::GPipe })
-                for (int64_t m : { int64_t(1), int64_t(pp), int64_t(4 * pp) }) {
-                    Scenario s = presetScenario("llama3.1-405b", pp, 8);
-                    s.model = model;
-                    s.training.seqLen = 4096;
-                    s.training.recompute = Recompute::Selective;
-                    s.parallelism.tp = 8;
-                    s.parallelism.pp = pp;
-                    s.parallelism.sequenceParallel = true;
-                    s.parallelism.sharding = Sharding::Zero1;
-                    s.parallelism.schedule = sched;
-                    s.parallelism.virtualStages = sched == PpSchedule::Interleaved ? 2 : 1;
-                    setBatch(s, 1, m);
-                    if (!validate(s).empty())
-                        continue;
-                    const Result full = evaluate(s);
-                    const detail::Shape shape = detail::makeShape(s);
-                    const detail::PeakCandidates cand = detail::peakCandidates(s, shape);
-                    Result fast;
-                    evaluateInto(s, makeLayout(s), shape, cand, fast, false);
-                    const QString at = QStringLiteral("%1, pp %2, schedule %3, %4 micro-batches")
-                                           .arg(QString::fromStdString(model.name))
-                                           .arg(pp)
-                                           .arg(int(sched))
-                                           .arg(m);
-                    QVERIFY2(fast.peakStage == full.peakStage, qPrintable(at));
-                    QVERIFY2(fast.memory.total() == full.memory.total(), qPrintable(at));
-                    QVERIFY2(fast.fits == full.fits, qPrintable(at));
-                    QVERIFY2(fast.step.total() == full.step.total(), qPrintable(at));
-                    const int extra = model.layers % pp;
-                    const int old[] = { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 };
-                    outsideOldCandidates += std::find(std::begin(old), std::end(old), full.peakStage) == std::end(old);
-                    ++compared;
-                }
-    QVERIFY(compared > 100);
-    // 13 leading dense layers end on stage 3 or later at these depths: the stage after them holds the peak there
+            for (PpSchedule sched :
+                { PpSchedule::OneFOneB, PpSchedule::Interleaved, PpSchedule::GPipe, PpSchedule::ZeroBubble })
+                for (int64_t m : { int64_t(1), int64_t(pp), int64_t(4 * pp) })
+                    for (const Variant& v : variants) {
+                        Scenario s = presetScenario("llama3.1-405b", pp, 8);
+                        s.model = model;
+                        s.training.seqLen = 4096;
+                        s.training.recompute = v.recompute;
+                        s.parallelism.tp = 8;
+                        s.parallelism.pp = pp;
+                        s.parallelism.sequenceParallel = true;
+                        s.parallelism.sharding = v.sharding;
+                        s.parallelism.schedule = sched;
+                        s.parallelism.virtualStages = sched == PpSchedule::Interleaved ? 2 : 1;
+                        s.offload.optimizer = v.optimizer;
+                        setBatch(s, 1, m);
+                        if (!validate(s).empty())
+                            continue;
+                        const Result full = evaluate(s);
+                        const detail::Shape shape = detail::makeShape(s);
+                        const detail::PeakCandidates cand = detail::peakCandidates(s, shape);
+                        Result fast;
+                        evaluateInto(s, makeLayout(s), shape, cand, fast, false);
+                        const QString at = QStringLiteral("%1, pp %2, schedule %3, %4 micro-batches, sharding %5")
+                                               .arg(QString::fromStdString(model.name))
+                                               .arg(pp)
+                                               .arg(int(sched))
+                                               .arg(m)
+                                               .arg(int(v.sharding));
+                        QVERIFY2(fast.peakStage == full.peakStage, qPrintable(at));
+                        QVERIFY2(fast.memory.total() == full.memory.total(), qPrintable(at));
+                        QVERIFY2(fast.fits == full.fits, qPrintable(at));
+                        QVERIFY2(fast.hostMemoryPerNode == full.hostMemoryPerNode, qPrintable(at));
+                        QVERIFY2(fast.nvmePerNode == full.nvmePerNode, qPrintable(at));
+                        QVERIFY2(fast.step.total() == full.step.total(), qPrintable(at));
+                        const int extra = model.layers % pp;
+                        const int old[] = { 0, 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 };
+                        outsideOldCandidates
+                            += std::find(std::begin(old), std::end(old), full.peakStage) == std::end(old);
+                        ++compared;
+                    }
+    QVERIFY(compared > 500);
+    // At pp >= 16 the 13 leading dense layers end on stage 3 or later, and the stage after them can hold the peak
     QVERIFY(outsideOldCandidates > 0);
 }

@@ -116,11 +116,15 @@ void LaunchConfigPanel::showText(const QString& text)
     m_shown = text;
     // Hidden (the dock closed), an edit would lay out a document nobody sees: that waits for the panel to show.
     m_pending = !isVisible();
-    if (m_pending)
-        return;
+    if (!m_pending)
+        putText();
+}
+
+void LaunchConfigPanel::putText()
+{
     // Keep the scroll position while the user edits: only the text changes.
     const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
-    m_text->setPlainText(text);
+    m_text->setPlainText(m_shown);
     if (m_text->verticalScrollBar())
         m_text->verticalScrollBar()->setValue(scroll);
 }
@@ -129,7 +133,7 @@ void LaunchConfigPanel::showEvent(QShowEvent* event)
 {
     if (m_pending) {
         m_pending = false;
-        m_text->setPlainText(m_shown);
+        putText();
     }
     QWidget::showEvent(event);
 }

@@ -52,6 +52,8 @@ private:
     /// Puts text into the editor unless it holds it already; a hidden panel (the dock closed) lays it out only once
     /// it is shown.
     void showText(const QString& text);
+    /// Puts m_shown into the editor, keeping its scroll position.
+    void putText();
     void showEvent(QShowEvent* event) override;
     void saveDialog();
     /// Until the user picks a target: the scenario's own framework's target if it expresses the layout, else the

@@ -160,9 +160,10 @@ void KpiPanel::paintEvent(QPaintEvent*)
     const QPalette pal = palette();
     const QColor muted = pal.color(QPalette::PlaceholderText);
     if (!m_cards.isEmpty()) {
-        // Every card has the first one's size: one frame, its outline one pixel beyond the rectangle (as drawn).
+        // Every card has the first one's size: one frame, drawn with a pixel of margin on each side, since the pen
+        // straddles the rectangle's edges (half a pixel outside it at any pixel ratio) and passes its bottom by one.
         const QSize card = cardRect(0).size();
-        const QSize frame = card + QSize(0, 1);
+        const QSize frame = card + QSize(2, 3);
         const QRgb colours[2] = { pal.color(QPalette::Mid).rgba(), pal.color(QPalette::Base).rgba() };
         const qreal ratio = devicePixelRatioF();
         if (m_frame.deviceIndependentSize().toSize() != frame || m_frame.devicePixelRatio() != ratio
@@ -173,14 +174,14 @@ void KpiPanel::paintEvent(QPaintEvent*)
             QPainter f(&m_frame);
             f.setPen(QColor::fromRgba(colours[0]));
             f.setBrush(QColor::fromRgba(colours[1]));
-            f.drawRoundedRect(QRect(QPoint(0, 0), card).adjusted(0, 0, -1, 0), 4, 4);
+            f.drawRoundedRect(QRect(QPoint(1, 1), card).adjusted(0, 0, -1, 0), 4, 4);
             std::copy(colours, colours + 2, m_frameColours);
         }
     }
     for (int i = 0; i < m_cards.size(); ++i) {
         const Card& c = m_cards[i];
         const QRect r = cardRect(i);
-        p.drawPixmap(r.topLeft(), m_frame);
+        p.drawPixmap(r.topLeft() - QPoint(1, 1), m_frame);
         const QRect inner = r.adjusted(kPad, kPad / 2, -kPad / 2, -kPad / 2);
         const int smallH = QFontMetrics(m_small).height();
         const int bigH = QFontMetrics(m_big).height();
