@@ -363,8 +363,7 @@ StageShape stageShape(const Scenario& s, const Shape& shape, int i)
     const int pp = shape.pp;
     st.layers = stageLayers(s, shape, i);
     if (shape.chunks.empty()) {
-        const int extra = s.model.layers % pp;
-        const int first = i * (s.model.layers / pp) + std::max(0, i - (pp - extra)); // layers on stages before i
+        const int first = firstLayerOnStage(s.model.layers, pp, i);
         // Leading dense layers of an MoE model (DeepSeek-V3: first 3) land on the first stages.
         st.denseLayers = std::clamp(c.denseLayers - first, 0, st.layers);
         st.embedding = i == 0;
@@ -888,7 +887,7 @@ template <class ShapeOf> PeakCandidates peakCandidatesOf(const Scenario& s, cons
     const int firstMoe = d >= layers ? pp
         : d < (pp - extra) * base    ? d / base
                                      : pp - extra + (d - (pp - extra) * base) / (base + 1);
-    const bool startsThere = firstMoe < pp && firstMoe * base + std::max(0, firstMoe - (pp - extra)) == d;
+    const bool startsThere = firstMoe < pp && firstLayerOnStage(layers, pp, firstMoe) == d;
     for (int i : { 0, 1, firstMoe, startsThere ? firstMoe : firstMoe + 1, extra == 0 ? pp - 1 : pp - extra, pp - 1 }) {
         if (i < 0 || i >= pp || std::find(c.index, c.index + c.count, i) != c.index + c.count)
             continue;

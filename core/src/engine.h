@@ -10,6 +10,7 @@
 #include "shardscope/core/scenario.h"
 #include "shardscope/core/term.h"
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -95,6 +96,12 @@ inline int layersOnStage(int layers, int pp, int i)
     const int base = layers / pp;
     const int extra = layers % pp;
     return base + (i >= pp - extra ? 1 : 0);
+}
+
+/// The first transformer layer of stage `i` of the even split (the layers on the stages before it).
+inline int firstLayerOnStage(int layers, int pp, int i)
+{
+    return i * (layers / pp) + std::max(0, i - (pp - layers % pp));
 }
 
 /// Transformer layers on pipeline stage `i`: its virtual stages' (chunk j runs on rank j mod pp,

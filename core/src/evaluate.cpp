@@ -100,6 +100,7 @@ template <bool kPeakOnly> void evaluateWith(const Scenario& s, const Layout& lay
             hostPerGpuMax = std::max(hostPerGpuMax, host);
             nvmePerGpuMax = std::max(nvmePerGpuMax, nvme);
         };
+        // evaluate() keeps the plain path: the search's bookkeeping in it cost 1 M instructions in bench_evaluate.
         if constexpr (kPeakOnly) {
             statesMade = statesMade && sameShape;
             if (peakOnly->everyStage

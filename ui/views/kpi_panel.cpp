@@ -84,6 +84,8 @@ void KpiPanel::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::FontChange)
         updateFonts();
+    if (event->type() == QEvent::PaletteChange)
+        m_frame = QPixmap(); // drawn again in the new colours
     QWidget::changeEvent(event);
 }
 
@@ -164,18 +166,15 @@ void KpiPanel::paintEvent(QPaintEvent*)
         // straddles the rectangle's edges (half a pixel outside it at any pixel ratio) and passes its bottom by one.
         const QSize card = cardRect(0).size();
         const QSize frame = card + QSize(2, 3);
-        const QRgb colours[2] = { pal.color(QPalette::Mid).rgba(), pal.color(QPalette::Base).rgba() };
         const qreal ratio = devicePixelRatioF();
-        if (m_frame.deviceIndependentSize().toSize() != frame || m_frame.devicePixelRatio() != ratio
-            || !std::equal(colours, colours + 2, m_frameColours)) {
+        if (m_frame.deviceIndependentSize().toSize() != frame || m_frame.devicePixelRatio() != ratio) {
             m_frame = QPixmap(frame * ratio);
             m_frame.setDevicePixelRatio(ratio);
             m_frame.fill(Qt::transparent);
             QPainter f(&m_frame);
-            f.setPen(QColor::fromRgba(colours[0]));
-            f.setBrush(QColor::fromRgba(colours[1]));
+            f.setPen(pal.color(QPalette::Mid));
+            f.setBrush(pal.color(QPalette::Base));
             f.drawRoundedRect(QRect(QPoint(1, 1), card).adjusted(0, 0, -1, 0), 4, 4);
-            std::copy(colours, colours + 2, m_frameColours);
         }
     }
     for (int i = 0; i < m_cards.size(); ++i) {

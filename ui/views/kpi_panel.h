@@ -82,10 +82,10 @@ private:
     QFont m_small;
     QFont m_big;
     int m_rows = 1; ///< rows at the last layout
-    /// A card's rounded frame, drawn once per card size, palette and pixel ratio and copied onto each card: a rounded
-    /// rectangle is a path fill on the raster engine, about 140,000 instructions each, most of a repaint.
+    /// A card's rounded frame, drawn once per card size and pixel ratio (a palette change empties it) and copied onto
+    /// each card: a rounded rectangle is a path fill on the raster engine, about 140,000 instructions each, most of a
+    /// repaint.
     QPixmap m_frame;
-    QRgb m_frameColours[2] = {};
 };
 
 } // namespace shardscope::ui
